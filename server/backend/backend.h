@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
 #include "server/backend/compute.h"
+#include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
 #include "server/backend/memory_counters.h"
 #include "server/core/dtype.h"
@@ -88,6 +89,16 @@ class Backend {
   virtual absl::Status Eigh(const EighCall& call) = 0;
   virtual absl::Status Solve(const SolveCall& call) = 0;
   virtual absl::Status Slogdet(const SlogdetCall& call) = 0;
+
+  // Indexing and manipulation (see indexing.h).
+  virtual absl::Status Gather(const GatherCall& call) = 0;
+  virtual absl::Status Scatter(const ScatterCall& call) = 0;
+  virtual absl::Status Sort(const SortCall& call) = 0;
+  virtual absl::Status Scan(const ScanCall& call) = 0;
+  // Number of elements of `input` that are not zero (NaN counts), as numpy.count_nonzero.
+  virtual absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) = 0;
+  virtual absl::Status Nonzero(const NonzeroCall& call) = 0;
+  virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
 };
 
 }  // namespace arrayhub

@@ -38,6 +38,14 @@ class HostBackend final : public Backend {
   absl::Status Solve(const SolveCall& call) override;
   absl::Status Slogdet(const SlogdetCall& call) override;
 
+  absl::Status Gather(const GatherCall& call) override;
+  absl::Status Scatter(const ScatterCall& call) override;
+  absl::Status Sort(const SortCall& call) override;
+  absl::Status Scan(const ScanCall& call) override;
+  absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
+  absl::Status Nonzero(const NonzeroCall& call) override;
+  absl::Status SearchSorted(const SearchSortedCall& call) override;
+
  private:
   class HostBuffer;
   std::shared_ptr<MemoryCounters> counters_;

@@ -1,0 +1,196 @@
+// HostBackend's gathers, scatters, nonzero and searchsorted (indexing.h). Elements move as raw
+// bytes of their item size; only searchsorted looks at values, through numpy.sort's order.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_sort_order.h"
+#include "server/backend/host/host_types.h"
+
+namespace arrayhub {
+namespace {
+
+std::byte* BytesOf(const ArrayView& view) {
+  return static_cast<std::byte*>(view.buffer->data()) + view.offset_bytes;
+}
+
+// Visits every position of `shape` in C order with the byte offsets of several views that
+// share that shape: visit(offsets) where offsets[k] belongs to views[k].
+template <typename F>
+void ForEachPosition(const Shape& shape, const std::vector<const ArrayView*>& views, F&& visit) {
+  for (int64_t extent : shape) {
+    if (extent == 0) return;
+  }
+  const size_t rank = shape.size();
+  const size_t count = views.size();
+  std::vector<int64_t> index(rank, 0);
+  std::vector<int64_t> offsets(count, 0);
+  while (true) {
+    visit(offsets);
+    size_t d = rank;
+    while (true) {
+      if (d == 0) return;
+      --d;
+      if (++index[d] < shape[d]) {
+        for (size_t k = 0; k < count; ++k) {
+          offsets[k] += views[k]->strides[d] * ItemSize(views[k]->dtype);
+        }
+        break;
+      }
+      for (size_t k = 0; k < count; ++k) {
+        offsets[k] -= views[k]->strides[d] * ItemSize(views[k]->dtype) * (shape[d] - 1);
+      }
+      index[d] = 0;
+    }
+  }
+}
+
+absl::Status OutOfBounds(int64_t index, const IndexOperand& operand) {
+  return absl::InvalidArgumentError(fmt::format(
+      "index {} is out of bounds for axis {} with size {}", index, operand.axis, operand.extent));
+}
+
+// For every position of `data`'s shape in C order: visit(data_byte_offset, other_offsets)
+// with the data offset moved by the index operands; the indices are checked first, all of them,
+// so that nothing is visited when one is out of bounds. `others` are walked alongside.
+template <typename F>
+absl::Status ForEachIndexed(const ArrayView& data, const std::vector<IndexOperand>& indices,
+                            const std::vector<const ArrayView*>& others, F&& visit) {
+  std::vector<const ArrayView*> views = {&data};
+  for (const IndexOperand& operand : indices) views.push_back(&operand.indices);
+  for (const ArrayView* other : others) views.push_back(other);
+  const size_t first_other = 1 + indices.size();
+
+  absl::Status status = absl::OkStatus();
+  ForEachPosition(data.shape, views, [&](const std::vector<int64_t>& offsets) {
+    if (!status.ok()) return;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      int64_t index;
+      std::memcpy(&index, BytesOf(indices[k].indices) + offsets[1 + k], sizeof index);
+      if (index < -indices[k].extent || index >= indices[k].extent) {
+        status = OutOfBounds(index, indices[k]);
+        return;
+      }
+    }
+  });
+  if (!status.ok()) return status;
+
+  const int64_t itemsize = ItemSize(data.dtype);
+  ForEachPosition(data.shape, views, [&](const std::vector<int64_t>& offsets) {
+    int64_t offset = offsets[0];
+    for (size_t k = 0; k < indices.size(); ++k) {
+      int64_t index;
+      std::memcpy(&index, BytesOf(indices[k].indices) + offsets[1 + k], sizeof index);
+      if (index < 0) index += indices[k].extent;
+      offset += index * indices[k].stride * itemsize;
+    }
+    visit(offset, std::span(offsets).subspan(first_other));
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status HostBackend::Gather(const GatherCall& call) {
+  const int64_t itemsize = ItemSize(call.source.dtype);
+  const std::byte* source = BytesOf(call.source);
+  std::byte* output = BytesOf(call.output);
+  int64_t position = 0;
+  return ForEachIndexed(call.source, call.indices, {},
+                        [&](int64_t offset, std::span<const int64_t>) {
+                          std::memcpy(output + position * itemsize, source + offset, itemsize);
+                          ++position;
+                        });
+}
+
+absl::Status HostBackend::Scatter(const ScatterCall& call) {
+  // Sequential assignment in C order: a later duplicate overwrites an earlier one, as NumPy.
+  const int64_t itemsize = ItemSize(call.target.dtype);
+  std::byte* target = BytesOf(call.target);
+  const std::byte* values = BytesOf(call.values);
+  return ForEachIndexed(call.target, call.indices, {&call.values},
+                        [&](int64_t offset, std::span<const int64_t> others) {
+                          std::memcpy(target + offset, values + others[0], itemsize);
+                        });
+}
+
+namespace {
+
+// Calls visit(is_nonzero) for every element of `input` in C order.
+template <typename F>
+void ForEachTruth(const ArrayView& input, F&& visit) {
+  host::VisitDType(input.dtype, [&]<typename T>(host::TypeTag<T>) {
+    const std::byte* data = BytesOf(input);
+    ForEachPosition(input.shape, {&input}, [&](const std::vector<int64_t>& offsets) {
+      T value;
+      std::memcpy(&value, data + offsets[0], sizeof value);
+      visit(value != T(0));  // -0.0 is zero; NaN and a nonzero imaginary part are not.
+    });
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> HostBackend::CountNonzero(const ArrayView& input) {
+  int64_t count = 0;
+  ForEachTruth(input, [&](bool nonzero) { count += nonzero; });
+  return count;
+}
+
+absl::Status HostBackend::Nonzero(const NonzeroCall& call) {
+  const size_t rank = call.input.shape.size();
+  std::vector<int64_t> index(rank, 0);
+  int64_t found = 0;
+  ForEachTruth(call.input, [&](bool nonzero) {
+    if (nonzero) {
+      for (size_t d = 0; d < rank; ++d) {
+        std::memcpy(BytesOf(call.coordinates[d]) + found * sizeof(int64_t), &index[d],
+                    sizeof(int64_t));
+      }
+      ++found;
+    }
+    for (size_t d = rank; d-- > 0;) {  // The next C-order multi-index.
+      if (++index[d] < call.input.shape[d]) break;
+      index[d] = 0;
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status HostBackend::SearchSorted(const SearchSortedCall& call) {
+  return host::VisitDType(call.sorted.dtype, [&]<typename T>(host::TypeTag<T>) {
+    const std::byte* sorted = BytesOf(call.sorted);
+    const int64_t n = call.sorted.shape[0];
+    const int64_t step = call.sorted.strides[0] * static_cast<int64_t>(sizeof(T));
+    auto element = [&](int64_t i) {
+      T value;
+      std::memcpy(&value, sorted + i * step, sizeof value);
+      return value;
+    };
+    const std::byte* values = BytesOf(call.values);
+    auto* output = reinterpret_cast<int64_t*>(BytesOf(call.output));
+    int64_t position = 0;
+    ForEachPosition(call.output.shape, {&call.values}, [&](const std::vector<int64_t>& offsets) {
+      T value;
+      std::memcpy(&value, values + offsets[0], sizeof value);
+      // Left: the first i with !(sorted[i] < value); right: the first i with value < sorted[i].
+      int64_t low = 0, high = n;
+      while (low < high) {
+        const int64_t middle = low + (high - low) / 2;
+        const bool before = call.right ? !host::SortLess(value, element(middle))
+                                       : host::SortLess(element(middle), value);
+        if (before) {
+          low = middle + 1;
+        } else {
+          high = middle;
+        }
+      }
+      output[position++] = low;
+    });
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace arrayhub

@@ -1,0 +1,90 @@
+// What core hands a backend for indexing and array manipulation: gathers and scatters through
+// integer index arrays, sorts, scans, nonzero and searchsorted. Copies between views (slices,
+// transposes, flips, concatenation, tiling) need nothing new: they are Elementwise kCopy calls.
+// Shapes, dtypes and broadcasting are validated by core; what depends on the data (an index out
+// of bounds) is the backend's to report.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "server/backend/compute.h"
+
+namespace arrayhub {
+
+// One advanced (integer-array) index of a gather or scatter. `indices` are int64, broadcast
+// over the call's shape (stride 0 along the axes they do not vary on). Index i selects position
+// i (or i + extent when negative) of a data axis of `extent` elements, `stride` elements apart.
+// An index outside [-extent, extent) fails the whole call with INVALID_ARGUMENT
+// "index I is out of bounds for axis A with size E", as NumPy's IndexError says it.
+struct IndexOperand {
+  ArrayView indices;
+  int64_t extent = 0;
+  int64_t stride = 0;
+  int axis = 0;  // The data axis, for the message.
+};
+
+// output[o] = source[o + sum_k index_k[o] * stride_k] for every position o of output.shape:
+// `source` has output's shape and dtype and the data's offset and strides along the axes that
+// basic indexing kept (stride 0 along the axes the index arrays span); the index operands add
+// the offsets of the advanced axes. `output` is C-contiguous. Nothing is written when an index
+// is out of bounds.
+struct GatherCall {
+  ArrayView source;
+  std::vector<IndexOperand> indices;
+  ArrayView output;
+};
+
+// target[o + sum_k index_k[o] * stride_k] = values[o]: the reverse of a gather, with `values`
+// already of the target's dtype and broadcast to target.shape. When several positions o select
+// the same element, the one last in C order wins, as NumPy's sequential assignment. Every index
+// is checked before anything is written: an out-of-bounds index leaves the target unchanged.
+// `values` never overlaps the target's buffer.
+struct ScatterCall {
+  ArrayView target;
+  std::vector<IndexOperand> indices;
+  ArrayView values;
+};
+
+// Stable sort of each row of the C-contiguous (rows, n) `input`, in numpy.sort's order: NaN
+// after every number; complex lexicographically by (real, imag) with the classes
+// [R + Rj, R + nanj, nan + Rj, nan + nanj] in that order; -0.0 equal to 0.0. Writes the sorted
+// rows into `values` (same shape and dtype) and/or the original positions within the row
+// (int64, 0..n-1) into `indices`; at least one is present. Both are C-contiguous and never
+// overlap the input.
+struct SortCall {
+  ArrayView input;
+  std::optional<ArrayView> values;
+  std::optional<ArrayView> indices;
+};
+
+enum class ScanOp : uint8_t { kSum, kProd };
+
+// Inclusive scan (numpy.cumsum / cumprod) along the last axis of the C-contiguous (rows, n)
+// `data`, in place, in data's dtype (integers wrap; float16 rounds to float16 after each step
+// within the tolerance of its precision).
+struct ScanCall {
+  ScanOp op = ScanOp::kSum;
+  ArrayView data;
+};
+
+// numpy.nonzero: the C-order positions of the elements of `input` that are not zero (not
+// false, not 0 + 0j; NaN counts as nonzero). coordinates[d] is a C-contiguous int64 array of
+// length count (from CountNonzero) that receives the index along axis d of each such element.
+struct NonzeroCall {
+  ArrayView input;
+  std::vector<ArrayView> coordinates;  // One per axis of input; input has rank >= 1.
+};
+
+// numpy.searchsorted on the 1-D `sorted` (assumed sorted in numpy.sort's order, not checked, as
+// NumPy): for each element of `values` (same dtype, broadcast to output.shape), the first
+// (left) or last (right) position where it could be inserted keeping that order. `output` is
+// C-contiguous int64.
+struct SearchSortedCall {
+  ArrayView sorted;
+  ArrayView values;
+  bool right = false;
+  ArrayView output;
+};
+
+}  // namespace arrayhub
