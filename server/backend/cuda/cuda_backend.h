@@ -42,6 +42,14 @@ class CudaBackend final : public Backend {
   absl::Status Solve(const SolveCall& call) override;
   absl::Status Slogdet(const SlogdetCall& call) override;
 
+  absl::Status Gather(const GatherCall& call) override;
+  absl::Status Scatter(const ScatterCall& call) override;
+  absl::Status Sort(const SortCall& call) override;
+  absl::Status Scan(const ScanCall& call) override;
+  absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
+  absl::Status Nonzero(const NonzeroCall& call) override;
+  absl::Status SearchSorted(const SearchSortedCall& call) override;
+
  private:
   class CudaBuffer;
   // The stream and the memory counters, shared with every live buffer, which frees itself on

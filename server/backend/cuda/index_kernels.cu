@@ -1,0 +1,309 @@
+// Indexing kernels (see index_kernels.cuh). Gathers, scatters and nonzero move raw elements, so
+// they are instantiated per item size (1, 2, 4, 8, 16 bytes), not per dtype; only searchsorted
+// compares values, in numpy.sort's order from sort_kernels.cuh. Every kernel computes element
+// offsets from positions by unravelling them over a walk (a table of extents and strides in
+// device memory, any rank), with grid-stride loops.
+#include <algorithm>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "server/backend/cuda/index_kernels.cuh"
+
+namespace arrayhub {
+
+namespace {
+
+constexpr int kThreads = 256;
+// Enough blocks to fill any current GPU several times over; grid-stride loops cover the rest.
+constexpr int64_t kMaxBlocks = 8192;
+// Nonzero works on chunks of kChunkTiles tiles of kThreads positions, a block per chunk, so
+// that the chunks' counts (and so each nonzero element's rank) need no atomics.
+constexpr int kChunkTiles = 16;
+constexpr int64_t kChunk = int64_t{kThreads} * kChunkTiles;
+
+int BlocksFor(int64_t count) {
+  return static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, kMaxBlocks));
+}
+
+__device__ int64_t FirstIndex() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ int64_t GridStride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+
+// The element offset of position `p` of an array with `strides` in a walk over `extents`.
+// The outermost coordinate needs no division: it is what is left of p.
+__device__ int64_t WalkOffset(const int64_t* extents, const int64_t* strides, int rank, int64_t p) {
+  if (rank == 0) return 0;
+  int64_t offset = 0;
+  for (int d = rank - 1; d > 0; --d) {
+    const int64_t extent = extents[d];
+    const int64_t next = p / extent;
+    offset += (p - next * extent) * strides[d];
+    p = next;
+  }
+  return offset + p * strides[0];
+}
+
+// Elements moved by value, one type per item size. 16-byte items are two words, so that they
+// need only 8-byte alignment (complex128 views are not necessarily 16-byte aligned).
+struct Item16 {
+  unsigned long long lo, hi;
+};
+
+// Calls f(Item{}) with the type of `itemsize` bytes.
+template <class F>
+cudaError_t WithItem(int64_t itemsize, F&& f) {
+  switch (itemsize) {
+    case 1:
+      return f(uint8_t{});
+    case 2:
+      return f(uint16_t{});
+    case 4:
+      return f(uint32_t{});
+    case 8:
+      return f(uint64_t{});
+    case 16:
+      return f(Item16{});
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+// ---- Index checks ----
+
+__global__ void CheckIndicesKernel(IndexCheckArgs a) {
+  for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
+    const int64_t index = a.indices[WalkOffset(a.walk, a.walk + a.rank, a.rank, p)];
+    if (index < -a.extent || index >= a.extent) {
+      const auto position =
+          static_cast<unsigned long long>(WalkOffset(a.walk, a.walk + 2 * a.rank, a.rank, p));
+      atomicMin(a.first_error, position * a.operand_count + a.operand);
+    }
+  }
+}
+
+// The element offset, relative to the data, that the index operands add at position p; the
+// operands' index strides are arrays first_array, first_array + 1, ... of the walk.
+__device__ int64_t IndexedOffset(const int64_t* walk, int rank, int first_array,
+                                 const IndexOperandArgs* operands, int operand_count, int64_t p) {
+  int64_t offset = 0;
+  for (int k = 0; k < operand_count; ++k) {
+    const IndexOperandArgs op = operands[k];
+    int64_t index = op.indices[WalkOffset(walk, walk + (first_array + 1 + k) * rank, rank, p)];
+    if (index < 0) index += op.extent;
+    offset += index * op.stride;
+  }
+  return offset;
+}
+
+// ---- Gather ----
+
+template <class Item>
+__global__ void GatherKernel(GatherArgs a) {
+  if (*a.first_error != kNoIndexError) return;
+  const auto* source = static_cast<const Item*>(a.source);
+  auto* output = static_cast<Item*>(a.output);
+  for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
+    const int64_t offset = WalkOffset(a.walk, a.walk + a.rank, a.rank, p) +
+                           IndexedOffset(a.walk, a.rank, 1, a.operands, a.operand_count, p);
+    output[p] = source[offset];
+  }
+}
+
+// ---- Scatter ----
+
+// keys[p] = destination(p) - min_offset, positions[p] = p.
+template <class Key>
+__global__ void DestinationsKernel(ScatterArgs a, Key* keys, int64_t* positions) {
+  if (*a.first_error != kNoIndexError) return;
+  for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
+    const int64_t offset = WalkOffset(a.walk, a.walk + a.rank, a.rank, p) +
+                           IndexedOffset(a.walk, a.rank, 2, a.operands, a.operand_count, p);
+    keys[p] = static_cast<Key>(offset - a.min_offset);
+    positions[p] = p;
+  }
+}
+
+// Over the positions sorted stably by destination: the last of each run of equal destinations
+// (the greatest position, as sequential assignment leaves it) writes.
+template <class Item, class Key>
+__global__ void ScatterWriteKernel(ScatterArgs a, const Key* keys, const int64_t* positions) {
+  if (*a.first_error != kNoIndexError) return;
+  auto* target = static_cast<Item*>(a.target);
+  const auto* values = static_cast<const Item*>(a.values);
+  for (int64_t i = FirstIndex(); i < a.count; i += GridStride()) {
+    const Key key = keys[i];
+    if (i + 1 < a.count && keys[i + 1] == key) continue;
+    const int64_t p = positions[i];
+    target[a.min_offset + static_cast<int64_t>(key)] =
+        values[WalkOffset(a.walk, a.walk + 2 * a.rank, a.rank, p)];
+  }
+}
+
+template <class Item, class Key>
+cudaError_t ScatterWith(ScatterArgs& a, cudaStream_t stream) {
+  RadixBuffers& b = a.buffers;
+  const int blocks = BlocksFor(a.count);
+  DestinationsKernel<<<blocks, kThreads, 0, stream>>>(a, static_cast<Key*>(b.keys[b.key_current]),
+                                                      b.values[b.value_current]);
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+  if (const cudaError_t error = RadixSortPairs(8 * sizeof(Key), b, a.count, a.key_bits, stream);
+      error != cudaSuccess) {
+    return error;
+  }
+  ScatterWriteKernel<Item><<<blocks, kThreads, 0, stream>>>(
+      a, static_cast<const Key*>(b.keys[b.key_current]), b.values[b.value_current]);
+  return cudaGetLastError();
+}
+
+// ---- Nonzero ----
+
+template <class Item>
+__device__ bool IsNonzero(const NonzeroArgs& a, int64_t p) {
+  const Item x = static_cast<const Item*>(a.input)[WalkOffset(a.walk, a.walk + a.rank, a.rank, p)];
+  if constexpr (sizeof(Item) == 16) {
+    return ((x.lo & a.mask_lo) | (x.hi & a.mask_hi)) != 0;
+  } else {
+    return (static_cast<uint64_t>(x) & a.mask_lo) != 0;
+  }
+}
+
+template <class Item>
+__global__ void __launch_bounds__(kThreads) CountNonzeroKernel(NonzeroArgs a) {
+  using Reduce = cub::BlockReduce<int, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const int64_t start = static_cast<int64_t>(blockIdx.x) * kChunk + threadIdx.x;
+  int count = 0;
+  for (int t = 0; t < kChunkTiles; ++t) {
+    const int64_t p = start + int64_t{t} * kThreads;
+    if (p < a.count && IsNonzero<Item>(a, p)) ++count;
+  }
+  const int total = Reduce(temp).Sum(count);
+  if (threadIdx.x == 0) {
+    a.chunk_counts[blockIdx.x] = total;
+    atomicAdd(a.total, static_cast<unsigned long long>(total));
+  }
+}
+
+// Each chunk's nonzero elements take the ranks from its offset on, in C order: a block scan
+// per tile, carried over the tiles.
+template <class Item>
+__global__ void __launch_bounds__(kThreads) NonzeroKernel(NonzeroArgs a) {
+  if (a.chunk_counts[blockIdx.x] == 0) return;
+  using Scan = cub::BlockScan<int, kThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  int64_t next = a.chunk_offsets[blockIdx.x];
+  const int64_t start = static_cast<int64_t>(blockIdx.x) * kChunk + threadIdx.x;
+  for (int t = 0; t < kChunkTiles; ++t) {
+    const int64_t p = start + int64_t{t} * kThreads;
+    const int flag = p < a.count && IsNonzero<Item>(a, p) ? 1 : 0;
+    int rank = 0;
+    int tile_total = 0;
+    Scan(temp).ExclusiveSum(flag, rank, tile_total);
+    if (flag != 0 && next + rank < a.limit) {
+      const int64_t r = next + rank;
+      int64_t rest = p;
+      for (int d = a.coordinate_rank - 1; d >= 0; --d) {
+        const int64_t extent = a.shape[d];
+        const int64_t outer = rest / extent;
+        a.coordinates[d][r] = rest - outer * extent;
+        rest = outer;
+      }
+    }
+    next += tile_total;
+    __syncthreads();  // Scan's temporary storage is reused by the next tile.
+  }
+}
+
+// ---- Searchsorted ----
+
+template <class Order>
+__global__ void SearchSortedKernel(SearchSortedArgs a) {
+  using Item = typename Order::Item;
+  const auto* sorted = static_cast<const Item*>(a.sorted);
+  const auto* values = static_cast<const Item*>(a.values);
+  for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
+    const Item value = values[WalkOffset(a.walk, a.walk + a.rank, a.rank, p)];
+    int64_t lo = 0;
+    int64_t hi = a.sorted_count;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      const Item x = sorted[mid * a.sorted_stride];
+      const bool after = a.right ? !Order::Less(value, x) : Order::Less(x, value);
+      if (after) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    a.output[p] = lo;
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchCheckIndices(const IndexCheckArgs& args, cudaStream_t stream) {
+  if (args.count == 0) return cudaSuccess;
+  CheckIndicesKernel<<<BlocksFor(args.count), kThreads, 0, stream>>>(args);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream) {
+  if (args.count == 0) return cudaSuccess;
+  return WithItem(args.itemsize, [&](auto item) {
+    GatherKernel<decltype(item)><<<BlocksFor(args.count), kThreads, 0, stream>>>(args);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream) {
+  if (args.count == 0) return cudaSuccess;
+  return WithItem(args.itemsize, [&](auto item) {
+    using Item = decltype(item);
+    // 32-bit keys where the destinations fit: half the key traffic of the sort.
+    return args.key_bits <= 32 ? ScatterWith<Item, uint32_t>(args, stream)
+                               : ScatterWith<Item, uint64_t>(args, stream);
+  });
+}
+
+int64_t NonzeroChunks(int64_t count) { return (count + kChunk - 1) / kChunk; }
+
+cudaError_t NonzeroScanTempBytes(int64_t chunks, size_t* bytes) {
+  int64_t* none = nullptr;
+  return cub::DeviceScan::ExclusiveSum(nullptr, *bytes, none, none, chunks);
+}
+
+cudaError_t LaunchCountNonzero(const NonzeroArgs& args, cudaStream_t stream) {
+  if (args.count == 0) return cudaSuccess;
+  return WithItem(args.itemsize, [&](auto item) {
+    CountNonzeroKernel<decltype(item)>
+        <<<static_cast<unsigned>(NonzeroChunks(args.count)), kThreads, 0, stream>>>(args);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchNonzero(const NonzeroArgs& args, cudaStream_t stream) {
+  if (args.count == 0 || args.limit == 0) return cudaSuccess;
+  const int64_t chunks = NonzeroChunks(args.count);
+  size_t bytes = args.scan_temp_bytes;
+  if (const cudaError_t error = cub::DeviceScan::ExclusiveSum(
+          args.scan_temp, bytes, args.chunk_counts, args.chunk_offsets, chunks, stream);
+      error != cudaSuccess) {
+    return error;
+  }
+  return WithItem(args.itemsize, [&](auto item) {
+    NonzeroKernel<decltype(item)><<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(args);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchSearchSorted(const SearchSortedArgs& args, cudaStream_t stream) {
+  if (args.count == 0) return cudaSuccess;
+  return sort_order::WithOrder(args.dtype, [&](auto order) {
+    SearchSortedKernel<decltype(order)><<<BlocksFor(args.count), kThreads, 0, stream>>>(args);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace arrayhub

@@ -1,0 +1,140 @@
+// Host-callable launchers of the indexing kernels: index bound checks, gathers, scatters (last
+// write in C order wins), nonzero counts and positions, searchsorted. Each enqueues its work on
+// `stream` and returns the first launch error, without waiting. Shared by nvcc and the host
+// compiler, so it keeps to the CUDA runtime API and plain types.
+//
+// Strided views reach the kernels as walks: a walk of `rank` dimensions is a device table of
+// int64 with the rank extents first, then, for each array walked, its rank strides (elements).
+// Position p (C order over the extents) of array k is at element offset
+// sum_d coordinate_d(p) * strides_k[d]. Any rank works; the host coalesces dimensions first.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "server/backend/cuda/sort_kernels.cuh"
+#include "server/core/dtype.h"
+
+namespace arrayhub {
+
+// The value of `first_error` while no index is out of bounds.
+inline constexpr unsigned long long kNoIndexError = ~0ull;
+
+// Records the first out-of-bounds index of one operand in `first_error` (device memory,
+// kNoIndexError before the first check): the least position * operand_count + operand over the
+// call's positions, by atomicMin, so that the first position in C order (and the first operand
+// at it) is reported whatever order the threads run in. The walk covers only the dimensions
+// along which the operand's indices change: array 0 is the indices, array 1 the C-order
+// position strides of the call's shape.
+struct IndexCheckArgs {
+  const int64_t* indices = nullptr;
+  const int64_t* walk = nullptr;
+  int rank = 0;
+  int64_t count = 0;  // Positions of the walk.
+  int64_t extent = 0;
+  int operand = 0;
+  int operand_count = 1;
+  unsigned long long* first_error = nullptr;
+};
+cudaError_t LaunchCheckIndices(const IndexCheckArgs& args, cudaStream_t stream);
+
+// An IndexOperand with a device pointer, as the gather and scatter kernels read it (from a
+// device array of operand_count of them).
+struct IndexOperandArgs {
+  const int64_t* indices = nullptr;
+  int64_t extent = 0;
+  int64_t stride = 0;
+};
+
+// output[p] = source[source_offset(p) + sum_k index_k(p) * stride_k] for the `count` positions
+// of the walk (arrays: source, then each operand's indices); `output` is C-contiguous. Nothing
+// is written when *first_error says an index is out of bounds.
+struct GatherArgs {
+  int64_t itemsize = 1;
+  const void* source = nullptr;
+  void* output = nullptr;
+  int64_t count = 0;
+  const int64_t* walk = nullptr;
+  int rank = 0;
+  const IndexOperandArgs* operands = nullptr;
+  int operand_count = 0;
+  const unsigned long long* first_error = nullptr;
+};
+cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream);
+
+// target[destination(p)] = values[values_offset(p)], the greatest p winning where destinations
+// repeat, over the `count` positions of the walk (arrays: target, values, then each operand's
+// indices). Destinations, relative to `target`, lie in [min_offset, min_offset + 2^key_bits).
+// The positions are sorted by destination (a stable radix sort in `buffers`, `count` elements)
+// and only the last position of each destination writes. Nothing is written when *first_error
+// says an index is out of bounds.
+struct ScatterArgs {
+  int64_t itemsize = 1;
+  void* target = nullptr;
+  const void* values = nullptr;
+  int64_t count = 0;
+  const int64_t* walk = nullptr;
+  int rank = 0;
+  const IndexOperandArgs* operands = nullptr;
+  int operand_count = 0;
+  int64_t min_offset = 0;
+  int key_bits = 0;
+  const unsigned long long* first_error = nullptr;
+  RadixBuffers buffers;
+};
+cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream);
+
+// Nonzero tests and positions over the `count` positions of a one-array walk of `input`, in
+// chunks of NonzeroChunk() positions per block. An element is zero when its bytes, masked with
+// (mask_lo, mask_hi) (little-endian, the low 8 bytes and the next 8), are all zero: the masks
+// clear the sign bits of float parts, so that -0.0 is zero and NaN is not.
+struct NonzeroArgs {
+  int64_t itemsize = 1;
+  uint64_t mask_lo = ~0ull;
+  uint64_t mask_hi = ~0ull;
+  const void* input = nullptr;
+  int64_t count = 0;
+  const int64_t* walk = nullptr;
+  int rank = 0;
+  // Counting: the nonzero elements of each chunk, and their total (added to, device memory).
+  int64_t* chunk_counts = nullptr;
+  unsigned long long* total = nullptr;
+  // Positions: the exclusive prefix sums of chunk_counts (computed by LaunchNonzero into
+  // chunk_offsets), and the coordinates: coordinates[d] (a device array of `coordinate_rank`
+  // pointers) receives the index along dimension d of `shape` (device, coordinate_rank
+  // extents) of each of the first `limit` nonzero elements.
+  int64_t* chunk_offsets = nullptr;
+  void* scan_temp = nullptr;
+  size_t scan_temp_bytes = 0;
+  const int64_t* shape = nullptr;
+  int coordinate_rank = 0;
+  int64_t* const* coordinates = nullptr;
+  int64_t limit = 0;
+};
+int64_t NonzeroChunks(int64_t count);
+// CUB temporary storage for the prefix sums of `chunks` chunk counts.
+cudaError_t NonzeroScanTempBytes(int64_t chunks, size_t* bytes);
+// Writes chunk_counts and adds the total.
+cudaError_t LaunchCountNonzero(const NonzeroArgs& args, cudaStream_t stream);
+// Expects chunk_counts from LaunchCountNonzero; writes the coordinates.
+cudaError_t LaunchNonzero(const NonzeroArgs& args, cudaStream_t stream);
+
+// numpy.searchsorted in numpy.sort's order: output[p] (C-contiguous) = the first i in
+// [0, sorted_count) with !(sorted[i] < value) (left), or with value < sorted[i] (right), where
+// value is at values_offset(p) (a one-array walk) and sorted[i] at i * sorted_stride elements.
+struct SearchSortedArgs {
+  DType dtype = DType::kFloat64;
+  const void* sorted = nullptr;
+  int64_t sorted_count = 0;
+  int64_t sorted_stride = 1;
+  const void* values = nullptr;
+  const int64_t* walk = nullptr;
+  int rank = 0;
+  bool right = false;
+  int64_t* output = nullptr;
+  int64_t count = 0;
+};
+cudaError_t LaunchSearchSorted(const SearchSortedArgs& args, cudaStream_t stream);
+
+}  // namespace arrayhub
