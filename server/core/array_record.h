@@ -24,6 +24,8 @@ struct ArrayRecord {
   Handle session;     // Session the handle belongs to.
   Handle base;        // Array this one is a view of; null for arrays that own their data.
   std::string name;   // Published name, empty when unpublished.
+  // False for views NumPy makes read-only (broadcast_to, diagonal) and views of such arrays.
+  bool writable = true;
 
   int64_t size() const;    // Number of elements.
   int64_t nbytes() const;  // size() * itemsize.

@@ -92,11 +92,26 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::st
   return table_.Find(caller, parsed);
 }
 
+absl::StatusOr<ArrayTable::RecordPtr> Engine::FindWritable(const Caller& caller,
+                                                           std::string_view handle,
+                                                           std::string_view field,
+                                                           std::string_view read_only_message) {
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, Find(caller, handle, field));
+  if (!record->writable) return absl::InvalidArgumentError(std::string(read_only_message));
+  return record;
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller& caller,
+                                                                   ArrayTable::RecordPtr array) {
+  if (array->c_contiguous()) return array;
+  AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(*array), array->dtype));
+  return std::make_shared<const ArrayRecord>(std::move(copy));
+}
+
 absl::Status Engine::ReadBytes(const ArrayRecord& array, int64_t offset,
                                std::span<std::byte> destination) {
   if (!array.c_contiguous()) {
-    return absl::UnimplementedError(
-        "reading a non-contiguous array is not implemented by this server yet");
+    return absl::InternalError("ReadBytes needs a C-contiguous array (see ContiguousForReading)");
   }
   if (offset < 0 || static_cast<int64_t>(destination.size()) > array.nbytes() - offset) {
     return absl::OutOfRangeError(

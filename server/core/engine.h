@@ -14,8 +14,10 @@
 #include "server/core/creation.h"
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
+#include "server/core/manipulation_specs.h"
 #include "server/core/session_manager.h"
 #include "server/core/upload.h"
+#include "server/core/view_rules.h"
 
 namespace arrayhub {
 
@@ -54,7 +56,16 @@ class Engine {
   // `field` names the handle in error messages ("handle", "operands[1]", ...).
   absl::StatusOr<ArrayTable::RecordPtr> Find(const Caller& caller, std::string_view handle,
                                              std::string_view field = "handle");
-  // Copies [offset, offset + destination.size()) of the array's C-order bytes to the host.
+  // The array an operation writes (out=, a[...] = v): as Find, and INVALID_ARGUMENT
+  // `read_only_message` when it is read-only.
+  absl::StatusOr<ArrayTable::RecordPtr> FindWritable(
+      const Caller& caller, std::string_view handle, std::string_view field,
+      std::string_view read_only_message = "output array is read-only");
+  // The array itself when it is C-contiguous, else a C-contiguous copy of it (no handle): what
+  // a download reads.
+  absl::StatusOr<ArrayTable::RecordPtr> ContiguousForReading(const Caller& caller,
+                                                             ArrayTable::RecordPtr array);
+  // Copies [offset, offset + destination.size()) of a C-contiguous array's bytes to the host.
   absl::Status ReadBytes(const ArrayRecord& array, int64_t offset,
                          std::span<std::byte> destination);
   // Computation (engine_compute.cc). The result is a new array of the caller's session, or
@@ -70,13 +81,25 @@ class Engine {
   absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Linalg(const Caller& caller,
                                                             const LinalgSpec& spec);
 
+  // Views and indexing (engine_views.cc): View and basic indexing give views sharing the
+  // array's memory (a reshape the strides cannot express copies, as NumPy); index arrays give
+  // copies (gathers). SetItem writes through the index, the value broadcast and cast.
+  absl::StatusOr<ArrayTable::RecordPtr> View(const Caller& caller, const ViewSpec& spec);
+  absl::StatusOr<ArrayTable::RecordPtr> GetItem(const Caller& caller, const GetItemSpec& spec);
+  absl::Status SetItem(const Caller& caller, const SetItemSpec& spec);
+  // Copy-making manipulations (engine_array_ops.cc): concatenate, sort, cumsum, unique, ...
+  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> ArrayOp(const Caller& caller,
+                                                             const ArrayOpSpec& spec);
+
   absl::StatusOr<int64_t> Free(const Caller& caller, const std::vector<std::string>& handles);
   std::vector<ArrayTable::RecordPtr> List(const Caller& caller, bool all_sessions) const;
 
   EngineStats Stats() const;
 
  private:
-  friend class LinalgSteps;  // engine_linalg.cc: scratch arrays and backend calls on views.
+  friend class LinalgSteps;   // engine_linalg.cc: scratch arrays and backend calls on views.
+  friend class IndexSteps;    // engine_views.cc: index arrays, gathers and scatters.
+  friend class ArrayOpSteps;  // engine_array_ops.cc.
 
   // A record for a new array of the caller's session, memory allocated, contents undefined.
   absl::StatusOr<ArrayRecord> NewArray(const Caller& caller, DType dtype, const Shape& shape,
@@ -85,8 +108,20 @@ class Engine {
   // Reduce when no axis is reduced (axis=() or a 0-d input).
   absl::Status ReduceNothing(const ReduceSpec& spec, const ArrayRecord& input,
                              const ArrayView& target);
-  // A contiguous copy with conversion from `source` to `target` (same shape).
+  // A copy with conversion from `source` to `target` (same shape, or one `source` broadcasts
+  // to). The two may share memory: an overlapping source is first copied aside.
   absl::Status CopyInto(const ArrayView& source, const ArrayView& target);
+  // A C-contiguous copy of `source` in memory that `keep` holds for the caller: the input of
+  // an operation that would otherwise read bytes it writes.
+  absl::StatusOr<ArrayView> CopyAside(const ArrayView& source,
+                                      std::vector<std::shared_ptr<Buffer>>& keep);
+  // A new array of the caller's session holding `source` converted to `dtype`, C-contiguous, or
+  // for MemoryOrder::kF with its elements in Fortran order (F-contiguous).
+  absl::StatusOr<ArrayRecord> CopyToNewArray(const Caller& caller, const ArrayView& source,
+                                             DType dtype, MemoryOrder order = MemoryOrder::kC);
+  // A new handle for `layout` of `base`'s memory (a view), writable if `writable` and base is.
+  ArrayTable::RecordPtr RegisterView(const Caller& caller, const ArrayRecord& base,
+                                     const Layout& layout, bool writable = true);
 
   std::unique_ptr<Backend> backend_;
   Limits limits_;

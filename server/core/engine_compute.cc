@@ -7,6 +7,7 @@
 
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
+#include "server/core/overlap.h"
 #include "server/core/promotion.h"
 #include "server/core/reduction_rules.h"
 #include "server/core/status_macros.h"
@@ -33,13 +34,33 @@ ArrayView Broadcast(ArrayView view, const Shape& shape) {
 
 }  // namespace
 
+absl::StatusOr<ArrayView> Engine::CopyAside(const ArrayView& source,
+                                            std::vector<std::shared_ptr<Buffer>>& keep) {
+  AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(source.shape));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                      backend_->Allocate(count * ItemSize(source.dtype)));
+  const ArrayView copy{.buffer = buffer.get(),
+                       .offset_bytes = 0,
+                       .dtype = source.dtype,
+                       .shape = source.shape,
+                       .strides = ContiguousStrides(source.shape)};
+  keep.push_back(std::move(buffer));
+  AH_RETURN_IF_ERROR(CopyInto(source, copy));
+  return copy;
+}
+
 absl::Status Engine::CopyInto(const ArrayView& source, const ArrayView& target) {
+  std::vector<std::shared_ptr<Buffer>> keep;
+  ArrayView input = source;
+  if (MayShareMemory(input, target) && !SameElements(Broadcast(input, target.shape), target)) {
+    AH_ASSIGN_OR_RETURN(input, CopyAside(input, keep));
+  }
   ElementwiseCall call{.op = ElementwiseOp::kCopy,
-                       .compute_dtype = source.dtype,
-                       .result_dtype = source.dtype,
+                       .compute_dtype = input.dtype,
+                       .result_dtype = input.dtype,
                        .shape = target.shape,
-                       .operands = {ElementwiseOperand{.array = Broadcast(source, target.shape),
-                                                       .dtype = source.dtype}},
+                       .operands = {ElementwiseOperand{.array = Broadcast(input, target.shape),
+                                                       .dtype = input.dtype}},
                        .output = target};
   return backend_->Elementwise(call);
 }
@@ -72,7 +93,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
   }
   ArrayTable::RecordPtr out;
   if (!spec.out.empty()) {
-    AH_ASSIGN_OR_RETURN(out, Find(caller, spec.out, "out"));
+    AH_ASSIGN_OR_RETURN(out, FindWritable(caller, spec.out, "out"));
     shapes.push_back(out->shape);  // NumPy broadcasts the inputs to out's shape too.
   }
   AH_ASSIGN_OR_RETURN(Shape shape, BroadcastShapes(shapes));
@@ -101,10 +122,15 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
                        .shape = shape,
                        .operands = {},
                        .output = output};
+  std::vector<std::shared_ptr<Buffer>> copies;  // Operands that overlap `out` partially.
   for (int i = 0; i < count; ++i) {
     if (arrays[i]) {
-      call.operands.push_back(ElementwiseOperand{.array = Broadcast(ViewOf(*arrays[i]), shape),
-                                                 .dtype = arrays[i]->dtype});
+      ArrayView operand = ViewOf(*arrays[i]);
+      if (MayShareMemory(operand, output) && !SameElements(Broadcast(operand, shape), output)) {
+        AH_ASSIGN_OR_RETURN(operand, CopyAside(operand, copies));
+      }
+      call.operands.push_back(
+          ElementwiseOperand{.array = Broadcast(operand, shape), .dtype = arrays[i]->dtype});
     } else {
       call.operands.push_back(
           ElementwiseOperand{.scalar = types.scalar_bytes[i], .dtype = types.scalar_dtypes[i]});
@@ -141,7 +167,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const
 
   ArrayTable::RecordPtr out;
   if (!spec.out.empty()) {
-    AH_ASSIGN_OR_RETURN(out, Find(caller, spec.out, "out"));
+    AH_ASSIGN_OR_RETURN(out, FindWritable(caller, spec.out, "out"));
     if (out->shape != final_shape) {
       return absl::InvalidArgumentError(
           fmt::format("output array of shape {} does not match the {} result shape {}",

@@ -181,7 +181,7 @@ MatmulPrecision PrecisionOf(const std::optional<MatmulPrecision>& requested) {
 absl::StatusOr<ArrayTable::RecordPtr> FindOut(Engine& engine, const Caller& caller,
                                               const std::string& out) {
   if (out.empty()) return ArrayTable::RecordPtr();
-  return engine.Find(caller, out, "out");
+  return engine.FindWritable(caller, out, "out");
 }
 
 // A tensor-product operand as the rank-3 stack `form` describes, in `dtype`, its batch

@@ -11,7 +11,9 @@
 #include <numeric>
 #include <utility>
 
+#include "server/core/axes.h"
 #include "server/core/broadcast.h"
+#include "server/core/name_table.h"
 #include "server/core/promotion.h"
 #include "server/core/status_macros.h"
 
@@ -34,23 +36,6 @@ constexpr std::pair<LinalgOp, std::string_view> kLinalgNames[] = {
     {LinalgOp::kSlogdet, "slogdet"},   {LinalgOp::kNorm, "norm"},
     {LinalgOp::kLstsq, "lstsq"},
 };
-
-template <typename Op, size_t N>
-std::optional<Op> FromName(const std::pair<Op, std::string_view> (&names)[N],
-                           std::string_view name) {
-  for (const auto& [op, op_name] : names) {
-    if (op_name == name) return op;
-  }
-  return std::nullopt;
-}
-
-template <typename Op, size_t N>
-std::string_view NameOf(const std::pair<Op, std::string_view> (&names)[N], Op op) {
-  for (const auto& [candidate, name] : names) {
-    if (candidate == op) return name;
-  }
-  return "?";
-}
 
 // NumPy's text for shapes in gufunc and dot messages: "(2,3)", "(3,)", "()".
 std::string CompactShape(std::span<const int64_t> shape) {
@@ -116,16 +101,6 @@ std::string CoreMismatch(std::string_view name, std::string_view kind, int index
 
 constexpr std::string_view kMatmulSignature = "(n?,k),(k,m?)->(n?,m?)";
 
-// Normalizes a possibly negative axis, with NumPy's AxisError text.
-absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, size_t rank) {
-  const auto ndim = static_cast<int64_t>(rank);
-  if (axis < -ndim || axis >= ndim) {
-    return absl::InvalidArgumentError(
-        fmt::format("axis {} is out of bounds for array of dimension {}", axis, ndim));
-  }
-  return axis < 0 ? axis + ndim : axis;
-}
-
 absl::Status CheckAtLeast2D(const Shape& shape) {
   if (shape.size() < 2) {
     return absl::InvalidArgumentError(fmt::format(
@@ -163,45 +138,6 @@ std::optional<LinalgOp> LinalgOpFromName(std::string_view name) {
   return FromName(kLinalgNames, name);
 }
 std::string_view OpName(LinalgOp op) { return NameOf(kLinalgNames, op); }
-
-std::optional<Strides> ReshapeStrides(const Layout& layout, const Shape& shape) {
-  // Any strides describe an empty array.
-  if (Product(layout.shape) == 0) return ContiguousStrides(shape);
-  // NumPy's _attempt_nocopy_reshape: axes of extent 1 are dropped, then runs of old axes and
-  // runs of new axes with equal products are matched; each old run must be contiguous in
-  // itself, and the new run gets the strides that walk it the same way.
-  Shape old_shape;
-  Strides old_strides;
-  for (size_t i = 0; i < layout.shape.size(); ++i) {
-    if (layout.shape[i] != 1) {
-      old_shape.push_back(layout.shape[i]);
-      old_strides.push_back(layout.strides[i]);
-    }
-  }
-  Strides strides(shape.size(), 0);
-  size_t oi = 0, oj = 1, ni = 0, nj = 1;
-  while (ni < shape.size() && oi < old_shape.size()) {
-    int64_t new_size = shape[ni];
-    int64_t old_size = old_shape[oi];
-    while (new_size != old_size) {
-      if (new_size < old_size) {
-        new_size *= shape[nj++];
-      } else {
-        old_size *= old_shape[oj++];
-      }
-    }
-    for (size_t k = oi; k + 1 < oj; ++k) {
-      if (old_strides[k] != old_shape[k + 1] * old_strides[k + 1]) return std::nullopt;
-    }
-    strides[nj - 1] = old_strides[oj - 1];
-    for (size_t k = nj - 1; k > ni; --k) strides[k - 1] = strides[k] * shape[k];
-    ni = nj++;
-    oi = oj++;
-  }
-  // Trailing new axes have extent 1; their strides do not matter.
-  for (size_t k = ni; k < shape.size(); ++k) strides[k] = ni > 0 ? strides[ni - 1] : 1;
-  return strides;
-}
 
 absl::StatusOr<MatmulShapes> ResolveMatmul(const MatmulOperand& a, const MatmulOperand& b,
                                            const std::optional<Shape>& out_shape) {

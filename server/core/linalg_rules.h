@@ -13,6 +13,7 @@
 #include "server/core/dtype.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/shape.h"
+#include "server/core/view_rules.h"
 
 namespace arrayhub {
 
@@ -20,16 +21,6 @@ std::optional<TensorProductOp> TensorProductOpFromName(std::string_view name);
 std::string_view OpName(TensorProductOp op);
 std::optional<LinalgOp> LinalgOpFromName(std::string_view name);
 std::string_view OpName(LinalgOp op);
-
-// An array's layout without its memory (strides in elements).
-struct Layout {
-  Shape shape;
-  Strides strides;
-};
-
-// The strides that view `layout` as `shape` (the same elements in C order) without copying, as
-// numpy.reshape finds them; nullopt when none exist and the data must be copied first.
-std::optional<Strides> ReshapeStrides(const Layout& layout, const Shape& shape);
 
 // --- numpy.matmul --------------------------------------------------------------------------
 

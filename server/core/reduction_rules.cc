@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "server/core/axes.h"
 #include "server/core/status_macros.h"
 
 namespace arrayhub {
@@ -18,14 +19,6 @@ bool TakesDType(ReduceOp op) {
   return op == ReduceOp::kSum || op == ReduceOp::kProd || IsStatistic(op);
 }
 bool IsInexact(DType d) { return IsFloating(d) || IsComplex(d); }
-
-absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    return absl::InvalidArgumentError(
-        fmt::format("axis {} is out of bounds for array of dimension {}", axis, rank));
-  }
-  return axis < 0 ? axis + rank : axis;
-}
 
 // argmin/argmax: one axis or all (flattened). NumPy treats a 0-d input as 1-d here.
 absl::StatusOr<std::vector<int64_t>> ArgReductionAxes(ReduceOp op, int64_t rank,

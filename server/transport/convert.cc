@@ -80,6 +80,8 @@ absl::StatusOr<RandomKind> RandomKindFromProto(const v1::RandomSpec& random) {
       "random.distribution is required (uniform, normal or integers)");
 }
 
+}  // namespace
+
 absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field) {
   switch (operand.value_case()) {
     case v1::Operand::kHandle:
@@ -97,7 +99,10 @@ absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::st
   return absl::InvalidArgumentError(fmt::format("{} has no value", field));
 }
 
-}  // namespace
+std::optional<std::vector<int64_t>> AxesFromProto(bool present, const v1::AxisList& axes) {
+  if (!present) return std::nullopt;
+  return std::vector<int64_t>(axes.axes().begin(), axes.axes().end());
+}
 
 absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRequest& request) {
   ElementwiseSpec spec;
@@ -124,9 +129,7 @@ absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request)
   AH_ASSIGN_OR_RETURN(OperandSpec input, OperandFromProto(request.input(), "input"));
   if (!input.handle) return absl::InvalidArgumentError("input must be an array handle");
   spec.input = *input.handle;
-  if (request.has_axis()) {
-    spec.axes = std::vector<int64_t>(request.axis().axes().begin(), request.axis().axes().end());
-  }
+  spec.axes = AxesFromProto(request.has_axis(), request.axis());
   spec.keepdims = request.keepdims();
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));
   spec.ddof = request.ddof();
@@ -199,9 +202,7 @@ absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request)
   spec.mode = request.mode();
   spec.uplo = request.uplo();
   spec.ord = request.ord();
-  if (request.has_axis()) {
-    spec.axes = std::vector<int64_t>(request.axis().axes().begin(), request.axis().axes().end());
-  }
+  spec.axes = AxesFromProto(request.has_axis(), request.axis());
   spec.keepdims = request.keepdims();
   spec.rcond = request.rcond();
   return spec;
@@ -278,7 +279,7 @@ void ArrayInfoToProto(const ArrayRecord& record, std::string_view device, v1::Ar
   info->set_f_contiguous(IsFContiguous(record.shape, record.strides));
   info->set_owns_data(record.owns_data());
   if (!record.base.IsNull()) info->set_base_handle(record.base.ToString());
-  info->set_writable(true);
+  info->set_writable(record.writable);
 }
 
 }  // namespace arrayhub

@@ -13,6 +13,7 @@
 #include "server/core/creation.h"
 #include "server/core/dtype.h"
 #include "server/core/linalg_specs.h"
+#include "server/core/manipulation_specs.h"
 #include "server/core/scalar.h"
 
 namespace arrayhub {
@@ -34,6 +35,10 @@ Shape ShapeFromProto(const RepeatedInt64& extents) {
   return Shape(extents.begin(), extents.end());
 }
 
+absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field);
+// An AxisList field: nullopt when absent (NumPy's axis=None).
+std::optional<std::vector<int64_t>> AxesFromProto(bool present, const v1::AxisList& axes);
+
 absl::StatusOr<CreateSpec> CreateSpecFromProto(const v1::CreateRequest& request);
 absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRequest& request);
 absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request);
@@ -41,6 +46,11 @@ absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request)
 absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
     const v1::TensorProductRequest& request);
 absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request);
+// convert_manipulation.cc
+absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request);
+absl::StatusOr<GetItemSpec> GetItemSpecFromProto(const v1::GetItemRequest& request);
+absl::StatusOr<SetItemSpec> SetItemSpecFromProto(const v1::SetItemRequest& request);
+absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& request);
 
 void ArrayInfoToProto(const ArrayRecord& record, std::string_view device, v1::ArrayInfo* info);
 

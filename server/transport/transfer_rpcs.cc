@@ -66,10 +66,12 @@ grpc::Status ArrayHubService::Download(grpc::ServerContext* context,
                                     : std::min(request->chunk_bytes(), limits.max_chunk_bytes);
     // The record holds the memory alive until the download ends, even if the handle is freed
     // meanwhile.
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.Find(caller, request->handle()));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr found, engine_.Find(caller, request->handle()));
+    // A view with gaps or another order streams from a C-contiguous copy, made once.
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.ContiguousForReading(caller, found));
 
     v1::DownloadResponse message;
-    FillInfo(*array, message.mutable_info());
+    FillInfo(*found, message.mutable_info());
     if (!writer->Write(message)) return absl::CancelledError("client went away");
     const int64_t total = array->nbytes();
     for (int64_t offset = 0; offset < total; offset += chunk_bytes) {

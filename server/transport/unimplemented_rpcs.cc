@@ -19,25 +19,6 @@ grpc::Status ArrayHubService::WatchSession(grpc::ServerContext*, const v1::Watch
   return NotImplementedYet("WatchSession");
 }
 
-grpc::Status ArrayHubService::View(grpc::ServerContext*, const v1::ViewRequest*, v1::ArrayInfo*) {
-  return NotImplementedYet("View");
-}
-
-grpc::Status ArrayHubService::GetItem(grpc::ServerContext*, const v1::GetItemRequest*,
-                                      v1::ArrayInfo*) {
-  return NotImplementedYet("GetItem");
-}
-
-grpc::Status ArrayHubService::SetItem(grpc::ServerContext*, const v1::SetItemRequest*,
-                                      v1::SetItemResponse*) {
-  return NotImplementedYet("SetItem");
-}
-
-grpc::Status ArrayHubService::ArrayOp(grpc::ServerContext*, const v1::ArrayOpRequest*,
-                                      v1::ArrayOpResponse*) {
-  return NotImplementedYet("ArrayOp");
-}
-
 grpc::Status ArrayHubService::Batch(grpc::ServerContext*, const v1::BatchRequest*,
                                     v1::BatchResponse*) {
   return NotImplementedYet("Batch");

@@ -1,0 +1,311 @@
+// Engine::View, GetItem and SetItem: NumPy's views (new handles on the same memory), basic
+// indexing (a view), advanced indexing (a gather into a new array) and assignment through
+// any index (a copy into the view, or a scatter).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "server/core/broadcast.h"
+#include "server/core/engine.h"
+#include "server/core/index_rules.h"
+#include "server/core/overlap.h"
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+namespace {
+
+Layout LayoutOf(const ArrayRecord& record) {
+  return {record.shape, record.strides, record.offset_bytes};
+}
+
+ArrayView WithLayout(const ArrayRecord& record, const Layout& layout) {
+  return ArrayView{.buffer = record.buffer.get(),
+                   .offset_bytes = layout.offset_bytes,
+                   .dtype = record.dtype,
+                   .shape = layout.shape,
+                   .strides = layout.strides};
+}
+
+Strides DenseStrides(const Shape& shape, MemoryOrder order) {
+  if (order == MemoryOrder::kC) return ContiguousStrides(shape);
+  Strides reversed = ContiguousStrides(Shape(shape.rbegin(), shape.rend()));
+  return Strides(reversed.rbegin(), reversed.rend());
+}
+
+// True when `from` broadcasts to exactly `to` (NumPy's rule for a value assigned to `to`).
+bool BroadcastsTo(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d) {
+    if (from[d] != 1 && from[d] != to[lead + d]) return false;
+  }
+  return true;
+}
+
+ArrayView Reversed(ArrayView view) {
+  std::reverse(view.shape.begin(), view.shape.end());
+  std::reverse(view.strides.begin(), view.strides.end());
+  return view;
+}
+
+}  // namespace
+
+ArrayTable::RecordPtr Engine::RegisterView(const Caller& caller, const ArrayRecord& base,
+                                           const Layout& layout, bool writable) {
+  return Register(ArrayRecord{.handle = Handle::Random(),
+                              .dtype = base.dtype,
+                              .shape = layout.shape,
+                              .strides = layout.strides,
+                              .offset_bytes = layout.offset_bytes,
+                              .buffer = base.buffer,
+                              .owner = base.owner,
+                              .session = caller.session,
+                              // As NumPy's .base: the array that owns the memory.
+                              .base = base.owns_data() ? base.handle : base.base,
+                              .name = "",
+                              .writable = writable && base.writable});
+}
+
+absl::StatusOr<ArrayRecord> Engine::CopyToNewArray(const Caller& caller, const ArrayView& source,
+                                                   DType dtype, MemoryOrder order) {
+  AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(source.shape, dtype, limits_));
+  AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, dtype, source.shape, nbytes));
+  record.strides = DenseStrides(source.shape, order);
+  AH_RETURN_IF_ERROR(CopyInto(source, ViewOf(record)));
+  return record;
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& caller, const ViewSpec& spec) {
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
+  const Layout layout = LayoutOf(*array);
+
+  // reshape and ravel: a view when strides can express it, else a copy in the requested order.
+  std::optional<ReshapePlan> reshape;
+  if (const auto* op = std::get_if<ReshapeSpec>(&spec.op)) {
+    AH_ASSIGN_OR_RETURN(reshape, PlanReshape(layout, *op));
+  } else if (const auto* op = std::get_if<RavelSpec>(&spec.op)) {
+    reshape = PlanRavel(layout, op->order);
+  }
+  if (reshape) {
+    if (reshape->view_strides) {
+      return RegisterView(caller, *array,
+                          {reshape->shape, *reshape->view_strides, array->offset_bytes});
+    }
+    // The elements in the requested order: for Fortran order, the C-order copy of the reversed
+    // axes, which is read back with reversed (Fortran) strides.
+    const bool fortran = reshape->order == MemoryOrder::kF;
+    const ArrayView source = fortran ? Reversed(ViewOf(*array)) : ViewOf(*array);
+    AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, source, array->dtype));
+    copy.shape = reshape->shape;
+    copy.strides = DenseStrides(reshape->shape, reshape->order);
+    return Register(std::move(copy));
+  }
+
+  absl::StatusOr<Layout> view;
+  bool writable = true;  // broadcast_to and diagonal are read-only views in NumPy.
+  if (const auto* op = std::get_if<TransposeSpec>(&spec.op)) {
+    view = TransposeLayout(layout, *op);
+  } else if (const auto* op = std::get_if<SwapAxesSpec>(&spec.op)) {
+    view = SwapAxesLayout(layout, *op);
+  } else if (const auto* op = std::get_if<SqueezeSpec>(&spec.op)) {
+    view = SqueezeLayout(layout, *op);
+  } else if (const auto* op = std::get_if<ExpandDimsSpec>(&spec.op)) {
+    view = ExpandDimsLayout(layout, *op, limits_.max_rank);
+  } else if (const auto* op = std::get_if<BroadcastToSpec>(&spec.op)) {
+    view = BroadcastToLayout(layout, *op, limits_.max_rank);
+    writable = false;
+  } else {
+    view = DiagonalLayout(layout, ItemSize(array->dtype), std::get<DiagonalSpec>(spec.op));
+    writable = false;
+  }
+  AH_RETURN_IF_ERROR(view.status());
+  return RegisterView(caller, *array, *view, writable);
+}
+
+// The steps of one indexing call: looking up the index arrays, turning boolean arrays into
+// coordinates, and building the backend's index operands. Scratch memory lives as long as this.
+class IndexSteps {
+ public:
+  IndexSteps(Engine& engine, const Caller& caller) : engine_(engine), caller_(caller) {}
+
+  // The plan for indexing `data` with `index`; keeps what the gather or scatter needs.
+  absl::StatusOr<IndexPlan> Plan(const ArrayRecord& data, const std::vector<IndexItemSpec>& index) {
+    std::vector<IndexEntry> entries;
+    for (size_t i = 0; i < index.size(); ++i) {
+      const IndexItemSpec& item = index[i];
+      IndexEntry entry;
+      if (const auto* integer = std::get_if<int64_t>(&item)) {
+        entry.kind = IndexEntry::Kind::kInteger;
+        entry.integer = *integer;
+      } else if (const auto* slice = std::get_if<SliceSpec>(&item)) {
+        entry.kind = IndexEntry::Kind::kSlice;
+        entry.slice = *slice;
+      } else if (std::holds_alternative<EllipsisSpec>(item)) {
+        entry.kind = IndexEntry::Kind::kEllipsis;
+      } else if (std::holds_alternative<NewAxisSpec>(item)) {
+        entry.kind = IndexEntry::Kind::kNewAxis;
+      } else {
+        AH_ASSIGN_OR_RETURN(entry, ArrayEntry(std::get<IndexArraySpec>(item), i));
+      }
+      entries.push_back(std::move(entry));
+    }
+    return PlanIndex({data.shape, data.strides, data.offset_bytes}, ItemSize(data.dtype), entries,
+                     engine_.limits_.max_rank);
+  }
+
+  // The backend's index operands for an advanced plan: each index array as int64, broadcast
+  // over the result's shape.
+  absl::StatusOr<std::vector<IndexOperand>> Operands(const IndexPlan& plan) {
+    std::vector<IndexOperand> operands;
+    for (const AdvancedIndex& advanced : plan.arrays) {
+      AH_ASSIGN_OR_RETURN(ArrayView indices, IndexArray(advanced));
+      Strides strides(plan.layout.shape.size(), 0);
+      const Strides block = BroadcastStrides(indices.shape, indices.strides, plan.block_shape);
+      std::copy(block.begin(), block.end(),
+                strides.begin() + static_cast<std::ptrdiff_t>(plan.block_start));
+      indices.shape = plan.layout.shape;
+      indices.strides = strides;
+      operands.push_back({.indices = indices,
+                          .extent = advanced.extent,
+                          .stride = advanced.stride,
+                          .axis = advanced.axis});
+    }
+    return operands;
+  }
+
+  // Scratch the caller's computation may use until this object goes.
+  std::vector<std::shared_ptr<Buffer>>& scratch() { return scratch_; }
+
+ private:
+  absl::StatusOr<IndexEntry> ArrayEntry(const IndexArraySpec& spec, size_t position) {
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array,
+                        engine_.Find(caller_, spec.handle, fmt::format("index[{}]", position)));
+    IndexEntry entry;
+    entry.array_shape = array->shape;
+    if (array->dtype == DType::kBool) {
+      entry.kind = IndexEntry::Kind::kBoolArray;
+      AH_ASSIGN_OR_RETURN(entry.nonzero_count, engine_.backend_->CountNonzero(ViewOf(*array)));
+    } else if (IsInteger(array->dtype)) {
+      entry.kind = IndexEntry::Kind::kIntArray;
+    } else {
+      return absl::InvalidArgumentError(fmt::format(
+          "arrays used as indices must be of integer (or boolean) type; index[{}] is {}", position,
+          DTypeName(array->dtype)));
+    }
+    arrays_.emplace(position, std::move(array));
+    return entry;
+  }
+
+  // The int64 indices of one advanced index: the array itself when it is int64, a converted
+  // copy for other integer dtypes, or one coordinate of a boolean array's nonzero().
+  absl::StatusOr<ArrayView> IndexArray(const AdvancedIndex& advanced) {
+    const ArrayRecord& array = *arrays_.at(advanced.entry);
+    if (array.dtype == DType::kInt64) return ViewOf(array);
+    if (array.dtype != DType::kBool) {
+      AH_ASSIGN_OR_RETURN(ArrayView copy, NewScratch(DType::kInt64, array.shape));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(ViewOf(array), copy));
+      return copy;
+    }
+    auto [coordinates, inserted] = nonzero_.try_emplace(advanced.entry);
+    if (inserted) {
+      NonzeroCall call{.input = ViewOf(array), .coordinates = {}};
+      for (size_t d = 0; d < array.shape.size(); ++d) {
+        AH_ASSIGN_OR_RETURN(ArrayView axis, NewScratch(DType::kInt64, advanced.shape));
+        call.coordinates.push_back(axis);
+      }
+      AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(call));
+      coordinates->second = std::move(call.coordinates);
+    }
+    return coordinates->second[advanced.component];
+  }
+
+  absl::StatusOr<ArrayView> NewScratch(DType dtype, const Shape& shape) {
+    AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
+    AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                        engine_.backend_->Allocate(count * ItemSize(dtype)));
+    scratch_.push_back(buffer);
+    return ArrayView{buffer.get(), 0, dtype, shape, ContiguousStrides(shape)};
+  }
+
+  Engine& engine_;
+  const Caller& caller_;
+  std::map<size_t, ArrayTable::RecordPtr> arrays_;    // By index position.
+  std::map<size_t, std::vector<ArrayView>> nonzero_;  // Boolean arrays' coordinates.
+  std::vector<std::shared_ptr<Buffer>> scratch_;
+};
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& caller,
+                                                      const GetItemSpec& spec) {
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
+  IndexSteps steps(*this, caller);
+  AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
+  if (!plan.advanced) return RegisterView(caller, *array, plan.layout);
+
+  AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(plan.layout.shape, array->dtype, limits_));
+  AH_ASSIGN_OR_RETURN(ArrayRecord result,
+                      NewArray(caller, array->dtype, plan.layout.shape, nbytes));
+  AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
+  AH_RETURN_IF_ERROR(backend_->Gather(GatherCall{.source = WithLayout(*array, plan.layout),
+                                                 .indices = std::move(indices),
+                                                 .output = ViewOf(result)}));
+  return Register(std::move(result));
+}
+
+absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
+  AH_ASSIGN_OR_RETURN(
+      ArrayTable::RecordPtr array,
+      FindWritable(caller, spec.handle, "handle", "assignment destination is read-only"));
+  IndexSteps steps(*this, caller);
+  AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
+  const ArrayView target = WithLayout(*array, plan.layout);
+  const Shape& selection = plan.layout.shape;
+
+  // The value, in the array's dtype, broadcast to the selection: NumPy casts it unsafely and
+  // lets it have extra leading axes of length 1.
+  ArrayView value;
+  if (spec.value.handle) {
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr source, Find(caller, *spec.value.handle, "value"));
+    value = ViewOf(*source);
+    while (value.shape.size() > selection.size() && value.shape.front() == 1) {
+      value.shape.erase(value.shape.begin());
+      value.strides.erase(value.strides.begin());
+    }
+    if (!BroadcastsTo(value.shape, selection)) {
+      return absl::InvalidArgumentError(
+          fmt::format("could not broadcast input array from shape {} into shape {}",
+                      FormatShape(source->shape), FormatShape(selection)));
+    }
+    // A scatter reads the value in another order than it writes, and a value in another dtype
+    // must be converted first: both go through a copy.
+    if (value.dtype != array->dtype || (plan.advanced && MayShareMemory(value, target))) {
+      AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(value.shape));
+      AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                          backend_->Allocate(count * ItemSize(array->dtype)));
+      const ArrayView converted{buffer.get(), 0, array->dtype, value.shape,
+                                ContiguousStrides(value.shape)};
+      steps.scratch().push_back(std::move(buffer));
+      AH_RETURN_IF_ERROR(CopyInto(value, converted));
+      value = converted;
+    }
+  } else if (spec.value.scalar) {
+    AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, array->dtype));
+    const int64_t itemsize = ItemSize(array->dtype);
+    AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, backend_->Allocate(itemsize));
+    AH_RETURN_IF_ERROR(
+        backend_->CopyFromHost(*buffer, 0, std::span(bytes.data(), static_cast<size_t>(itemsize))));
+    value = {buffer.get(), 0, array->dtype, {}, {}};
+    steps.scratch().push_back(std::move(buffer));
+  } else {
+    return absl::InvalidArgumentError("value has no value: set a handle or a scalar");
+  }
+  value.strides = BroadcastStrides(value.shape, value.strides, selection);
+  value.shape = selection;
+
+  if (!plan.advanced) return CopyInto(value, target);
+  AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
+  return backend_->Scatter(
+      ScatterCall{.target = target, .indices = std::move(indices), .values = value});
+}
+
+}  // namespace arrayhub

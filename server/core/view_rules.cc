@@ -1,0 +1,265 @@
+#include "server/core/view_rules.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "server/core/axes.h"
+#include "server/core/broadcast.h"
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+namespace {
+
+int64_t SizeOf(const Shape& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+// NumPy's convert_shape_to_string, used by reshape's messages: "(5,3)", "(5,newaxis)".
+std::string ReshapeText(const Shape& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ",";
+    text += shape[i] < 0 ? "newaxis" : std::to_string(shape[i]);
+  }
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+absl::StatusOr<Shape> ResolveNewShape(int64_t size, const Shape& requested) {
+  Shape shape = requested;
+  std::optional<size_t> unknown;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (unknown) return absl::InvalidArgumentError("can only specify one unknown dimension");
+      unknown = i;
+    } else if (shape[i] < 0) {
+      return absl::InvalidArgumentError("negative dimensions not allowed");
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      return absl::InvalidArgumentError(
+          fmt::format("cannot reshape array of size {} into shape {}", size, ReshapeText(shape)));
+    }
+  }
+  const bool fits = unknown ? known != 0 && size % known == 0 : known == size;
+  if (!fits) {
+    return absl::InvalidArgumentError(
+        fmt::format("cannot reshape array of size {} into shape {}", size, ReshapeText(requested)));
+  }
+  if (unknown) shape[*unknown] = size / known;
+  return shape;
+}
+
+Strides DenseStrides(const Shape& shape, MemoryOrder order) {
+  if (order == MemoryOrder::kC) return ContiguousStrides(shape);
+  Strides strides(shape.size());
+  int64_t step = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    strides[d] = step;
+    step *= std::max<int64_t>(shape[d], 1);
+  }
+  return strides;
+}
+
+bool IsDense(const Layout& layout, MemoryOrder order) {
+  return order == MemoryOrder::kC ? IsCContiguous(layout.shape, layout.strides)
+                                  : IsFContiguous(layout.shape, layout.strides);
+}
+
+}  // namespace
+
+std::optional<Strides> ReshapeStrides(const Layout& layout, const Shape& new_shape,
+                                      MemoryOrder order) {
+  if (SizeOf(layout.shape) == 0) return DenseStrides(new_shape, order);  // Nothing to move.
+  Shape old_shape;
+  Strides old_strides;
+  for (size_t d = 0; d < layout.shape.size(); ++d) {  // Axes of length 1 carry no layout.
+    if (layout.shape[d] != 1) {
+      old_shape.push_back(layout.shape[d]);
+      old_strides.push_back(layout.strides[d]);
+    }
+  }
+  const bool f_order = order == MemoryOrder::kF;
+  const size_t old_rank = old_shape.size(), new_rank = new_shape.size();
+  Strides strides(new_rank, 0);
+  size_t oi = 0, oj = 1, ni = 0, nj = 1;
+  while (ni < new_rank && oi < old_rank) {
+    int64_t np = new_shape[ni], op = old_shape[oi];
+    while (np != op) {  // Grow the shorter run of axes until both cover the same elements.
+      if (np < op) {
+        np *= new_shape[nj++];
+      } else {
+        op *= old_shape[oj++];
+      }
+    }
+    for (size_t ok = oi; ok + 1 < oj; ++ok) {  // The old run must be contiguous in `order`.
+      const bool contiguous = f_order ? old_strides[ok + 1] == old_shape[ok] * old_strides[ok]
+                                      : old_strides[ok] == old_shape[ok + 1] * old_strides[ok + 1];
+      if (!contiguous) return std::nullopt;
+    }
+    if (f_order) {
+      strides[ni] = old_strides[oi];
+      for (size_t nk = ni + 1; nk < nj; ++nk) strides[nk] = strides[nk - 1] * new_shape[nk - 1];
+    } else {
+      strides[nj - 1] = old_strides[oj - 1];
+      for (size_t nk = nj - 1; nk > ni; --nk) strides[nk - 1] = strides[nk] * new_shape[nk];
+    }
+    ni = nj++;
+    oi = oj++;
+  }
+  // Trailing axes of length 1 take any stride; NumPy gives them the next one outwards.
+  int64_t last = 1;
+  if (ni >= 1) last = f_order ? strides[ni - 1] * new_shape[ni - 1] : strides[ni - 1];
+  for (size_t nk = ni; nk < new_rank; ++nk) strides[nk] = last;
+  return strides;
+}
+
+absl::StatusOr<ReshapePlan> PlanReshape(const Layout& layout, const ReshapeSpec& spec) {
+  const int64_t size = SizeOf(layout.shape);
+  AH_ASSIGN_OR_RETURN(Shape shape, ResolveNewShape(size, spec.shape));
+  ReshapePlan plan{.shape = shape, .view_strides = std::nullopt, .order = spec.order};
+  plan.view_strides = IsDense(layout, spec.order) ? DenseStrides(shape, spec.order)
+                                                  : ReshapeStrides(layout, shape, spec.order);
+  return plan;
+}
+
+ReshapePlan PlanRavel(const Layout& layout, MemoryOrder order) {
+  const int64_t size = SizeOf(layout.shape);
+  ReshapePlan plan{.shape = {size}, .view_strides = std::nullopt, .order = order};
+  if (IsDense(layout, order)) plan.view_strides = Strides{1};
+  return plan;
+}
+
+absl::StatusOr<Layout> TransposeLayout(const Layout& layout, const TransposeSpec& spec) {
+  const auto rank = static_cast<int64_t>(layout.shape.size());
+  std::vector<int64_t> axes = spec.axes;
+  if (axes.empty()) {
+    axes.resize(rank);
+    std::iota(axes.rbegin(), axes.rend(), 0);
+  } else if (static_cast<int64_t>(axes.size()) != rank) {
+    return absl::InvalidArgumentError("axes don't match array");
+  }
+  AH_ASSIGN_OR_RETURN(axes, NormalizeAxes(axes, rank, "repeated axis in transpose"));
+  Layout result{.shape = {}, .strides = {}, .offset_bytes = layout.offset_bytes};
+  for (int64_t axis : axes) {
+    result.shape.push_back(layout.shape[axis]);
+    result.strides.push_back(layout.strides[axis]);
+  }
+  return result;
+}
+
+absl::StatusOr<Layout> SwapAxesLayout(const Layout& layout, const SwapAxesSpec& spec) {
+  const auto rank = static_cast<int64_t>(layout.shape.size());
+  AH_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(spec.axis1, rank));
+  AH_ASSIGN_OR_RETURN(int64_t b, NormalizeAxis(spec.axis2, rank));
+  Layout result = layout;
+  std::swap(result.shape[a], result.shape[b]);
+  std::swap(result.strides[a], result.strides[b]);
+  return result;
+}
+
+absl::StatusOr<Layout> SqueezeLayout(const Layout& layout, const SqueezeSpec& spec) {
+  const auto rank = static_cast<int64_t>(layout.shape.size());
+  std::vector<bool> drop(rank, false);
+  if (!spec.axes) {
+    for (int64_t d = 0; d < rank; ++d) drop[d] = layout.shape[d] == 1;
+  } else {
+    AH_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                        NormalizeAxes(*spec.axes, rank, "repeated axis"));
+    for (int64_t axis : axes) {
+      if (layout.shape[axis] != 1) {
+        return absl::InvalidArgumentError(
+            "cannot select an axis to squeeze out which has size not equal to one");
+      }
+      drop[axis] = true;
+    }
+  }
+  Layout result{.shape = {}, .strides = {}, .offset_bytes = layout.offset_bytes};
+  for (int64_t d = 0; d < rank; ++d) {
+    if (drop[d]) continue;
+    result.shape.push_back(layout.shape[d]);
+    result.strides.push_back(layout.strides[d]);
+  }
+  return result;
+}
+
+absl::StatusOr<Layout> ExpandDimsLayout(const Layout& layout, const ExpandDimsSpec& spec,
+                                        int64_t max_rank) {
+  const auto rank = static_cast<int64_t>(layout.shape.size() + spec.axes.size());
+  if (rank > max_rank) {
+    return absl::InvalidArgumentError(fmt::format(
+        "expand_dims would give {} dimensions; this server allows at most {}", rank, max_rank));
+  }
+  AH_ASSIGN_OR_RETURN(std::vector<int64_t> axes, NormalizeAxes(spec.axes, rank, "repeated axis"));
+  Layout result{.shape = {}, .strides = {}, .offset_bytes = layout.offset_bytes};
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(axes.begin(), axes.end(), d) != axes.end()) {
+      result.shape.push_back(1);
+      result.strides.push_back(0);
+    } else {
+      result.shape.push_back(layout.shape[next]);
+      result.strides.push_back(layout.strides[next]);
+      ++next;
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<Layout> BroadcastToLayout(const Layout& layout, const BroadcastToSpec& spec,
+                                         int64_t max_rank) {
+  if (static_cast<int64_t>(spec.shape.size()) > max_rank) {
+    return absl::InvalidArgumentError(
+        fmt::format("broadcast shape has {} dimensions; this server allows at most {}",
+                    spec.shape.size(), max_rank));
+  }
+  if (std::any_of(spec.shape.begin(), spec.shape.end(), [](int64_t e) { return e < 0; })) {
+    return absl::InvalidArgumentError("all elements of broadcast shape must be non-negative");
+  }
+  AH_RETURN_IF_ERROR(ElementCount(spec.shape).status());
+  const size_t rank = layout.shape.size();
+  bool fits = rank <= spec.shape.size();
+  for (size_t i = 0; fits && i < rank; ++i) {
+    const int64_t have = layout.shape[rank - 1 - i];
+    fits = have == 1 || have == spec.shape[spec.shape.size() - 1 - i];
+  }
+  if (!fits) {
+    return absl::InvalidArgumentError(fmt::format(
+        "operands could not be broadcast together with remapped shapes [original->remapped]: "
+        "{} and requested shape {}",
+        FormatShape(layout.shape), FormatShape(spec.shape)));
+  }
+  return Layout{.shape = spec.shape,
+                .strides = BroadcastStrides(layout.shape, layout.strides, spec.shape),
+                .offset_bytes = layout.offset_bytes};
+}
+
+absl::StatusOr<Layout> DiagonalLayout(const Layout& layout, int64_t itemsize,
+                                      const DiagonalSpec& spec) {
+  const auto rank = static_cast<int64_t>(layout.shape.size());
+  if (rank < 2) {
+    return absl::InvalidArgumentError("diag requires an array of at least two dimensions");
+  }
+  AH_ASSIGN_OR_RETURN(int64_t a1, NormalizeAxis(spec.axis1, rank));
+  AH_ASSIGN_OR_RETURN(int64_t a2, NormalizeAxis(spec.axis2, rank));
+  if (a1 == a2) return absl::InvalidArgumentError("axis1 and axis2 cannot be the same");
+  const int64_t n1 = layout.shape[a1], n2 = layout.shape[a2];
+  // Offsets beyond the matrix give an empty diagonal; clamping keeps the arithmetic in range.
+  const int64_t offset = std::clamp(spec.offset, -n1, n2);
+  const int64_t length = offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2);
+  Layout result{.shape = {}, .strides = {}, .offset_bytes = layout.offset_bytes};
+  if (length > 0) {
+    const int64_t first = offset >= 0 ? offset * layout.strides[a2] : -offset * layout.strides[a1];
+    result.offset_bytes += first * itemsize;
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == a1 || d == a2) continue;
+    result.shape.push_back(layout.shape[d]);
+    result.strides.push_back(layout.strides[d]);
+  }
+  result.shape.push_back(std::max<int64_t>(length, 0));
+  result.strides.push_back(layout.strides[a1] + layout.strides[a2]);
+  return result;
+}
+
+}  // namespace arrayhub

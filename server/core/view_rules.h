@@ -1,0 +1,58 @@
+// The layouts of NumPy's views: reshape, transpose, swapaxes, squeeze, expand_dims,
+// broadcast_to, diagonal and ravel, computed from shape and strides alone, with NumPy's error
+// messages. A view shares its base's memory; where NumPy has to copy (a reshape the strides
+// cannot express), the plan says so and the engine copies.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "server/core/manipulation_specs.h"
+#include "server/core/shape.h"
+
+namespace arrayhub {
+
+// Where an array's elements are: strides in elements, offset in bytes into its buffer.
+struct Layout {
+  Shape shape;
+  Strides strides;
+  int64_t offset_bytes = 0;
+};
+
+// A reshape or ravel: the resolved shape, and the strides that view the data with it when
+// that is possible without a copy (NumPy's _attempt_nocopy_reshape). Without them the result
+// is a copy, in `order`.
+struct ReshapePlan {
+  Shape shape;
+  std::optional<Strides> view_strides;
+  MemoryOrder order = MemoryOrder::kC;
+};
+
+// NumPy's _attempt_nocopy_reshape: the strides that view `layout` as `shape` (the same
+// elements, read in `order`) without moving them; nullopt when the axes merged or split are
+// not contiguous among themselves and the data must be copied first.
+std::optional<Strides> ReshapeStrides(const Layout& layout, const Shape& shape,
+                                      MemoryOrder order = MemoryOrder::kC);
+
+// numpy.reshape: "cannot reshape array of size 12 into shape (5, 3)", "can only specify one
+// unknown dimension", "negative dimensions not allowed".
+absl::StatusOr<ReshapePlan> PlanReshape(const Layout& layout, const ReshapeSpec& spec);
+// numpy.ravel: a view when the array is contiguous in the requested order, else a copy.
+ReshapePlan PlanRavel(const Layout& layout, MemoryOrder order);
+
+// numpy.transpose: "axes don't match array", "repeated axis in transpose".
+absl::StatusOr<Layout> TransposeLayout(const Layout& layout, const TransposeSpec& spec);
+absl::StatusOr<Layout> SwapAxesLayout(const Layout& layout, const SwapAxesSpec& spec);
+// numpy.squeeze: "cannot select an axis to squeeze out which has size not equal to one".
+absl::StatusOr<Layout> SqueezeLayout(const Layout& layout, const SqueezeSpec& spec);
+absl::StatusOr<Layout> ExpandDimsLayout(const Layout& layout, const ExpandDimsSpec& spec,
+                                        int64_t max_rank);
+// numpy.broadcast_to (a read-only view).
+absl::StatusOr<Layout> BroadcastToLayout(const Layout& layout, const BroadcastToSpec& spec,
+                                         int64_t max_rank);
+// numpy.diagonal (a read-only view): the diagonal axis last.
+absl::StatusOr<Layout> DiagonalLayout(const Layout& layout, int64_t itemsize,
+                                      const DiagonalSpec& spec);
+
+}  // namespace arrayhub
