@@ -29,10 +29,11 @@ from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayH
                               ArrayHubNotImplementedError, ArrayHubOverflowError,
                               ArrayHubPermissionError, ArrayHubTimeoutError, ArrayHubTypeError,
                               ArrayHubValueError, ArrayNotFoundError, SessionNotFoundError)
-from arrayhub._manipulation import (argsort, broadcast_to, concatenate, copy, cumprod, cumsum,
-                                    diagonal, expand_dims, flip, nonzero, ravel, repeat,
-                                    reshape, roll, searchsorted, sort, squeeze, stack,
-                                    swapaxes, take, tile, transpose, unique)
+from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, compress,
+                                    concatenate, copy, cumprod, cumsum, diagonal, expand_dims,
+                                    flip, nonzero, ravel, repeat, reshape, roll, searchsorted,
+                                    sort, split, squeeze, stack, swapaxes, take, tile,
+                                    transpose, unique)
 from arrayhub._ndarray import Flags, ndarray
 from arrayhub._products import dot, inner, matmul, outer, tensordot, vdot
 from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod,
@@ -52,7 +53,7 @@ __all__ = sorted(
      "clip", "where", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
-     "diagonal", "copy", "concatenate", "stack", "tile", "repeat", "flip", "roll", "sort",
+     "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach",
      "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

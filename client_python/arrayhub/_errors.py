@@ -116,6 +116,11 @@ def _make(cls: type, code: Optional[grpc.StatusCode], details: str) -> ArrayHubE
 _INVALID_ARGUMENT_RULES: list[tuple[re.Pattern[str], type]] = [
     (re.compile(r"Python integer .* out of bounds"), ArrayHubOverflowError),
     (re.compile(r"\baxis\b.* out of bounds"), ArrayHubAxisError),
+    # NumPy's IndexErrors of indexing, some of which mention shapes.
+    (re.compile(r"^index -?\d+ is out of bounds|^too many indices|single ellipsis|"
+                r"^boolean index did not match|^shape mismatch: indexing arrays|"
+                r"^arrays used as indices"),
+     ArrayHubIndexError),
     # numpy.linalg's own operand checks raise LinAlgError (a ValueError), not ValueError.
     (re.compile(r"Array must be (at least )?two-dimensional|"
                 r"Last 2 dimensions of the array must be square|^Incompatible dimensions$"),
@@ -123,7 +128,7 @@ _INVALID_ARGUMENT_RULES: list[tuple[re.Pattern[str], type]] = [
     (re.compile(r"Cannot cast|not supported|Unsupported dtype|unknown dtype|"
                 r"unsupported in linalg"),
      ArrayHubTypeError),
-    (re.compile(r"broadcast|shape"), ArrayHubValueError),
+    (re.compile(r"broadcast|shape|the input arrays? "), ArrayHubValueError),
     (re.compile(r"\bdtype\b"), ArrayHubTypeError),
     (re.compile(r"\bind(ex|ices)\b"), ArrayHubIndexError),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional, Union
 
+import numpy as np
 from numpy.typing import DTypeLike
 
 from arrayhub import _ops
@@ -13,9 +14,9 @@ from arrayhub._ops import ShapeLike
 from arrayhub.v1 import compute_pb2
 
 __all__ = ["reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to",
-           "ravel", "diagonal", "copy", "concatenate", "stack", "tile", "repeat", "flip",
-           "roll", "sort", "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take",
-           "nonzero"]
+           "ravel", "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split",
+           "tile", "repeat", "flip", "roll", "sort", "argsort", "cumsum", "cumprod", "unique",
+           "searchsorted", "take", "compress", "nonzero"]
 
 
 def _arrays(values: Sequence[Any], what: str) -> list[ndarray]:
@@ -65,25 +66,49 @@ def copy(a: ndarray) -> ndarray:
     return _ops.require_array(a, "copy").copy()
 
 
-def concatenate(arrays: Sequence[ndarray], axis: Optional[int] = 0) -> ndarray:
+def ascontiguousarray(a: ndarray, dtype: DTypeLike | None = None) -> ndarray:
+    """``a`` itself when it is C-contiguous (and of ``dtype``), else a C-contiguous copy."""
+    a = _ops.require_array(a, "ascontiguousarray")
+    if dtype is not None and np.dtype(dtype) != a.dtype:
+        return a.astype(dtype)
+    if a.flags.c_contiguous:
+        return a
+    return _ops.array_op("ascontiguousarray", (a,))[0]
+
+
+def concatenate(arrays: Sequence[ndarray], axis: Optional[int] = 0,
+                dtype: DTypeLike | None = None) -> ndarray:
     """Joins arrays along an existing axis (flattened first when axis is None)."""
-    return _ops.array_op("concatenate", _arrays(arrays, "concatenate"), axis=axis)[0]
+    return _ops.array_op("concatenate", _arrays(arrays, "concatenate"), axis=axis,
+                         dtype=dtype)[0]
 
 
-def stack(arrays: Sequence[ndarray], axis: int = 0) -> ndarray:
+def stack(arrays: Sequence[ndarray], axis: int = 0, dtype: DTypeLike | None = None) -> ndarray:
     """Joins arrays along a new axis."""
-    return _ops.array_op("stack", _arrays(arrays, "stack"), axis=axis)[0]
+    return _ops.array_op("stack", _arrays(arrays, "stack"), axis=axis, dtype=dtype)[0]
+
+
+def split(ary: ndarray, indices_or_sections: Union[int, Sequence[int]],
+          axis: int = 0) -> list[ndarray]:
+    """Views of ``ary`` split into equal sections, or at the given indices, as NumPy."""
+    ary = _ops.require_array(ary, "split")
+    if isinstance(indices_or_sections, Sequence) or isinstance(indices_or_sections, np.ndarray):
+        return _ops.array_op("split", (ary,), axis=axis, ints=list(indices_or_sections),
+                             split_at_indices=True)
+    return _ops.array_op("split", (ary,), axis=axis, ints=[indices_or_sections])
 
 
 def tile(A: ndarray, reps: Union[int, Sequence[int]]) -> ndarray:
     return _ops.array_op("tile", (_ops.require_array(A, "tile"),), ints=_ints(reps))[0]
 
 
-def repeat(a: ndarray, repeats: int, axis: Optional[int] = None) -> ndarray:
+def repeat(a: ndarray, repeats: Any, axis: Optional[int] = None) -> ndarray:
     return _ops.require_array(a, "repeat").repeat(repeats, axis)
 
 
 def flip(m: ndarray, axis: _ops.AxisLike = None) -> ndarray:
+    """A view with the order of the elements along ``axis`` (every axis when None)
+    reversed, as NumPy's."""
     return _ops.array_op("flip", (_ops.require_array(m, "flip"),), axis=axis)[0]
 
 
@@ -121,6 +146,15 @@ def searchsorted(a: ndarray, v: Any, side: str = "left") -> ndarray:
 
 def take(a: ndarray, indices: ndarray, axis: Optional[int] = None) -> ndarray:
     return _ops.require_array(a, "take").take(indices, axis)
+
+
+def compress(condition: Any, a: ndarray, axis: Optional[int] = None) -> ndarray:
+    """The slices of ``a`` along ``axis`` (of the flattened array when None) where
+    ``condition`` (1-D; a list or NumPy array is uploaded) is true."""
+    a = _ops.require_array(a, "compress")
+    if not isinstance(condition, ndarray):
+        condition = _ops.upload(np.asarray(condition), a.client)
+    return _ops.array_op("compress", (a, condition), axis=axis)[0]
 
 
 def nonzero(a: ndarray) -> tuple[ndarray, ...]:

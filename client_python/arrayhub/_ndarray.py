@@ -432,13 +432,35 @@ class ndarray:
     def cumprod(self, axis: Optional[int] = None, dtype: DTypeLike | None = None) -> ndarray:
         return _ops.array_op("cumprod", (self,), axis=axis, dtype=dtype)[0]
 
-    def repeat(self, repeats: int, axis: Optional[int] = None) -> ndarray:
-        """Repeats each element ``repeats`` times (an int; per-element counts are not
-        supported by the wire format)."""
-        return _ops.array_op("repeat", (self,), axis=axis, ints=[repeats])[0]
+    def repeat(self, repeats: Any, axis: Optional[int] = None) -> ndarray:
+        """Repeats each element: ``repeats`` is one count, or one count per element along
+        ``axis`` (an array, list or NumPy array)."""
+        if isinstance(repeats, (int, np.integer)):
+            return _ops.array_op("repeat", (self,), axis=axis, ints=[repeats])[0]
+        if not isinstance(repeats, ndarray):
+            repeats = _ops.upload(np.asarray(repeats), self._client)
+        return _ops.array_op("repeat", (self, repeats), axis=axis)[0]
 
-    def take(self, indices: ndarray, axis: Optional[int] = None) -> ndarray:
-        return _ops.array_op("take", (self, _ops.require_array(indices, "take")), axis=axis)[0]
+    def sort(self, axis: Optional[int] = -1) -> None:
+        """Sorts in place (a stable sort on the server, written back into this array)."""
+        _ops.setitem(self, Ellipsis, _ops.array_op("sort", (self,), axis=axis, stable=True)[0])
+
+    def searchsorted(self, v: Any, side: str = "left") -> ndarray:
+        return _ops.array_op("searchsorted", (self, v), side=side)[0]
+
+    def compress(self, condition: Any, axis: Optional[int] = None) -> ndarray:
+        from arrayhub._manipulation import compress
+
+        return compress(condition, self, axis)
+
+    def take(self, indices: Any, axis: Optional[int] = None) -> ndarray:
+        """Elements at ``indices`` (an int, an array, or a list or NumPy array, uploaded)
+        along ``axis`` (of the flattened array when None)."""
+        if not isinstance(indices, (ndarray, int, np.integer)):
+            indices = _ops.upload(np.asarray(indices), self._client)
+        if isinstance(indices, np.integer):
+            indices = int(indices)
+        return _ops.array_op("take", (self, indices), axis=axis)[0]
 
     # -- Operators --------------------------------------------------------------------------
 

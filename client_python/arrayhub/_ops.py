@@ -165,14 +165,15 @@ def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
 
 def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = None,
              axis: AxisLike = None, ints: Sequence[SupportsIndex] = (), side: str = "",
-             stable: bool = False) -> list[_ndarray.ndarray]:
+             stable: bool = False, split_at_indices: bool = False) -> list[_ndarray.ndarray]:
     """ArrayOp RPC: copy-making manipulations (concatenate, sort, cumsum, ...)."""
     client = client_for(*operands)
     temporaries: list[_ndarray.ndarray] = []
     request = compute_pb2.ArrayOpRequest(
         op=op, operands=[to_operand(o, client, temporaries) for o in operands],
         dtype=_dtypes.to_wire_or_unspecified(dtype), axis=axis_list(axis),
-        ints=[operator.index(i) for i in ints], side=side, stable=stable)
+        ints=[operator.index(i) for i in ints], side=side, stable=stable,
+        split_at_indices=split_at_indices)
     response = client._rpc("ArrayOp", request)
     return [_ndarray.ndarray._wrap(client, info) for info in response.results]
 
@@ -234,6 +235,8 @@ def _index_items(key: Any, client: _client.Client,
             items.append(compute_pb2.IndexItem(index=operator.index(entry)))
         else:
             index = np.asarray(entry)
+            if index.size == 0 and index.dtype.kind == "f":
+                index = index.astype(np.intp)  # [] indexes nothing, as in NumPy.
             if index.dtype.kind not in "biu":
                 raise client_error(
                     ArrayHubIndexError,

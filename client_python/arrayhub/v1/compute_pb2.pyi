@@ -12,13 +12,14 @@ PRECISION_HIGHEST: Precision
 PRECISION_TF32: Precision
 
 class ArrayOpRequest(_message.Message):
-    __slots__ = ["axis", "dtype", "ints", "op", "operands", "side", "stable"]
+    __slots__ = ["axis", "dtype", "ints", "op", "operands", "side", "split_at_indices", "stable"]
     AXIS_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     INTS_FIELD_NUMBER: _ClassVar[int]
     OPERANDS_FIELD_NUMBER: _ClassVar[int]
     OP_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
+    SPLIT_AT_INDICES_FIELD_NUMBER: _ClassVar[int]
     STABLE_FIELD_NUMBER: _ClassVar[int]
     axis: _types_pb2.AxisList
     dtype: _types_pb2.DType
@@ -26,8 +27,9 @@ class ArrayOpRequest(_message.Message):
     op: str
     operands: _containers.RepeatedCompositeFieldContainer[Operand]
     side: str
+    split_at_indices: bool
     stable: bool
-    def __init__(self, op: _Optional[str] = ..., operands: _Optional[_Iterable[_Union[Operand, _Mapping]]] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., ints: _Optional[_Iterable[int]] = ..., side: _Optional[str] = ..., stable: bool = ...) -> None: ...
+    def __init__(self, op: _Optional[str] = ..., operands: _Optional[_Iterable[_Union[Operand, _Mapping]]] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., ints: _Optional[_Iterable[int]] = ..., side: _Optional[str] = ..., stable: bool = ..., split_at_indices: bool = ...) -> None: ...
 
 class ArrayOpResponse(_message.Message):
     __slots__ = ["results"]
