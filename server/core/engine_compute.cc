@@ -3,6 +3,7 @@
 // resolved call.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "server/core/broadcast.h"
@@ -181,10 +182,13 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const
   }
 
   // The reduction writes a new array of the result dtype, or straight into `out` when the
-  // dtypes agree; otherwise the new array is converted into `out` afterwards.
+  // dtypes agree and `out` is laid out as the backend writes (C-contiguous) without sharing
+  // memory with the input; otherwise the new array is copied into `out` afterwards.
+  const bool direct = out && out->dtype == r.result_dtype && out->c_contiguous() &&
+                      !MayShareMemory(ViewOf(*out), ViewOf(*input));
   std::optional<ArrayRecord> result;
   ArrayView target;
-  if (out && out->dtype == r.result_dtype) {
+  if (direct) {
     target = ViewOf(*out);
   } else {
     AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(final_shape, r.result_dtype, limits_));
@@ -207,9 +211,17 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const
   }
   if (!out) return Register(std::move(*result));
   if (result) {
+    // `out` seen with the reduced shape: its own strides, less those of the kept axes.
     ArrayView converted = ViewOf(*out);
+    if (spec.keepdims) {
+      converted.strides.clear();
+      for (size_t d = 0; d < out->strides.size(); ++d) {
+        if (std::find(r.axes.begin(), r.axes.end(), static_cast<int64_t>(d)) == r.axes.end()) {
+          converted.strides.push_back(out->strides[d]);
+        }
+      }
+    }
     converted.shape = r.result_shape;
-    converted.strides = ContiguousStrides(r.result_shape);
     AH_RETURN_IF_ERROR(CopyInto(target, converted));
   }
   return out;
