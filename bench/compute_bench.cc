@@ -14,86 +14,25 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/core/reduction_rules.h"
 
 namespace arrayhub {
 namespace {
 
+using bench::Check;
+using bench::CheckCuda;
+using bench::Op;
+
 constexpr int64_t kElements = 100'000'000;
 constexpr int64_t kSide = 10'000;  // kSide * kSide == kElements.
-
-[[noreturn]] void Fail(const std::string& what) {
-  fmt::print(stderr, "compute_bench: {}\n", what);
-  std::exit(1);
-}
-
-void Check(const absl::Status& status, const char* what) {
-  if (!status.ok()) Fail(fmt::format("{}: {}", what, status.ToString()));
-}
-
-void CheckCuda(cudaError_t error, const char* what) {
-  if (error != cudaSuccess) Fail(fmt::format("{}: {}", what, cudaGetErrorString(error)));
-}
-
-// Median milliseconds of `repeats` runs of `work` after `warmup` runs, timed with events on
-// `stream`.
-double MedianMs(const std::function<void()>& work, int repeats, cudaStream_t stream,
-                int warmup = 5) {
-  for (int i = 0; i < warmup; ++i) work();
-  cudaEvent_t start, stop;
-  CheckCuda(cudaEventCreate(&start), "cudaEventCreate");
-  CheckCuda(cudaEventCreate(&stop), "cudaEventCreate");
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    CheckCuda(cudaEventRecord(start, stream), "cudaEventRecord");
-    work();
-    CheckCuda(cudaEventRecord(stop, stream), "cudaEventRecord");
-    CheckCuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    CheckCuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    times.push_back(ms);
-  }
-  CheckCuda(cudaEventDestroy(start), "cudaEventDestroy");
-  CheckCuda(cudaEventDestroy(stop), "cudaEventDestroy");
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-// A device-to-device copy of 1 GiB: read plus write bytes over time.
-double CopyBandwidthGBs(int repeats) {
-  const size_t bytes = size_t{1} << 30;
-  void* a = nullptr;
-  void* b = nullptr;
-  CheckCuda(cudaMalloc(&a, bytes), "cudaMalloc");
-  CheckCuda(cudaMalloc(&b, bytes), "cudaMalloc");
-  CheckCuda(cudaMemset(a, 1, bytes), "cudaMemset");
-  const double ms = MedianMs(
-      [&] {
-        CheckCuda(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread),
-                  "cudaMemcpyAsync");
-      },
-      repeats, cudaStreamPerThread);
-  CheckCuda(cudaFree(a), "cudaFree");
-  CheckCuda(cudaFree(b), "cudaFree");
-  return 2.0 * static_cast<double>(bytes) / (ms * 1e6);
-}
-
-std::map<std::string, double> ReadCupy(const std::string& path) {
-  std::map<std::string, double> times;
-  std::ifstream in(path);
-  std::string name;
-  double ms;
-  while (in >> name >> ms) times[name] = ms;
-  return times;
-}
 
 ArrayView View(Buffer& buffer, Shape shape) {
   Strides strides = ContiguousStrides(shape);
@@ -110,12 +49,6 @@ ElementwiseOperand Operand(const ArrayView& view) {
   operand.dtype = view.dtype;
   return operand;
 }
-
-struct Op {
-  std::string name;  // As in the CuPy file.
-  double bytes;      // Moved at least.
-  std::function<void()> run;
-};
 
 int Main(int argc, char** argv) {
   std::string cupy_path;
@@ -215,35 +148,15 @@ int Main(int argc, char** argv) {
 
   cudaDeviceProp props;
   CheckCuda(cudaGetDeviceProperties(&props, 0), "cudaGetDeviceProperties");
-  const double copy_gbs = CopyBandwidthGBs(repeats);
-  const std::map<std::string, double> cupy =
-      cupy_path.empty() ? std::map<std::string, double>{} : ReadCupy(cupy_path);
+  const double copy_gbs = bench::CopyBandwidthGBs(repeats);
   fmt::print(
       "device: {}; float32, 100M elements (10000 x 10000 for the axis sums); median of {} calls\n",
       props.name, repeats);
   fmt::print("copy bandwidth (device-to-device cudaMemcpy of 1 GiB, read + write): {:.0f} GB/s\n\n",
              copy_gbs);
-  fmt::print(
-      "| op | ArrayHub ms | ArrayHub GB/s | CuPy ms | CuPy GB/s | ratio vs CuPy | of copy "
-      "bandwidth |\n");
-  fmt::print("|---|---:|---:|---:|---:|---:|---:|\n");
-  for (const Op& op : ops) {
-    const double ms = MedianMs(op.run, repeats, cudaStreamPerThread);
-    const double gbs = op.bytes / (ms * 1e6);
-    const auto bandwidth = [&](double t) {
-      return op.bytes > 0 ? fmt::format("{:.0f}", op.bytes / (t * 1e6)) : std::string("-");
-    };
-    std::string cupy_ms = "-", cupy_gbs = "-", ratio = "-";
-    if (auto it = cupy.find(op.name); it != cupy.end()) {
-      cupy_ms = fmt::format("{:.3f}", it->second);
-      cupy_gbs = bandwidth(it->second);
-      ratio = fmt::format("{:.2f}", it->second / ms);
-    }
-    const std::string of_copy =
-        op.bytes > 0 ? fmt::format("{:.0f}%", 100 * gbs / copy_gbs) : std::string("-");
-    fmt::print("| {} | {:.3f} | {} | {} | {} | {} | {} |\n", op.name, ms, bandwidth(ms), cupy_ms,
-               cupy_gbs, ratio, of_copy);
-  }
+  bench::PrintTable(
+      ops, cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path),
+      "CuPy", copy_gbs, repeats);
   return 0;
 }
 
