@@ -117,4 +117,16 @@ inline double CopyBandwidthGBs(int repeats) {
   return 2.0 * static_cast<double>(bytes) / (ms * 1e6);
 }
 
+// Prints the device, what is measured (`workload`), and the device's copy bandwidth, which it
+// returns for PrintTable.
+inline double PrintHeader(const std::string& workload, int repeats) {
+  cudaDeviceProp props;
+  CheckCuda(cudaGetDeviceProperties(&props, 0), "cudaGetDeviceProperties");
+  const double copy_gbs = CopyBandwidthGBs(repeats);
+  fmt::print("device: {}; {}; median of {} calls\n", props.name, workload, repeats);
+  fmt::print("copy bandwidth (device-to-device cudaMemcpy of 1 GiB, read + write): {:.0f} GB/s\n\n",
+             copy_gbs);
+  return copy_gbs;
+}
+
 }  // namespace arrayhub::bench

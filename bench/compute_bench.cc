@@ -146,14 +146,8 @@ int Main(int argc, char** argv) {
       {"sum_axis1", n + kSide * 4.0, sum({kSide, kSide}, std::vector<int64_t>{1})},
   };
 
-  cudaDeviceProp props;
-  CheckCuda(cudaGetDeviceProperties(&props, 0), "cudaGetDeviceProperties");
-  const double copy_gbs = bench::CopyBandwidthGBs(repeats);
-  fmt::print(
-      "device: {}; float32, 100M elements (10000 x 10000 for the axis sums); median of {} calls\n",
-      props.name, repeats);
-  fmt::print("copy bandwidth (device-to-device cudaMemcpy of 1 GiB, read + write): {:.0f} GB/s\n\n",
-             copy_gbs);
+  const double copy_gbs =
+      bench::PrintHeader("float32, 100M elements (10000 x 10000 for the axis sums)", repeats);
   bench::PrintTable(
       ops, cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path),
       "CuPy", copy_gbs, repeats);

@@ -160,17 +160,11 @@ int Main(int argc, char** argv) {
        }},
   };
 
-  cudaDeviceProp props;
-  CheckCuda(cudaGetDeviceProperties(&props, 0), "cudaGetDeviceProperties");
-  const double copy_gbs = bench::CopyBandwidthGBs(repeats);
-  fmt::print(
-      "device: {}; float32; sorts and searchsorted of 16M elements (rows: 4096 x 4096), take and "
-      "scatter of 16M random positions of 100M, cumsum, nonzero of int32 (half zero) and the 10000 "
-      "x "
-      "10000 transpose copy of 100M; median of {} calls\n",
-      props.name, repeats);
-  fmt::print("copy bandwidth (device-to-device cudaMemcpy of 1 GiB, read + write): {:.0f} GB/s\n\n",
-             copy_gbs);
+  const double copy_gbs = bench::PrintHeader(
+      "float32; sorts and searchsorted of 16M elements (rows: 4096 x 4096), take and "
+      "scatter of 16M random positions of 100M, cumsum, nonzero of int32 (half zero) and the "
+      "10000 x 10000 transpose copy of 100M",
+      repeats);
   bench::PrintTable(
       ops, cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path),
       "CuPy", copy_gbs, repeats);

@@ -5,9 +5,9 @@
 Writes "name milliseconds" lines (medians of N runs after warm-up, timed with CUDA events on
 CuPy's current stream) for indexing_bench --cupy OUT_FILE to print next to its own.
 """
-import argparse
-
 import cupy as cp
+
+from cupy_timing import parse_args, write_times
 
 ELEMENTS = 100_000_000
 SIDE = 10_000
@@ -15,26 +15,8 @@ SORTED = 16_777_216
 ROWS = 4096
 
 
-def median_ms(work, repeats, warmup=3):
-    for _ in range(warmup):
-        work()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeats):
-        start.record()
-        work()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    times.sort()
-    return times[len(times) // 2]
-
-
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("out")
-    parser.add_argument("--repeats", type=int, default=20)
-    args = parser.parse_args()
+    args = parse_args(20)
 
     rng = cp.random.default_rng(1)
     # Random data, never zeros, as indexing_bench: uniform in [0.5, 1.5).
@@ -57,12 +39,7 @@ def main():
         "searchsorted": lambda: cp.searchsorted(sorted_keys, keys),
         "transpose_copy": lambda: cp.ascontiguousarray(square.T),
     }
-    with open(args.out, "w") as f:
-        for name, run in work.items():
-            ms = median_ms(run, args.repeats)
-            f.write(f"{name} {ms:.6f}\n")
-            print(f"cupy {name}: {ms:.3f} ms", flush=True)
-
+    write_times(args.out, work, args.repeats)
 
 if __name__ == "__main__":
     main()
