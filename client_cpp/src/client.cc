@@ -173,8 +173,7 @@ ArrayInfo Client::Describe(const std::string& handle) {
 std::vector<ArrayInfo> Client::List(bool all_sessions) {
   v1::ListRequest request;
   request.set_all_sessions(all_sessions);
-  const v1::ListResponse response =
-      detail::Call(connection(), &v1::ArrayHub::Stub::List, request);
+  const v1::ListResponse response = detail::Call(connection(), &v1::ArrayHub::Stub::List, request);
   std::vector<ArrayInfo> arrays;
   arrays.reserve(response.arrays_size());
   for (const v1::ArrayInfo& info : response.arrays()) arrays.push_back(detail::FromProto(info));

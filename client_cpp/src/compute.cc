@@ -13,14 +13,7 @@ v1::ElementwiseRequest UfuncRequest(std::string_view name, const std::vector<Ope
   v1::ElementwiseRequest request;
   request.set_op(std::string(name));
   request.set_dtype(detail::ToProto(dtype));
-  for (const Operand& operand : operands) {
-    v1::Operand* wire = request.add_operands();
-    if (const auto* array = std::get_if<const Array*>(&operand.value())) {
-      wire->set_handle((*array)->handle());
-    } else {
-      detail::ToProto(std::get<Scalar>(operand.value()), wire->mutable_scalar());
-    }
-  }
+  for (const Operand& operand : operands) detail::ToProto(operand, request.add_operands());
   return request;
 }
 

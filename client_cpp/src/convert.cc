@@ -6,6 +6,14 @@
 
 namespace arrayhub::client::detail {
 
+void ToProto(const Operand& operand, v1::Operand* out) {
+  if (const auto* array = std::get_if<const Array*>(&operand.value())) {
+    out->set_handle((*array)->handle());
+  } else {
+    ToProto(std::get<Scalar>(operand.value()), out->mutable_scalar());
+  }
+}
+
 v1::DType ToProto(DType dtype) { return static_cast<v1::DType>(dtype); }
 
 v1::DType ToProto(std::optional<DType> dtype) {

@@ -3,6 +3,7 @@
 
 #include "arrayhub/client.h"
 #include "arrayhub/v1/arrays.pb.h"
+#include "arrayhub/v1/compute.pb.h"
 #include "arrayhub/v1/types.pb.h"
 
 namespace arrayhub::client::detail {
@@ -11,6 +12,8 @@ v1::DType ToProto(DType dtype);
 // The dtype of a wire value; nullopt (unset) maps to DTYPE_UNSPECIFIED.
 v1::DType ToProto(std::optional<DType> dtype);
 void ToProto(const Scalar& scalar, v1::Scalar* out);
+// An array operand as its handle, a scalar as a weak Scalar.
+void ToProto(const Operand& operand, v1::Operand* out);
 // Throws kInternal for a dtype this client does not know (a newer server).
 DType FromProto(v1::DType dtype);
 ArrayInfo FromProto(const v1::ArrayInfo& info);

@@ -8,14 +8,6 @@
 namespace arrayhub::client {
 namespace {
 
-void SetOperand(const Operand& operand, v1::Operand* wire) {
-  if (const auto* array = std::get_if<const Array*>(&operand.value())) {
-    wire->set_handle((*array)->handle());
-  } else {
-    detail::ToProto(std::get<Scalar>(operand.value()), wire->mutable_scalar());
-  }
-}
-
 v1::Precision ToProto(Precision precision) {
   switch (precision) {
     case Precision::kHighest:
@@ -30,8 +22,8 @@ v1::Precision ToProto(Precision precision) {
 
 v1::MatmulRequest MatmulRequest(const Operand& a, const Operand& b, const MatmulOptions& options) {
   v1::MatmulRequest request;
-  SetOperand(a, request.mutable_a());
-  SetOperand(b, request.mutable_b());
+  detail::ToProto(a, request.mutable_a());
+  detail::ToProto(b, request.mutable_b());
   request.set_transpose_a(options.transpose_a);
   request.set_transpose_b(options.transpose_b);
   request.set_conjugate_a(options.conjugate_a);
@@ -44,8 +36,8 @@ v1::TensorProductRequest ProductRequest(std::string_view op, const Operand& a, c
                                         Precision precision) {
   v1::TensorProductRequest request;
   request.set_op(std::string(op));
-  SetOperand(a, request.mutable_a());
-  SetOperand(b, request.mutable_b());
+  detail::ToProto(a, request.mutable_a());
+  detail::ToProto(b, request.mutable_b());
   request.set_precision(ToProto(precision));
   return request;
 }

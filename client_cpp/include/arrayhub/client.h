@@ -10,6 +10,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -124,6 +125,53 @@ struct MatmulOptions {
   Precision precision = Precision::kDefault;
 };
 
+// One entry of a NumPy index expression a[...]: slices, integers, an ellipsis, newaxis, and
+// integer or boolean index arrays, written as in Python. a[1:, ::-1, None, 3] is
+//   client.GetItem(a, {Slice{.start = 1}, Slice{.step = -1}, kNewAxis, 3})
+// Slice bounds left out take NumPy's defaults for the sign of the step; a step of 0 throws
+// kInvalidArgument ("slice step cannot be zero") before anything is sent.
+struct Slice {
+  std::optional<int64_t> start{};
+  std::optional<int64_t> stop{};
+  int64_t step = 1;
+};
+struct EllipsisIndex {};  // Python's `...`.
+struct NewAxisIndex {};   // numpy.newaxis (None).
+inline constexpr EllipsisIndex kEllipsis{};
+inline constexpr NewAxisIndex kNewAxis{};
+
+class IndexItem {
+ public:
+  // bool is left out on purpose: NumPy reads a[True] as a 0-d boolean mask, not as a[1].
+  template <std::integral T>
+  requires(!std::same_as<T, bool>) IndexItem(T index) : value_(static_cast<int64_t>(index)) {}
+  IndexItem(Slice slice) : value_(slice) {}
+  IndexItem(EllipsisIndex) : value_(EllipsisIndex{}) {}
+  IndexItem(NewAxisIndex) : value_(NewAxisIndex{}) {}
+  // An integer or boolean array (fancy indexing: the result is a copy). By reference; it must
+  // outlive the call.
+  IndexItem(const Array& array) : value_(&array) {}
+
+  const std::variant<int64_t, Slice, EllipsisIndex, NewAxisIndex, const Array*>& value() const {
+    return value_;
+  }
+
+ private:
+  std::variant<int64_t, Slice, EllipsisIndex, NewAxisIndex, const Array*> value_;
+};
+
+// The order elements are read and written in by Reshape and Ravel (NumPy's order=).
+enum class Order { kC, kF };
+
+// The arguments of Client::ArrayOp, as the ArrayOp RPC takes them.
+struct ArrayOpOptions {
+  std::optional<DType> dtype{};                // astype, cumsum/cumprod, concatenate/stack.
+  std::optional<std::vector<int64_t>> axis{};  // Absent: NumPy's axis=None.
+  std::vector<int64_t> ints{};  // split sections or indices, tile reps, repeat count, roll shifts.
+  std::string side{};           // searchsorted: "left" (the default when empty) or "right".
+  bool split_at_indices = false;  // split: `ints` are indices to split at, not a section count.
+};
+
 class Linalg;
 
 class Client {
@@ -192,6 +240,59 @@ class Client {
                   Precision precision = Precision::kDefault);
   // numpy.linalg's routines on this client's session; the Linalg refers to this Client.
   Linalg linalg();
+
+  // Views, as NumPy's functions of the same names: the result shares a's memory (a write
+  // through one is seen through the other) and stays valid after a is freed. Reshape and
+  // Ravel copy when no strides can express the result, as NumPy does; BroadcastTo and
+  // Diagonal are read-only. An empty `axes` transposes by reversing the axes.
+  Array Reshape(const Array& a, const Shape& shape, Order order = Order::kC);
+  Array Transpose(const Array& a, const std::vector<int64_t>& axes = {});
+  Array SwapAxes(const Array& a, int64_t axis1, int64_t axis2);
+  // Without axes: every axis of length 1.
+  Array Squeeze(const Array& a, std::optional<std::vector<int64_t>> axes = std::nullopt);
+  Array ExpandDims(const Array& a, const std::vector<int64_t>& axes);
+  Array BroadcastTo(const Array& a, const Shape& shape);
+  Array Diagonal(const Array& a, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1);
+  Array Ravel(const Array& a, Order order = Order::kC);
+
+  // a[index]: a view for basic indexing (integers, slices, kEllipsis, kNewAxis), a copy when
+  // an index is an array. Indexing every axis with an integer gives a 0-d array.
+  Array GetItem(const Array& a, const std::vector<IndexItem>& index);
+  // a[index] = value, the value broadcast to the selection and cast to a's dtype. With
+  // repeated fancy indices the last write wins, as in NumPy (so `a[[0, 0]] += 1` adds once).
+  void SetItem(Array& a, const std::vector<IndexItem>& index, const Operand& value);
+
+  // NumPy's array-manipulation function `op` (copy, ascontiguousarray, astype, take,
+  // compress, nonzero, concatenate, stack, split, tile, repeat, flip, roll, sort, argsort,
+  // cumsum, cumprod, unique, searchsorted) on operands in the ArrayOp RPC's order (see
+  // proto/arrayhub/v1/compute.proto). Returns its results: several for split and nonzero.
+  std::vector<Array> ArrayOp(std::string_view op, const std::vector<Operand>& operands,
+                             const ArrayOpOptions& options = {});
+  // Named forms of the common ones, with NumPy's defaults. Split and SplitAt give views.
+  Array Copy(const Array& a);
+  Array Astype(const Array& a, DType dtype);
+  // numpy.take: `indices` an integer array or one integer; without an axis, of the flattened a.
+  Array Take(const Array& a, const Operand& indices, std::optional<int64_t> axis = std::nullopt);
+  // Without an axis, Concatenate joins the flattened arrays. `dtype` must be a same_kind cast.
+  Array Concatenate(const std::vector<std::reference_wrapper<const Array>>& arrays,
+                    std::optional<int64_t> axis = 0, std::optional<DType> dtype = std::nullopt);
+  Array Stack(const std::vector<std::reference_wrapper<const Array>>& arrays, int64_t axis = 0,
+              std::optional<DType> dtype = std::nullopt);
+  // numpy.split(a, sections, axis): equal sections.
+  std::vector<Array> Split(const Array& a, int64_t sections, int64_t axis = 0);
+  // numpy.split(a, [i, j, ...], axis): a[:i], a[i:j], ..., a[last:].
+  std::vector<Array> SplitAt(const Array& a, const std::vector<int64_t>& indices, int64_t axis = 0);
+  // A stable sort along `axis`; nullopt sorts the flattened array.
+  Array Sort(const Array& a, std::optional<int64_t> axis = -1);
+  Array Argsort(const Array& a, std::optional<int64_t> axis = -1);
+  Array Cumsum(const Array& a, std::optional<int64_t> axis = std::nullopt,
+               std::optional<DType> dtype = std::nullopt);
+  // The sorted distinct values of the flattened a (NaNs collapse into one).
+  Array Unique(const Array& a);
+  // One int64 array of positions per axis of a.
+  std::vector<Array> Nonzero(const Array& a);
+  // `v` an array or a scalar; side "left" or "right".
+  Array SearchSorted(const Array& a, const Operand& v, std::string_view side = "left");
 
   // Uploads C-order elements; data.size() must equal the shape's element count.
   template <ArrayElement T>
