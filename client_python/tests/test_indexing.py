@@ -186,3 +186,11 @@ def test_getitem_of_zero_size_and_zero_d() -> None:
     assert scalar.item() == 1.0
     with pytest.raises(IndexError, match="too many indices"):
         scalar[0]
+
+
+def test_complex_scalar_into_integer_array_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"Cannot cast complex value \(1\+2j\)"):
+        ah.zeros(3, np.int64)[0] = 1 + 2j
+    x = ah.zeros(2)
+    x[0] = 3 + 4j  # Into floats NumPy drops the imaginary part (with a ComplexWarning).
+    assert x.get().tolist() == [3.0, 0.0]

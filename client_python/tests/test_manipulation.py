@@ -189,3 +189,10 @@ def test_promotion_of_concatenated_dtypes() -> None:
     b = ah.asarray(np.linspace(0, 1, 2, dtype=np.float32))
     _same(ah.concatenate([a, b]),
           np.concatenate([np.arange(3, dtype=np.int8), np.linspace(0, 1, 2, dtype=np.float32)]))
+
+
+def test_split_parts_are_bounded() -> None:
+    # NumPy would build 2**40 empty views; the server refuses before allocating anything.
+    with pytest.raises(ValueError, match="exceeds this server's limit of 65536 arrays per split"):
+        ah.split(ah.zeros(0), 2**40)
+    assert len(ah.split(ah.zeros(0), 3)) == 3

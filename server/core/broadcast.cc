@@ -9,11 +9,6 @@
 namespace arrayhub {
 namespace {
 
-// A shape as NumPy writes it in the broadcast error: "(3,4)", "(5,)", "()".
-std::string CompactShape(const Shape& shape) {
-  return fmt::format("({}{})", fmt::join(shape, ","), shape.size() == 1 ? "," : "");
-}
-
 absl::Status BroadcastError(std::span<const Shape> shapes) {
   std::string message = "operands could not be broadcast together with shapes ";
   for (const Shape& shape : shapes) message += CompactShape(shape) + " ";

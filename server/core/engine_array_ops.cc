@@ -53,6 +53,10 @@ DType AccumulateDType(DType input) {
   return input;
 }
 
+// The most arrays one split may answer. NumPy splits an empty axis into any number of empty
+// parts; a shared server cannot let one request register 2^40 handles.
+constexpr int64_t kMaxSplitParts = 65536;
+
 absl::Status NegativeDimensions() {
   return absl::InvalidArgumentError("negative dimensions are not allowed");
 }
@@ -441,6 +445,14 @@ class ArrayOpSteps {
     if (rank == 0) return absl::InvalidArgumentError("split of a 0-d array");
     AH_ASSIGN_OR_RETURN(int64_t axis, SingleAxis(rank, 0));
     const int64_t extent = array->shape[axis];
+    const int64_t part_count = spec_.split_at_indices ? static_cast<int64_t>(spec_.ints.size()) + 1
+                               : spec_.ints.empty()   ? 1
+                                                      : spec_.ints.front();
+    if (part_count > kMaxSplitParts) {
+      return absl::InvalidArgumentError(
+          fmt::format("split into {} parts exceeds this server's limit of {} arrays per split",
+                      part_count, kMaxSplitParts));
+    }
     std::vector<int64_t> bounds = {0};
     if (spec_.split_at_indices) {
       for (int64_t index : spec_.ints) {  // Python slicing clamps each bound.

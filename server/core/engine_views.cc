@@ -289,6 +289,13 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
       value = converted;
     }
   } else if (spec.value.scalar) {
+    // numpy.full casts a complex fill value unsafely; assignment does not (int(1+2j) raises).
+    if (spec.value.scalar->kind == Scalar::Kind::kComplex && !IsComplex(array->dtype) &&
+        !IsFloating(array->dtype)) {
+      return absl::InvalidArgumentError(
+          fmt::format("Cannot cast complex value {} to dtype('{}') in an assignment",
+                      spec.value.scalar->ToString(), DTypeName(array->dtype)));
+    }
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, array->dtype));
     const int64_t itemsize = ItemSize(array->dtype);
     AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, backend_->Allocate(itemsize));

@@ -1,8 +1,8 @@
 #include "server/core/handle.h"
 
-#include "server/core/entropy.h"
-
 #include <fmt/format.h>
+
+#include "server/core/entropy.h"
 
 namespace arrayhub {
 

@@ -184,9 +184,9 @@ absl::StatusOr<IndexPlan> PlanIndex(const Layout& data, int64_t itemsize,
     absl::StatusOr<Shape> block = BroadcastShapes(shapes);
     if (!block.ok()) {
       std::string listed;
-      for (const Shape& shape : shapes) listed += " " + FormatShape(shape);
+      for (const Shape& shape : shapes) listed += CompactShape(shape) + " ";
       return absl::InvalidArgumentError(
-          "shape mismatch: indexing arrays could not be broadcast together with shapes" + listed);
+          "shape mismatch: indexing arrays could not be broadcast together with shapes " + listed);
     }
     plan.advanced = true;
     plan.block_shape = *block;

@@ -37,11 +37,6 @@ constexpr std::pair<LinalgOp, std::string_view> kLinalgNames[] = {
     {LinalgOp::kLstsq, "lstsq"},
 };
 
-// NumPy's text for shapes in gufunc and dot messages: "(2,3)", "(3,)", "()".
-std::string CompactShape(std::span<const int64_t> shape) {
-  return fmt::format("({}{})", fmt::join(shape, ","), shape.size() == 1 ? "," : "");
-}
-
 int64_t Product(std::span<const int64_t> extents) {
   return std::accumulate(extents.begin(), extents.end(), int64_t{1}, std::multiplies<>());
 }

@@ -80,4 +80,8 @@ std::string FormatShape(std::span<const int64_t> shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
+std::string CompactShape(std::span<const int64_t> shape) {
+  return fmt::format("({}{})", fmt::join(shape, ","), shape.size() == 1 ? "," : "");
+}
+
 }  // namespace arrayhub

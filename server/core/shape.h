@@ -32,4 +32,8 @@ bool IsFContiguous(std::span<const int64_t> shape, std::span<const int64_t> stri
 // NumPy's text for a shape: "()", "(5,)", "(3, 4)".
 std::string FormatShape(std::span<const int64_t> shape);
 
+// The text NumPy's C code writes for shapes in its messages (broadcasting, gufuncs, dot,
+// indexing): "()", "(5,)", "(3,4)".
+std::string CompactShape(std::span<const int64_t> shape);
+
 }  // namespace arrayhub

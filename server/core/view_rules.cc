@@ -16,14 +16,18 @@ int64_t SizeOf(const Shape& shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
-// NumPy's convert_shape_to_string, used by reshape's messages: "(5,3)", "(5,newaxis)".
+// NumPy's convert_shape_to_string, used by reshape's messages: unknown (negative) lengths
+// print as "newaxis", except leading ones, which it leaves out: (5,3) -> "(5,3)", (-1,5) ->
+// "(5)", (5,-1) -> "(5,newaxis)", (7,) -> "(7,)".
 std::string ReshapeText(const Shape& shape) {
-  std::string text = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) text += ",";
-    text += shape[i] < 0 ? "newaxis" : std::to_string(shape[i]);
+  size_t first = 0;
+  while (first < shape.size() && shape[first] < 0) ++first;
+  if (first == shape.size()) return "()";
+  std::string text = std::to_string(shape[first]);
+  for (size_t i = first + 1; i < shape.size(); ++i) {
+    text += shape[i] < 0 ? ",newaxis" : "," + std::to_string(shape[i]);
   }
-  return text + (shape.size() == 1 ? ",)" : ")");
+  return shape.size() == 1 ? "(" + text + ",)" : "(" + text + ")";
 }
 
 absl::StatusOr<Shape> ResolveNewShape(int64_t size, const Shape& requested) {
@@ -31,11 +35,9 @@ absl::StatusOr<Shape> ResolveNewShape(int64_t size, const Shape& requested) {
   std::optional<size_t> unknown;
   int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1) {
+    if (shape[i] < 0) {  // NumPy 2 reads any negative length as the unknown one.
       if (unknown) return absl::InvalidArgumentError("can only specify one unknown dimension");
       unknown = i;
-    } else if (shape[i] < 0) {
-      return absl::InvalidArgumentError("negative dimensions not allowed");
     } else if (__builtin_mul_overflow(known, shape[i], &known)) {
       return absl::InvalidArgumentError(
           fmt::format("cannot reshape array of size {} into shape {}", size, ReshapeText(shape)));
@@ -226,8 +228,8 @@ absl::StatusOr<Layout> BroadcastToLayout(const Layout& layout, const BroadcastTo
   if (!fits) {
     return absl::InvalidArgumentError(fmt::format(
         "operands could not be broadcast together with remapped shapes [original->remapped]: "
-        "{} and requested shape {}",
-        FormatShape(layout.shape), FormatShape(spec.shape)));
+        "{}  and requested shape {}",
+        CompactShape(layout.shape), CompactShape(spec.shape)));
   }
   return Layout{.shape = spec.shape,
                 .strides = BroadcastStrides(layout.shape, layout.strides, spec.shape),

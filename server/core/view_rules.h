@@ -35,8 +35,8 @@ struct ReshapePlan {
 std::optional<Strides> ReshapeStrides(const Layout& layout, const Shape& shape,
                                       MemoryOrder order = MemoryOrder::kC);
 
-// numpy.reshape: "cannot reshape array of size 12 into shape (5, 3)", "can only specify one
-// unknown dimension", "negative dimensions not allowed".
+// numpy.reshape: "cannot reshape array of size 12 into shape (5,3)", "can only specify one
+// unknown dimension" (any negative length is the unknown one, as in NumPy 2).
 absl::StatusOr<ReshapePlan> PlanReshape(const Layout& layout, const ReshapeSpec& spec);
 // numpy.ravel: a view when the array is contiguous in the requested order, else a copy.
 ReshapePlan PlanRavel(const Layout& layout, MemoryOrder order);

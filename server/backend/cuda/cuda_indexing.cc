@@ -140,11 +140,10 @@ int64_t AlignUp(int64_t bytes) {
   return (bytes + kScratchAlignment - 1) / kScratchAlignment * kScratchAlignment;
 }
 
-// Scratch for `count`-element radix sorts: two key and two value buffers and CUB's storage.
-absl::StatusOr<std::unique_ptr<ScratchBuffer>> AllocateRadix(int64_t count, RadixBuffers& b,
-                                                             cudaStream_t stream) {
-  size_t temp_bytes = 0;
-  AH_CUDA_RETURN_IF_ERROR(RadixSortTempBytes(count, &temp_bytes));
+// Scratch for `count`-element radix sorts: two key and two value buffers and CUB's storage
+// (`temp_bytes`).
+absl::StatusOr<std::unique_ptr<ScratchBuffer>> AllocateRadix(int64_t count, size_t temp_bytes,
+                                                             RadixBuffers& b, cudaStream_t stream) {
   const int64_t array = AlignUp(count * static_cast<int64_t>(sizeof(int64_t)));
   AH_ASSIGN_OR_RETURN(std::unique_ptr<ScratchBuffer> scratch,
                       AllocateScratch(4 * array + static_cast<int64_t>(temp_bytes), stream));
@@ -373,8 +372,10 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
                    .key_bits = static_cast<int>(std::bit_width(static_cast<uint64_t>(high - low))),
                    .first_error = table.At<unsigned long long>(plan.error_word),
                    .buffers = {}};
+  size_t temp_bytes = 0;
+  AH_CUDA_RETURN_IF_ERROR(RadixSortTempBytes(count, &temp_bytes));
   AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchBuffer> workspace,
-                      AllocateRadix(count, args.buffers, context.stream));
+                      AllocateRadix(count, temp_bytes, args.buffers, context.stream));
   AH_CUDA_RETURN_IF_ERROR(LaunchScatter(args, context.stream));
   return IndexStatus(plan, table, shape, call.indices, context.stream);
 }
@@ -400,8 +401,10 @@ absl::Status CudaBackend::Sort(const SortCall& call) {
     AH_ASSIGN_OR_RETURN(char* indices, Base(*call.indices));
     args.indices = reinterpret_cast<int64_t*>(indices);
   }
+  size_t temp_bytes = 0;
+  AH_CUDA_RETURN_IF_ERROR(SortTempBytes(args, &temp_bytes));
   AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchBuffer> workspace,
-                      AllocateRadix(count, args.buffers, context.stream));
+                      AllocateRadix(count, temp_bytes, args.buffers, context.stream));
   AH_CUDA_RETURN_IF_ERROR(LaunchSort(args));
   AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
   return absl::OkStatus();

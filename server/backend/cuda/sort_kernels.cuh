@@ -50,7 +50,14 @@ struct SortArgs {
   cudaStream_t stream = nullptr;
 };
 
-// Enqueues the sort and returns the first error.
+// CUB temporary storage enough for LaunchSort(args) (dtype, rows, n and which outputs are set):
+// that of RadixSortPairs over rows * n pairs and that of the keys-only sorts the call may take.
+cudaError_t SortTempBytes(const SortArgs& args, size_t* bytes);
+
+// Enqueues the sort and returns the first error. `buffers.temp_bytes` must be at least
+// SortTempBytes(args), and buffers.values[0] at least 256 bytes (any count does: it is rounded
+// up). A values-only sort of floats reads a few words back from the device before it chooses
+// how to sort (see sort_kernels.cu), so it returns once that read is done.
 cudaError_t LaunchSort(SortArgs& args);
 
 }  // namespace arrayhub
