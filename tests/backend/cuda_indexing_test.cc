@@ -577,8 +577,15 @@ class SortTest : public CudaIndexingTest {
   // Sorts the same (rows, n) input on both backends; compares values and indices.
   void CheckSort(DType dtype, const Shape& shape, Values kind, bool want_values, bool want_indices,
                  Rng& rng) {
+    CheckSortOf(dtype, shape, RandomBytes(dtype, Count(shape), kind, rng), want_values,
+                want_indices, rng);
+  }
+
+  // The same for the given input bytes.
+  void CheckSortOf(DType dtype, const Shape& shape, const Bytes& bytes, bool want_values,
+                   bool want_indices, Rng& rng, const std::string& label = "") {
     const int64_t count = Count(shape);
-    AH_TEST_ASSIGN(const Both input, Upload(RandomBytes(dtype, count, kind, rng)));
+    AH_TEST_ASSIGN(const Both input, Upload(bytes));
     AH_TEST_ASSIGN(const Both values, Upload(RandomBytes(dtype, count, Values::kWide, rng)));
     AH_TEST_ASSIGN(const Both indices,
                    Upload(RandomBytes(DType::kInt64, count, Values::kWide, rng)));
@@ -591,7 +598,9 @@ class SortTest : public CudaIndexingTest {
       const absl::Status status = On(on_cuda).Sort(call);
       ASSERT_TRUE(status.ok()) << status;
     }
-    const std::string what = fmt::format("sort {} {}", DTypeName(dtype), FormatShape(shape));
+    const std::string what =
+        fmt::format("sort {} {}{}{}{}", DTypeName(dtype), FormatShape(shape),
+                    want_values ? " values" : "", want_indices ? " indices" : "", label);
     EXPECT_EQ(Compare(values, dtype), "") << what << Seed();
     EXPECT_EQ(Compare(indices, DType::kInt64), "") << what << Seed();
   }
@@ -608,6 +617,16 @@ TEST_F(SortTest, EveryDTypeMatchesHost) {
     }
     CheckSort(dtype, {5, 100}, Values::kSpecial, false, true, rng);
     CheckSort(dtype, {5, 100}, Values::kSpecial, true, false, rng);
+    // Values only: keys-only sorts of integers and floats (one row, row by row, segmented, a
+    // copy for rows of one element); bool and complex take the permutation path.
+    for (const Shape& shape : shapes) {
+      for (const Values kind : {Values::kWide, Values::kNarrow, Values::kSpecial, Values::kZeros}) {
+        CheckSort(dtype, shape, kind, true, false, rng);
+      }
+    }
+    for (const Shape& shape : std::vector<Shape>{{1000, 1}, {600, 2}, {2, 40000}, {3, 6000}}) {
+      CheckSort(dtype, shape, Values::kNarrow, true, false, rng);
+    }
   }
 }
 
@@ -619,6 +638,125 @@ TEST_F(SortTest, LargeArraysMatchHost) {
   }
   for (const DType dtype : {DType::kInt32, DType::kFloat64, DType::kComplex64}) {
     CheckSort(dtype, {16, 1 << 16}, Values::kWide, true, true, rng);
+  }
+}
+
+// Values only, 2^20 elements: one row (one radix sort, or CUB's float order for float32 and
+// float64), a few long rows (one sort per row), many rows (segmented sort).
+TEST_F(SortTest, LargeValuesOnlyMatchHost) {
+  Rng rng(BaseSeed() + 7);
+  for (const DType dtype : kAllDTypes) {
+    for (const Values kind : {Values::kWide, Values::kNarrow, Values::kSpecial}) {
+      CheckSort(dtype, {1, 1 << 20}, kind, true, false, rng);
+    }
+  }
+  for (const DType dtype : {DType::kInt8, DType::kUInt16, DType::kInt32, DType::kUInt32,
+                            DType::kInt64, DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
+    for (const Shape& shape :
+         std::vector<Shape>{{2, 1 << 19}, {16, 1 << 16}, {4096, 256}, {1 << 17, 8}}) {
+      CheckSort(dtype, shape, Values::kWide, true, false, rng);
+    }
+    CheckSort(dtype, {8, 1 << 17}, Values::kZeros, true, false, rng);
+  }
+}
+
+// Float inputs whose equal-comparing elements differ in bits: which zeros occur, which NaNs.
+enum class ZeroMix { kPositive, kNegative, kBoth };
+enum class NanMix { kNone, kOnePositive, kOneNegative, kMixed };
+
+// Narrow values (many ties) with infinities, a fifth zeros and a tenth NaNs as `zeros` and
+// `nans` say: kOnePositive and kOneNegative use one pattern each, with a payload that is not
+// the default NaN's; kMixed four, of both signs.
+Bytes SignedZerosAndNaNs(DType dtype, int64_t count, ZeroMix zeros, NanMix nans, Rng& rng) {
+  const auto size = static_cast<size_t>(ItemSize(dtype));
+  const std::vector<uint64_t> patterns =
+      dtype == DType::kFloat16 ? std::vector<uint64_t>{0x7e01, 0xfe03, 0x7e00, 0xfe00}
+      : dtype == DType::kFloat32
+          ? std::vector<uint64_t>{0x7fc00123, 0xffc12345, 0x7fc00000, 0xffc00000}
+          : std::vector<uint64_t>{0x7ff8000000000123, 0xfff8000000045600, 0x7ff8000000000000,
+                                  0xfff8000000000000};
+  Bytes bytes(std::max<size_t>(static_cast<size_t>(count), 1) * size);
+  for (int64_t i = 0; i < count; ++i) {
+    std::byte* out = &bytes[static_cast<size_t>(i) * size];
+    const double u = Uniform(rng, 0, 1);
+    if (u < 0.2) {
+      const bool negative =
+          zeros == ZeroMix::kNegative || (zeros == ZeroMix::kBoth && rng() % 2 == 0);
+      PutReal(dtype, negative ? -0.0 : 0.0, out);
+    } else if (u < 0.3 && nans != NanMix::kNone) {
+      const uint64_t bits = nans == NanMix::kOnePositive   ? patterns[0]
+                            : nans == NanMix::kOneNegative ? patterns[1]
+                                                           : patterns[rng() % 4];
+      std::memcpy(out, &bits, size);  // Little-endian low bytes.
+    } else if (u < 0.35) {
+      PutReal(dtype,
+              u < 0.325 ? std::numeric_limits<double>::infinity()
+                        : -std::numeric_limits<double>::infinity(),
+              out);
+    } else {
+      PutReal(dtype, std::floor(Uniform(rng, -8, 8)) / 2, out);
+    }
+  }
+  return bytes;
+}
+
+// A values-only sort returns NumPy's elements bit for bit: within a run of zeros the input's
+// sequence of -0.0 and +0.0, within the NaNs their payloads in input order. Every mix of zeros
+// and NaNs, in one row and in several, small and large: the keys-only sorts where each run has
+// one pattern (and CUB's float order for one float32 or float64 row where the NaNs have one
+// pattern without the sign bit), the permutation path otherwise.
+TEST_F(SortTest, ValuesOnlyKeepSignedZerosAndNaNPayloads) {
+  Rng rng(BaseSeed() + 8);
+  const std::vector<Shape> small = {{1, 9}, {1, 1000}, {4, 300}, {3, 6000}, {700, 5}};
+  const std::vector<Shape> large = {{1, 1 << 20}, {2, 1 << 19}, {16, 1 << 16}};
+  for (const DType dtype : {DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
+    for (const ZeroMix zeros : {ZeroMix::kPositive, ZeroMix::kNegative, ZeroMix::kBoth}) {
+      for (const NanMix nans :
+           {NanMix::kNone, NanMix::kOnePositive, NanMix::kOneNegative, NanMix::kMixed}) {
+        const std::string label =
+            fmt::format(" zeros {} nans {}", static_cast<int>(zeros), static_cast<int>(nans));
+        for (const Shape& shape : small) {
+          CheckSortOf(dtype, shape, SignedZerosAndNaNs(dtype, Count(shape), zeros, nans, rng), true,
+                      false, rng, label);
+        }
+        const bool large_case =
+            (zeros == ZeroMix::kPositive && nans == NanMix::kOnePositive) ||
+            (zeros == ZeroMix::kNegative && nans != NanMix::kMixed &&
+             nans != NanMix::kOnePositive) ||
+            (zeros == ZeroMix::kBoth && (nans == NanMix::kOnePositive || nans == NanMix::kMixed));
+        if (large_case) {
+          for (const Shape& shape : large) {
+            CheckSortOf(dtype, shape, SignedZerosAndNaNs(dtype, Count(shape), zeros, nans, rng),
+                        true, false, rng, label);
+          }
+        }
+      }
+    }
+  }
+  // Spelled out: both zeros in one row and NaNs of distinct payloads.
+  const std::vector<uint32_t> row = {0x7fc00001, 0x80000000, 0x3f800000, 0x00000000, 0xffc00002,
+                                     0x80000000, 0x7fc00001, 0x00000000, 0xbf800000, 0x7fc00003};
+  const std::vector<uint32_t> sorted = {0xbf800000, 0x80000000, 0x00000000, 0x80000000, 0x00000000,
+                                        0x3f800000, 0x7fc00001, 0xffc00002, 0x7fc00001, 0x7fc00003};
+  for (const int64_t rows : {int64_t{1}, int64_t{3}}) {
+    Bytes bytes(row.size() * 4 * static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      std::memcpy(&bytes[static_cast<size_t>(r) * row.size() * 4], row.data(), row.size() * 4);
+    }
+    const auto n = static_cast<int64_t>(row.size());
+    AH_TEST_ASSIGN(const Both input, Upload(bytes));
+    AH_TEST_ASSIGN(const Both values, Upload(Bytes(bytes.size())));
+    const SortCall call{.input = ViewOf(input, true, DType::kFloat32, Dense({rows, n})),
+                        .values = ViewOf(values, true, DType::kFloat32, Dense({rows, n})),
+                        .indices = std::nullopt};
+    ASSERT_TRUE(cuda_->Sort(call).ok());
+    AH_TEST_ASSIGN(const Bytes actual, Download(values, true));
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(std::memcmp(&actual[static_cast<size_t>(r) * row.size() * 4], sorted.data(),
+                            sorted.size() * 4),
+                0)
+          << "row " << r << " of " << rows;
+    }
   }
 }
 

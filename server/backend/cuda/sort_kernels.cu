@@ -516,8 +516,9 @@ cudaError_t SortTempBytes(const SortArgs& a, size_t* bytes) {
   if (const cudaError_t error = RadixSortTempBytes(count, bytes); error != cudaSuccess) {
     return error;
   }
+  if (count == 0) return cudaSuccess;
   const KeysPlan plan = PlanKeysOnly(a);
-  if (count == 0 || plan == KeysPlan::kNone || plan == KeysPlan::kCopy) return cudaSuccess;
+  if (plan == KeysPlan::kNone || plan == KeysPlan::kCopy) return cudaSuccess;
   return WithOrder(a.dtype, [&](auto order) -> cudaError_t {
     using Order = decltype(order);
     if constexpr (kKeysOnlyOrder<Order>) {
