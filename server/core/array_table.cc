@@ -79,4 +79,12 @@ int64_t ArrayTable::size() const {
   return static_cast<int64_t>(records_.size());
 }
 
+std::vector<ArrayTable::RecordPtr> ArrayTable::All() const {
+  std::vector<RecordPtr> result;
+  absl::ReaderMutexLock lock(&mutex_);
+  result.reserve(records_.size());
+  for (const auto& [handle, record] : records_) result.push_back(record);
+  return result;
+}
+
 }  // namespace arrayhub

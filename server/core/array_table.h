@@ -41,6 +41,9 @@ class ArrayTable {
 
   int64_t size() const;
 
+  // Every live record, of every tenant: for operators' statistics, never for a caller.
+  std::vector<RecordPtr> All() const;
+
  private:
   static bool Visible(const Caller& caller, const ArrayRecord& record);
 

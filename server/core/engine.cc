@@ -144,4 +144,8 @@ EngineStats Engine::Stats() const {
           .sessions = sessions_.size()};
 }
 
+std::map<std::string, TenantUsage> Engine::UsageByTenant() const {
+  return TallyUsage(table_.All(), sessions_.CountByTenant());
+}
+
 }  // namespace arrayhub

@@ -16,6 +16,7 @@
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
 #include "server/core/session_manager.h"
+#include "server/core/tenant_usage.h"
 #include "server/core/upload.h"
 #include "server/core/view_rules.h"
 
@@ -95,6 +96,8 @@ class Engine {
   std::vector<ArrayTable::RecordPtr> List(const Caller& caller, bool all_sessions) const;
 
   EngineStats Stats() const;
+  // Per tenant, for operators (metrics); never shown to a tenant other than its own.
+  std::map<std::string, TenantUsage> UsageByTenant() const;
 
  private:
   friend class LinalgSteps;   // engine_linalg.cc: scratch arrays and backend calls on views.

@@ -71,4 +71,11 @@ int64_t SessionManager::size() const {
   return static_cast<int64_t>(sessions_.size());
 }
 
+absl::flat_hash_map<std::string, int64_t> SessionManager::CountByTenant() const {
+  absl::flat_hash_map<std::string, int64_t> counts;
+  absl::ReaderMutexLock lock(&mutex_);
+  for (const auto& [id, session] : sessions_) ++counts[session.tenant];
+  return counts;
+}
+
 }  // namespace arrayhub

@@ -51,6 +51,9 @@ class SessionManager {
 
   int64_t size() const;
 
+  // Open sessions per tenant: for operators' statistics.
+  absl::flat_hash_map<std::string, int64_t> CountByTenant() const;
+
  private:
   SessionOptions options_;
   mutable absl::Mutex mutex_;
