@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "server/transport/call_tags.h"
 #include "server/transport/convert.h"
 
 namespace arrayhub {
 
-std::string ArrayHubService::TenantOf(const grpc::ServerContext&) const { return kAnonymousTenant; }
+std::string ArrayHubService::TenantOf(const grpc::ServerContext& context) const {
+  call_tags::SetTenant(&context, kAnonymousTenant);
+  return kAnonymousTenant;
+}
 
 absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContext& context) {
   const auto& metadata = context.client_metadata();

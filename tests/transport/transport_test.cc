@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <regex>
 #include <thread>
 
 #include "tests/transport/rpc_fixture.h"
@@ -285,6 +286,32 @@ TEST_F(BookkeepingTest, DebugLogHasALinePerRequestAndNoPayloads) {
   v1::ServerInfo info;
   ASSERT_TRUE(stub_->GetServerInfo(&context, v1::ServerInfoRequest(), &info).ok());
   EXPECT_EQ(quiet.Text(), "");
+}
+
+// Each line names the request (the client's x-request-id when it is a short token, else a
+// random one) and the tenant, once the handler has read the credentials.
+TEST_F(BookkeepingTest, DebugLogNamesTheRequestAndTheTenant) {
+  std::string text;
+  {
+    CapturedLog log(spdlog::level::debug);
+    grpc::ClientContext named;
+    named.AddMetadata("x-request-id", "job-42.step:7");
+    v1::ServerInfo info;
+    ASSERT_TRUE(stub_->GetServerInfo(&named, v1::ServerInfoRequest(), &info).ok());
+    grpc::ClientContext unusable;
+    unusable.AddMetadata("x-request-id", "two words");
+    ASSERT_TRUE(stub_->GetServerInfo(&unusable, v1::ServerInfoRequest(), &info).ok());
+    grpc::ClientContext no_session;  // Fails before any credentials are read.
+    v1::DescribeRequest describe;
+    v1::ArrayInfo array;
+    EXPECT_FALSE(stub_->Describe(&no_session, describe, &array).ok());
+    text = log.Text();
+  }
+  EXPECT_NE(text.find("request=job-42.step:7 tenant=anonymous"), std::string::npos) << text;
+  EXPECT_EQ(text.find("two words"), std::string::npos) << text;
+  const std::regex generated("GetServerInfo OK [0-9]+ us request=[0-9a-f]{16} tenant=anonymous");
+  EXPECT_TRUE(std::regex_search(text, generated)) << text;
+  EXPECT_NE(text.find("tenant=-: missing x-arrayhub-session"), std::string::npos) << text;
 }
 
 TEST_F(BookkeepingTest, RpcsOfLaterIssuesSayTheyAreNotImplemented) {
