@@ -6,7 +6,10 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
+#include "server/transport/metrics.h"
+#include "server/transport/metrics_endpoint.h"
 #include "server/transport/request_log.h"
+#include "server/transport/request_metrics.h"
 #include "server/transport/service.h"
 
 namespace arrayhub {
@@ -16,6 +19,12 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
   std::unique_ptr<ArrayHubServer> server(new ArrayHubServer());
   server->host_ = options.listen_address.substr(0, options.listen_address.rfind(':'));
   server->engine_ = std::make_unique<Engine>(std::move(backend), options.limits, options.sessions);
+  server->metrics_ = std::make_unique<ServerMetrics>(*server->engine_);
+  if (!options.metrics_listen.empty()) {
+    auto endpoint = MetricsEndpoint::Start(options.metrics_listen, *server->metrics_);
+    if (!endpoint.ok()) return endpoint.status();
+    server->metrics_endpoint_ = std::move(endpoint).value();
+  }
   server->service_ = std::make_unique<ArrayHubService>(*server->engine_);
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -26,6 +35,7 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
   builder.RegisterService(server->service_.get());
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.limits.max_message_bytes));
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<RequestMetricsFactory>(*server->metrics_));
   interceptors.push_back(std::make_unique<RequestLogFactory>());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   server->server_ = builder.BuildAndStart();
@@ -43,6 +53,10 @@ ArrayHubServer::~ArrayHubServer() { Shutdown(); }
 std::string ArrayHubServer::address() const {
   const std::string host = host_.empty() || host_ == "0.0.0.0" ? "127.0.0.1" : host_;
   return fmt::format("{}:{}", host, port_);
+}
+
+int ArrayHubServer::metrics_port() const {
+  return metrics_endpoint_ != nullptr ? metrics_endpoint_->port() : 0;
 }
 
 void ArrayHubServer::ReapLoop(std::chrono::milliseconds interval) {

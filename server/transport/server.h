@@ -19,6 +19,8 @@ class Server;
 namespace arrayhub {
 
 class ArrayHubService;
+class MetricsEndpoint;
+class ServerMetrics;
 
 struct ServerOptions {
   std::string listen_address = "127.0.0.1:50051";  // Port 0 picks a free one.
@@ -26,6 +28,8 @@ struct ServerOptions {
   SessionOptions sessions{};
   // How often expired sessions are looked for.
   std::chrono::milliseconds reap_interval{1000};
+  // host:port of the Prometheus endpoint (/metrics); empty: none. Port 0 picks a free one.
+  std::string metrics_listen;
 };
 
 class ArrayHubServer {
@@ -38,6 +42,9 @@ class ArrayHubServer {
   // "127.0.0.1:<port>" style address clients can dial.
   std::string address() const;
   Engine& engine() { return *engine_; }
+  ServerMetrics& metrics() { return *metrics_; }
+  // Port of the /metrics endpoint; 0 when there is none.
+  int metrics_port() const;
 
   // Stops accepting calls, waits up to `deadline` for in-flight ones, then cancels the rest.
   void Shutdown(std::chrono::milliseconds deadline = std::chrono::milliseconds(5000));
@@ -51,6 +58,10 @@ class ArrayHubServer {
   std::string host_;
   int port_ = 0;
   std::unique_ptr<Engine> engine_;
+  // Declared after the engine they read and before the server whose interceptors count into
+  // them, so that they are destroyed in between.
+  std::unique_ptr<ServerMetrics> metrics_;
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
   std::unique_ptr<ArrayHubService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::atomic<bool> stopping_{false};

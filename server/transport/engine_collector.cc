@@ -1,0 +1,69 @@
+#include "server/transport/engine_collector.h"
+
+#include <string>
+#include <utility>
+
+namespace arrayhub {
+namespace {
+
+using Labels = std::vector<prometheus::ClientMetric::Label>;
+
+prometheus::MetricFamily Gauges(std::string name, std::string help) {
+  return {.name = std::move(name),
+          .help = std::move(help),
+          .type = prometheus::MetricType::Gauge,
+          .metric = {}};
+}
+
+void Add(prometheus::MetricFamily& family, Labels labels, double value) {
+  prometheus::ClientMetric metric;
+  metric.label = std::move(labels);
+  metric.gauge.value = value;
+  family.metric.push_back(std::move(metric));
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> EngineCollector::Collect() const {
+  Backend& backend = engine_.backend();
+  const EngineStats stats = engine_.Stats();
+
+  auto info = Gauges("arrayhub_info", "Always 1; the labels say which daemon this is");
+  Add(info, {{"version", ARRAYHUB_VERSION}, {"backend", std::string(backend.name())}}, 1);
+
+  auto total = Gauges("arrayhub_device_memory_total_bytes",
+                      "Memory of each device (host RAM for the CPU backend)");
+  auto free = Gauges("arrayhub_device_memory_free_bytes",
+                     "Free memory of each device as the device reports it, whoever holds the rest");
+  for (const DeviceDescription& device : backend.Devices()) {
+    Add(total, {{"device", device.name}}, static_cast<double>(device.total_memory_bytes));
+    Add(free, {{"device", device.name}}, static_cast<double>(device.free_memory_bytes));
+  }
+
+  auto in_use = Gauges("arrayhub_memory_in_use_bytes",
+                       "Backend memory held by arrayhubd's live buffers, all tenants");
+  Add(in_use, {}, static_cast<double>(stats.bytes_in_use));
+  auto buffers = Gauges("arrayhub_buffers", "Live backend buffers (views share their base's)");
+  Add(buffers, {}, static_cast<double>(stats.buffers));
+  auto arrays = Gauges("arrayhub_arrays", "Live array handles, all tenants");
+  Add(arrays, {}, static_cast<double>(stats.arrays));
+  auto sessions = Gauges("arrayhub_sessions", "Open sessions, all tenants");
+  Add(sessions, {}, static_cast<double>(stats.sessions));
+
+  auto tenant_bytes = Gauges("arrayhub_tenant_memory_bytes",
+                             "Backend memory of each tenant's arrays (shared buffers once)");
+  auto tenant_arrays = Gauges("arrayhub_tenant_arrays", "Live array handles of each tenant");
+  auto tenant_sessions = Gauges("arrayhub_tenant_sessions", "Open sessions of each tenant");
+  for (const auto& [tenant, usage] : engine_.UsageByTenant()) {
+    Add(tenant_bytes, {{"tenant", tenant}}, static_cast<double>(usage.bytes));
+    Add(tenant_arrays, {{"tenant", tenant}}, static_cast<double>(usage.arrays));
+    Add(tenant_sessions, {{"tenant", tenant}}, static_cast<double>(usage.sessions));
+  }
+
+  return {std::move(info),           std::move(total),        std::move(free),
+          std::move(in_use),         std::move(buffers),      std::move(arrays),
+          std::move(sessions),       std::move(tenant_bytes), std::move(tenant_arrays),
+          std::move(tenant_sessions)};
+}
+
+}  // namespace arrayhub

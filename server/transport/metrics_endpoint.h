@@ -1,0 +1,50 @@
+// Serves ServerMetrics as Prometheus text at http://<address>/metrics.
+//
+// A deliberately small HTTP/1.1 responder: one thread answers one connection at a time
+// (scrapes are rare and quick), GET or HEAD of /metrics only, one request per connection, a
+// read deadline, and a bounded request head. prometheus-cpp's own exposer is not used: Debian's
+// civetweb starts its threads with a fixed 100 KiB stack, smaller than the static TLS that
+// cuBLAS and OpenBLAS bring into this process, so it cannot start a thread here (EINVAL).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "server/transport/metrics.h"
+
+namespace arrayhub {
+
+class MetricsEndpoint {
+ public:
+  // `address` is host:port ([v6]:port for IPv6 literals; port 0 picks a free port).
+  // INVALID_ARGUMENT for a malformed address, UNAVAILABLE when it cannot listen there.
+  // A client that has not sent its whole request head within `read_timeout` is answered 408.
+  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(
+      const std::string& address, const ServerMetrics& metrics,
+      std::chrono::milliseconds read_timeout = std::chrono::seconds(2));
+  // Stops serving; returns once the serving thread has ended.
+  ~MetricsEndpoint();
+
+  int port() const { return port_; }
+
+ private:
+  MetricsEndpoint(const ServerMetrics& metrics, std::chrono::milliseconds read_timeout)
+      : metrics_(metrics), read_timeout_(read_timeout) {}
+
+  void Serve();
+  void Answer(int connection) const;
+
+  const ServerMetrics& metrics_;
+  const std::chrono::milliseconds read_timeout_;
+  int listener_ = -1;
+  int wake_read_ = -1;  // A pipe whose write end the destructor closes to stop Serve.
+  int wake_write_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace arrayhub
