@@ -2,15 +2,19 @@
 //
 // Every option can be given, in decreasing precedence, as a command-line flag, as an
 // environment variable ARRAYHUB_<NAME> (e.g. ARRAYHUB_LISTEN), or in the TOML/INI file named
-// by --config; otherwise its default applies.
+// by --config (or ARRAYHUB_CONFIG); otherwise its default applies (see environment_args.h).
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <iostream>
 #include <thread>
+#include <vector>
 
 #include "server/backend/backend_factory.h"
+#include "server/environment_args.h"
 #include "server/transport/server.h"
 
 namespace {
@@ -23,10 +27,15 @@ struct Config {
   int64_t session_ttl = 60;
   int64_t max_session_ttl = 3600;
   int64_t drain_seconds = 10;
+  std::string metrics_listen;
 };
 
 void DefineOptions(CLI::App& app, Config& config) {
-  app.set_config("--config", "", "TOML or INI file with options (names as the long flags)");
+  app.set_config("--config", "", "TOML or INI file with options (names as the long flags)")
+      ->envname("ARRAYHUB_CONFIG");
+  app.allow_config_extras(CLI::config_extras_mode::error);  // A misspelt key is an error.
+  // The envname is shown by --help and read by WithEnvironment, which passes the value on as a
+  // flag (so CLI11 itself never has to).
   auto add = [&app](const std::string& name, auto& value, const std::string& help) {
     std::string env = "ARRAYHUB_" + name;
     for (char& c : env) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
@@ -54,6 +63,8 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("drain-seconds", config.drain_seconds,
       "on SIGTERM/SIGINT, how long in-flight calls may run before they are cancelled")
       ->check(CLI::NonNegativeNumber);
+  add("metrics-listen", config.metrics_listen,
+      "host:port for Prometheus metrics at http://host:port/metrics; empty: no metrics endpoint");
 }
 
 int Fail(const absl::Status& status) {
@@ -67,7 +78,18 @@ int main(int argc, char** argv) {
   CLI::App app("arrayhubd: serves device-resident arrays over gRPC", "arrayhubd");
   Config config;
   DefineOptions(app, config);
-  CLI11_PARSE(app, argc, argv);
+  const arrayhub::EnvironmentArgs environment = arrayhub::WithEnvironment(app, argc, argv);
+  std::vector<const char*> args;
+  for (const std::string& arg : environment.args) args.push_back(arg.c_str());
+  try {
+    app.parse(static_cast<int>(args.size()), args.data());
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() != 0 && !environment.variables.empty()) {
+      std::cerr << "arrayhubd: options also came from the environment: "
+                << fmt::format("{}", fmt::join(environment.variables, ", ")) << "\n";
+    }
+    return app.exit(error);
+  }
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   arrayhub::Limits& limits = config.limits;
@@ -101,12 +123,24 @@ int main(int argc, char** argv) {
       .limits = limits,
       .sessions = {.default_lease = std::chrono::seconds(config.session_ttl),
                    .max_lease = std::chrono::seconds(config.max_session_ttl)},
+      .metrics_listen = config.metrics_listen,
   };
   auto server = arrayhub::ArrayHubServer::Start(options, std::move(*backend));
   if (!server.ok()) return Fail(server.status());
-  spdlog::info("arrayhubd {} listening on {} (max array {} bytes, chunks up to {} bytes)",
-               ARRAYHUB_VERSION, (*server)->address(), limits.max_array_bytes,
-               limits.max_chunk_bytes);
+  spdlog::info(
+      "arrayhubd {} listening on {} (backend {}, max rank {}, max array {} bytes, "
+      "chunks up to {} bytes, sessions {} s up to {} s, drain {} s)",
+      ARRAYHUB_VERSION, (*server)->address(), (*server)->engine().backend().name(), limits.max_rank,
+      limits.max_array_bytes, limits.max_chunk_bytes, config.session_ttl, config.max_session_ttl,
+      config.drain_seconds);
+  if ((*server)->metrics_port() != 0) {
+    // civetweb also takes a bare port, which listens on every interface.
+    const std::string& metrics = config.metrics_listen;
+    const size_t colon = metrics.rfind(':');
+    spdlog::info("metrics on http://{}:{}/metrics",
+                 colon == std::string::npos ? "0.0.0.0" : metrics.substr(0, colon),
+                 (*server)->metrics_port());
+  }
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
