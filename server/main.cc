@@ -4,17 +4,16 @@
 // environment variable ARRAYHUB_<NAME> (e.g. ARRAYHUB_LISTEN), or in the TOML/INI file named
 // by --config (or ARRAYHUB_CONFIG); otherwise its default applies (see environment_args.h).
 #include <fmt/ranges.h>
-#include <signal.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
-#include <thread>
 #include <vector>
 
 #include "server/backend/backend_factory.h"
 #include "server/environment_args.h"
+#include "server/shutdown_signals.h"
 #include "server/transport/server.h"
 
 namespace {
@@ -110,13 +109,10 @@ int main(int argc, char** argv) {
                  device.description, device.total_memory_bytes >> 20);
   }
 
-  // Signals are taken synchronously by this thread; threads started after this inherit the
-  // mask, so no gRPC thread is interrupted by them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Before serving, so that a signal never finds the default action in place.
+  if (absl::Status installed = arrayhub::InstallShutdownSignals(); !installed.ok()) {
+    return Fail(installed);
+  }
 
   arrayhub::ServerOptions options{
       .listen_address = config.listen,
@@ -134,23 +130,14 @@ int main(int argc, char** argv) {
       limits.max_array_bytes, limits.max_chunk_bytes, config.session_ttl, config.max_session_ttl,
       config.drain_seconds);
   if ((*server)->metrics_port() != 0) {
-    // civetweb also takes a bare port, which listens on every interface.
-    const std::string& metrics = config.metrics_listen;
-    const size_t colon = metrics.rfind(':');
-    spdlog::info("metrics on http://{}:{}/metrics",
-                 colon == std::string::npos ? "0.0.0.0" : metrics.substr(0, colon),
+    const std::string& metrics = config.metrics_listen;  // host:port, checked by the server.
+    spdlog::info("metrics on http://{}:{}/metrics", metrics.substr(0, metrics.rfind(':')),
                  (*server)->metrics_port());
   }
 
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  const int signal_number = arrayhub::WaitForShutdownSignal();
   spdlog::info("received signal {}: draining for up to {} s (send it again to exit at once)",
                signal_number, config.drain_seconds);
-  std::thread([&signals] {
-    int again = 0;
-    sigwait(&signals, &again);
-    std::_Exit(128 + again);
-  }).detach();
   (*server)->Shutdown(std::chrono::seconds(config.drain_seconds));
   server->reset();  // Frees every array before exit.
   spdlog::info("arrayhubd stopped");

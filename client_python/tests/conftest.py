@@ -46,15 +46,17 @@ class Daemon:
     log: pathlib.Path
 
 
-def start_daemon(log: pathlib.Path, *extra: str) -> Daemon:
-    """Starts arrayhubd on a free loopback port and waits for its "listening on" line."""
+def start_daemon(log: pathlib.Path, *extra: str, log_level: str = "info",
+                 env: dict[str, str] | None = None) -> Daemon:
+    """Starts arrayhubd on a free loopback port and waits for its "listening on" line.
+    ``env`` replaces the daemon's environment when given."""
     if not os.access(DAEMON, os.X_OK):
         pytest.fail(f"no arrayhubd at {DAEMON}: build it with `cmake --build build --target "
                     f"arrayhubd` or set ARRAYHUB_DAEMON", pytrace=False)
     with log.open("w") as sink:
         process = subprocess.Popen(
-            [DAEMON, "--listen", "127.0.0.1:0", "--backend", BACKEND, "--log-level", "info",
-             *extra], stdout=sink, stderr=subprocess.STDOUT)
+            [DAEMON, "--listen", "127.0.0.1:0", "--backend", BACKEND, "--log-level", log_level,
+             *extra], stdout=sink, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         match = _LISTENING.search(log.read_text())

@@ -43,6 +43,9 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
     return absl::UnavailableError(
         fmt::format("cannot listen on {} (address in use or invalid)", options.listen_address));
   }
+  // Health answers for the whole server ("") and, by name, for the ArrayHub service.
+  server->server_->GetHealthCheckService()->SetServingStatus(v1::ArrayHub::service_full_name(),
+                                                             true);
   server->reaper_ =
       std::thread([s = server.get(), interval = options.reap_interval] { s->ReapLoop(interval); });
   return server;

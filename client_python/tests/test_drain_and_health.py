@@ -1,0 +1,126 @@
+"""Graceful drain on SIGTERM/SIGINT and the health service around it, against real daemons:
+in-flight work finishes, new calls are refused, health turns NOT_SERVING, the deadline cuts
+stragglers off, a second signal exits at once, and the exit status is 0 after a drain."""
+
+from __future__ import annotations
+
+import pathlib
+import signal
+import threading
+import time
+from typing import Iterator
+
+import grpc
+import numpy as np
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arrayhub.v1 import arrays_pb2, types_pb2
+from conftest import start_daemon
+from ops_helpers import raw_session, wait_exit
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+def _slow_upload(chunks: int, pause: float, started: threading.Event,
+                 stall: threading.Event | None = None) -> Iterator[arrays_pb2.UploadRequest]:
+    """An upload of `chunks` float64 chunks of 1 KiB, `pause` seconds apart; sets `started`
+    once the header and first chunk are out, and, given `stall`, waits for it before the
+    rest."""
+    header = arrays_pb2.UploadHeader(dtype=types_pb2.DTYPE_FLOAT64, shape=[chunks * 128])
+    yield arrays_pb2.UploadRequest(header=header)
+    for index in range(chunks):
+        yield arrays_pb2.UploadRequest(chunk=np.full(128, index, np.float64).tobytes())
+        if index == 0:
+            started.set()
+            if stall is not None:
+                stall.wait(60)
+        time.sleep(pause)
+
+
+def test_health_is_serving_until_a_signal_and_not_serving_while_draining(
+        tmp_path: pathlib.Path) -> None:
+    daemon = start_daemon(tmp_path / "arrayhubd.log")
+    channel = grpc.insecure_channel(daemon.address)
+    health = health_pb2_grpc.HealthStub(channel)
+    assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == SERVING
+    service = health_pb2.HealthCheckRequest(service="arrayhub.v1.ArrayHub")
+    assert health.Check(service, timeout=10).status == SERVING
+
+    watch = health.Watch(health_pb2.HealthCheckRequest(), timeout=30)
+    assert next(watch).status == SERVING
+    daemon.process.send_signal(signal.SIGTERM)
+    assert next(watch).status == NOT_SERVING
+    # gRPC's health service keeps a Watch open through the drain (it would hold the drain to
+    # its deadline); a watcher told NOT_SERVING goes away.
+    watch.cancel()
+    assert wait_exit(daemon.process, 20) == 0
+    channel.close()
+
+
+def test_drain_finishes_in_flight_work_refuses_new_calls_and_exits_0(
+        tmp_path: pathlib.Path) -> None:
+    daemon = start_daemon(tmp_path / "arrayhubd.log", "--drain-seconds", "20")
+    session = raw_session(daemon.address)
+    started = threading.Event()
+    upload = session.stub.Upload.future(_slow_upload(8, 0.1, started), metadata=session.metadata)
+    assert started.wait(10)
+
+    daemon.process.send_signal(signal.SIGTERM)
+    time.sleep(0.3)  # The signal is taken; the server stops accepting.
+    with pytest.raises(grpc.RpcError) as refused:
+        grpc.insecure_channel(daemon.address).unary_unary(
+            "/arrayhub.v1.ArrayHub/GetServerInfo",
+            request_serializer=arrays_pb2.ServerInfoRequest.SerializeToString,
+            response_deserializer=arrays_pb2.ServerInfo.FromString,
+        )(arrays_pb2.ServerInfoRequest(), timeout=5)
+    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+
+    array = upload.result(timeout=30).array  # The call in flight completes normally.
+    assert list(array.shape) == [8 * 128]
+    assert wait_exit(daemon.process, 20) == 0
+    log = daemon.log.read_text()
+    assert "received signal 15: draining for up to 20 s" in log
+    assert "arrayhubd stopped" in log
+    session.close()
+
+
+def test_drain_deadline_cancels_calls_still_running_and_sigint_drains_too(
+        tmp_path: pathlib.Path) -> None:
+    daemon = start_daemon(tmp_path / "arrayhubd.log", "--drain-seconds", "1")
+    session = raw_session(daemon.address)
+    started, stall = threading.Event(), threading.Event()
+    upload = session.stub.Upload.future(_slow_upload(2, 0, started, stall),
+                                        metadata=session.metadata)
+    assert started.wait(10)
+
+    begun = time.monotonic()
+    daemon.process.send_signal(signal.SIGINT)
+    assert wait_exit(daemon.process, 20) == 0
+    assert time.monotonic() - begun < 10
+    with pytest.raises(grpc.RpcError):
+        upload.result(timeout=10)
+    stall.set()
+    session.close()
+
+
+def test_a_second_signal_exits_at_once(tmp_path: pathlib.Path) -> None:
+    daemon = start_daemon(tmp_path / "arrayhubd.log", "--drain-seconds", "60")
+    session = raw_session(daemon.address)
+    started, stall = threading.Event(), threading.Event()
+    upload = session.stub.Upload.future(_slow_upload(2, 0, started, stall),
+                                        metadata=session.metadata)
+    assert started.wait(10)
+
+    daemon.process.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert daemon.process.poll() is None, "the stalled upload should hold the drain"
+    begun = time.monotonic()
+    daemon.process.send_signal(signal.SIGTERM)
+    assert wait_exit(daemon.process, 10) == 128 + signal.SIGTERM
+    assert time.monotonic() - begun < 5
+    with pytest.raises(grpc.RpcError):
+        upload.result(timeout=10)
+    stall.set()
+    session.close()
