@@ -33,6 +33,10 @@ void DefineOptions(CLI::App& app, Config& config) {
   app.set_config("--config", "", "TOML or INI file with options (names as the long flags)")
       ->envname("ARRAYHUB_CONFIG");
   app.allow_config_extras(CLI::config_extras_mode::error);  // A misspelt key is an error.
+  app.footer(
+      "Each option can also be set by its environment variable (Env) or, under its long name, "
+      "in the\n--config file. A flag wins over the environment, which wins over the file.\n"
+      "SIGTERM or SIGINT drains (see --drain-seconds); a second signal exits at once.");
   // The envname is shown by --help and read by WithEnvironment, which passes the value on as a
   // flag (so CLI11 itself never has to).
   auto add = [&app](const std::string& name, auto& value, const std::string& help) {
