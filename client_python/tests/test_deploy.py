@@ -1,0 +1,232 @@
+"""Checks of the container and deployment files that need no docker engine or cluster: the
+Dockerfile builds with the README's scripts on NVIDIA's CUDA 13 Ubuntu 24.04 images and runs
+unprivileged with a gRPC health check; install-deps.sh and runtime-packages.sh do what the
+image relies on; the Kubernetes manifests and the compose file parse as YAML with the expected
+fields; and every option the examples set is one arrayhubd accepts."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import pathlib
+import re
+import shlex
+import subprocess
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import BACKEND, DAEMON, start_daemon, stop_daemon
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+
+
+def _dockerfile() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
+    text = re.sub(r"\\\n", " ", (ROOT / "Dockerfile").read_text())
+    instructions = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keyword, _, rest = line.partition(" ")
+            instructions.append((keyword.upper(), rest.strip()))
+    return instructions
+
+
+def _stages() -> list[list[tuple[str, str]]]:
+    stages: list[list[tuple[str, str]]] = []
+    for instruction in _dockerfile():
+        if instruction[0] == "FROM":
+            stages.append([])
+        if stages:
+            stages[-1].append(instruction)
+    return stages
+
+
+def _readme_scripts() -> list[str]:
+    """The scripts the README's opening commands run, and the ones those run in turn."""
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"^(\./scripts/[\w.-]+)", readme, re.MULTILINE)[:2]
+    called = set()
+    for command in commands:
+        called |= set(re.findall(r"scripts/([\w-]+\.sh)", (ROOT / command).read_text()))
+    return sorted(called)
+
+
+def test_dockerfile_builds_with_the_readmes_scripts_on_cuda_13_ubuntu_24_04() -> None:
+    arguments = dict(a.split("=", 1) for k, a in _dockerfile() if k == "ARG" and "=" in a)
+    assert arguments["CUDA_VERSION"].startswith("13.")
+    build, runtime = _stages()
+    assert build[0][1] == "nvidia/cuda:${CUDA_VERSION}-devel-ubuntu24.04 AS build"
+    assert runtime[0][1] == "nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu24.04 AS runtime"
+
+    # The README's commands (demo.sh, test.sh) install and build with these two scripts.
+    assert {"install-deps.sh", "build.sh"} <= set(_readme_scripts())
+    runs = [shlex.split(a) for k, a in build if k == "RUN"]
+    # install-deps.sh runs as it is, with no options (cleaning apt's lists may follow).
+    assert any(r[0] == "./scripts/install-deps.sh" and r[1:2] in ([], ["&&"]) for r in runs)
+    build_run = next(r for r in runs if r[0] == "./scripts/build.sh")
+    assert all(a.startswith("-D") for a in build_run[1:build_run.index("&&")]), build_run
+    assert "./scripts/runtime-packages.sh" in build_run
+
+
+def test_dockerfile_runtime_runs_unprivileged_exposes_ports_and_checks_health() -> None:
+    runtime = _stages()[1]
+    keywords = [k for k, _ in runtime]
+    user = [a for k, a in runtime if k == "USER"]
+    assert len(user) == 1 and not re.match(r"^(0|root)\b", user[0]), user
+    # Nothing after USER may need root.
+    assert "RUN" not in keywords[keywords.index("USER"):]
+    assert {"50051", "9464"} <= set(" ".join(a for k, a in runtime if k == "EXPOSE").split())
+    healthcheck = next(a for k, a in runtime if k == "HEALTHCHECK")
+    assert '"/usr/local/bin/arrayhub-health"' in healthcheck.split("CMD", 1)[1]
+    env = " ".join(a for k, a in runtime if k == "ENV")
+    assert "ARRAYHUB_LISTEN=0.0.0.0:50051" in env and "ARRAYHUB_METRICS_LISTEN=0.0.0.0:9464" in env
+    assert next(a for k, a in runtime if k == "ENTRYPOINT") == '["/usr/local/bin/arrayhubd"]'
+
+
+def test_dockerignore_keeps_what_the_build_needs() -> None:
+    ignored = [line for line in (ROOT / ".dockerignore").read_text().splitlines()
+               if line and not line.startswith("#")]
+    for needed in ("scripts", "server", "proto", "client_cpp", "tests", "CMakeLists.txt"):
+        assert not any(re.fullmatch(p.rstrip("/").replace("*", ".*"), needed) for p in ignored)
+    assert ".git" in ignored and "build*/" in ignored
+
+
+def _install_deps_list(os_release: str, tmp_path: pathlib.Path) -> subprocess.CompletedProcess:
+    release = tmp_path / "os-release"
+    release.write_text(os_release)
+    return subprocess.run([str(ROOT / "scripts/install-deps.sh"), "--list"],
+                          env={**os.environ, "ARRAYHUB_OS_RELEASE": str(release)},
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_install_deps_knows_debian_12_and_the_images_ubuntu_24_04(tmp_path: pathlib.Path) -> None:
+    noble = _install_deps_list('ID=ubuntu\nVERSION_ID="24.04"\n', tmp_path)
+    bookworm = _install_deps_list('ID=debian\nVERSION_ID="12"\n', tmp_path)
+    assert noble.returncode == bookworm.returncode == 0
+    assert noble.stderr == bookworm.stderr == ""
+    packages = noble.stdout.split()
+    # Libraries only as -dev packages: runtime library names differ between the two (t64).
+    for package in packages:
+        assert not package.startswith("lib") or package.endswith("-dev"), package
+    assert {"prometheus-cpp-dev", "libgrpc++-dev", "protobuf-compiler-grpc", "cmake"} <= set(
+        packages)
+    other = _install_deps_list('ID=fedora\nVERSION_ID="40"\n', tmp_path)
+    assert "neither Debian 12 nor Ubuntu 24.04" in other.stderr
+
+
+def test_runtime_packages_lists_the_owners_of_the_daemons_libraries() -> None:
+    result = subprocess.run([str(ROOT / "scripts/runtime-packages.sh"), DAEMON],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    packages = result.stdout.split()
+    assert packages == sorted(set(packages))
+    assert any(p.startswith("libgrpc++") for p in packages), packages
+    assert any(p.startswith("libprometheus-cpp-core") for p in packages), packages
+    assert not any("cuda" in p or "cublas" in p for p in packages), packages
+    missing = subprocess.run([str(ROOT / "scripts/runtime-packages.sh"), "/nonexistent"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no file /nonexistent" in missing.stderr
+
+
+def test_runtime_packages_fails_for_a_library_no_package_owns(tmp_path: pathlib.Path) -> None:
+    """A library from outside the package manager would be missing from the image: an error."""
+    found = subprocess.run(["ldd", DAEMON], capture_output=True, text=True, timeout=60).stdout
+    library = pathlib.Path(re.search(r"=> (\S*libprotobuf\S*)", found).group(1))
+    (tmp_path / library.name).write_bytes(library.read_bytes())
+    result = subprocess.run([str(ROOT / "scripts/runtime-packages.sh"), DAEMON],
+                            env={**os.environ, "LD_LIBRARY_PATH": str(tmp_path)},
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert f"no package owns {tmp_path / library.name}" in result.stderr
+
+
+def _daemon_options() -> set[str]:
+    """The ARRAYHUB_* variables arrayhubd --help names."""
+    help_text = subprocess.run([DAEMON, "--help"], capture_output=True, text=True,
+                               timeout=30).stdout
+    return set(re.findall(r"\(Env:(ARRAYHUB_[A-Z_]+)\)", help_text))
+
+
+def _kubernetes() -> dict[str, dict[str, Any]]:
+    documents = list(yaml.safe_load_all((DEPLOY / "kubernetes/arrayhub.yaml").read_text()))
+    return {document["kind"]: document for document in documents}
+
+
+def test_kubernetes_manifests_have_the_expected_objects_and_fields() -> None:
+    objects = _kubernetes()
+    assert set(objects) == {"ConfigMap", "Secret", "Deployment", "Service"}
+    deployment = objects["Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    for limits in (container["resources"]["requests"], container["resources"]["limits"]):
+        assert limits["nvidia.com/gpu"] == 1
+    assert {"cpu", "memory"} <= set(container["resources"]["limits"])
+    assert container["livenessProbe"]["grpc"]["port"] == 50051
+    assert container["readinessProbe"]["grpc"] == {"port": 50051,
+                                                   "service": "arrayhub.v1.ArrayHub"}
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] != 0
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    # The drain (ARRAYHUB_DRAIN_SECONDS) fits in the grace period before SIGKILL.
+    config = objects["ConfigMap"]["data"]
+    assert int(config["ARRAYHUB_DRAIN_SECONDS"]) < pod["terminationGracePeriodSeconds"]
+    assert container["envFrom"] == [{"configMapRef": {"name": objects["ConfigMap"]["metadata"][
+        "name"]}}]
+    secret_volume = next(v for v in pod["volumes"] if "secret" in v)
+    assert secret_volume["secret"]["secretName"] == objects["Secret"]["metadata"]["name"]
+    assert any(m["name"] == secret_volume["name"] for m in container["volumeMounts"])
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    assert objects["Service"]["spec"]["selector"] == selector
+    ports = {p["name"] for p in container["ports"]}
+    assert {p["targetPort"] for p in objects["Service"]["spec"]["ports"]} <= ports
+
+
+def test_kubernetes_config_map_sets_only_options_the_daemon_has(tmp_path: pathlib.Path) -> None:
+    config = _kubernetes()["ConfigMap"]["data"]
+    assert set(config) <= _daemon_options(), set(config) - _daemon_options()
+    # The values are valid too: a daemon starts with them (addresses moved to loopback).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYHUB_")}
+    env.update(config, ARRAYHUB_BACKEND=BACKEND)
+    daemon = start_daemon(tmp_path / "arrayhubd.log", "--metrics-listen", "127.0.0.1:0", env=env)
+    stop_daemon(daemon)
+    assert daemon.process.returncode == 0
+
+
+def test_compose_file_reserves_a_gpu_and_sets_only_known_options() -> None:
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    service = compose["services"]["arrayhubd"]
+    devices = service["deploy"]["resources"]["reservations"]["devices"]
+    assert devices[0]["driver"] == "nvidia" and "gpu" in devices[0]["capabilities"]
+    assert service["build"]["dockerfile"] == "Dockerfile"
+    assert (DEPLOY / service["build"]["context"] / "Dockerfile").is_file()
+    assert set(service["environment"]) <= _daemon_options()
+    assert "arrayhub-health" in " ".join(service["healthcheck"]["test"])
+    assert not service["user"].startswith("0")
+
+
+def test_systemd_unit_and_example_config(tmp_path: pathlib.Path) -> None:
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment]
+    unit.read_string((DEPLOY / "systemd/arrayhubd.service").read_text())
+    service = unit["Service"]
+    assert service["ExecStart"] == "/usr/local/bin/arrayhubd --config /etc/arrayhub/arrayhubd.toml"
+    assert service["DynamicUser"] == "yes" and service["NoNewPrivileges"] == "yes"
+    assert service["KillSignal"] == "SIGTERM"
+    assert unit["Install"]["WantedBy"] == "multi-user.target"
+
+    # The example config is one arrayhubd accepts (unknown keys are errors); its drain fits in
+    # the unit's stop timeout.
+    example = DEPLOY / "systemd/arrayhubd.toml"
+    drain = int(re.search(r"^drain-seconds = (\d+)", example.read_text(), re.MULTILINE).group(1))
+    assert drain < int(service["TimeoutStopSec"])
+    daemon = start_daemon(tmp_path / "arrayhubd.log", "--config", str(example),
+                          "--metrics-listen", "127.0.0.1:0",
+                          env={k: v for k, v in os.environ.items()
+                               if not k.startswith("ARRAYHUB_")})
+    stop_daemon(daemon)
+    assert "max rank 64, max array 17179869184 bytes" in daemon.log.read_text()
