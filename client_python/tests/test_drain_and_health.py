@@ -8,7 +8,7 @@ import pathlib
 import signal
 import threading
 import time
-from typing import Iterator
+from typing import Callable, Iterator
 
 import grpc
 import numpy as np
@@ -16,11 +16,26 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arrayhub.v1 import arrays_pb2, types_pb2
-from conftest import start_daemon
+from conftest import Daemon, start_daemon
 from ops_helpers import raw_session, wait_exit
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+@pytest.fixture
+def launch(tmp_path: pathlib.Path) -> Iterator[Callable[..., Daemon]]:
+    """Starts daemons with extra flags; kills any that a failed test left running."""
+    started: list[Daemon] = []
+
+    def start(*extra: str) -> Daemon:
+        started.append(start_daemon(tmp_path / f"arrayhubd-{len(started)}.log", *extra))
+        return started[-1]
+    yield start
+    for daemon in started:
+        if daemon.process.poll() is None:
+            daemon.process.kill()
+            daemon.process.wait()
 
 
 def _slow_upload(chunks: int, pause: float, started: threading.Event,
@@ -40,8 +55,8 @@ def _slow_upload(chunks: int, pause: float, started: threading.Event,
 
 
 def test_health_is_serving_until_a_signal_and_not_serving_while_draining(
-        tmp_path: pathlib.Path) -> None:
-    daemon = start_daemon(tmp_path / "arrayhubd.log")
+        launch: Callable[..., Daemon]) -> None:
+    daemon = launch()
     channel = grpc.insecure_channel(daemon.address)
     health = health_pb2_grpc.HealthStub(channel)
     assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == SERVING
@@ -60,8 +75,8 @@ def test_health_is_serving_until_a_signal_and_not_serving_while_draining(
 
 
 def test_drain_finishes_in_flight_work_refuses_new_calls_and_exits_0(
-        tmp_path: pathlib.Path) -> None:
-    daemon = start_daemon(tmp_path / "arrayhubd.log", "--drain-seconds", "20")
+        launch: Callable[..., Daemon]) -> None:
+    daemon = launch("--drain-seconds", "20")
     session = raw_session(daemon.address)
     started = threading.Event()
     upload = session.stub.Upload.future(_slow_upload(8, 0.1, started), metadata=session.metadata)
@@ -87,8 +102,8 @@ def test_drain_finishes_in_flight_work_refuses_new_calls_and_exits_0(
 
 
 def test_drain_deadline_cancels_calls_still_running_and_sigint_drains_too(
-        tmp_path: pathlib.Path) -> None:
-    daemon = start_daemon(tmp_path / "arrayhubd.log", "--drain-seconds", "1")
+        launch: Callable[..., Daemon]) -> None:
+    daemon = launch("--drain-seconds", "1")
     session = raw_session(daemon.address)
     started, stall = threading.Event(), threading.Event()
     upload = session.stub.Upload.future(_slow_upload(2, 0, started, stall),
@@ -105,8 +120,8 @@ def test_drain_deadline_cancels_calls_still_running_and_sigint_drains_too(
     session.close()
 
 
-def test_a_second_signal_exits_at_once(tmp_path: pathlib.Path) -> None:
-    daemon = start_daemon(tmp_path / "arrayhubd.log", "--drain-seconds", "60")
+def test_a_second_signal_exits_at_once(launch: Callable[..., Daemon]) -> None:
+    daemon = launch("--drain-seconds", "60")
     session = raw_session(daemon.address)
     started, stall = threading.Event(), threading.Event()
     upload = session.stub.Upload.future(_slow_upload(2, 0, started, stall),

@@ -7,7 +7,6 @@
 // cuBLAS and OpenBLAS bring into this process, so it cannot start a thread here (EINVAL).
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
