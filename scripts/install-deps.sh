@@ -23,7 +23,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
-  libopenblas-dev liblapacke-dev libimath-dev
+  libopenblas-dev liblapacke-dev libimath-dev libssl-dev
   prometheus-cpp-dev  # Metrics: the Prometheus data model and text format.
   clang-format
   python3 python3-venv  # The Python client's tests run in a venv; packages come from PyPI.

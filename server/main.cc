@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include "server/backend/backend_factory.h"
@@ -27,6 +28,10 @@ struct Config {
   int64_t max_session_ttl = 3600;
   int64_t drain_seconds = 10;
   std::string metrics_listen;
+  arrayhub::TenantQuota quotas;
+  std::string auth_file;
+  arrayhub::TlsFiles tls;
+  bool insecure = false;
 };
 
 void DefineOptions(CLI::App& app, Config& config) {
@@ -68,6 +73,39 @@ void DefineOptions(CLI::App& app, Config& config) {
       ->check(CLI::NonNegativeNumber);
   add("metrics-listen", config.metrics_listen,
       "host:port for Prometheus metrics at http://host:port/metrics; empty: no metrics endpoint");
+  add("max-array-elements", config.limits.max_array_elements, "most elements of one array")
+      ->check(CLI::NonNegativeNumber);
+  add("tenant-max-bytes", config.quotas.max_bytes,
+      "memory quota of each tenant, in bytes of the arrays it made (published ones included)")
+      ->check(CLI::NonNegativeNumber);
+  add("tenant-max-arrays", config.quotas.max_arrays,
+      "array quota of each tenant: handles it holds plus names it publishes")
+      ->check(CLI::NonNegativeNumber);
+  add("tenant-max-sessions", config.quotas.max_sessions,
+      "sessions each tenant may have open at once")
+      ->check(CLI::NonNegativeNumber);
+  add("auth-file", config.auth_file,
+      "token file: lines `<tenant> <sha256-hex of token>`; clients send `authorization: Bearer "
+      "<token>`. Unset: no authentication, every caller is tenant 'anonymous'");
+  add("tls-cert", config.tls.cert, "PEM certificate chain: serve TLS (with --tls-key)");
+  add("tls-key", config.tls.key, "PEM private key of --tls-cert");
+  add("tls-client-ca", config.tls.client_ca,
+      "PEM CA bundle: require client certificates signed by it (mutual TLS)");
+  app.add_flag("--insecure", config.insecure,
+               "allow listening on a non-loopback address without --auth-file")
+      ->envname("ARRAYHUB_INSECURE");
+}
+
+// `arrayhubd --hash-token`: the digest of the token on standard input, for the token file.
+int HashToken() {
+  std::string token;
+  std::getline(std::cin, token);
+  if (token.empty()) {
+    std::cerr << "arrayhubd --hash-token: no token on standard input\n";
+    return 2;
+  }
+  std::cout << arrayhub::ToHex(arrayhub::Sha256(token)) << "\n";
+  return 0;
 }
 
 int Fail(const absl::Status& status) {
@@ -81,6 +119,9 @@ int main(int argc, char** argv) {
   CLI::App app("arrayhubd: serves device-resident arrays over gRPC", "arrayhubd");
   Config config;
   DefineOptions(app, config);
+  bool hash_token = false;
+  app.add_flag("--hash-token", hash_token,
+               "print the SHA-256 of the token read from standard input (one line), then exit");
   const arrayhub::EnvironmentArgs environment = arrayhub::WithEnvironment(app, argc, argv);
   std::vector<const char*> args;
   for (const std::string& arg : environment.args) args.push_back(arg.c_str());
@@ -93,6 +134,7 @@ int main(int argc, char** argv) {
     }
     return app.exit(error);
   }
+  if (hash_token) return HashToken();
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   arrayhub::Limits& limits = config.limits;
@@ -102,6 +144,14 @@ int main(int argc, char** argv) {
   // A chunk plus its message framing must fit the gRPC receive limit.
   limits.max_message_bytes =
       std::max<int64_t>(int64_t{4} << 20, limits.max_chunk_bytes + (64 << 10));
+
+  std::shared_ptr<const arrayhub::TokenTable> tokens;
+  if (!config.auth_file.empty()) {
+    auto loaded = arrayhub::TokenTable::Load(config.auth_file);
+    if (!loaded.ok()) return Fail(loaded.status());
+    spdlog::info("authentication on: {} token(s) from {}", loaded->size(), config.auth_file);
+    tokens = std::make_shared<const arrayhub::TokenTable>(*std::move(loaded));
+  }
 
   auto choice = arrayhub::ParseBackendChoice(config.backend);
   if (!choice.ok()) return Fail(choice.status());
@@ -124,6 +174,10 @@ int main(int argc, char** argv) {
       .sessions = {.default_lease = std::chrono::seconds(config.session_ttl),
                    .max_lease = std::chrono::seconds(config.max_session_ttl)},
       .metrics_listen = config.metrics_listen,
+      .quotas = config.quotas,
+      .tokens = tokens,
+      .tls = config.tls,
+      .insecure = config.insecure,
   };
   auto server = arrayhub::ArrayHubServer::Start(options, std::move(*backend));
   if (!server.ok()) return Fail(server.status());

@@ -7,12 +7,18 @@
 namespace arrayhub {
 
 bool ArrayTable::Visible(const Caller& caller, const ArrayRecord& record) {
-  return record.owner == caller.tenant;
+  return record.holder == caller.tenant;
+}
+
+void ArrayTable::Forget(const ArrayRecord& record) {
+  auto it = held_.find(record.holder);
+  if (--it->second == 0) held_.erase(it);
 }
 
 void ArrayTable::Insert(RecordPtr record) {
   absl::MutexLock lock(&mutex_);
   const Handle handle = record->handle;
+  ++held_[record->holder];
   records_.emplace(handle, std::move(record));
 }
 
@@ -40,6 +46,7 @@ absl::StatusOr<int64_t> ArrayTable::Erase(const Caller& caller,
     for (const Handle& handle : handles) {
       auto it = records_.find(handle);
       if (it == records_.end()) continue;  // Named twice in one request.
+      Forget(*it->second);
       dropped.push_back(std::move(it->second));
       records_.erase(it);
     }
@@ -53,6 +60,7 @@ int64_t ArrayTable::EraseSession(const Handle& session) {
     absl::MutexLock lock(&mutex_);
     for (auto it = records_.begin(); it != records_.end();) {
       if (it->second->session == session) {
+        Forget(*it->second);
         dropped.push_back(std::move(it->second));
         records_.erase(it++);
       } else {
@@ -72,6 +80,12 @@ std::vector<ArrayTable::RecordPtr> ArrayTable::List(const Caller& caller, bool a
     }
   }
   return result;
+}
+
+int64_t ArrayTable::CountHeldBy(const std::string& tenant) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  auto it = held_.find(tenant);
+  return it == held_.end() ? 0 : it->second;
 }
 
 int64_t ArrayTable::size() const {

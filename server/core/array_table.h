@@ -26,8 +26,8 @@ class ArrayTable {
   // Adds a record under its (fresh, random) handle.
   void Insert(RecordPtr record);
 
-  // The record if `caller` may see it. An array of another tenant answers NOT_FOUND exactly
-  // as a handle that never existed, so handles cannot be probed.
+  // The record if `caller` may see it: a handle its tenant holds. An array of another tenant
+  // answers NOT_FOUND exactly as a handle that never existed, so handles cannot be probed.
   absl::StatusOr<RecordPtr> Find(const Caller& caller, const Handle& handle) const;
 
   // Drops handles the caller may see; all or nothing: if one is not found, none is dropped.
@@ -40,15 +40,19 @@ class ArrayTable {
   std::vector<RecordPtr> List(const Caller& caller, bool all_sessions) const;
 
   int64_t size() const;
+  // Handles `tenant` holds (made or attached), in all its sessions.
+  int64_t CountHeldBy(const std::string& tenant) const;
 
   // Every live record, of every tenant: for operators' statistics, never for a caller.
   std::vector<RecordPtr> All() const;
 
  private:
   static bool Visible(const Caller& caller, const ArrayRecord& record);
+  void Forget(const ArrayRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   mutable absl::Mutex mutex_;
   absl::flat_hash_map<Handle, RecordPtr> records_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::string, int64_t> held_ ABSL_GUARDED_BY(mutex_);  // By holder.
 };
 
 }  // namespace arrayhub

@@ -311,6 +311,12 @@ absl::StatusOr<int64_t> CheckedArrayBytes(std::span<const int64_t> shape, DType 
                     "bytes per array (--max-array-bytes)",
                     FormatShape(shape), DTypeName(dtype), nbytes, limits.max_array_bytes));
   }
+  if (count > limits.max_array_elements) {
+    return absl::ResourceExhaustedError(
+        fmt::format("array of shape {} has {} elements; the server allows at most {} elements "
+                    "per array (--max-array-elements)",
+                    FormatShape(shape), count, limits.max_array_elements));
+  }
   return nbytes;
 }
 

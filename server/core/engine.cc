@@ -6,11 +6,19 @@
 
 namespace arrayhub {
 
-Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions session_options)
-    : backend_(std::move(backend)), limits_(limits), sessions_(session_options) {}
+Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions session_options,
+               TenantQuota quota)
+    : backend_(std::move(backend)),
+      limits_(limits),
+      sessions_([&] {
+        session_options.max_per_tenant = quota.max_sessions;
+        return session_options;
+      }()),
+      ledger_(std::make_shared<TenantLedger>(quota)) {}
 
-Session Engine::OpenSession(const std::string& tenant, const std::string& client_name,
-                            std::chrono::seconds lease) {
+absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
+                                            const std::string& client_name,
+                                            std::chrono::seconds lease) {
   return sessions_.Open(tenant, client_name, lease, Clock::now());
 }
 
@@ -36,9 +44,29 @@ int64_t Engine::ReapExpiredSessions() {
   return static_cast<int64_t>(expired.size());
 }
 
+absl::Status Engine::CheckArrayQuota(const std::string& tenant) const {
+  const int64_t max = ledger_->quota().max_arrays;
+  const int64_t held = table_.CountHeldBy(tenant), published = publications_.CountOf(tenant);
+  // Checked before the work, not reserved: concurrent requests of one tenant may overshoot by
+  // the number in flight, which the gRPC thread pool bounds.
+  if (held + published >= max) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "tenant '{}' array quota exceeded (--tenant-max-arrays {}): the request needs 1 more "
+        "and the tenant holds {} handles and {} published names",
+        tenant, max, held, published));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, const Shape& shape,
-                                             int64_t nbytes) {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, backend_->Allocate(nbytes));
+                                             int64_t nbytes, bool temporary) {
+  if (!temporary) AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
+  // Refused before allocating, so that an over-quota request cannot push the device into
+  // out-of-memory; Charge below is the exact check.
+  AH_RETURN_IF_ERROR(ledger_->CheckRoom(caller.tenant, nbytes));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated, backend_->Allocate(nbytes));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                      ledger_->Charge(caller.tenant, std::move(allocated)));
   return ArrayRecord{.handle = Handle::Random(),
                      .dtype = dtype,
                      .shape = shape,
@@ -46,9 +74,11 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
                      .offset_bytes = 0,
                      .buffer = std::move(buffer),
                      .owner = caller.tenant,
+                     .holder = caller.tenant,
                      .session = caller.session,
                      .base = Handle(),
-                     .name = ""};
+                     .name = "",
+                     .writable = true};
 }
 
 ArrayTable::RecordPtr Engine::Register(ArrayRecord record) {
@@ -97,6 +127,11 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::FindWritable(const Caller& caller,
                                                            std::string_view field,
                                                            std::string_view read_only_message) {
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, Find(caller, handle, field));
+  if (record->shared_read_only) {
+    return absl::PermissionDeniedError(
+        fmt::format("{} {} is shared read-only with tenant '{}' (published as '{}' by '{}')", field,
+                    record->handle.ToString(), caller.tenant, record->name, record->owner));
+  }
   if (!record->writable) return absl::InvalidArgumentError(std::string(read_only_message));
   return record;
 }
@@ -104,7 +139,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::FindWritable(const Caller& caller,
 absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller& caller,
                                                                    ArrayTable::RecordPtr array) {
   if (array->c_contiguous()) return array;
-  AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(*array), array->dtype));
+  AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(*array), array->dtype,
+                                                       MemoryOrder::kC, /*temporary=*/true));
   return std::make_shared<const ArrayRecord>(std::move(copy));
 }
 
@@ -145,7 +181,16 @@ EngineStats Engine::Stats() const {
 }
 
 std::map<std::string, TenantUsage> Engine::UsageByTenant() const {
-  return TallyUsage(table_.All(), sessions_.CountByTenant());
+  std::map<std::string, TenantUsage> usage = TallyUsage(table_.All(), sessions_.CountByTenant());
+  // Memory as the quotas count it: every buffer a tenant pays for, once, including those only
+  // a publication or another tenant's attached handle still holds.
+  for (auto& [tenant, entry] : usage) entry.bytes = ledger_->BytesInUse(tenant);
+  for (const auto& [tenant, bytes] : ledger_->BytesByTenant()) usage[tenant].bytes = bytes;
+  return usage;
+}
+
+int64_t Engine::TenantBytesInUse(const std::string& tenant) const {
+  return ledger_->BytesInUse(tenant);
 }
 
 }  // namespace arrayhub

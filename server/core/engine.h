@@ -15,8 +15,10 @@
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
+#include "server/core/publications.h"
 #include "server/core/session_manager.h"
 #include "server/core/tenant_usage.h"
+#include "server/core/tenants.h"
 #include "server/core/upload.h"
 #include "server/core/view_rules.h"
 
@@ -34,14 +36,15 @@ struct EngineStats {
 
 class Engine {
  public:
-  Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions session_options);
+  Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions session_options,
+         TenantQuota quota = {});
 
   const Limits& limits() const { return limits_; }
   Backend& backend() { return *backend_; }
 
-  // Sessions.
-  Session OpenSession(const std::string& tenant, const std::string& client_name,
-                      std::chrono::seconds lease);
+  // Sessions. Opening fails (RESOURCE_EXHAUSTED) past the tenant's session quota.
+  absl::StatusOr<Session> OpenSession(const std::string& tenant, const std::string& client_name,
+                                      std::chrono::seconds lease);
   // The caller for a session id sent by a client (NOT_FOUND / INVALID_ARGUMENT otherwise).
   absl::StatusOr<Caller> ResolveSession(const std::string& tenant, std::string_view session_id);
   absl::StatusOr<Session> KeepAlive(const Caller& caller);
@@ -57,8 +60,9 @@ class Engine {
   // `field` names the handle in error messages ("handle", "operands[1]", ...).
   absl::StatusOr<ArrayTable::RecordPtr> Find(const Caller& caller, std::string_view handle,
                                              std::string_view field = "handle");
-  // The array an operation writes (out=, a[...] = v): as Find, and INVALID_ARGUMENT
-  // `read_only_message` when it is read-only.
+  // The array an operation writes (out=, a[...] = v): as Find, then PERMISSION_DENIED when it
+  // is shared read-only with the caller, INVALID_ARGUMENT `read_only_message` when it is a
+  // read-only view.
   absl::StatusOr<ArrayTable::RecordPtr> FindWritable(
       const Caller& caller, std::string_view handle, std::string_view field,
       std::string_view read_only_message = "output array is read-only");
@@ -95,19 +99,35 @@ class Engine {
   absl::StatusOr<int64_t> Free(const Caller& caller, const std::vector<std::string>& handles);
   std::vector<ArrayTable::RecordPtr> List(const Caller& caller, bool all_sessions) const;
 
+  // Sharing by name (engine_sharing.cc). Publish answers the array with its name set.
+  absl::StatusOr<ArrayTable::RecordPtr> Publish(const Caller& caller, const PublishSpec& spec);
+  absl::Status Unpublish(const Caller& caller, const std::string& name);
+  // A new handle in the caller's session to the array `owner` (empty: the caller's tenant)
+  // published as `name`; writable only for the owner or where the publication allows it.
+  absl::StatusOr<ArrayTable::RecordPtr> Attach(const Caller& caller, const std::string& name,
+                                               const std::string& owner);
+  // Arrays other tenants published to the caller's tenant, as records with a null handle.
+  std::vector<ArrayTable::RecordPtr> ListShared(const Caller& caller) const;
+
   EngineStats Stats() const;
   // Per tenant, for operators (metrics); never shown to a tenant other than its own.
   std::map<std::string, TenantUsage> UsageByTenant() const;
+  // Backend memory charged to `tenant` (arrays it made, including published ones).
+  int64_t TenantBytesInUse(const std::string& tenant) const;
 
  private:
   friend class LinalgSteps;   // engine_linalg.cc: scratch arrays and backend calls on views.
   friend class IndexSteps;    // engine_views.cc: index arrays, gathers and scatters.
   friend class ArrayOpSteps;  // engine_array_ops.cc.
 
-  // A record for a new array of the caller's session, memory allocated, contents undefined.
+  // A record for a new array of the caller's session, memory allocated (and charged to its
+  // tenant), contents undefined. A `temporary` array never gets a handle (a copy made for a
+  // download), so it is not held to the array quota.
   absl::StatusOr<ArrayRecord> NewArray(const Caller& caller, DType dtype, const Shape& shape,
-                                       int64_t nbytes);
+                                       int64_t nbytes, bool temporary = false);
   ArrayTable::RecordPtr Register(ArrayRecord record);
+  // RESOURCE_EXHAUSTED when the tenant holds max_arrays handles and publications already.
+  absl::Status CheckArrayQuota(const std::string& tenant) const;
   // Reduce when no axis is reduced (axis=() or a 0-d input).
   absl::Status ReduceNothing(const ReduceSpec& spec, const ArrayRecord& input,
                              const ArrayView& target);
@@ -121,7 +141,8 @@ class Engine {
   // A new array of the caller's session holding `source` converted to `dtype`, C-contiguous, or
   // for MemoryOrder::kF with its elements in Fortran order (F-contiguous).
   absl::StatusOr<ArrayRecord> CopyToNewArray(const Caller& caller, const ArrayView& source,
-                                             DType dtype, MemoryOrder order = MemoryOrder::kC);
+                                             DType dtype, MemoryOrder order = MemoryOrder::kC,
+                                             bool temporary = false);
   // A new handle for `layout` of `base`'s memory (a view), writable if `writable` and base is.
   ArrayTable::RecordPtr RegisterView(const Caller& caller, const ArrayRecord& base,
                                      const Layout& layout, bool writable = true);
@@ -130,6 +151,8 @@ class Engine {
   Limits limits_;
   ArrayTable table_;
   SessionManager sessions_;
+  std::shared_ptr<TenantLedger> ledger_;
+  PublicationRegistry publications_;
 };
 
 }  // namespace arrayhub

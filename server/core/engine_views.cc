@@ -60,17 +60,19 @@ ArrayTable::RecordPtr Engine::RegisterView(const Caller& caller, const ArrayReco
                               .offset_bytes = layout.offset_bytes,
                               .buffer = base.buffer,
                               .owner = base.owner,
+                              .holder = caller.tenant,
                               .session = caller.session,
                               // As NumPy's .base: the array that owns the memory.
                               .base = base.owns_data() ? base.handle : base.base,
                               .name = "",
-                              .writable = writable && base.writable});
+                              .writable = writable && base.writable,
+                              .shared_read_only = base.shared_read_only});
 }
 
 absl::StatusOr<ArrayRecord> Engine::CopyToNewArray(const Caller& caller, const ArrayView& source,
-                                                   DType dtype, MemoryOrder order) {
+                                                   DType dtype, MemoryOrder order, bool temporary) {
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(source.shape, dtype, limits_));
-  AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, dtype, source.shape, nbytes));
+  AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, dtype, source.shape, nbytes, temporary));
   record.strides = DenseStrides(source.shape, order);
   AH_RETURN_IF_ERROR(CopyInto(source, ViewOf(record)));
   return record;

@@ -14,8 +14,9 @@ absl::Status SessionNotFound(const Handle& id) {
 
 }  // namespace
 
-Session SessionManager::Open(const std::string& tenant, const std::string& client_name,
-                             std::chrono::seconds lease, Clock::time_point now) {
+absl::StatusOr<Session> SessionManager::Open(const std::string& tenant,
+                                             const std::string& client_name,
+                                             std::chrono::seconds lease, Clock::time_point now) {
   if (lease.count() <= 0) lease = options_.default_lease;
   lease = std::min(lease, options_.max_lease);
   Session session{.id = Handle::Random(),
@@ -24,6 +25,15 @@ Session SessionManager::Open(const std::string& tenant, const std::string& clien
                   .lease = lease,
                   .expires_at = now + lease};
   absl::MutexLock lock(&mutex_);
+  int64_t& open = per_tenant_[tenant];
+  if (open >= options_.max_per_tenant) {
+    if (open == 0) per_tenant_.erase(tenant);
+    return absl::ResourceExhaustedError(fmt::format(
+        "tenant '{}' session quota exceeded (--tenant-max-sessions {}): {} sessions are open; "
+        "close one or let its lease run out",
+        tenant, options_.max_per_tenant, open));
+  }
+  ++open;
   sessions_.emplace(session.id, session);
   return session;
 }
@@ -48,7 +58,7 @@ absl::Status SessionManager::Close(const std::string& tenant, const Handle& id) 
   absl::MutexLock lock(&mutex_);
   auto it = sessions_.find(id);
   if (it == sessions_.end() || it->second.tenant != tenant) return SessionNotFound(id);
-  sessions_.erase(it);
+  Erase(it);
   return absl::OkStatus();
 }
 
@@ -57,13 +67,19 @@ std::vector<Session> SessionManager::TakeExpired(Clock::time_point now) {
   absl::MutexLock lock(&mutex_);
   for (auto it = sessions_.begin(); it != sessions_.end();) {
     if (it->second.expires_at < now) {
-      expired.push_back(std::move(it->second));
-      sessions_.erase(it++);
+      expired.push_back(it->second);
+      Erase(it++);
     } else {
       ++it;
     }
   }
   return expired;
+}
+
+void SessionManager::Erase(absl::flat_hash_map<Handle, Session>::iterator it) {
+  auto count = per_tenant_.find(it->second.tenant);
+  if (--count->second == 0) per_tenant_.erase(count);
+  sessions_.erase(it);
 }
 
 int64_t SessionManager::size() const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 struct SessionOptions {
   std::chrono::seconds default_lease{60};
   std::chrono::seconds max_lease{3600};
+  int64_t max_per_tenant = std::numeric_limits<int64_t>::max();  // Open sessions per tenant.
 };
 
 struct Session {
@@ -32,9 +34,10 @@ class SessionManager {
  public:
   explicit SessionManager(SessionOptions options) : options_(options) {}
 
-  // Lease 0 takes the default; longer than the maximum is capped.
-  Session Open(const std::string& tenant, const std::string& client_name,
-               std::chrono::seconds lease, Clock::time_point now);
+  // Lease 0 takes the default; longer than the maximum is capped. RESOURCE_EXHAUSTED when the
+  // tenant has max_per_tenant sessions open already.
+  absl::StatusOr<Session> Open(const std::string& tenant, const std::string& client_name,
+                               std::chrono::seconds lease, Clock::time_point now);
 
   // The session if it is open and belongs to `tenant`; NOT_FOUND otherwise (a session of
   // another tenant is indistinguishable from an unknown one).
@@ -55,9 +58,14 @@ class SessionManager {
   absl::flat_hash_map<std::string, int64_t> CountByTenant() const;
 
  private:
+  // Removes `it`, keeping the per-tenant counts.
+  void Erase(absl::flat_hash_map<Handle, Session>::iterator it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
   SessionOptions options_;
   mutable absl::Mutex mutex_;
   absl::flat_hash_map<Handle, Session> sessions_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::string, int64_t> per_tenant_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace arrayhub

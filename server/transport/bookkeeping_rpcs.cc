@@ -31,12 +31,13 @@ grpc::Status ArrayHubService::List(grpc::ServerContext* context, const v1::ListR
                                    v1::ListResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
     AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
-    if (request->include_shared()) {
-      return absl::UnimplementedError(
-          "List with include_shared is not implemented by this server yet (no sharing)");
-    }
     for (const auto& array : engine_.List(caller, request->all_sessions())) {
       FillInfo(*array, response->add_arrays());
+    }
+    if (request->include_shared()) {
+      for (const auto& array : engine_.ListShared(caller)) {
+        FillInfo(*array, response->add_arrays());
+      }
     }
     return absl::OkStatus();
   }());
@@ -45,6 +46,8 @@ grpc::Status ArrayHubService::List(grpc::ServerContext* context, const v1::ListR
 grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
                                             const v1::ServerInfoRequest*,
                                             v1::ServerInfo* response) {
+  absl::StatusOr<std::string> tenant = TenantOf(*context);
+  if (!tenant.ok()) return ToGrpcStatus(tenant.status());
   const EngineStats stats = engine_.Stats();
   response->set_version(ARRAYHUB_VERSION);
   response->set_backend(std::string(engine_.backend().name()));
@@ -65,9 +68,8 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   out->set_max_chunk_bytes(limits.max_chunk_bytes);
   out->set_default_chunk_bytes(limits.default_chunk_bytes);
   out->set_max_message_bytes(limits.max_message_bytes);
-  response->set_tenant(TenantOf(*context));
-  // One tenant until authentication exists: everything in use is the caller's.
-  response->set_tenant_bytes_in_use(stats.bytes_in_use);
+  response->set_tenant(*tenant);
+  response->set_tenant_bytes_in_use(engine_.TenantBytesInUse(*tenant));
   return grpc::Status::OK;
 }
 

@@ -266,7 +266,7 @@ absl::StatusOr<CreateSpec> CreateSpecFromProto(const v1::CreateRequest& request)
 }
 
 void ArrayInfoToProto(const ArrayRecord& record, std::string_view device, v1::ArrayInfo* info) {
-  info->set_handle(record.handle.ToString());
+  if (!record.handle.IsNull()) info->set_handle(record.handle.ToString());
   info->set_dtype(static_cast<v1::DType>(record.dtype));
   info->mutable_shape()->Assign(record.shape.begin(), record.shape.end());
   info->mutable_strides()->Assign(record.strides.begin(), record.strides.end());
@@ -279,7 +279,7 @@ void ArrayInfoToProto(const ArrayRecord& record, std::string_view device, v1::Ar
   info->set_f_contiguous(IsFContiguous(record.shape, record.strides));
   info->set_owns_data(record.owns_data());
   if (!record.base.IsNull()) info->set_base_handle(record.base.ToString());
-  info->set_writable(record.writable);
+  info->set_writable(record.writable && !record.shared_read_only);
 }
 
 }  // namespace arrayhub

@@ -6,6 +6,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
+#include "server/core/status_macros.h"
 #include "server/transport/metrics.h"
 #include "server/transport/metrics_endpoint.h"
 #include "server/transport/request_log.h"
@@ -16,22 +17,26 @@ namespace arrayhub {
 
 absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
     ServerOptions options, std::unique_ptr<Backend> backend) {
+  AH_RETURN_IF_ERROR(
+      CheckExposure(options.listen_address, options.tokens != nullptr, options.insecure));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                      ServerCredentialsFor(options.tls));
   std::unique_ptr<ArrayHubServer> server(new ArrayHubServer());
   server->host_ = options.listen_address.substr(0, options.listen_address.rfind(':'));
-  server->engine_ = std::make_unique<Engine>(std::move(backend), options.limits, options.sessions);
+  server->engine_ = std::make_unique<Engine>(std::move(backend), options.limits, options.sessions,
+                                             options.quotas);
   server->metrics_ = std::make_unique<ServerMetrics>(*server->engine_);
   if (!options.metrics_listen.empty()) {
     auto endpoint = MetricsEndpoint::Start(options.metrics_listen, *server->metrics_);
     if (!endpoint.ok()) return endpoint.status();
     server->metrics_endpoint_ = std::move(endpoint).value();
   }
-  server->service_ = std::make_unique<ArrayHubService>(*server->engine_);
+  server->service_ = std::make_unique<ArrayHubService>(*server->engine_, options.tokens);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  builder.AddListeningPort(options.listen_address, credentials, &server->port_);
   builder.RegisterService(server->service_.get());
   builder.SetMaxReceiveMessageSize(static_cast<int>(options.limits.max_message_bytes));
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;

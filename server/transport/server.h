@@ -11,6 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "server/core/engine.h"
+#include "server/transport/auth.h"
+#include "server/transport/tls.h"
 
 namespace grpc {
 class Server;
@@ -30,6 +32,12 @@ struct ServerOptions {
   std::chrono::milliseconds reap_interval{1000};
   // host:port of the Prometheus endpoint (/metrics); empty: none. Port 0 picks a free one.
   std::string metrics_listen;
+  TenantQuota quotas{};
+  // Bearer tokens of the tenants; null: no authentication, every caller is "anonymous".
+  std::shared_ptr<const TokenTable> tokens;
+  TlsFiles tls{};
+  // Allows listening beyond loopback without authentication.
+  bool insecure = false;
 };
 
 class ArrayHubServer {

@@ -2,17 +2,21 @@
 
 #include <fmt/format.h>
 
+#include "server/core/status_macros.h"
 #include "server/transport/call_tags.h"
 #include "server/transport/convert.h"
 
 namespace arrayhub {
 
-std::string ArrayHubService::TenantOf(const grpc::ServerContext& context) const {
-  call_tags::SetTenant(&context, kAnonymousTenant);
-  return kAnonymousTenant;
+absl::StatusOr<std::string> ArrayHubService::TenantOf(const grpc::ServerContext& context) const {
+  absl::StatusOr<std::string> tenant = AuthenticateCall(context, tokens_.get());
+  if (tenant.ok()) call_tags::SetTenant(&context, *tenant);
+  return tenant;
 }
 
 absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContext& context) {
+  // Authentication first, so that an unauthenticated caller learns nothing about sessions.
+  AH_ASSIGN_OR_RETURN(std::string tenant, TenantOf(context));
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(kSessionMetadataKey);
   if (it == metadata.end()) {
@@ -20,8 +24,7 @@ absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContext& cont
         "missing {} metadata: call OpenSession first and send its session_id on every call",
         kSessionMetadataKey));
   }
-  return engine_.ResolveSession(TenantOf(context),
-                                std::string_view(it->second.data(), it->second.size()));
+  return engine_.ResolveSession(tenant, std::string_view(it->second.data(), it->second.size()));
 }
 
 void ArrayHubService::FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const {

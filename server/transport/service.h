@@ -5,17 +5,20 @@
 #include "absl/status/statusor.h"
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "server/core/engine.h"
+#include "server/transport/auth.h"
 
 namespace arrayhub {
 
 // Metadata key carrying the session id on every call after OpenSession.
 inline constexpr char kSessionMetadataKey[] = "x-arrayhub-session";
-// Tenant of every caller until authentication is configured.
+// Tenant of every caller when authentication is off.
 inline constexpr char kAnonymousTenant[] = "anonymous";
 
 class ArrayHubService final : public v1::ArrayHub::Service {
  public:
-  explicit ArrayHubService(Engine& engine) : engine_(engine) {}
+  // `tokens` null: authentication is off and every caller is kAnonymousTenant.
+  explicit ArrayHubService(Engine& engine, std::shared_ptr<const TokenTable> tokens = nullptr)
+      : engine_(engine), tokens_(std::move(tokens)) {}
 
   // Sessions (session_rpcs.cc).
   grpc::Status OpenSession(grpc::ServerContext* context, const v1::OpenSessionRequest* request,
@@ -59,6 +62,14 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   grpc::Status GetServerInfo(grpc::ServerContext* context, const v1::ServerInfoRequest* request,
                              v1::ServerInfo* response) override;
 
+  // Sharing by name (sharing_rpcs.cc).
+  grpc::Status Publish(grpc::ServerContext* context, const v1::PublishRequest* request,
+                       v1::PublishResponse* response) override;
+  grpc::Status Unpublish(grpc::ServerContext* context, const v1::UnpublishRequest* request,
+                         v1::UnpublishResponse* response) override;
+  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
+                      v1::AttachResponse* response) override;
+
   // Not implemented yet (unimplemented_rpcs.cc): each answers UNIMPLEMENTED, saying so.
   grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
                             grpc::ServerWriter<v1::SessionEvent>* writer) override;
@@ -72,12 +83,6 @@ class ArrayHubService final : public v1::ArrayHub::Service {
                        v1::ArrayOpResponse* response) override;
   grpc::Status Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                      v1::BatchResponse* response) override;
-  grpc::Status Publish(grpc::ServerContext* context, const v1::PublishRequest* request,
-                       v1::PublishResponse* response) override;
-  grpc::Status Unpublish(grpc::ServerContext* context, const v1::UnpublishRequest* request,
-                         v1::UnpublishResponse* response) override;
-  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
-                      v1::AttachResponse* response) override;
   grpc::Status RegisterSharedMemory(grpc::ServerContext* context,
                                     const v1::RegisterSharedMemoryRequest* request,
                                     v1::RegisterSharedMemoryResponse* response) override;
@@ -94,13 +99,14 @@ class ArrayHubService final : public v1::ArrayHub::Service {
                          v1::ExportIpcResponse* response) override;
 
  private:
-  // The tenant the call's credentials map to.
-  std::string TenantOf(const grpc::ServerContext& context) const;
+  // The tenant the call's credentials map to; UNAUTHENTICATED without valid ones.
+  absl::StatusOr<std::string> TenantOf(const grpc::ServerContext& context) const;
   // Tenant plus the session named by the call's metadata.
   absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context);
   void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
 
   Engine& engine_;
+  std::shared_ptr<const TokenTable> tokens_;
 };
 
 }  // namespace arrayhub

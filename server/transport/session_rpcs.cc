@@ -19,15 +19,19 @@ int64_t UnixMillis(Clock::time_point steady) {
 grpc::Status ArrayHubService::OpenSession(grpc::ServerContext* context,
                                           const v1::OpenSessionRequest* request,
                                           v1::OpenSessionResponse* response) {
-  if (request->lease_seconds() < 0) {
-    return ToGrpcStatus(absl::InvalidArgumentError("lease_seconds must not be negative"));
-  }
-  const Session session = engine_.OpenSession(TenantOf(*context), request->client_name(),
-                                              std::chrono::seconds(request->lease_seconds()));
-  response->set_session_id(session.id.ToString());
-  response->set_lease_seconds(session.lease.count());
-  response->set_tenant(session.tenant);
-  return grpc::Status::OK;
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(std::string tenant, TenantOf(*context));
+    if (request->lease_seconds() < 0) {
+      return absl::InvalidArgumentError("lease_seconds must not be negative");
+    }
+    AH_ASSIGN_OR_RETURN(Session session,
+                        engine_.OpenSession(tenant, request->client_name(),
+                                            std::chrono::seconds(request->lease_seconds())));
+    response->set_session_id(session.id.ToString());
+    response->set_lease_seconds(session.lease.count());
+    response->set_tenant(session.tenant);
+    return absl::OkStatus();
+  }());
 }
 
 grpc::Status ArrayHubService::KeepAlive(grpc::ServerContext* context, const v1::KeepAliveRequest*,

@@ -24,21 +24,6 @@ grpc::Status ArrayHubService::Batch(grpc::ServerContext*, const v1::BatchRequest
   return NotImplementedYet("Batch");
 }
 
-grpc::Status ArrayHubService::Publish(grpc::ServerContext*, const v1::PublishRequest*,
-                                      v1::PublishResponse*) {
-  return NotImplementedYet("Publish");
-}
-
-grpc::Status ArrayHubService::Unpublish(grpc::ServerContext*, const v1::UnpublishRequest*,
-                                        v1::UnpublishResponse*) {
-  return NotImplementedYet("Unpublish");
-}
-
-grpc::Status ArrayHubService::Attach(grpc::ServerContext*, const v1::AttachRequest*,
-                                     v1::AttachResponse*) {
-  return NotImplementedYet("Attach");
-}
-
 grpc::Status ArrayHubService::RegisterSharedMemory(grpc::ServerContext*,
                                                    const v1::RegisterSharedMemoryRequest*,
                                                    v1::RegisterSharedMemoryResponse*) {

@@ -28,6 +28,7 @@ class ArrayTableTest : public ::testing::Test {
     record->strides = ContiguousStrides(record->shape);
     record->buffer = backend_.Allocate(elements * 4).value();
     record->owner = owner.tenant;
+    record->holder = owner.tenant;
     record->session = owner.session;
     return record;
   }

@@ -72,7 +72,7 @@ class EngineTest : public ::testing::Test {
  protected:
   explicit EngineTest(Limits limits = Limits{})
       : engine_(std::make_unique<HostBackend>(), limits, SessionOptions{}) {
-    const Session session = engine_.OpenSession("alice", "creation_test", seconds(0));
+    const Session session = engine_.OpenSession("alice", "creation_test", seconds(0)).value();
     caller_ = Caller{.tenant = "alice", .session = session.id};
   }
 
@@ -902,7 +902,7 @@ TEST_F(UploadTest, BeginOverTheByteLimitAllocatesNothing) {
   const Limits small{.max_array_bytes = 8};
   Engine engine(std::make_unique<HostBackend>(), small, SessionOptions{});
   const Caller caller{.tenant = "alice",
-                      .session = engine.OpenSession("alice", "t", seconds(0)).id};
+                      .session = engine.OpenSession("alice", "t", seconds(0))->id};
   ExpectError(engine.BeginUpload(caller, DType::kFloat64, {2}).status(),
               absl::StatusCode::kResourceExhausted, "--max-array-bytes");
   EXPECT_EQ(engine.Stats().bytes_in_use, 0);

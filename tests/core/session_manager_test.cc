@@ -20,7 +20,7 @@ class SessionManagerTest : public ::testing::Test {
                                            .max_lease = seconds(3600)};
 
   Session OpenAlice(seconds lease = seconds(0)) {
-    return sessions_.Open("alice", "notebook", lease, now_);
+    return sessions_.Open("alice", "notebook", lease, now_).value();
   }
 
   static std::string NotFoundMessage(const Handle& id) {
@@ -130,7 +130,7 @@ TEST_F(SessionManagerTest, CloseByAnotherTenantIsNotFoundAndKeepsTheSession) {
 
 TEST_F(SessionManagerTest, TakeExpiredFarInTheFutureReturnsAndRemovesEverySession) {
   const Session a = OpenAlice(seconds(10));
-  const Session b = sessions_.Open("bob", "job", seconds(3600), now_);
+  const Session b = sessions_.Open("bob", "job", seconds(3600), now_).value();
   std::vector<Session> expired = sessions_.TakeExpired(now_ + hours(24 * 365));
   ASSERT_EQ(expired.size(), 2u);
   std::vector<Handle> ids = {expired[0].id, expired[1].id};

@@ -1,7 +1,5 @@
 // Sessions, creation and bookkeeping through a real in-process server.
 #include <grpcpp/generic/generic_stub.h>
-#include <spdlog/sinks/ringbuffer_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -10,6 +8,7 @@
 #include <regex>
 #include <thread>
 
+#include "tests/support/captured_log.h"
 #include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
@@ -236,32 +235,6 @@ TEST_F(BookkeepingTest, HealthServiceReportsServing) {
   EXPECT_EQ(bytes, std::string("\x08\x01", 2));
 }
 
-// Captures what the default logger writes while it lives, at the given level.
-class CapturedLog {
- public:
-  explicit CapturedLog(spdlog::level::level_enum level)
-      : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(128)),
-        previous_(spdlog::default_logger()),
-        previous_level_(previous_->level()) {
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", sink_));
-    spdlog::set_level(level);
-  }
-  ~CapturedLog() {
-    spdlog::set_default_logger(previous_);
-    spdlog::set_level(previous_level_);
-  }
-  std::string Text() const {
-    std::string text;
-    for (const std::string& line : sink_->last_formatted()) text += line;
-    return text;
-  }
-
- private:
-  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
-  std::shared_ptr<spdlog::logger> previous_;
-  spdlog::level::level_enum previous_level_;
-};
-
 TEST_F(BookkeepingTest, DebugLogHasALinePerRequestAndNoPayloads) {
   std::string text;
   {
@@ -315,9 +288,10 @@ TEST_F(BookkeepingTest, DebugLogNamesTheRequestAndTheTenant) {
 }
 
 TEST_F(BookkeepingTest, RpcsOfLaterIssuesSayTheyAreNotImplemented) {
-  v1::PublishResponse publish;
-  EXPECT_STATUS(stub_->Publish(Context().get(), v1::PublishRequest(), &publish), UNIMPLEMENTED,
-                "Publish is not implemented by this server yet");
+  v1::RegisterSharedMemoryResponse shm;
+  EXPECT_STATUS(
+      stub_->RegisterSharedMemory(Context().get(), v1::RegisterSharedMemoryRequest(), &shm),
+      UNIMPLEMENTED, "RegisterSharedMemory is not implemented by this server yet");
   v1::ExportIpcResponse ipc;
   EXPECT_STATUS(stub_->ExportIpc(Context().get(), v1::ExportIpcRequest(), &ipc), UNIMPLEMENTED,
                 "ExportIpc is not implemented");

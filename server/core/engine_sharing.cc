@@ -1,0 +1,77 @@
+// Sharing arrays by name: Publish, Unpublish, Attach, and listing what others shared.
+#include <fmt/format.h>
+
+#include "server/core/engine.h"
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::Publish(const Caller& caller,
+                                                      const PublishSpec& spec) {
+  AH_RETURN_IF_ERROR(ValidatePublicationName(spec.name));
+  if (static_cast<int64_t>(spec.reader_tenants.size()) > kMaxReaderTenants) {
+    return absl::InvalidArgumentError(
+        fmt::format("reader_tenants names {} tenants; at most {} are allowed",
+                    spec.reader_tenants.size(), kMaxReaderTenants));
+  }
+  for (size_t i = 0; i < spec.reader_tenants.size(); ++i) {
+    AH_RETURN_IF_ERROR(
+        ValidateTenantName(spec.reader_tenants[i], fmt::format("reader_tenants[{}]", i)));
+  }
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
+  if (array->owner != caller.tenant) {
+    return absl::PermissionDeniedError(
+        fmt::format("handle {} was attached from tenant '{}'; only the owner may publish it",
+                    spec.handle, array->owner));
+  }
+  AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
+
+  // The publication keeps its own record: one that no session holds, so closing the
+  // publisher's session frees the handle but not the data.
+  auto published = std::make_shared<ArrayRecord>(*array);
+  published->name = spec.name;
+  published->session = Handle();
+  Publication publication{.owner = caller.tenant,
+                          .name = spec.name,
+                          .record = published,
+                          .readers = {spec.reader_tenants.begin(), spec.reader_tenants.end()},
+                          .all_tenants = spec.all_tenants,
+                          .writable = spec.writable};
+  AH_RETURN_IF_ERROR(publications_.Add(std::move(publication)));
+  return published;
+}
+
+absl::Status Engine::Unpublish(const Caller& caller, const std::string& name) {
+  AH_RETURN_IF_ERROR(ValidatePublicationName(name));
+  // The removed publication (and, if nothing else holds it, the memory) goes here, after the
+  // registry's lock.
+  return publications_.Remove(caller.tenant, name).status();
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::Attach(const Caller& caller, const std::string& name,
+                                                     const std::string& owner) {
+  AH_RETURN_IF_ERROR(ValidatePublicationName(name));
+  const std::string& publisher = owner.empty() ? caller.tenant : owner;
+  AH_RETURN_IF_ERROR(ValidateTenantName(publisher, "owner"));
+  AH_ASSIGN_OR_RETURN(Publication publication, publications_.Find(caller.tenant, publisher, name));
+  AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
+  ArrayRecord attached = *publication.record;
+  attached.handle = Handle::Random();
+  attached.holder = caller.tenant;
+  attached.session = caller.session;
+  attached.shared_read_only = publisher != caller.tenant && !publication.writable;
+  return Register(std::move(attached));
+}
+
+std::vector<ArrayTable::RecordPtr> Engine::ListShared(const Caller& caller) const {
+  std::vector<ArrayTable::RecordPtr> shared;
+  for (const Publication& publication : publications_.SharedWith(caller.tenant)) {
+    auto listed = std::make_shared<ArrayRecord>(*publication.record);
+    listed->handle = Handle();  // Another tenant's handle means nothing here: attach by name.
+    listed->shared_read_only = !publication.writable;
+    shared.push_back(std::move(listed));
+  }
+  return shared;
+}
+
+}  // namespace arrayhub

@@ -1,0 +1,87 @@
+#include "server/core/tenants.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace arrayhub {
+
+// A buffer charged to a tenant: the backend's buffer, plus the charge, released with it.
+// Buffers keep the ledger by shared_ptr, as they keep their backend's counters, so a buffer
+// outliving the engine at shutdown still releases cleanly.
+class ChargedBuffer final : public Buffer {
+ public:
+  ChargedBuffer(std::shared_ptr<Buffer> inner, std::shared_ptr<TenantLedger> ledger,
+                std::string tenant)
+      : Buffer(inner->data(), inner->size()),
+        inner_(std::move(inner)),
+        ledger_(std::move(ledger)),
+        tenant_(std::move(tenant)) {}
+  ~ChargedBuffer() override { ledger_->Release(tenant_, size()); }
+
+ private:
+  std::shared_ptr<Buffer> inner_;
+  std::shared_ptr<TenantLedger> ledger_;
+  std::string tenant_;
+};
+
+absl::Status ValidateTenantName(std::string_view tenant, std::string_view field) {
+  const bool valid_chars = std::all_of(tenant.begin(), tenant.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+  if (tenant.empty() || tenant.size() > 64 || !valid_chars) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} must be 1 to 64 characters of [A-Za-z0-9._-] (a tenant name), got {} characters", field,
+        tenant.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TenantLedger::RoomFor(const std::string& tenant, int64_t nbytes) const {
+  auto it = bytes_.find(tenant);
+  const int64_t used = it == bytes_.end() ? 0 : it->second;
+  if (nbytes > quota_.max_bytes - used) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "tenant '{}' memory quota exceeded (--tenant-max-bytes {}): the request needs {} bytes "
+        "and the tenant already uses {} bytes",
+        tenant, quota_.max_bytes, nbytes, used));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TenantLedger::CheckRoom(const std::string& tenant, int64_t nbytes) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  return RoomFor(tenant, nbytes);
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> TenantLedger::Charge(const std::string& tenant,
+                                                             std::shared_ptr<Buffer> buffer) {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (absl::Status room = RoomFor(tenant, buffer->size()); !room.ok()) return room;
+    if (buffer->size() > 0) bytes_[tenant] += buffer->size();
+  }
+  return std::make_shared<ChargedBuffer>(std::move(buffer), shared_from_this(), tenant);
+}
+
+void TenantLedger::Release(const std::string& tenant, int64_t nbytes) {
+  if (nbytes == 0) return;  // Empty arrays are never entered (see Charge).
+  absl::MutexLock lock(&mutex_);
+  auto it = bytes_.find(tenant);
+  it->second -= nbytes;
+  if (it->second == 0) bytes_.erase(it);
+}
+
+int64_t TenantLedger::BytesInUse(const std::string& tenant) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  auto it = bytes_.find(tenant);
+  return it == bytes_.end() ? 0 : it->second;
+}
+
+absl::flat_hash_map<std::string, int64_t> TenantLedger::BytesByTenant() const {
+  absl::ReaderMutexLock lock(&mutex_);
+  return bytes_;
+}
+
+}  // namespace arrayhub

@@ -1,0 +1,64 @@
+// Per-tenant quotas and the ledger that charges device memory to tenants.
+//
+// Memory is charged when a buffer is allocated and released when the buffer itself goes, so a
+// tenant keeps paying for an array it published while any other tenant still holds it, and
+// a charge can never leak: it lives and dies with the memory it stands for.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "server/backend/buffer.h"
+
+namespace arrayhub {
+
+// Limits every tenant is held to (the same for all tenants).
+struct TenantQuota {
+  static constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
+  int64_t max_bytes = kUnlimited;     // Backend memory of the arrays the tenant pays for.
+  int64_t max_arrays = kUnlimited;    // Handles the tenant holds plus names it publishes.
+  int64_t max_sessions = kUnlimited;  // Sessions open at once.
+};
+
+// INVALID_ARGUMENT unless `tenant` is 1-64 characters of [A-Za-z0-9._-]; `field` names it.
+absl::Status ValidateTenantName(std::string_view tenant, std::string_view field);
+
+class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
+ public:
+  explicit TenantLedger(TenantQuota quota) : quota_(quota) {}
+
+  const TenantQuota& quota() const { return quota_; }
+
+  // Charges `buffer`'s bytes to `tenant` and returns a buffer that releases the charge when
+  // it goes. RESOURCE_EXHAUSTED, naming the quota, the request and the usage, when the
+  // tenant would exceed its bytes; the buffer is then dropped (freed) here.
+  absl::StatusOr<std::shared_ptr<Buffer>> Charge(const std::string& tenant,
+                                                 std::shared_ptr<Buffer> buffer);
+
+  // Fails like Charge would for `nbytes` more, without charging: lets a request be refused
+  // before it allocates anything.
+  absl::Status CheckRoom(const std::string& tenant, int64_t nbytes) const;
+
+  int64_t BytesInUse(const std::string& tenant) const;
+  // Every tenant that pays for memory now, with its bytes.
+  absl::flat_hash_map<std::string, int64_t> BytesByTenant() const;
+
+ private:
+  friend class ChargedBuffer;
+  absl::Status RoomFor(const std::string& tenant, int64_t nbytes) const
+      ABSL_SHARED_LOCKS_REQUIRED(mutex_);
+  void Release(const std::string& tenant, int64_t nbytes);
+
+  const TenantQuota quota_;
+  mutable absl::Mutex mutex_;
+  absl::flat_hash_map<std::string, int64_t> bytes_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace arrayhub

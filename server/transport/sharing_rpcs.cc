@@ -1,0 +1,45 @@
+// Publish, Unpublish, Attach.
+#include "server/core/status_macros.h"
+#include "server/transport/convert.h"
+#include "server/transport/service.h"
+
+namespace arrayhub {
+
+grpc::Status ArrayHubService::Publish(grpc::ServerContext* context,
+                                      const v1::PublishRequest* request,
+                                      v1::PublishResponse* response) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    const PublishSpec spec{
+        .handle = request->handle(),
+        .name = request->name(),
+        .reader_tenants = {request->reader_tenants().begin(), request->reader_tenants().end()},
+        .all_tenants = request->all_tenants(),
+        .writable = request->writable()};
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr published, engine_.Publish(caller, spec));
+    FillInfo(*published, response->mutable_array());
+    return absl::OkStatus();
+  }());
+}
+
+grpc::Status ArrayHubService::Unpublish(grpc::ServerContext* context,
+                                        const v1::UnpublishRequest* request,
+                                        v1::UnpublishResponse*) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    return engine_.Unpublish(caller, request->name());
+  }());
+}
+
+grpc::Status ArrayHubService::Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
+                                     v1::AttachResponse* response) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr attached,
+                        engine_.Attach(caller, request->name(), request->owner()));
+    FillInfo(*attached, response->mutable_array());
+    return absl::OkStatus();
+  }());
+}
+
+}  // namespace arrayhub
