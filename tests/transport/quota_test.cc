@@ -1,0 +1,114 @@
+// Per-tenant quotas and server-wide limits: over one, a request fails with RESOURCE_EXHAUSTED
+// naming the limit, the request and the usage; nothing is allocated and other tenants carry
+// on. Device out-of-memory fails only the request that hit it.
+#include "tests/transport/tenants_fixture.h"
+
+namespace arrayhub::testing {
+namespace {
+
+class QuotaTest : public TenantsTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.quotas = {.max_bytes = 1000, .max_arrays = 3, .max_sessions = 2};
+    options.limits.max_array_elements = 1 << 20;
+    Start(options);
+  }
+
+  grpc::Status TryZeros(const TenantClient& client, int64_t n, v1::DType dtype,
+                        v1::ArrayInfo* info = nullptr) {
+    v1::CreateRequest request;
+    request.set_dtype(dtype);
+    request.add_shape(n);
+    request.mutable_zeros();
+    v1::ArrayInfo result;
+    grpc::Status status = client.stub->Create(client.Context().get(), request, &result);
+    if (info != nullptr) *info = result;
+    return status;
+  }
+};
+
+TEST_F(QuotaTest, BytesOverTheTenantsQuotaAreRefusedAndOthersCarryOn) {
+  const TenantClient alice = Connect("alice");
+  v1::ArrayInfo first;
+  ASSERT_TRUE(TryZeros(alice, 100, v1::DTYPE_FLOAT64, &first).ok());  // 800 bytes.
+  const int64_t used = server_->engine().Stats().bytes_in_use;
+  EXPECT_STATUS(TryZeros(alice, 201, v1::DTYPE_INT8), RESOURCE_EXHAUSTED,
+                "tenant 'alice' memory quota exceeded (--tenant-max-bytes 1000): the request "
+                "needs 201 bytes and the tenant already uses 800 bytes");
+  EXPECT_EQ(server_->engine().Stats().bytes_in_use, used);  // Nothing allocated.
+  EXPECT_TRUE(TryZeros(alice, 200, v1::DTYPE_INT8).ok());   // Exactly up to the quota.
+  // The same goes for results of computation.
+  EXPECT_STATUS(alice.AddOne(first.handle()), RESOURCE_EXHAUSTED, "--tenant-max-bytes");
+  // Bob has his own quota.
+  EXPECT_TRUE(TryZeros(Connect("bob"), 125, v1::DTYPE_FLOAT64).ok());
+  // Freeing makes room again.
+  ASSERT_TRUE(alice.Free(first.handle()).ok());
+  EXPECT_TRUE(TryZeros(alice, 100, v1::DTYPE_FLOAT64).ok());
+}
+
+TEST_F(QuotaTest, ArraysCountHandlesAndPublishedNames) {
+  const TenantClient alice = Connect("alice");
+  const v1::ArrayInfo a = alice.Zeros({1});
+  alice.Zeros({1});
+  ASSERT_TRUE(alice.Publish(a.handle(), "counted").ok());
+  EXPECT_STATUS(TryZeros(alice, 1, v1::DTYPE_INT8), RESOURCE_EXHAUSTED,
+                "tenant 'alice' array quota exceeded (--tenant-max-arrays 3): the request needs 1 "
+                "more and the tenant holds 2 handles and 1 published names");
+  EXPECT_STATUS(alice.Publish(a.handle(), "another"), RESOURCE_EXHAUSTED, "--tenant-max-arrays");
+  EXPECT_STATUS(alice.Attach("counted", ""), RESOURCE_EXHAUSTED, "--tenant-max-arrays");
+}
+
+TEST_F(QuotaTest, SessionsPerTenantAreCapped) {
+  Connect("alice");
+  Connect("alice");
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + TokenOf("alice"));
+  v1::OpenSessionResponse response;
+  EXPECT_STATUS(Connect("bob").stub->OpenSession(&context, {}, &response), RESOURCE_EXHAUSTED,
+                "tenant 'alice' session quota exceeded (--tenant-max-sessions 2): 2 sessions are "
+                "open");
+}
+
+TEST_F(QuotaTest, ServerLimitsNameTheLimitAndTheRequest) {
+  const TenantClient alice = Connect("alice");
+  EXPECT_STATUS(TryZeros(alice, (1 << 20) + 1, v1::DTYPE_BOOL), RESOURCE_EXHAUSTED,
+                "array of shape (1048577,) has 1048577 elements; the server allows at most "
+                "1048576 elements per array (--max-array-elements)");
+  v1::CreateRequest deep;
+  for (int i = 0; i < 65; ++i) deep.add_shape(1);
+  deep.mutable_zeros();
+  v1::ArrayInfo info;
+  EXPECT_STATUS(alice.stub->Create(alice.Context().get(), deep, &info), INVALID_ARGUMENT,
+                "shape has 65 dimensions; the server allows at most 64 (--max-rank)");
+}
+
+TEST(OutOfMemoryTest, FailsTheRequestOnlyAndTheServerCarriesOn) {
+  ServerOptions options;
+  // Limits far beyond any machine, so that the allocation itself fails.
+  options.limits.max_array_bytes = int64_t{1} << 56;
+  options.limits.max_array_elements = int64_t{1} << 56;
+  auto server = StartTestServer(options);
+  ASSERT_NE(server, nullptr);
+  auto stub = v1::ArrayHub::NewStub(
+      grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext open_context;
+  v1::OpenSessionResponse session;
+  ASSERT_TRUE(stub->OpenSession(&open_context, {}, &session).ok());
+  auto create = [&](int64_t n) {
+    grpc::ClientContext context;
+    context.AddMetadata("x-arrayhub-session", session.session_id());
+    v1::CreateRequest request;
+    request.set_dtype(v1::DTYPE_INT8);
+    request.add_shape(n);
+    request.mutable_zeros();
+    v1::ArrayInfo info;
+    return stub->Create(&context, request, &info);
+  };
+  EXPECT_STATUS(create(int64_t{1} << 55), RESOURCE_EXHAUSTED, "out of");
+  EXPECT_EQ(server->engine().Stats().bytes_in_use, 0);
+  EXPECT_TRUE(create(16).ok());
+}
+
+}  // namespace
+}  // namespace arrayhub::testing
