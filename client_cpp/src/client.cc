@@ -34,8 +34,16 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
   auto connection = std::make_shared<detail::Connection>();
-  connection->stub = v1::ArrayHub::NewStub(
-      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments));
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (options.tls.enabled) {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = options.tls.root_certs_pem;
+    tls.pem_cert_chain = options.tls.cert_chain_pem;
+    tls.pem_private_key = options.tls.private_key_pem;
+    credentials = grpc::SslCredentials(tls);
+  }
+  connection->stub =
+      v1::ArrayHub::NewStub(grpc::CreateCustomChannel(address, credentials, arguments));
   connection->options = std::move(options);
 
   grpc::ClientContext context;
@@ -170,9 +178,10 @@ ArrayInfo Client::Describe(const std::string& handle) {
   return detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Describe, request));
 }
 
-std::vector<ArrayInfo> Client::List(bool all_sessions) {
+std::vector<ArrayInfo> Client::List(bool all_sessions, bool include_shared) {
   v1::ListRequest request;
   request.set_all_sessions(all_sessions);
+  request.set_include_shared(include_shared);
   const v1::ListResponse response = detail::Call(connection(), &v1::ArrayHub::Stub::List, request);
   std::vector<ArrayInfo> arrays;
   arrays.reserve(response.arrays_size());

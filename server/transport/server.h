@@ -34,7 +34,7 @@ struct ServerOptions {
   std::string metrics_listen;
   TenantQuota quotas{};
   // Bearer tokens of the tenants; null: no authentication, every caller is "anonymous".
-  std::shared_ptr<const TokenTable> tokens;
+  std::shared_ptr<const TokenTable> tokens{};
   TlsFiles tls{};
   // Allows listening beyond loopback without authentication.
   bool insecure = false;

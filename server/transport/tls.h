@@ -15,9 +15,9 @@ class ServerCredentials;
 namespace arrayhub {
 
 struct TlsFiles {
-  std::string cert;       // PEM certificate chain; empty: plaintext.
-  std::string key;        // PEM private key of the certificate.
-  std::string client_ca;  // PEM CA bundle; set: clients must present a certificate it signed.
+  std::string cert{};       // PEM certificate chain; empty: plaintext.
+  std::string key{};        // PEM private key of the certificate.
+  std::string client_ca{};  // PEM CA bundle; set: clients must present a certificate it signed.
 };
 
 // Credentials for TlsFiles; INVALID_ARGUMENT for an incomplete set, NOT_FOUND for an

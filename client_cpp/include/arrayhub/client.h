@@ -26,11 +26,28 @@
 
 namespace arrayhub::client {
 
+// Transport security of the connection (gRPC's SSL credentials).
+struct TlsOptions {
+  bool enabled = false;        // False: plaintext.
+  std::string root_certs_pem;  // CAs to trust; empty: the system's roots.
+  // Mutual TLS: the client's certificate chain and private key, both PEM, or both empty.
+  std::string cert_chain_pem;
+  std::string private_key_pem;
+};
+
 struct ClientOptions {
   std::string client_name = "arrayhub-cpp";  // Shown by the server's session listings.
   int64_t lease_seconds = 0;                 // 0 takes the server's default.
   std::string token;                         // Sent as `authorization: Bearer <token>` if set.
   int64_t chunk_bytes = 1 << 20;             // Upload chunk and requested download chunk size.
+  TlsOptions tls{};
+};
+
+// Who may attach to a published array (PublishRequest).
+struct PublishOptions {
+  std::vector<std::string> readers{};  // Other tenants allowed to attach.
+  bool all_tenants = false;            // Every tenant may attach.
+  bool writable = false;               // Attached tenants may write too.
 };
 
 // One compute device of the server's backend.
@@ -176,7 +193,7 @@ class Linalg;
 
 class Client {
  public:
-  // Dials `address` ("host:port") over an insecure channel and opens a session.
+  // Dials `address` ("host:port"), over TLS when options.tls says so, and opens a session.
   static Client Connect(const std::string& address, ClientOptions options = {});
 
   // Closes the session, which frees the arrays it still holds; errors are ignored.
@@ -316,10 +333,23 @@ class Client {
   void DownloadInto(const Array& array, std::span<std::byte> destination);
 
   ArrayInfo Describe(const std::string& handle);
-  // This session's arrays, or with all_sessions those of every session of the tenant.
-  std::vector<ArrayInfo> List(bool all_sessions = false);
+  // This session's arrays, or with all_sessions those of every session of the tenant; with
+  // include_shared also the arrays other tenants published to this one (with an empty handle:
+  // Attach them by owner and name).
+  std::vector<ArrayInfo> List(bool all_sessions = false, bool include_shared = false);
   // Frees an array by handle (one given up with Array::Release, or listed).
   void Free(const std::string& handle);
+
+  // Sharing by name (see the README). Publish makes `array` attachable as `name` (1-128
+  // characters of [A-Za-z0-9._/-]) and keeps its data alive until Unpublish, whatever happens
+  // to this session; the publishing tenant pays for its memory. Returns the array's
+  // description with the name.
+  ArrayInfo Publish(const Array& array, const std::string& name,
+                    const PublishOptions& options = {});
+  void Unpublish(const std::string& name);
+  // A new Array, in this session, of the array tenant `owner` (empty: this client's tenant)
+  // published as `name`; read-only (info().writable false) unless shared writable.
+  Array Attach(const std::string& name, const std::string& owner = "");
 
  private:
   friend class Linalg;

@@ -1,0 +1,94 @@
+// The C++ client on a shared server: tokens, TLS, and Publish/Attach between tenants.
+#include <gtest/gtest.h>
+
+#include "arrayhub/client.h"
+#include "tests/support/test_certs.h"
+#include "tests/transport/tenants_fixture.h"
+
+namespace {
+
+using arrayhub::client::Client;
+using arrayhub::client::ClientOptions;
+using arrayhub::client::DType;
+using arrayhub::client::Error;
+using arrayhub::client::StatusCode;
+using arrayhub::testing::TokenOf;
+
+class SharedServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    certs_ = new arrayhub::testing::TestCerts(arrayhub::testing::MakeTestCerts());
+  }
+  static void TearDownTestSuite() { delete certs_; }
+
+  void SetUp() override {
+    ASSERT_FALSE(certs_->dir.empty());
+    arrayhub::ServerOptions options;
+    options.tokens = arrayhub::testing::TokensFor({"alice", "bob"});
+    options.tls = {
+        .cert = certs_->Path("server.pem"), .key = certs_->Path("server.key"), .client_ca = ""};
+    server_ = arrayhub::testing::StartTestServer(options);
+    ASSERT_NE(server_, nullptr);
+  }
+
+  ClientOptions OptionsFor(const std::string& tenant) const {
+    ClientOptions options;
+    options.token = TokenOf(tenant);
+    options.tls = {.enabled = true,
+                   .root_certs_pem = certs_->ca_pem,
+                   .cert_chain_pem = "",
+                   .private_key_pem = ""};
+    return options;
+  }
+
+  static arrayhub::testing::TestCerts* certs_;
+  std::unique_ptr<arrayhub::ArrayHubServer> server_;
+};
+
+arrayhub::testing::TestCerts* SharedServerTest::certs_ = nullptr;
+
+StatusCode CodeOf(auto&& body) {
+  try {
+    body();
+  } catch (const Error& error) {
+    return error.code();
+  }
+  return StatusCode::kOk;
+}
+
+TEST_F(SharedServerTest, TokensOverTlsMapToTenants) {
+  Client alice = Client::Connect(server_->address(), OptionsFor("alice"));
+  EXPECT_EQ(alice.Info().tenant, "alice");
+  ClientOptions wrong = OptionsFor("alice");
+  wrong.token = "not-a-token";
+  EXPECT_EQ(CodeOf([&] { Client::Connect(server_->address(), wrong); }),
+            StatusCode::kUnauthenticated);
+  ClientOptions plaintext = OptionsFor("alice");
+  plaintext.tls.enabled = false;
+  EXPECT_EQ(CodeOf([&] { Client::Connect(server_->address(), plaintext); }),
+            StatusCode::kUnavailable);
+}
+
+TEST_F(SharedServerTest, PublishAttachAndUnpublishBetweenTenants) {
+  Client alice = Client::Connect(server_->address(), OptionsFor("alice"));
+  Client bob = Client::Connect(server_->address(), OptionsFor("bob"));
+  auto weights = alice.Upload(std::vector<float>{1, 2, 3, 4}, {2, 2});
+  const auto published = alice.Publish(weights, "weights", {.readers = {"bob"}});
+  EXPECT_EQ(published.name, "weights");
+  EXPECT_EQ(published.handle, weights.handle());
+
+  auto mine = bob.Attach("weights", "alice");
+  EXPECT_EQ(mine.info().owner, "alice");
+  EXPECT_FALSE(mine.info().writable);
+  EXPECT_EQ(bob.Download<float>(mine), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(CodeOf([&] { bob.UfuncOut(mine, "add", {mine, 1}); }), StatusCode::kPermissionDenied);
+  const auto listed = bob.List(false, /*include_shared=*/true);
+  ASSERT_EQ(listed.size(), 2u);  // His attached handle and alice's publication.
+
+  alice.Unpublish("weights");
+  EXPECT_EQ(CodeOf([&] { bob.Attach("weights", "alice"); }), StatusCode::kNotFound);
+  EXPECT_EQ(bob.Download<float>(mine), (std::vector<float>{1, 2, 3, 4}));  // Still held.
+  EXPECT_EQ(CodeOf([&] { alice.Unpublish("weights"); }), StatusCode::kNotFound);
+}
+
+}  // namespace
