@@ -206,10 +206,14 @@ class Client:
         self.flush()
         return self._rpc("GetServerInfo", arrays_pb2.ServerInfoRequest())
 
-    def list_arrays(self, all_sessions: bool = False) -> list[types_pb2.ArrayInfo]:
-        """ArrayInfo of this session's arrays (all of the tenant's with ``all_sessions``)."""
+    def list_arrays(self, all_sessions: bool = False,
+                    include_shared: bool = False) -> list[types_pb2.ArrayInfo]:
+        """ArrayInfo of this session's arrays (all of the tenant's with ``all_sessions``);
+        with ``include_shared`` also the arrays other tenants published to this one, with an
+        empty handle (:func:`arrayhub.attach` them by ``name`` and ``owner``)."""
         self.flush()
-        return list(self._rpc("List", arrays_pb2.ListRequest(all_sessions=all_sessions)).arrays)
+        request = arrays_pb2.ListRequest(all_sessions=all_sessions, include_shared=include_shared)
+        return list(self._rpc("List", request).arrays)
 
     def flush(self) -> None:
         """Frees on the server, now, the arrays garbage collection has queued."""
@@ -379,7 +383,8 @@ def connect(address: Optional[str] = None, token: Optional[str] = None, *,
         address: ``host:port``; default ``$ARRAYHUB_ADDRESS`` or ``localhost:50051``.
         token: bearer token sent as ``authorization`` metadata; default ``$ARRAYHUB_TOKEN``.
         tls: False for plaintext, True for TLS with the system's root certificates, or a
-            ``grpc.ChannelCredentials`` (e.g. from ``grpc.ssl_channel_credentials``).
+            ``grpc.ChannelCredentials``: ``grpc.ssl_channel_credentials(ca_pem)`` to trust a
+            private CA, with ``private_key=`` and ``certificate_chain=`` for mutual TLS.
         lease_seconds: session lease to ask for; 0 takes the server's default. The client
             renews it in the background while the process runs.
         client_name: shown by ``arrayhub ls``/``top``; default ``python-PID@HOST``.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -137,6 +137,14 @@ class ndarray:
     def client(self) -> _client.Client:
         """The session this array belongs to."""
         return self._client
+
+    def publish(self, name: str, *, readers: Sequence[str] = (), all_tenants: bool = False,
+                writable: bool = False) -> ndarray:
+        """Publishes this array as ``name`` for :func:`arrayhub.attach`; see
+        :func:`arrayhub.publish`."""
+        from arrayhub import _sharing  # _sharing imports this module
+        return _sharing.publish(self, name, readers=readers, all_tenants=all_tenants,
+                                writable=writable)
 
     @property
     def device(self) -> str:
