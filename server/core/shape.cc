@@ -20,6 +20,18 @@ absl::StatusOr<int64_t> ElementCount(std::span<const int64_t> shape, std::string
           fmt::format("{} {} has more elements than fit in int64", what, FormatShape(shape)));
     }
   }
+  if (count == 0) {
+    // The strides of an empty array are those of its nonzero extents (ContiguousStrides), and
+    // in bytes they must fit int64 for the largest item (16 bytes) too.
+    int64_t span = 16;
+    for (int64_t extent : shape) {
+      if (extent > 0 && __builtin_mul_overflow(span, extent, &span)) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{} {} is too big: its nonzero extents multiply to more than int64 allows", what,
+            FormatShape(shape)));
+      }
+    }
+  }
   return count;
 }
 

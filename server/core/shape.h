@@ -15,7 +15,8 @@ using Shape = std::vector<int64_t>;
 using Strides = std::vector<int64_t>;  // In elements, as on the wire.
 
 // Number of elements of `shape`. INVALID_ARGUMENT when an extent is negative or the count
-// overflows int64. `what` names the field in messages ("shape").
+// overflows int64, or for an empty array whose other extents could not have byte strides in
+// int64 (as NumPy: "array is too big"). `what` names the field in messages ("shape").
 absl::StatusOr<int64_t> ElementCount(std::span<const int64_t> shape,
                                      std::string_view what = "shape");
 

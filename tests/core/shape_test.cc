@@ -30,6 +30,16 @@ TEST(ElementCountTest, ZeroExtentGivesZeroElements) {
   EXPECT_EQ(ElementCount(Shape{2, 0, 3}).value(), 0);
 }
 
+// Found by the request fuzzer: an empty array whose other extents overflow its strides.
+TEST(ElementCountTest, EmptyArrayWhoseStridesWouldOverflowIsTooBig) {
+  const absl::Status status = ElementCount(Shape{0, int64_t{1} << 40, int64_t{1} << 20}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "shape (0, 1099511627776, 1048576) is too big: its nonzero extents multiply to more "
+            "than int64 allows");
+  EXPECT_EQ(ElementCount(Shape{0, int64_t{1} << 40, 1 << 18}).value(), 0);
+}
+
 TEST(ElementCountTest, MultipliesExtents) {
   EXPECT_EQ(ElementCount(Shape{3, 4}).value(), 12);
   EXPECT_EQ(ElementCount(Shape{kInt64Max, 1}).value(), kInt64Max);

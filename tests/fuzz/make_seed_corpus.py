@@ -1,0 +1,99 @@
+"""Writes the request fuzzer's seed corpus (tests/fuzz/corpus): one valid request of each
+kind, in the fuzzer's input format (the RPC's number, then the request's wire bytes).
+Handles are written as "0".."3", which the fuzzer replaces by its four arrays.
+
+Run with the Python client's generated modules importable, e.g.
+    build/python-venv/bin/python tests/fuzz/make_seed_corpus.py
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+import struct
+
+from arrayhub.v1 import arrays_pb2 as a
+from arrayhub.v1 import compute_pb2 as c
+from arrayhub.v1 import types_pb2 as t
+
+KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct": 4,
+         "Linalg": 5, "Upload": 6, "Download": 7, "Free": 8, "Describe": 9, "List": 10,
+         "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14}
+
+
+def operand(handle: str) -> c.Operand:
+    return c.Operand(handle=handle)
+
+
+def scalar(value: float) -> c.Operand:
+    return c.Operand(scalar=t.Scalar(float_value=value))
+
+
+def upload(*messages: a.UploadRequest) -> bytes:
+    out = b""
+    for message in messages:
+        data = message.SerializeToString()
+        out += struct.pack("<H", len(data)) + data
+    return out
+
+
+SEEDS = [
+    ("Create", a.CreateRequest(dtype=t.DTYPE_FLOAT32, shape=[2, 3], zeros=a.ZerosSpec())),
+    ("Create", a.CreateRequest(shape=[4], full=a.FullSpec(value=t.Scalar(int_value=7)))),
+    ("Create", a.CreateRequest(arange=a.ArangeSpec(start=t.Scalar(int_value=1),
+                                                   stop=t.Scalar(float_value=9.5),
+                                                   step=t.Scalar(int_value=2)))),
+    ("Create", a.CreateRequest(linspace=a.LinspaceSpec(start=t.Scalar(float_value=0),
+                                                       stop=t.Scalar(float_value=1), num=5,
+                                                       endpoint=True))),
+    ("Create", a.CreateRequest(eye=a.EyeSpec(n=3, has_m=True, m=4, k=1))),
+    ("Create", a.CreateRequest(shape=[8], random=a.RandomSpec(
+        has_seed=True, seed=3, normal=a.RandomSpec.Normal(mean=0, stddev=1)))),
+    ("Create", a.CreateRequest(shape=[8], dtype=t.DTYPE_INT16, random=a.RandomSpec(
+        integers=a.RandomSpec.Integers(low=-5, high=5)))),
+    ("Elementwise", c.ElementwiseRequest(op="add", operands=[operand("0"), scalar(1.5)])),
+    ("Elementwise", c.ElementwiseRequest(op="multiply", operands=[operand("0"), operand("0")],
+                                         out="0")),
+    ("Elementwise", c.ElementwiseRequest(op="where", operands=[operand("3"), operand("1"),
+                                                               scalar(2)])),
+    ("Elementwise", c.ElementwiseRequest(op="sqrt", operands=[operand("2")],
+                                         dtype=t.DTYPE_COMPLEX128)),
+    ("Reduce", c.ReduceRequest(op="sum", input=operand("0"), axis=t.AxisList(axes=[-1]),
+                               keepdims=True)),
+    ("Reduce", c.ReduceRequest(op="std", input=operand("1"), ddof=1)),
+    ("Reduce", c.ReduceRequest(op="argmax", input=operand("0"), axis=t.AxisList(axes=[0]))),
+    ("Matmul", c.MatmulRequest(a=operand("0"), b=operand("0"), transpose_b=True)),
+    ("TensorProduct", c.TensorProductRequest(op="tensordot", a=operand("0"), b=operand("0"),
+                                             axes=1)),
+    ("TensorProduct", c.TensorProductRequest(op="outer", a=operand("1"), b=operand("1"))),
+    ("Linalg", c.LinalgRequest(op="svd", operands=[operand("0")], full_matrices=True,
+                               compute_uv=True)),
+    ("Linalg", c.LinalgRequest(op="solve", operands=[operand("2"), operand("2")])),
+    ("Linalg", c.LinalgRequest(op="norm", operands=[operand("0")], ord="fro")),
+    ("Download", a.DownloadRequest(handle="0", chunk_bytes=7)),
+    ("Free", a.FreeRequest(handles=["1", "3"])),
+    ("Describe", a.DescribeRequest(handle="2")),
+    ("List", a.ListRequest(all_sessions=True, include_shared=True)),
+    ("Publish", a.PublishRequest(handle="0", name="lab/x", reader_tenants=["bob"],
+                                 writable=True)),
+    ("Unpublish", a.UnpublishRequest(name="lab/x")),
+    ("Attach", a.AttachRequest(name="lab/x", owner="anonymous")),
+    ("OpenSession", a.OpenSessionRequest(client_name="seed", lease_seconds=5)),
+]
+
+
+def main() -> None:
+    corpus = pathlib.Path(__file__).resolve().parent / "corpus"
+    corpus.mkdir(exist_ok=True)
+    inputs = [bytes([KINDS[kind]]) + request.SerializeToString() for kind, request in SEEDS]
+    header = a.UploadHeader(dtype=t.DTYPE_INT16, shape=[2, 2])
+    inputs.append(bytes([KINDS["Upload"]]) + upload(
+        a.UploadRequest(header=header), a.UploadRequest(chunk=b"\x01\x00\x02\x00"),
+        a.UploadRequest(chunk=b"\x03\x00\x04\x00")))
+    for data in inputs:
+        (corpus / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    print(f"wrote {len(inputs)} seeds to {corpus}")
+
+
+if __name__ == "__main__":
+    main()
