@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test that needs no GPU: the C++ suites
-# through ctest, then the Python client's suite with pytest against a real daemon. On a
+# through ctest, then the Python client's suite with pytest against a real daemon, then the
+# sanitizer builds and the fuzzer (scripts/sanitizer-tests.sh). On a
 # machine with a GPU, run `ctest --test-dir build -L gpu` as well (see docs/gpu-testing.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -9,3 +10,4 @@ build=${ARRAYHUB_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
 ctest --test-dir "$build" --label-exclude gpu --output-on-failure --parallel "$(nproc)" --timeout 600
 "$root/scripts/python-tests.sh"
+if [ "${ARRAYHUB_SKIP_SANITIZERS:-0}" != 1 ]; then "$root/scripts/sanitizer-tests.sh"; fi

@@ -18,8 +18,6 @@
 
 namespace arrayhub {
 
-namespace v1 = ::arrayhub::v1;
-
 // absl and gRPC share the canonical code numbers; the message is kept as is.
 grpc::Status ToGrpcStatus(const absl::Status& status);
 

@@ -110,7 +110,8 @@ Bytes FromHex(std::string_view hex) {
 template <typename T>
 Bytes BytesOf(const std::vector<T>& values) {
   Bytes bytes(values.size() * sizeof(T));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
+  // An empty vector's data() may be null, which memcpy must not be given even for 0 bytes.
+  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
   return bytes;
 }
 
