@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
       .tls = config.tls,
       .insecure = config.insecure,
   };
+  if (tokens != nullptr && config.tls.cert.empty() && !arrayhub::IsLoopbackAddress(config.listen)) {
+    spdlog::warn("bearer tokens will cross the network in clear text: add --tls-cert/--tls-key");
+  }
   auto server = arrayhub::ArrayHubServer::Start(options, std::move(*backend));
   if (!server.ok()) return Fail(server.status());
   spdlog::info(
