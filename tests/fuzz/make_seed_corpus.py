@@ -3,7 +3,7 @@ kind, in the fuzzer's input format (the RPC's number, then the request's wire by
 Handles are written as "0".."3", which the fuzzer replaces by its four arrays.
 
 Run with the Python client's generated modules importable, e.g.
-    build/python-venv/bin/python tests/fuzz/make_seed_corpus.py
+    PYTHONPATH=client_python build/python-venv/bin/python tests/fuzz/make_seed_corpus.py
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from arrayhub.v1 import types_pb2 as t
 
 KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct": 4,
          "Linalg": 5, "Upload": 6, "Download": 7, "Free": 8, "Describe": 9, "List": 10,
-         "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14}
+         "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14, "View": 15,
+         "GetItem": 16, "SetItem": 17, "ArrayOp": 18}
 
 
 def operand(handle: str) -> c.Operand:
@@ -79,6 +80,24 @@ SEEDS = [
     ("Unpublish", a.UnpublishRequest(name="lab/x")),
     ("Attach", a.AttachRequest(name="lab/x", owner="anonymous")),
     ("OpenSession", a.OpenSessionRequest(client_name="seed", lease_seconds=5)),
+    ("View", c.ViewRequest(handle="0", reshape=c.ViewRequest.Reshape(shape=[4, -1]))),
+    ("View", c.ViewRequest(handle="0", transpose=c.ViewRequest.Transpose())),
+    ("View", c.ViewRequest(handle="1", broadcast_to=c.ViewRequest.BroadcastTo(shape=[2, 5]))),
+    ("View", c.ViewRequest(handle="2", diagonal=c.ViewRequest.Diagonal(offset=1))),
+    ("GetItem", c.GetItemRequest(handle="0", index=[
+        c.IndexItem(slice=c.Slice(has_start=True, start=1, step=2)), c.IndexItem(index=-1)])),
+    ("GetItem", c.GetItemRequest(handle="1", index=[c.IndexItem(array="1")])),
+    ("GetItem", c.GetItemRequest(handle="0", index=[c.IndexItem(ellipsis=True),
+                                                     c.IndexItem(new_axis=True)])),
+    ("SetItem", c.SetItemRequest(handle="0", index=[c.IndexItem(index=0)], value=scalar(3))),
+    ("SetItem", c.SetItemRequest(handle="1", index=[c.IndexItem(array="3")],
+                                 value=operand("1"))),
+    ("ArrayOp", c.ArrayOpRequest(op="concatenate", operands=[operand("1"), operand("1")])),
+    ("ArrayOp", c.ArrayOpRequest(op="sort", operands=[operand("0")], axis=t.AxisList(axes=[0]))),
+    ("ArrayOp", c.ArrayOpRequest(op="split", operands=[operand("1")], ints=[2, 4],
+                                 split_at_indices=True)),
+    ("ArrayOp", c.ArrayOpRequest(op="astype", operands=[operand("0")], dtype=t.DTYPE_INT8)),
+    ("ArrayOp", c.ArrayOpRequest(op="unique", operands=[operand("1")])),
 ]
 
 

@@ -211,7 +211,7 @@ class Harness {
 
   void Dispatch(uint8_t kind, std::string_view payload) {
     using Stub = v1::ArrayHub::Stub;
-    switch (kind % 15) {
+    switch (kind % 19) {
       case 0:
         return Unary(&Stub::Create, payload, "Create");
       case 1:
@@ -240,8 +240,16 @@ class Harness {
         return Unary(&Stub::Unpublish, payload, "Unpublish");
       case 13:
         return Unary(&Stub::Attach, payload, "Attach");
-      default:
+      case 14:
         return OpenAndCloseSession(payload);
+      case 15:
+        return Unary(&Stub::View, payload, "View");
+      case 16:
+        return Unary(&Stub::GetItem, payload, "GetItem");
+      case 17:
+        return Unary(&Stub::SetItem, payload, "SetItem");
+      default:
+        return Unary(&Stub::ArrayOp, payload, "ArrayOp");
     }
   }
 

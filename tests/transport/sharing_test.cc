@@ -53,6 +53,29 @@ TEST_F(SharingTest, AReaderAttachesReadsButCannotWrite) {
   EXPECT_EQ(Download(bob, attached.handle()), std::string("\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0", 16));
 }
 
+TEST_F(SharingTest, ViewsOfAReadOnlyShareAreReadOnlyToo) {
+  const TenantClient alice = Connect("alice");
+  const TenantClient bob = Connect("bob");
+  ASSERT_TRUE(alice.Publish(alice.Zeros({2, 3}).handle(), "grid", {"bob"}).ok());
+  v1::ArrayInfo attached;
+  ASSERT_TRUE(bob.Attach("grid", "alice", &attached).ok());
+  v1::ViewRequest transpose;
+  transpose.set_handle(attached.handle());
+  transpose.mutable_transpose();
+  v1::ArrayInfo view;
+  ASSERT_TRUE(bob.stub->View(bob.Context().get(), transpose, &view).ok());
+  EXPECT_FALSE(view.writable());
+  EXPECT_EQ(view.owner(), "alice");
+  EXPECT_STATUS(bob.AddOne(view.handle(), view.handle()), PERMISSION_DENIED,
+                "is shared read-only with tenant 'bob'");
+  v1::SetItemRequest set;
+  set.set_handle(view.handle());
+  set.mutable_value()->mutable_scalar()->set_int_value(7);
+  v1::SetItemResponse response;
+  EXPECT_STATUS(bob.stub->SetItem(bob.Context().get(), set, &response), PERMISSION_DENIED,
+                "is shared read-only");
+}
+
 TEST_F(SharingTest, AWritableShareLetsReadersWriteInPlace) {
   const TenantClient alice = Connect("alice");
   const TenantClient bob = Connect("bob");
