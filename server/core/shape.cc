@@ -26,9 +26,9 @@ absl::StatusOr<int64_t> ElementCount(std::span<const int64_t> shape, std::string
     int64_t span = 16;
     for (int64_t extent : shape) {
       if (extent > 0 && __builtin_mul_overflow(span, extent, &span)) {
-        return absl::InvalidArgumentError(fmt::format(
-            "{} {} is too big: its nonzero extents multiply to more than int64 allows", what,
-            FormatShape(shape)));
+        return absl::InvalidArgumentError(
+            fmt::format("{} {} is too big: its nonzero extents multiply to more than int64 allows",
+                        what, FormatShape(shape)));
       }
     }
   }

@@ -10,8 +10,8 @@
 // would not say what was wrong, or when anything it made is still there once its session is
 // closed and its names are withdrawn.
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/message.h>
+#include <google/protobuf/stubs/logging.h>
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 

@@ -1,6 +1,6 @@
-// Throwaway certificates for TLS tests: a CA (and an unrelated one), a server certificate for localhost and
-// 127.0.0.1, and a client certificate, made with the openssl command at test time, so that
-// no private key is ever checked in.
+// Throwaway certificates for TLS tests: a CA (and an unrelated one), a server certificate for
+// localhost and 127.0.0.1, and a client certificate, made with the openssl command at test time, so
+// that no private key is ever checked in.
 #pragma once
 
 #include <string>
