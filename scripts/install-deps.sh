@@ -26,7 +26,7 @@ packages=(
   libopenblas-dev liblapacke-dev libimath-dev libssl-dev
   prometheus-cpp-dev  # Metrics: the Prometheus data model and text format.
   clang-format
-  clang libclang-rt-14-dev  # Sanitizer and libFuzzer builds (scripts/sanitizer-tests.sh).
+  clang libclang-rt-dev  # Sanitizer and libFuzzer builds (scripts/sanitizer-tests.sh).
   python3 python3-venv  # The Python client's tests run in a venv; packages come from PyPI.
 )
 case "$system" in

@@ -31,7 +31,7 @@ struct ServerOptions {
   // How often expired sessions are looked for.
   std::chrono::milliseconds reap_interval{1000};
   // host:port of the Prometheus endpoint (/metrics); empty: none. Port 0 picks a free one.
-  std::string metrics_listen;
+  std::string metrics_listen{};
   TenantQuota quotas{};
   // Bearer tokens of the tenants; null: no authentication, every caller is "anonymous".
   std::shared_ptr<const TokenTable> tokens{};

@@ -40,10 +40,15 @@ int Work(Engine& engine, int index, std::chrono::steady_clock::time_point deadli
     expect_ok(ones.status(), "create");
     if (!ones.ok()) continue;
     const std::string handle = (*ones)->handle.ToString();
-    auto doubled = engine.Elementwise(
-        caller, {.op = ElementwiseOp::kAdd, .operands = {{.handle = handle}, {.handle = handle}}});
-    expect_ok(doubled.status(), "add");
-    auto sum = engine.Reduce(caller, {.op = ReduceOp::kSum, .input = handle});
+    ElementwiseSpec add;
+    add.op = ElementwiseOp::kAdd;
+    add.operands = {OperandSpec{.handle = handle, .scalar = {}},
+                    OperandSpec{.handle = handle, .scalar = {}}};
+    expect_ok(engine.Elementwise(caller, add).status(), "add");
+    ReduceSpec sum_spec;
+    sum_spec.op = ReduceOp::kSum;
+    sum_spec.input = handle;
+    auto sum = engine.Reduce(caller, sum_spec);
     expect_ok(sum.status(), "sum");
     if (sum.ok()) {
       float total = 0;

@@ -48,9 +48,9 @@ TEST(TenantUsageTest, CountsHandlesAndSessionsPerOwnerAndSharedBuffersOnce) {
 
 TEST(TenantUsageTest, EngineReportsEachTenantsArraysAndSessions) {
   Engine engine(std::make_unique<HostBackend>(), Limits{}, SessionOptions{});
-  const Session alice = engine.OpenSession("alice", "test", std::chrono::seconds(0));
-  engine.OpenSession("alice", "test", std::chrono::seconds(0));
-  const Session bob = engine.OpenSession("bob", "test", std::chrono::seconds(0));
+  const Session alice = engine.OpenSession("alice", "test", std::chrono::seconds(0)).value();
+  ASSERT_TRUE(engine.OpenSession("alice", "test", std::chrono::seconds(0)).ok());
+  const Session bob = engine.OpenSession("bob", "test", std::chrono::seconds(0)).value();
   const Caller alice_caller{.tenant = "alice", .session = alice.id};
   const Caller bob_caller{.tenant = "bob", .session = bob.id};
   const CreateSpec zeros{.dtype = DType::kFloat64, .shape = {10}, .kind = ZerosKind{}};

@@ -262,7 +262,8 @@ TEST_F(MetricsTest, ReportsMemoryArraysAndSessionsPerTenant) {
 // label values, so no name can forge a sample.
 TEST_F(MetricsTest, EscapesLabelValues) {
   const std::string tenant = "we\"ird\\ten\nant";
-  const Session session = server_->engine().OpenSession(tenant, "test", std::chrono::seconds(0));
+  const Session session =
+      server_->engine().OpenSession(tenant, "test", std::chrono::seconds(0)).value();
   const CreateSpec zeros{.dtype = DType::kFloat32, .shape = {4}, .kind = ZerosKind{}};
   ASSERT_TRUE(server_->engine().Create({.tenant = tenant, .session = session.id}, zeros).ok());
 
