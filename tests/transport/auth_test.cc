@@ -126,6 +126,8 @@ TEST_F(AuthTest, TokensNeverReachTheLog) {
     text = log.Text();
   }
   EXPECT_NE(text.find("UNAUTHENTICATED"), std::string::npos) << text;
+  // The request line of a call that failed authentication names no tenant.
+  EXPECT_NE(text.find("tenant=-: unknown bearer token"), std::string::npos) << text;
   EXPECT_EQ(text.find("not-a-token-of-anyone"), std::string::npos) << text;
   EXPECT_EQ(text.find(TokenOf("alice")), std::string::npos) << text;
   EXPECT_EQ(text.find(kAliceDigest), std::string::npos) << text;
