@@ -84,6 +84,13 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
 ArrayTable::RecordPtr Engine::Register(ArrayRecord record) {
   auto shared = std::make_shared<const ArrayRecord>(std::move(record));
   table_.Insert(shared);
+  // A call that outlives its session (closed, or reaped when the client died mid-call) must
+  // not leave its result behind in a session nobody will close. Sessions are removed before
+  // their arrays are erased, so either that erase sees this record, or this check sees the
+  // session gone.
+  if (!shared->session.IsNull() && !sessions_.IsOpen(shared->session)) {
+    table_.EraseSession(shared->session);
+  }
   return shared;
 }
 

@@ -45,6 +45,11 @@ absl::StatusOr<Session> SessionManager::Find(const std::string& tenant, const Ha
   return it->second;
 }
 
+bool SessionManager::IsOpen(const Handle& id) const {
+  absl::MutexLock lock(&mutex_);
+  return sessions_.contains(id);
+}
+
 absl::StatusOr<Session> SessionManager::Renew(const std::string& tenant, const Handle& id,
                                               Clock::time_point now) {
   absl::MutexLock lock(&mutex_);

@@ -43,6 +43,9 @@ class SessionManager {
   // another tenant is indistinguishable from an unknown one).
   absl::StatusOr<Session> Find(const std::string& tenant, const Handle& id) const;
 
+  // Whether the session is open (of any tenant): for bookkeeping, never for access checks.
+  bool IsOpen(const Handle& id) const;
+
   // Extends the lease from `now`.
   absl::StatusOr<Session> Renew(const std::string& tenant, const Handle& id, Clock::time_point now);
 
