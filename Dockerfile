@@ -5,7 +5,11 @@
 # unprivileged user. See deploy/README.md.
 #
 #   docker build -t arrayhub .
-#   docker run --gpus all -p 50051:50051 -p 9464:9464 arrayhub
+#   docker run --gpus all -p 50051:50051 -p 9464:9464 \
+#     -v "$PWD/tokens:/etc/arrayhub/tokens:ro" arrayhub
+# It listens on every interface, so it needs a token file (lines `<tenant> <sha256 of the
+# token>`, made with `arrayhubd --hash-token`; README "Authentication"), readable by uid 10001
+# and by no one else; on a network you trust entirely, ARRAYHUB_INSECURE=1 serves without one.
 ARG CUDA_VERSION=13.0.0
 
 FROM nvidia/cuda:${CUDA_VERSION}-devel-ubuntu24.04 AS build
@@ -34,6 +38,7 @@ COPY --from=build /out/arrayhubd /out/arrayhub-health /usr/local/bin/
 # Every option is an ARRAYHUB_* variable (arrayhubd --help); these make the daemon reachable
 # from outside the container. A config file can be mounted and named by ARRAYHUB_CONFIG.
 ENV ARRAYHUB_LISTEN=0.0.0.0:50051 \
+    ARRAYHUB_AUTH_FILE=/etc/arrayhub/tokens \
     ARRAYHUB_METRICS_LISTEN=0.0.0.0:9464 \
     ARRAYHUB_BACKEND=auto \
     ARRAYHUB_LOG_LEVEL=info

@@ -84,6 +84,7 @@ def test_dockerfile_runtime_runs_unprivileged_exposes_ports_and_checks_health() 
     assert '"/usr/local/bin/arrayhub-health"' in healthcheck.split("CMD", 1)[1]
     env = " ".join(a for k, a in runtime if k == "ENV")
     assert "ARRAYHUB_LISTEN=0.0.0.0:50051" in env and "ARRAYHUB_METRICS_LISTEN=0.0.0.0:9464" in env
+    assert "ARRAYHUB_AUTH_FILE=/etc/arrayhub/tokens" in env  # Not loopback: authenticated.
     assert next(a for k, a in runtime if k == "ENTRYPOINT") == '["/usr/local/bin/arrayhubd"]'
 
 
@@ -189,10 +190,20 @@ def test_kubernetes_manifests_have_the_expected_objects_and_fields() -> None:
 def test_kubernetes_config_map_sets_only_options_the_daemon_has(tmp_path: pathlib.Path) -> None:
     config = _kubernetes()["ConfigMap"]["data"]
     assert set(config) <= _daemon_options(), set(config) - _daemon_options()
+    # Listening beyond loopback, the daemon authenticates with the Secret's token file, whose
+    # example line has the format the daemon reads.
+    objects = _kubernetes()
+    mount = objects["Deployment"]["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+    token_dir = next(m["mountPath"] for m in mount if m["name"] == "tokens")
+    assert config["ARRAYHUB_AUTH_FILE"] == f"{token_dir}/tokens"
+    tokens = tmp_path / "tokens"
+    tokens.write_text(objects["Secret"]["stringData"]["tokens"])
+    tokens.chmod(0o440)
     # The values are valid too: a daemon starts with them (addresses moved to loopback).
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYHUB_")}
-    env.update(config, ARRAYHUB_BACKEND=BACKEND)
+    env.update(config, ARRAYHUB_BACKEND=BACKEND, ARRAYHUB_AUTH_FILE=str(tokens))
     daemon = start_daemon(tmp_path / "arrayhubd.log", "--metrics-listen", "127.0.0.1:0", env=env)
+    assert "authentication on: 1 token(s)" in daemon.log.read_text()
     stop_daemon(daemon)
     assert daemon.process.returncode == 0
 
@@ -217,6 +228,8 @@ def test_systemd_unit_and_example_config(tmp_path: pathlib.Path) -> None:
     assert service["ExecStart"] == "/usr/local/bin/arrayhubd --config /etc/arrayhub/arrayhubd.toml"
     assert service["DynamicUser"] == "yes" and service["NoNewPrivileges"] == "yes"
     assert service["KillSignal"] == "SIGTERM"
+    assert service["LoadCredential"] == "tokens:/etc/arrayhub/tokens"
+    assert service["Environment"] == "ARRAYHUB_AUTH_FILE=%d/tokens"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
 
     # The example config is one arrayhubd accepts (unknown keys are errors); its drain fits in
