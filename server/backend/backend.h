@@ -18,6 +18,7 @@
 #include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
 #include "server/backend/memory_counters.h"
+#include "server/backend/work_queue.h"
 #include "server/core/dtype.h"
 
 namespace arrayhub {
@@ -48,6 +49,11 @@ struct AffineFill {
   bool float64_math = false;
 };
 
+// Calls that compute may return before the device is done: their work is ordered on the bound
+// queue, and what they report is what was found while enqueueing it. A failure the device
+// finds later surfaces at the next call that waits for the queue (CopyToHost, CountNonzero,
+// Nonzero, the bounds checks of Gather and Scatter, the linear-algebra calls that read
+// LAPACK's info), naming the calls enqueued since the queue last waited.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -58,6 +64,18 @@ class Backend {
   // Device name recorded in ArrayInfo ("cpu", "cuda:0").
   virtual std::string DeviceName() const = 0;
   virtual MemoryStats Memory() const = 0;
+
+  // Ordering (see work_queue.h). A new queue for a session.
+  virtual absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue() = 0;
+  // Until the binding ends, the calling thread's calls enqueue on `queue` (null: the backend's
+  // default queue); `label` names them in the report of a device error found later. Binding
+  // the queue the thread has bound already gives an empty binding.
+  virtual std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
+                                             std::string_view label) = 0;
+  // The bound calls are about to read or write `buffer`: they wait for the work enqueued so far
+  // on the queue that owns it, and, once the binding ends, that queue's later work waits for
+  // them. Nothing to do when the buffer is the bound queue's own or no queue is bound.
+  virtual absl::Status Use(const std::shared_ptr<Buffer>& buffer) = 0;
 
   // Uninitialised memory of `nbytes` (may be 0). RESOURCE_EXHAUSTED when the device is full.
   virtual absl::StatusOr<std::shared_ptr<Buffer>> Allocate(int64_t nbytes) = 0;
@@ -71,6 +89,8 @@ class Backend {
   virtual absl::Status FillAffine(Buffer& buffer, const AffineFill& fill) = 0;
 
   // Copies between host memory and a buffer; [offset, offset + size) lies inside the buffer.
+  // CopyFromHost may return before the copy is done (the source may go at once); CopyToHost
+  // returns when the destination holds the data, after all the work enqueued before it.
   virtual absl::Status CopyFromHost(Buffer& buffer, int64_t offset,
                                     std::span<const std::byte> source) = 0;
   virtual absl::Status CopyToHost(const Buffer& buffer, int64_t offset,

@@ -9,14 +9,17 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "server/backend/work_queue.h"
 #include "server/core/array_record.h"
 
 namespace arrayhub {
 
-// Who is asking: the tenant the credentials map to and the session of the call.
+// Who is asking: the tenant the credentials map to and the session of the call, with the
+// session's queue, where its work goes.
 struct Caller {
   std::string tenant;
   Handle session;
+  std::shared_ptr<WorkQueue> queue = nullptr;  // Null: the backend's default queue.
 };
 
 class ArrayTable {

@@ -19,14 +19,15 @@ Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions s
 absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
                                             const std::string& client_name,
                                             std::chrono::seconds lease) {
-  return sessions_.Open(tenant, client_name, lease, Clock::now());
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend_->NewQueue());
+  return sessions_.Open(tenant, client_name, lease, Clock::now(), std::move(queue));
 }
 
 absl::StatusOr<Caller> Engine::ResolveSession(const std::string& tenant,
                                               std::string_view session_id) {
   AH_ASSIGN_OR_RETURN(Handle id, Handle::Parse(session_id, "session id"));
   AH_ASSIGN_OR_RETURN(Session session, sessions_.Find(tenant, id));
-  return Caller{.tenant = session.tenant, .session = session.id};
+  return Caller{.tenant = session.tenant, .session = session.id, .queue = session.queue};
 }
 
 absl::StatusOr<Session> Engine::KeepAlive(const Caller& caller) {
@@ -94,8 +95,13 @@ ArrayTable::RecordPtr Engine::Register(ArrayRecord record) {
   return shared;
 }
 
+std::unique_ptr<QueueBinding> Engine::Bind(const Caller& caller, std::string_view label) {
+  return backend_->Bind(caller.queue, label);
+}
+
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const CreateSpec& spec) {
   AH_ASSIGN_OR_RETURN(CreationPlan plan, PlanCreation(spec, limits_));
+  const auto bound = Bind(caller, "create");
   AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, plan.dtype, plan.shape, plan.nbytes));
   for (const FillStep& step : plan.steps) {
     if (const auto* pattern = std::get_if<PatternFill>(&step)) {
@@ -117,16 +123,20 @@ absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUpload(const Caller&
                                                                    DType dtype,
                                                                    const Shape& shape) {
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, limits_));
+  const auto bound = Bind(caller, "upload");
   AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, dtype, shape, nbytes));
   return std::make_unique<PendingUpload>(
-      *backend_, std::move(record), limits_.max_chunk_bytes,
+      *backend_, caller.queue, std::move(record), limits_.max_chunk_bytes,
       [this](ArrayRecord done) { return Register(std::move(done)); });
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::string_view handle,
                                                    std::string_view field) {
   AH_ASSIGN_OR_RETURN(Handle parsed, Handle::Parse(handle, field));
-  return table_.Find(caller, parsed);
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, table_.Find(caller, parsed));
+  // Within an operation (a queue bound), its work is ordered after the array's last writer.
+  AH_RETURN_IF_ERROR(backend_->Use(record->buffer));
+  return record;
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::FindWritable(const Caller& caller,
@@ -146,12 +156,14 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::FindWritable(const Caller& caller,
 absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller& caller,
                                                                    ArrayTable::RecordPtr array) {
   if (array->c_contiguous()) return array;
+  const auto bound = Bind(caller, "copy for reading");
+  AH_RETURN_IF_ERROR(backend_->Use(array->buffer));
   AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(*array), array->dtype,
                                                        MemoryOrder::kC, /*temporary=*/true));
   return std::make_shared<const ArrayRecord>(std::move(copy));
 }
 
-absl::Status Engine::ReadBytes(const ArrayRecord& array, int64_t offset,
+absl::Status Engine::ReadBytes(const Caller& caller, const ArrayRecord& array, int64_t offset,
                                std::span<std::byte> destination) {
   if (!array.c_contiguous()) {
     return absl::InternalError("ReadBytes needs a C-contiguous array (see ContiguousForReading)");
@@ -161,6 +173,8 @@ absl::Status Engine::ReadBytes(const ArrayRecord& array, int64_t offset,
         fmt::format("read of {} bytes at offset {} is outside the array's {} bytes",
                     destination.size(), offset, array.nbytes()));
   }
+  const auto bound = Bind(caller, "download");
+  AH_RETURN_IF_ERROR(backend_->Use(array.buffer));
   return backend_->CopyToHost(*array.buffer, array.offset_bytes + offset, destination);
 }
 

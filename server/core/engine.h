@@ -57,7 +57,8 @@ class Engine {
   absl::StatusOr<ArrayTable::RecordPtr> Create(const Caller& caller, const CreateSpec& spec);
   absl::StatusOr<std::unique_ptr<PendingUpload>> BeginUpload(const Caller& caller, DType dtype,
                                                              const Shape& shape);
-  // `field` names the handle in error messages ("handle", "operands[1]", ...).
+  // `field` names the handle in error messages ("handle", "operands[1]", ...). Inside an
+  // operation the work enqueued next is ordered after the array's (Backend::Use).
   absl::StatusOr<ArrayTable::RecordPtr> Find(const Caller& caller, std::string_view handle,
                                              std::string_view field = "handle");
   // The array an operation writes (out=, a[...] = v): as Find, then PERMISSION_DENIED when it
@@ -70,8 +71,9 @@ class Engine {
   // a download reads.
   absl::StatusOr<ArrayTable::RecordPtr> ContiguousForReading(const Caller& caller,
                                                              ArrayTable::RecordPtr array);
-  // Copies [offset, offset + destination.size()) of a C-contiguous array's bytes to the host.
-  absl::Status ReadBytes(const ArrayRecord& array, int64_t offset,
+  // Copies [offset, offset + destination.size()) of a C-contiguous array's bytes to the host,
+  // after the work enqueued on it so far.
+  absl::Status ReadBytes(const Caller& caller, const ArrayRecord& array, int64_t offset,
                          std::span<std::byte> destination);
   // Computation (engine_compute.cc). The result is a new array of the caller's session, or
   // the `out` array when the spec names one.
@@ -126,6 +128,9 @@ class Engine {
   absl::StatusOr<ArrayRecord> NewArray(const Caller& caller, DType dtype, const Shape& shape,
                                        int64_t nbytes, bool temporary = false);
   ArrayTable::RecordPtr Register(ArrayRecord record);
+  // Sends the backend calls of the rest of the caller's operation to its session's queue:
+  // every public method that computes holds one from before its first Find.
+  std::unique_ptr<QueueBinding> Bind(const Caller& caller, std::string_view label);
   // RESOURCE_EXHAUSTED when the tenant holds max_arrays handles and publications already.
   absl::Status CheckArrayQuota(const std::string& tenant) const;
   // Reduce when no axis is reduced (axis=() or a 0-d input).

@@ -852,6 +852,7 @@ class ArrayOpSteps {
 
 absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ArrayOp(const Caller& caller,
                                                                    const ArrayOpSpec& spec) {
+  const auto bound = Bind(caller, ArrayOpName(spec.op));
   return ArrayOpSteps(*this, caller, spec).Run();
 }
 

@@ -69,6 +69,7 @@ absl::Status Engine::CopyInto(const ArrayView& source, const ArrayView& target) 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
                                                           const ElementwiseSpec& spec) {
   const std::string_view name = OpName(spec.op);
+  const auto bound = Bind(caller, name);
   const auto count = static_cast<int>(spec.operands.size());
   if (count != Arity(spec.op)) {
     return absl::InvalidArgumentError(fmt::format("{} takes {} operand{}, got {}", name,
@@ -161,6 +162,7 @@ absl::Status Engine::ReduceNothing(const ReduceSpec& spec, const ArrayRecord& in
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const ReduceSpec& spec) {
+  const auto bound = Bind(caller, OpName(spec.op));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input, Find(caller, spec.input, "input"));
   AH_ASSIGN_OR_RETURN(ReduceResolution r, ResolveReduce(spec.op, input->dtype, input->shape,
                                                         spec.axes, spec.dtype, spec.ddof));

@@ -520,6 +520,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
 }  // namespace
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Matmul(const Caller& caller, const MatmulSpec& spec) {
+  const auto bound = Bind(caller, "matmul");
   LinalgSteps steps(*this, caller);
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr a, steps.Operand(spec.a, "a"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr b, steps.Operand(spec.b, "b"));
@@ -546,6 +547,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Matmul(const Caller& caller, const
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::TensorProduct(const Caller& caller,
                                                             const TensorProductSpec& spec) {
+  const auto bound = Bind(caller, "tensor product");
   LinalgSteps steps(*this, caller);
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr a, steps.Operand(spec.a, "a"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr b, steps.Operand(spec.b, "b"));
@@ -583,6 +585,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::TensorProduct(const Caller& caller
 
 absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& caller,
                                                                   const LinalgSpec& spec) {
+  const auto bound = Bind(caller, OpName(spec.op));
   LinalgSteps steps(*this, caller);
   std::vector<ArrayTable::RecordPtr> operands;
   std::vector<DType> dtypes;

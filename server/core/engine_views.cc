@@ -79,6 +79,7 @@ absl::StatusOr<ArrayRecord> Engine::CopyToNewArray(const Caller& caller, const A
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& caller, const ViewSpec& spec) {
+  const auto bound = Bind(caller, "view");
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
   const Layout layout = LayoutOf(*array);
 
@@ -239,6 +240,7 @@ class IndexSteps {
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& caller,
                                                       const GetItemSpec& spec) {
+  const auto bound = Bind(caller, "getitem");
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
   IndexSteps steps(*this, caller);
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
@@ -255,6 +257,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& caller,
 }
 
 absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
+  const auto bound = Bind(caller, "setitem");
   AH_ASSIGN_OR_RETURN(
       ArrayTable::RecordPtr array,
       FindWritable(caller, spec.handle, "handle", "assignment destination is read-only"));

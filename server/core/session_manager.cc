@@ -16,14 +16,16 @@ absl::Status SessionNotFound(const Handle& id) {
 
 absl::StatusOr<Session> SessionManager::Open(const std::string& tenant,
                                              const std::string& client_name,
-                                             std::chrono::seconds lease, Clock::time_point now) {
+                                             std::chrono::seconds lease, Clock::time_point now,
+                                             std::shared_ptr<WorkQueue> queue) {
   if (lease.count() <= 0) lease = options_.default_lease;
   lease = std::min(lease, options_.max_lease);
   Session session{.id = Handle::Random(),
                   .tenant = tenant,
                   .client_name = client_name,
                   .lease = lease,
-                  .expires_at = now + lease};
+                  .expires_at = now + lease,
+                  .queue = std::move(queue)};
   absl::MutexLock lock(&mutex_);
   int64_t& open = per_tenant_[tenant];
   if (open >= options_.max_per_tenant) {

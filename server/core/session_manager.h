@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "server/backend/work_queue.h"
 #include "server/core/handle.h"
 
 namespace arrayhub {
@@ -28,6 +30,7 @@ struct Session {
   std::string client_name;
   std::chrono::seconds lease{0};
   Clock::time_point expires_at;
+  std::shared_ptr<WorkQueue> queue;  // Where the session's device work goes, in order.
 };
 
 class SessionManager {
@@ -37,7 +40,8 @@ class SessionManager {
   // Lease 0 takes the default; longer than the maximum is capped. RESOURCE_EXHAUSTED when the
   // tenant has max_per_tenant sessions open already.
   absl::StatusOr<Session> Open(const std::string& tenant, const std::string& client_name,
-                               std::chrono::seconds lease, Clock::time_point now);
+                               std::chrono::seconds lease, Clock::time_point now,
+                               std::shared_ptr<WorkQueue> queue = nullptr);
 
   // The session if it is open and belongs to `tenant`; NOT_FOUND otherwise (a session of
   // another tenant is indistinguishable from an unknown one).

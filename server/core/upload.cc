@@ -6,9 +6,10 @@
 
 namespace arrayhub {
 
-PendingUpload::PendingUpload(Backend& backend, ArrayRecord record, int64_t max_chunk_bytes,
-                             Commit commit)
+PendingUpload::PendingUpload(Backend& backend, std::shared_ptr<WorkQueue> queue, ArrayRecord record,
+                             int64_t max_chunk_bytes, Commit commit)
     : backend_(backend),
+      queue_(std::move(queue)),
       record_(std::move(record)),
       max_chunk_bytes_(max_chunk_bytes),
       commit_(std::move(commit)) {}
@@ -28,6 +29,7 @@ absl::Status PendingUpload::Append(std::span<const std::byte> chunk) {
         "holds {} bytes",
         received_ + size, DTypeName(record_.dtype), FormatShape(record_.shape), expected()));
   }
+  const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "upload");
   AH_RETURN_IF_ERROR(
       backend_.CopyFromHost(*record_.buffer, record_.offset_bytes + received_, chunk));
   received_ += size;

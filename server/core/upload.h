@@ -16,9 +16,10 @@ class PendingUpload {
  public:
   using Commit = std::function<std::shared_ptr<const ArrayRecord>(ArrayRecord)>;
 
-  // `record` describes the array to be (its buffer is already allocated); `commit` publishes
-  // it in the handle table.
-  PendingUpload(Backend& backend, ArrayRecord record, int64_t max_chunk_bytes, Commit commit);
+  // `record` describes the array to be (its buffer is already allocated); the chunks are
+  // copied in on `queue` (the session's); `commit` publishes it in the handle table.
+  PendingUpload(Backend& backend, std::shared_ptr<WorkQueue> queue, ArrayRecord record,
+                int64_t max_chunk_bytes, Commit commit);
 
   // Appends the next chunk. INVALID_ARGUMENT for an empty chunk, a chunk over the limit, or
   // more bytes than the array holds.
@@ -32,6 +33,7 @@ class PendingUpload {
 
  private:
   Backend& backend_;
+  std::shared_ptr<WorkQueue> queue_;
   ArrayRecord record_;
   int64_t max_chunk_bytes_;
   Commit commit_;

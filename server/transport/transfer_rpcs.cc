@@ -78,8 +78,9 @@ grpc::Status ArrayHubService::Download(grpc::ServerContext* context,
       const int64_t size = std::min(chunk_bytes, total - offset);
       std::string* chunk = message.mutable_chunk();
       chunk->resize(static_cast<size_t>(size));
-      AH_RETURN_IF_ERROR(engine_.ReadBytes(
-          *array, offset, std::span(reinterpret_cast<std::byte*>(chunk->data()), chunk->size())));
+      AH_RETURN_IF_ERROR(
+          engine_.ReadBytes(caller, *array, offset,
+                            std::span(reinterpret_cast<std::byte*>(chunk->data()), chunk->size())));
       if (!writer->Write(message)) {
         return absl::CancelledError(
             fmt::format("client went away after {} of {} bytes", offset, total));

@@ -89,7 +89,7 @@ class EngineTest : public ::testing::Test {
 
   std::vector<std::byte> Bytes(const ArrayRecord& array) {
     std::vector<std::byte> bytes(static_cast<size_t>(array.nbytes()));
-    const absl::Status status = engine_.ReadBytes(array, 0, bytes);
+    const absl::Status status = engine_.ReadBytes(caller_, array, 0, bytes);
     EXPECT_TRUE(status.ok()) << status;
     return bytes;
   }
@@ -912,10 +912,11 @@ TEST_F(UploadTest, ReadOutsideTheArrayIsOutOfRange) {
   ArrayTable::RecordPtr a = MustCreate(Zeros({2}, DType::kInt32));
   ASSERT_NE(a, nullptr);
   std::vector<std::byte> buffer(4);
-  ExpectError(engine_.ReadBytes(*a, 6, buffer), absl::StatusCode::kOutOfRange,
+  ExpectError(engine_.ReadBytes(caller_, *a, 6, buffer), absl::StatusCode::kOutOfRange,
               "read of 4 bytes at offset 6 is outside the array's 8 bytes");
-  ExpectError(engine_.ReadBytes(*a, -1, buffer), absl::StatusCode::kOutOfRange, "offset -1");
-  EXPECT_TRUE(engine_.ReadBytes(*a, 4, buffer).ok());
+  ExpectError(engine_.ReadBytes(caller_, *a, -1, buffer), absl::StatusCode::kOutOfRange,
+              "offset -1");
+  EXPECT_TRUE(engine_.ReadBytes(caller_, *a, 4, buffer).ok());
 }
 
 }  // namespace

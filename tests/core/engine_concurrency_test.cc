@@ -52,7 +52,8 @@ int Work(Engine& engine, int index, std::chrono::steady_clock::time_point deadli
     expect_ok(sum.status(), "sum");
     if (sum.ok()) {
       float total = 0;
-      expect_ok(engine.ReadBytes(**sum, 0, std::as_writable_bytes(std::span(&total, 1))), "read");
+      expect_ok(engine.ReadBytes(caller, **sum, 0, std::as_writable_bytes(std::span(&total, 1))),
+                "read");
       if (total != 64 + index) {
         ++errors;
         ADD_FAILURE() << "sum " << total << " != " << 64 + index;

@@ -4,6 +4,8 @@
 
 #include "absl/synchronization/mutex.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
+#include "server/core/status_macros.h"
 
 namespace arrayhub {
 
@@ -48,6 +50,7 @@ absl::StatusOr<ComputeContext> CurrentComputeContext() {
     absl::MutexLock lock(&mutex);
     if (context.device < static_cast<int>(known.size())) known[context.device] = properties;
   }
+  AH_ASSIGN_OR_RETURN(context.stream, CurrentStream());
   context.arch = properties.arch;
   context.sm_count = properties.sm_count;
   return context;

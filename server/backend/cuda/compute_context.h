@@ -12,14 +12,13 @@ struct ComputeContext {
   int device = 0;
   int arch = 0;  // Compute capability, major * 10 + minor.
   int sm_count = 0;
-  // The calling thread's default stream. CudaBackend's own stream lives in its private State,
-  // which these files cannot see; every call synchronizes this stream before returning, and
-  // buffers are only handed out after their allocation has completed, so the work needs no
-  // ordering with that stream.
-  cudaStream_t stream = cudaStreamPerThread;
+  // The stream of the queue the calling thread bound (cuda_queue.h): the work of a call is
+  // enqueued there and not waited for, unless the call must read a result back.
+  cudaStream_t stream = nullptr;
 };
 
-// The context of the calling thread's current device (properties are read once per device).
+// The context of the calling thread's current device and queue (properties are read once per
+// device).
 absl::StatusOr<ComputeContext> CurrentComputeContext();
 
 }  // namespace arrayhub

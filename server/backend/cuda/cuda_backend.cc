@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/fill_kernels.cuh"
 #include "server/core/status_macros.h"
 
@@ -26,37 +27,24 @@ void LogIfError(const absl::Status& status) {
 
 struct CudaBackend::State {
   explicit State(int device) : device(device) {}
-  ~State() { LogIfError(DestroyStream()); }
-
-  // Stream-ordered: the memory goes back to the pool once the work queued before it is done.
-  absl::Status Free(void* data) const {
-    AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
-    AH_CUDA_RETURN_IF_ERROR(cudaFreeAsync(data, stream));
-    return absl::OkStatus();
-  }
-
-  // Work still queued (the last buffers' frees) completes before the stream goes away.
-  absl::Status DestroyStream() const {
-    if (stream == nullptr) return absl::OkStatus();
-    AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
-    AH_CUDA_RETURN_IF_ERROR(cudaStreamDestroy(stream));
-    return absl::OkStatus();
-  }
 
   const int device;
-  cudaStream_t stream = nullptr;
   cudaMemPool_t pool = nullptr;  // The device's default pool.
   MemoryCounters memory;
 };
 
-class CudaBackend::CudaBuffer final : public Buffer {
+class CudaBackend::CudaBuffer final : public CudaQueuedBuffer {
  public:
-  CudaBuffer(void* data, int64_t size, std::shared_ptr<State> state)
-      : Buffer(data, size), state_(std::move(state)) {
+  CudaBuffer(void* data, int64_t size, std::shared_ptr<CudaQueue> home,
+             std::shared_ptr<State> state)
+      : CudaQueuedBuffer(data, size, std::move(home)), state_(std::move(state)) {
     state_->memory.Add(size);
   }
+  // Stream-ordered: the memory goes back to the pool once the work its queue holds is done
+  // (other queues that used it made this queue wait for them; see CudaQueueBinding).
   ~CudaBuffer() override {
-    LogIfError(state_->Free(data()));
+    LogIfError(CudaStatus(cudaSetDevice(state_->device), "cudaSetDevice"));
+    LogIfError(CudaStatus(cudaFreeAsync(data(), home()->stream()), "cudaFreeAsync"));
     state_->memory.Remove(size());
   }
 
@@ -97,7 +85,6 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal) {
   uint64_t threshold = std::numeric_limits<uint64_t>::max();
   AH_CUDA_RETURN_IF_ERROR(
       cudaMemPoolSetAttribute(state->pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&state->stream, cudaStreamNonBlocking));
 
   std::string description = fmt::format("{}, compute capability {}.{}, {} SMs", props.name,
                                         props.major, props.minor, props.multiProcessorCount);
@@ -114,10 +101,39 @@ absl::Status CudaBackend::Activate() const {
   return absl::OkStatus();
 }
 
-// Synchronous for now: each method waits for its work; asynchronous execution comes later.
-absl::Status CudaBackend::Synchronize() const {
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(state_->stream));
-  return absl::OkStatus();
+absl::StatusOr<std::shared_ptr<WorkQueue>> CudaBackend::NewQueue() {
+  AH_RETURN_IF_ERROR(Activate());
+  return CudaQueue::Create(state_->device);
+}
+
+std::unique_ptr<QueueBinding> CudaBackend::Bind(std::shared_ptr<WorkQueue> queue,
+                                                std::string_view label) {
+  // Queues come from NewQueue; null asks for the device's default queue.
+  std::shared_ptr<CudaQueue> cuda_queue = std::dynamic_pointer_cast<CudaQueue>(std::move(queue));
+  if (cuda_queue == nullptr) {
+    absl::StatusOr<std::shared_ptr<CudaQueue>> fallback = CudaQueue::DeviceDefault(state_->device);
+    if (!fallback.ok()) {
+      // Unbound, the calls go to the default queue all the same (CurrentQueue); only the
+      // label is lost.
+      LogIfError(fallback.status());
+      return std::make_unique<QueueBinding>();
+    }
+    cuda_queue = *std::move(fallback);
+  }
+  if (const CudaQueueBinding* bound = CurrentBinding();
+      bound != nullptr && bound->queue() == cuda_queue) {
+    return std::make_unique<QueueBinding>();
+  }
+  return std::make_unique<CudaQueueBinding>(std::move(cuda_queue), label);
+}
+
+absl::Status CudaBackend::Use(const std::shared_ptr<Buffer>& buffer) {
+  CudaQueueBinding* binding = CurrentBinding();
+  if (binding == nullptr) return absl::OkStatus();
+  // Every buffer this backend hands out is a CudaQueuedBuffer.
+  auto queued = std::dynamic_pointer_cast<const CudaQueuedBuffer>(buffer);
+  if (queued == nullptr) return absl::OkStatus();
+  return binding->Borrow(std::move(queued));
 }
 
 absl::StatusOr<int64_t> CudaBackend::FreeMemory() const {
@@ -149,17 +165,19 @@ MemoryStats CudaBackend::Memory() const { return state_->memory.Snapshot(); }
 
 absl::StatusOr<std::shared_ptr<Buffer>> CudaBackend::Allocate(int64_t nbytes) {
   AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, CurrentQueue());
   // One byte at least, so that the pointer is never null (see Buffer::data).
   const auto request = static_cast<size_t>(std::max<int64_t>(nbytes, 1));
   void* data = nullptr;
-  cudaError_t error = cudaMallocFromPoolAsync(&data, request, state_->pool, state_->stream);
+  cudaError_t error = cudaMallocFromPoolAsync(&data, request, state_->pool, queue->stream());
   if (error == cudaErrorMemoryAllocation) {
-    // The pool may be holding freed memory in pieces that do not fit this request: let the
-    // pending frees finish, hand everything unused back to the device and try once more.
+    // The pool may be holding freed memory in pieces that do not fit this request, or memory
+    // whose frees other queues have not reached yet: let every queue's work finish, hand
+    // everything unused back to the device and try once more.
     (void)cudaGetLastError();
-    AH_RETURN_IF_ERROR(Synchronize());
+    AH_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
     AH_CUDA_RETURN_IF_ERROR(cudaMemPoolTrimTo(state_->pool, 0));
-    error = cudaMallocFromPoolAsync(&data, request, state_->pool, state_->stream);
+    error = cudaMallocFromPoolAsync(&data, request, state_->pool, queue->stream());
   }
   if (error == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // Leaves the thread's error state clean for the next call.
@@ -171,19 +189,18 @@ absl::StatusOr<std::shared_ptr<Buffer>> CudaBackend::Allocate(int64_t nbytes) {
     return absl::ResourceExhaustedError(message);
   }
   AH_RETURN_IF_ERROR(CudaStatus(error, "cudaMallocFromPoolAsync"));
-  // Own the memory from here on, so that it is freed even if synchronizing fails.
-  auto buffer = std::make_shared<CudaBuffer>(data, nbytes, state_);
-  AH_RETURN_IF_ERROR(Synchronize());
-  return buffer;
+  // Usable in the queue's order from here on: no waiting.
+  return std::make_shared<CudaBuffer>(data, nbytes, std::move(queue), state_);
 }
 
 absl::Status CudaBackend::FillPattern(Buffer& buffer, int64_t offset, int64_t count,
                                       int64_t stride_bytes, std::span<const std::byte> pattern) {
   AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
   AH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(static_cast<std::byte*>(buffer.data()) + offset, count,
                                             stride_bytes, pattern.data(),
-                                            static_cast<int64_t>(pattern.size()), state_->stream));
-  return Synchronize();
+                                            static_cast<int64_t>(pattern.size()), stream));
+  return absl::OkStatus();
 }
 
 absl::Status CudaBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
@@ -199,28 +216,32 @@ absl::Status CudaBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
       .step_imag = fill.step.imag(),
       .float64_math = fill.float64_math,
   };
-  AH_CUDA_RETURN_IF_ERROR(LaunchFillAffine(buffer.data(), args, state_->stream));
-  return Synchronize();
+  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  AH_CUDA_RETURN_IF_ERROR(LaunchFillAffine(buffer.data(), args, stream));
+  return absl::OkStatus();
 }
 
 absl::Status CudaBackend::CopyFromHost(Buffer& buffer, int64_t offset,
                                        std::span<const std::byte> source) {
   AH_RETURN_IF_ERROR(Activate());
   if (source.empty()) return absl::OkStatus();
+  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  // From pageable memory the copy is staged before this returns, so `source` may go at once.
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(static_cast<std::byte*>(buffer.data()) + offset,
                                           source.data(), source.size(), cudaMemcpyHostToDevice,
-                                          state_->stream));
-  return Synchronize();
+                                          stream));
+  return absl::OkStatus();
 }
 
 absl::Status CudaBackend::CopyToHost(const Buffer& buffer, int64_t offset,
                                      std::span<std::byte> destination) {
   AH_RETURN_IF_ERROR(Activate());
   if (destination.empty()) return absl::OkStatus();
-  AH_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(destination.data(), static_cast<const std::byte*>(buffer.data()) + offset,
-                      destination.size(), cudaMemcpyDeviceToHost, state_->stream));
-  return Synchronize();
+  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(destination.data(),
+                                          static_cast<const std::byte*>(buffer.data()) + offset,
+                                          destination.size(), cudaMemcpyDeviceToHost, stream));
+  return SynchronizeCurrentQueue();
 }
 
 }  // namespace arrayhub

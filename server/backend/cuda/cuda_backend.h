@@ -1,4 +1,4 @@
-// The CUDA backend: arrays in one GPU's memory, work on one stream of that GPU.
+// The CUDA backend: arrays in one GPU's memory, work on a stream per session (cuda_queue.h).
 #pragma once
 
 #include <memory>
@@ -20,6 +20,11 @@ class CudaBackend final : public Backend {
   std::vector<DeviceDescription> Devices() const override;
   std::string DeviceName() const override;
   MemoryStats Memory() const override;
+
+  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue() override;
+  std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
+                                     std::string_view label) override;
+  absl::Status Use(const std::shared_ptr<Buffer>& buffer) override;
 
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(int64_t nbytes) override;
   absl::Status FillPattern(Buffer& buffer, int64_t offset, int64_t count, int64_t stride_bytes,
@@ -52,8 +57,8 @@ class CudaBackend final : public Backend {
 
  private:
   class CudaBuffer;
-  // The stream and the memory counters, shared with every live buffer, which frees itself on
-  // that stream and reports its release there; buffers may outlive the backend object.
+  // The memory pool and counters, shared with every live buffer, which reports its release
+  // there; buffers may outlive the backend object.
   struct State;
 
   CudaBackend(std::shared_ptr<State> state, std::string description, int64_t total_memory);
@@ -61,8 +66,6 @@ class CudaBackend final : public Backend {
 
   // Makes this backend's device current on the calling thread (RPCs arrive on any thread).
   absl::Status Activate() const;
-  // Waits for everything enqueued on the stream.
-  absl::Status Synchronize() const;
   // Free device memory now, as the driver reports it.
   absl::StatusOr<int64_t> FreeMemory() const;
 

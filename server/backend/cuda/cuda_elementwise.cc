@@ -1,8 +1,7 @@
 // CudaBackend::Elementwise: kernels generated per signature and compiled with NVRTC (see
-// elementwise_launch.h); synchronous like every other call of the backend.
+// elementwise_launch.h), enqueued on the session's stream and not waited for.
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
-#include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/elementwise_launch.h"
 #include "server/core/status_macros.h"
 
@@ -11,9 +10,7 @@ namespace arrayhub {
 absl::Status CudaBackend::Elementwise(const ElementwiseCall& call) {
   AH_RETURN_IF_ERROR(Activate());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
-  AH_RETURN_IF_ERROR(EnqueueElementwise(call, context));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
-  return absl::OkStatus();
+  return EnqueueElementwise(call, context);
 }
 
 }  // namespace arrayhub

@@ -1,8 +1,9 @@
 // CudaBackend's indexing and manipulation calls (see indexing.h): gathers and scatters through
 // index arrays, sorts, scans, nonzero and searchsorted. This file plans each call on the host
 // (coalesced walks over the views, scratch memory, the index-check layout), enqueues the
-// kernels of index_kernels.cu, sort_kernels.cu and scan_kernels.cu on the compute stream, and
-// waits for them, as every call of the backend does.
+// kernels of index_kernels.cu, sort_kernels.cu and scan_kernels.cu on the session's stream, and
+// waits only where a result must come back to the host: the bounds checks of gathers and
+// scatters, nonzero's count, the float sorts' NaN census.
 //
 // The small tables the kernels read (walks, index operands, the error word) go to the device in
 // one copy per call, in a scratch buffer: any rank fits, where kernel parameters would have to
@@ -20,6 +21,7 @@
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/index_kernels.cuh"
 #include "server/backend/cuda/scan_kernels.cuh"
 #include "server/backend/cuda/scratch.h"
@@ -127,11 +129,11 @@ class DeviceTable {
   std::unique_ptr<ScratchBuffer> device_;
 };
 
-// Copies `bytes` from the device after the stream's work, waiting for it.
+// Copies `bytes` from the device after the work of the stream (the current queue's), waiting
+// for it.
 absl::Status Read(const void* device, void* host, size_t bytes, cudaStream_t stream) {
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  return absl::OkStatus();
+  return SynchronizeCurrentQueue();
 }
 
 constexpr int64_t kScratchAlignment = 256;  // What CUB expects of its temporary storage.
@@ -406,7 +408,6 @@ absl::Status CudaBackend::Sort(const SortCall& call) {
   AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchBuffer> workspace,
                       AllocateRadix(count, temp_bytes, args.buffers, context.stream));
   AH_CUDA_RETURN_IF_ERROR(LaunchSort(args));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
   return absl::OkStatus();
 }
 
@@ -429,7 +430,6 @@ absl::Status CudaBackend::Scan(const ScanCall& call) {
                       AllocateScratch(static_cast<int64_t>(args.temp_bytes), context.stream));
   args.temp = temp->data();
   AH_CUDA_RETURN_IF_ERROR(LaunchScan(args));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
   return absl::OkStatus();
 }
 
@@ -482,7 +482,6 @@ absl::Status CudaBackend::Nonzero(const NonzeroCall& call) {
   plan.args.limit = limit;
   AH_CUDA_RETURN_IF_ERROR(LaunchCountNonzero(plan.args, context.stream));
   AH_CUDA_RETURN_IF_ERROR(LaunchNonzero(plan.args, context.stream));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
   return absl::OkStatus();
 }
 
@@ -510,7 +509,6 @@ absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {
                               .output = reinterpret_cast<int64_t*>(output),
                               .count = count};
   AH_CUDA_RETURN_IF_ERROR(LaunchSearchSorted(args, context.stream));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
   return absl::OkStatus();
 }
 

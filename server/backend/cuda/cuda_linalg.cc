@@ -177,7 +177,7 @@ absl::Status CudaBackend::Qr(const QrCall& call) {
   }
   AH_ASSIGN_OR_RETURN(const std::vector<int> infos, linalg.Download(info, count));
   AH_RETURN_IF_ERROR(CheckInfo(infos, "geqrf/orgqr", ""));
-  return linalg.Finish();
+  return absl::OkStatus();
 }
 
 absl::Status CudaBackend::Cholesky(const CholeskyCall& call) {
@@ -222,7 +222,7 @@ absl::Status CudaBackend::Cholesky(const CholeskyCall& call) {
   // The other triangle still holds the input.
   AH_RETURN_IF_ERROR(
       CopyOut(out, n, n, call.upper ? Keep::kUpper : Keep::kLower, call.out, linalg));
-  return linalg.Finish();
+  return absl::OkStatus();
 }
 
 absl::Status CudaBackend::Eigh(const EighCall& call) {
@@ -269,7 +269,7 @@ absl::Status CudaBackend::Eigh(const EighCall& call) {
   AH_RETURN_IF_ERROR(CheckInfo(infos, "syevd", "Eigenvalues did not converge"));
   // The eigenvectors are the columns of the column-major result.
   if (call.compute_vectors) AH_RETURN_IF_ERROR(CopyOut(a, n, n, Keep::kAll, call.v, linalg));
-  return linalg.Finish();
+  return absl::OkStatus();
 }
 
 absl::Status CudaBackend::Solve(const SolveCall& call) {
@@ -298,7 +298,7 @@ absl::Status CudaBackend::Solve(const SolveCall& call) {
   AH_RETURN_IF_ERROR(CopyOut(rhs, n, x.cols, Keep::kAll, call.x, linalg));
   AH_ASSIGN_OR_RETURN(const std::vector<int> solved, linalg.Download(info, x.count));
   AH_RETURN_IF_ERROR(CheckInfo(solved, "getrs", ""));
-  return linalg.Finish();
+  return absl::OkStatus();
 }
 
 absl::Status CudaBackend::Slogdet(const SlogdetCall& call) {
@@ -322,7 +322,7 @@ absl::Status CudaBackend::Slogdet(const SlogdetCall& call) {
       static_cast<std::byte*>(call.sign.buffer->data()) + call.sign.offset_bytes,
       static_cast<std::byte*>(call.logabsdet.buffer->data()) + call.logabsdet.offset_bytes,
       linalg.stream()));
-  return linalg.Finish();
+  return absl::OkStatus();
 }
 
 }  // namespace arrayhub

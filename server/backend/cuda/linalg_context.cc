@@ -8,6 +8,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/linalg_status.h"
 #include "server/core/status_macros.h"
 
@@ -20,11 +21,13 @@ struct LinalgCall::Worker {
     if (params != nullptr) cusolverDnDestroyParams(params);
     if (cusolver != nullptr) cusolverDnDestroy(cusolver);
     if (cublas != nullptr) cublasDestroy(cublas);
-    if (stream != nullptr) cudaStreamDestroy(stream);
+    if (last_use != nullptr) cudaEventDestroy(last_use);
   }
 
   int device = 0;
+  // The stream the handles were last set to, and an event recorded there after their last use.
   cudaStream_t stream = nullptr;
+  cudaEvent_t last_use = nullptr;
   cublasHandle_t cublas = nullptr;
   cusolverDnHandle_t cusolver = nullptr;
   cusolverDnParams_t params = nullptr;
@@ -67,13 +70,23 @@ class Pools {
 absl::StatusOr<std::unique_ptr<LinalgCall::Worker>> CreateWorker(int device) {
   auto worker = std::make_unique<LinalgCall::Worker>();
   worker->device = device;
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&worker->stream, cudaStreamNonBlocking));
+  AH_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&worker->last_use, cudaEventDisableTiming));
   AH_CUBLAS_RETURN_IF_ERROR(cublasCreate(&worker->cublas));
-  AH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(worker->cublas, worker->stream));
   AH_CUSOLVER_RETURN_IF_ERROR(cusolverDnCreate(&worker->cusolver));
-  AH_CUSOLVER_RETURN_IF_ERROR(cusolverDnSetStream(worker->cusolver, worker->stream));
   AH_CUSOLVER_RETURN_IF_ERROR(cusolverDnCreateParams(&worker->params));
   return worker;
+}
+
+// Points the worker's handles at `stream`, after whatever they last did. Waited for even on
+// the same stream value: a destroyed session's stream may come back under the same value while
+// its last work still runs. (A never-recorded event is complete.)
+absl::Status MoveTo(LinalgCall::Worker& worker, cudaStream_t stream) {
+  AH_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(stream, worker.last_use, 0));
+  if (worker.stream == stream) return absl::OkStatus();
+  AH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(worker.cublas, stream));
+  AH_CUSOLVER_RETURN_IF_ERROR(cusolverDnSetStream(worker.cusolver, stream));
+  worker.stream = stream;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -85,32 +98,40 @@ absl::StatusOr<LinalgCall> LinalgCall::Begin() {
   if (worker == nullptr) {
     AH_ASSIGN_OR_RETURN(worker, CreateWorker(device));
   }
-  return LinalgCall(std::move(worker));
+  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  if (const absl::Status moved = MoveTo(*worker, stream); !moved.ok()) {
+    // Its handles may be half moved: drop the worker rather than pool it.
+    return moved;
+  }
+  return LinalgCall(std::move(worker), stream);
 }
 
-LinalgCall::LinalgCall(std::unique_ptr<Worker> worker) : worker_(std::move(worker)) {}
+LinalgCall::LinalgCall(std::unique_ptr<Worker> worker, cudaStream_t stream)
+    : worker_(std::move(worker)), stream_(stream) {}
 
 LinalgCall::LinalgCall(LinalgCall&& other) noexcept
     : worker_(std::move(other.worker_)),
-      scratch_(std::move(other.scratch_)),
-      finished_(other.finished_) {
+      stream_(other.stream_),
+      scratch_(std::move(other.scratch_)) {
   other.scratch_.clear();
 }
 
 LinalgCall::~LinalgCall() {
   if (worker_ == nullptr) return;  // Moved from.
   for (void* memory : scratch_) {
-    LogIfError(CudaStatus(cudaFreeAsync(memory, worker_->stream), "cudaFreeAsync"));
+    LogIfError(CudaStatus(cudaFreeAsync(memory, stream_), "cudaFreeAsync"));
   }
-  // After an error the stream may still hold work on the caller's buffers, which the caller
-  // may free as soon as we return.
-  if (!finished_) {
-    LogIfError(CudaStatus(cudaStreamSynchronize(worker_->stream), "cudaStreamSynchronize"));
+  const absl::Status marked =
+      CudaStatus(cudaEventRecord(worker_->last_use, stream_), "cudaEventRecord");
+  if (!marked.ok()) {
+    // Without the mark a later queue could not wait for this use: drop the worker.
+    LogIfError(marked);
+    return;
   }
   Pools::Get().Return(std::move(worker_));
 }
 
-cudaStream_t LinalgCall::stream() const { return worker_->stream; }
+cudaStream_t LinalgCall::stream() const { return stream_; }
 cublasHandle_t LinalgCall::cublas() const { return worker_->cublas; }
 cusolverDnHandle_t LinalgCall::cusolver() const { return worker_->cusolver; }
 cusolverDnParams_t LinalgCall::params() const { return worker_->params; }
@@ -119,7 +140,7 @@ absl::StatusOr<void*> LinalgCall::Scratch(int64_t bytes) {
   void* memory = nullptr;
   // One byte at least, so that an empty scratch array still has a distinct address.
   AH_CUDA_RETURN_IF_ERROR(
-      cudaMallocAsync(&memory, static_cast<size_t>(std::max<int64_t>(bytes, 1)), worker_->stream));
+      cudaMallocAsync(&memory, static_cast<size_t>(std::max<int64_t>(bytes, 1)), stream_));
   scratch_.push_back(memory);
   return memory;
 }
@@ -127,22 +148,13 @@ absl::StatusOr<void*> LinalgCall::Scratch(int64_t bytes) {
 absl::StatusOr<void*> LinalgCall::UploadBytes(const void* data, size_t bytes) {
   AH_ASSIGN_OR_RETURN(void* memory, Scratch(static_cast<int64_t>(bytes)));
   // From pageable memory the copy is staged before this returns, so `data` may go right after.
-  AH_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(memory, data, bytes, cudaMemcpyHostToDevice, worker_->stream));
+  AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(memory, data, bytes, cudaMemcpyHostToDevice, stream_));
   return memory;
 }
 
 absl::Status LinalgCall::DownloadBytes(void* host, const void* device, size_t bytes) {
-  AH_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, worker_->stream));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(worker_->stream));
-  return absl::OkStatus();
-}
-
-absl::Status LinalgCall::Finish() {
-  finished_ = true;
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(worker_->stream));
-  return absl::OkStatus();
+  AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_));
+  return SynchronizeCurrentQueue();
 }
 
 }  // namespace arrayhub

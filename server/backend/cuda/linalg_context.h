@@ -1,16 +1,14 @@
-// What one linear-algebra call runs with: a stream of the current device with its own cuBLAS
-// and cuSOLVER handles (a "worker"), and scratch memory that lives until the call ends.
+// What one linear-algebra call runs with: cuBLAS and cuSOLVER handles (a "worker") set to the
+// calling thread's queue (cuda_queue.h), and scratch memory that lives until the call ends.
 //
 // Workers come from a per-device pool: a call takes an idle one (or creates one) and gives it
 // back at the end, so concurrent RPCs never share a handle (cuBLAS and cuSOLVER handles are
 // not safe to use from two threads at once) and need no lock while they compute. Handles are
-// created once and reused, since creating them costs milliseconds.
-//
-// The stream is the worker's, not CudaBackend's: the backend keeps its stream in a State that
-// only cuda_backend.cc sees. That is safe in the synchronous model: every backend call,
-// this one included, waits for its work before returning, and buffers are handed out only
-// after their allocation completed, so nothing needs ordering with the backend's stream.
-// Scratch comes from the device's default memory pool, which the backend allocates from too.
+// created once and reused, since creating them costs milliseconds. A handle's workspace may
+// still be in use by the last queue it ran on, so a worker that moves to another queue makes
+// that queue wait for its last use first.
+// Scratch comes from the device's default memory pool, which the backend allocates from too,
+// and goes back in the queue's order.
 #pragma once
 
 #include <cublas_v2.h>
@@ -33,8 +31,8 @@ class LinalgCall {
 
   LinalgCall(LinalgCall&& other) noexcept;
   LinalgCall& operator=(LinalgCall&&) = delete;
-  // Frees the scratch memory (in stream order), waits for the stream if Finish did not, and
-  // returns the worker to its pool.
+  // Frees the scratch memory (in stream order), marks the worker's last use on the stream and
+  // returns it to its pool. Nothing waits: later work of the queue comes after.
   ~LinalgCall();
 
   cudaStream_t stream() const;
@@ -60,8 +58,8 @@ class LinalgCall {
     return static_cast<T*>(*memory);
   }
 
-  // Waits for the work enqueued so far and copies `count` values (cuSOLVER's info values, a
-  // singular value) back.
+  // Waits for the work enqueued so far on the queue and copies `count` values (cuSOLVER's
+  // info values, a singular value) back.
   template <typename T>
   absl::StatusOr<std::vector<T>> Download(const T* values, int64_t count) {
     std::vector<T> host(static_cast<size_t>(count));
@@ -70,20 +68,17 @@ class LinalgCall {
     return host;
   }
 
-  // Waits for everything enqueued; errors of asynchronous work surface here.
-  absl::Status Finish();
-
   // A stream with its handles (opaque; defined in linalg_context.cc).
   struct Worker;
 
  private:
-  explicit LinalgCall(std::unique_ptr<Worker> worker);
+  LinalgCall(std::unique_ptr<Worker> worker, cudaStream_t stream);
   absl::StatusOr<void*> UploadBytes(const void* data, size_t bytes);
   absl::Status DownloadBytes(void* host, const void* device, size_t bytes);
 
   std::unique_ptr<Worker> worker_;
+  cudaStream_t stream_;
   std::vector<void*> scratch_;
-  bool finished_ = false;
 };
 
 }  // namespace arrayhub

@@ -11,6 +11,7 @@
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cuda_random.cuh"
 #include "server/backend/cuda/scratch.h"
 #include "server/core/status_macros.h"
@@ -118,9 +119,9 @@ absl::Status CudaBackend::FillRandom(const RandomCall& call) {
       AH_RETURN_IF_ERROR(Integers(raw, call, out, n, context));
       break;
   }
-  // The scratch draws were freed in stream order above; the generator goes after the work.
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
-  return absl::OkStatus();
+  // The scratch draws were freed in stream order above, but the generator's own resources go
+  // when it is destroyed here, so its work must be done first: random creation waits.
+  return SynchronizeCurrentQueue();
 }
 
 }  // namespace arrayhub

@@ -172,9 +172,7 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
 absl::Status CudaBackend::Reduce(const ReduceCall& call) {
   AH_RETURN_IF_ERROR(Activate());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
-  AH_RETURN_IF_ERROR(EnqueueReduce(call, context));
-  AH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
-  return absl::OkStatus();
+  return EnqueueReduce(call, context);
 }
 
 }  // namespace arrayhub

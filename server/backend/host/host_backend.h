@@ -17,6 +17,15 @@ class HostBackend final : public Backend {
   std::string DeviceName() const override { return "cpu"; }
   MemoryStats Memory() const override;
 
+  // Every call runs to completion on the calling thread: queues order nothing.
+  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue() override {
+    return std::make_shared<WorkQueue>();
+  }
+  std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue>, std::string_view) override {
+    return std::make_unique<QueueBinding>();
+  }
+  absl::Status Use(const std::shared_ptr<Buffer>&) override { return absl::OkStatus(); }
+
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(int64_t nbytes) override;
   absl::Status FillPattern(Buffer& buffer, int64_t offset, int64_t count, int64_t stride_bytes,
                            std::span<const std::byte> pattern) override;

@@ -1,0 +1,227 @@
+// The CUDA backend's queues: work of one queue runs in order without waiting, a queue that uses
+// another queue's buffer waits for that queue's work, and the owner's later free waits for the
+// borrower. The chains are long enough (tens of milliseconds of device work, enqueued in
+// microseconds) that a missing wait shows as wrong values. Runs only where there is a GPU.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "server/backend/cuda/cuda_backend.h"
+#include "server/backend/host/host_backend.h"
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+namespace {
+
+constexpr int64_t kCount = int64_t{32} << 20;  // float32 elements: 128 MiB a buffer.
+constexpr int kChain = 40;                     // Dependent ops per chain.
+
+ArrayView Whole(Buffer& buffer, int64_t count, DType dtype = DType::kFloat32) {
+  return ArrayView{
+      .buffer = &buffer, .offset_bytes = 0, .dtype = dtype, .shape = {count}, .strides = {1}};
+}
+
+ElementwiseOperand Operand(Buffer& buffer, int64_t count) {
+  return ElementwiseOperand{.array = Whole(buffer, count), .dtype = DType::kFloat32};
+}
+
+ElementwiseOperand Scalar(float value) {
+  ElementwiseOperand operand{.array = std::nullopt, .dtype = DType::kFloat32};
+  std::memcpy(operand.scalar.data(), &value, sizeof value);
+  return operand;
+}
+
+// target = a + b, float32, elementwise.
+absl::Status Add(Backend& backend, ElementwiseOperand a, ElementwiseOperand b, Buffer& target,
+                 int64_t count) {
+  return backend.Elementwise(ElementwiseCall{.op = ElementwiseOp::kAdd,
+                                             .compute_dtype = DType::kFloat32,
+                                             .result_dtype = DType::kFloat32,
+                                             .shape = {count},
+                                             .operands = {std::move(a), std::move(b)},
+                                             .output = Whole(target, count)});
+}
+
+// Small integers, so that every sum and product below is exact in float32.
+std::vector<float> RandomFloats(int64_t count, uint64_t seed, int limit = 1000) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> small(-limit, limit);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = static_cast<float>(small(rng));
+  return values;
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> Upload(Backend& backend, const std::vector<float>& values) {
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                      backend.Allocate(static_cast<int64_t>(values.size() * sizeof(float))));
+  AH_RETURN_IF_ERROR(backend.CopyFromHost(*buffer, 0, std::as_bytes(std::span(values))));
+  return buffer;
+}
+
+absl::StatusOr<std::vector<float>> Download(Backend& backend, const Buffer& buffer) {
+  std::vector<float> values(static_cast<size_t>(buffer.size()) / sizeof(float));
+  AH_RETURN_IF_ERROR(backend.CopyToHost(buffer, 0, std::as_writable_bytes(std::span(values))));
+  return values;
+}
+
+// The index of the first element of `got` that is not `want[i] + offset`, or -1.
+int64_t FirstMismatch(const std::vector<float>& got, const std::vector<float>& want, float offset) {
+  if (got.size() != want.size()) return 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i] + offset) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+class CudaQueueTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
+    absl::StatusOr<std::unique_ptr<Backend>> backend = CreateCudaBackend(0);
+    ASSERT_TRUE(backend.ok()) << backend.status();
+    cuda_ = *std::move(backend);
+    absl::StatusOr<std::shared_ptr<WorkQueue>> a = cuda_->NewQueue();
+    absl::StatusOr<std::shared_ptr<WorkQueue>> b = cuda_->NewQueue();
+    ASSERT_TRUE(a.ok() && b.ok());
+    queue_a_ = *a;
+    queue_b_ = *b;
+  }
+
+  std::unique_ptr<Backend> cuda_;
+  std::shared_ptr<WorkQueue> queue_a_;
+  std::shared_ptr<WorkQueue> queue_b_;
+};
+
+TEST_F(CudaQueueTest, OneQueueRunsItsChainInOrder) {
+  const std::vector<float> start = RandomFloats(kCount, 1);
+  const auto bound = cuda_->Bind(queue_a_, "test chain");
+  absl::StatusOr<std::shared_ptr<Buffer>> x = Upload(*cuda_, start);
+  ASSERT_TRUE(x.ok()) << x.status();
+  for (int i = 0; i < kChain; ++i) {
+    ASSERT_TRUE(Add(*cuda_, Operand(**x, kCount), Scalar(1), **x, kCount).ok());
+  }
+  absl::StatusOr<std::vector<float>> got = Download(*cuda_, **x);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(FirstMismatch(*got, start, kChain), -1);
+}
+
+TEST_F(CudaQueueTest, AQueueUsingAnotherQueuesBufferWaitsForItsWork) {
+  const std::vector<float> start = RandomFloats(kCount, 2);
+  std::shared_ptr<Buffer> x;
+  {
+    const auto bound = cuda_->Bind(queue_a_, "writer");
+    absl::StatusOr<std::shared_ptr<Buffer>> uploaded = Upload(*cuda_, start);
+    ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+    x = *uploaded;
+    for (int i = 0; i < kChain; ++i) {
+      ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
+    }
+  }  // Queue A's chain is still running: nothing waited for it.
+  const auto bound = cuda_->Bind(queue_b_, "reader");
+  ASSERT_TRUE(cuda_->Use(x).ok());
+  absl::StatusOr<std::shared_ptr<Buffer>> copy = cuda_->Allocate(kCount * 4);
+  ASSERT_TRUE(copy.ok());
+  ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(0), **copy, kCount).ok());
+  absl::StatusOr<std::vector<float>> got = Download(*cuda_, **copy);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(FirstMismatch(*got, start, kChain), -1);
+}
+
+TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
+  const std::vector<float> values = RandomFloats(kCount, 3);
+  std::shared_ptr<Buffer> x;
+  {
+    const auto bound = cuda_->Bind(queue_a_, "owner");
+    absl::StatusOr<std::shared_ptr<Buffer>> uploaded = Upload(*cuda_, values);
+    ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+    x = *uploaded;
+  }
+  std::shared_ptr<Buffer> sum;
+  {
+    // sum = x + x + ... (kChain times), reading x all along.
+    const auto bound = cuda_->Bind(queue_b_, "borrower");
+    ASSERT_TRUE(cuda_->Use(x).ok());
+    absl::StatusOr<std::shared_ptr<Buffer>> zeros = cuda_->Allocate(kCount * 4);
+    ASSERT_TRUE(zeros.ok());
+    sum = *zeros;
+    ASSERT_TRUE(cuda_->FillPattern(*sum, 0, kCount, 4, std::array<std::byte, 4>{}).ok());
+    for (int i = 0; i < kChain; ++i) {
+      ASSERT_TRUE(Add(*cuda_, Operand(*sum, kCount), Operand(*x, kCount), *sum, kCount).ok());
+    }
+  }
+  {
+    // The owner frees x and at once fills new memory of the same size (the pool hands x's
+    // memory back first): without the wait the borrower would read the fill.
+    const auto bound = cuda_->Bind(queue_a_, "owner again");
+    x.reset();
+    absl::StatusOr<std::shared_ptr<Buffer>> reuse = cuda_->Allocate(kCount * 4);
+    ASSERT_TRUE(reuse.ok());
+    const float seven = 7;
+    std::array<std::byte, 4> pattern;
+    std::memcpy(pattern.data(), &seven, 4);
+    ASSERT_TRUE(cuda_->FillPattern(**reuse, 0, kCount, 4, pattern).ok());
+  }
+  const auto bound = cuda_->Bind(queue_b_, "check");
+  absl::StatusOr<std::vector<float>> got = Download(*cuda_, *sum);
+  ASSERT_TRUE(got.ok()) << got.status();
+  std::vector<float> want(values.size());
+  for (size_t i = 0; i < values.size(); ++i) want[i] = values[i] * kChain;
+  EXPECT_EQ(FirstMismatch(*got, want, 0), -1);
+}
+
+// Linear-algebra workers (cuBLAS handles and their workspaces) move between queues: products
+// on four queues at once, each checked against the host backend.
+TEST_F(CudaQueueTest, MatmulsOnManyQueuesAtOnce) {
+  constexpr int64_t n = 192;
+  HostBackend host;
+  auto matrix = [&](Backend& backend, const std::vector<float>& values) {
+    return Upload(backend, values);
+  };
+  auto view = [&](Buffer& buffer) {
+    return ArrayView{.buffer = &buffer,
+                     .offset_bytes = 0,
+                     .dtype = DType::kFloat32,
+                     .shape = {n, n},
+                     .strides = {n, 1}};
+  };
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue();
+      if (!queue.ok()) {
+        ++failures[t];
+        return;
+      }
+      const auto bound = cuda_->Bind(*queue, "matmul");
+      for (int round = 0; round < 20; ++round) {
+        const std::vector<float> a = RandomFloats(n * n, 100 * t + round, 8);
+        const std::vector<float> b = RandomFloats(n * n, 1000 * t + round, 8);
+        auto da = matrix(*cuda_, a), db = matrix(*cuda_, b), dc = cuda_->Allocate(n * n * 4);
+        auto ha = matrix(host, a), hb = matrix(host, b), hc = host.Allocate(n * n * 4);
+        if (!da.ok() || !db.ok() || !dc.ok() || !ha.ok() || !hb.ok() || !hc.ok()) {
+          ++failures[t];
+          return;
+        }
+        const absl::Status device =
+            cuda_->Matmul({.a = view(**da), .b = view(**db), .out = view(**dc)});
+        const absl::Status reference =
+            host.Matmul({.a = view(**ha), .b = view(**hb), .out = view(**hc)});
+        auto got = Download(*cuda_, **dc);
+        auto want = Download(host, **hc);
+        // Sums of 192 products of at most 64: exact in float32.
+        if (!device.ok() || !reference.ok() || !got.ok() || !want.ok() || *got != *want) {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
+}
+
+}  // namespace
+}  // namespace arrayhub
