@@ -13,9 +13,14 @@ import grpc
 import numpy as np
 import pytest
 from google.protobuf import descriptor_pool
-from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
-    ProtoReflectionDescriptorDatabase)
-from prometheus_client.parser import text_string_to_metric_families
+
+# grpcio-reflection and prometheus_client are test dependencies of CI's venv; GPU machines may
+# lack them.
+ProtoReflectionDescriptorDatabase = pytest.importorskip(
+    "grpc_reflection.v1alpha.proto_reflection_descriptor_database"
+).ProtoReflectionDescriptorDatabase
+text_string_to_metric_families = pytest.importorskip(
+    "prometheus_client.parser").text_string_to_metric_families
 
 import arrayhub
 from conftest import DAEMON, Daemon, start_daemon, stop_daemon

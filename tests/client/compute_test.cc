@@ -295,7 +295,9 @@ double ToleranceFor(DType dtype) {
       return 2e-5;
     case DType::kFloat64:
     case DType::kComplex128:
-      return 1e-12;
+      // Not 1e-12: near a pole tan's relative error grows past it between libm and CUDA's
+      // (seen on the H100: 1.3e-12 for a complex128 tan of magnitude 120).
+      return 1e-11;
     default:
       return 0.0;  // Integers and bool: exact.
   }
