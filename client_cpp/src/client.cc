@@ -5,6 +5,7 @@
 
 #include "connection.h"
 #include "convert.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 
 namespace arrayhub::client {
 namespace {
@@ -42,8 +43,8 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
     tls.pem_private_key = options.tls.private_key_pem;
     credentials = grpc::SslCredentials(tls);
   }
-  connection->stub =
-      v1::ArrayHub::NewStub(grpc::CreateCustomChannel(address, credentials, arguments));
+  connection->channel = grpc::CreateCustomChannel(address, credentials, arguments);
+  connection->stub = v1::ArrayHub::NewStub(connection->channel);
   connection->options = std::move(options);
 
   grpc::ClientContext context;
@@ -108,6 +109,18 @@ const std::string& Client::session_id() const { return connection().session_id; 
 
 void Client::KeepAlive() {
   detail::Call(connection(), &v1::ArrayHub::Stub::KeepAlive, v1::KeepAliveRequest());
+}
+
+void Client::Ping() {
+  grpc::ClientContext context;
+  connection().Prepare(context, /*with_session=*/false);
+  grpc::health::v1::HealthCheckResponse response;
+  detail::Check(grpc::health::v1::Health::NewStub(connection().channel)
+                    ->Check(&context, grpc::health::v1::HealthCheckRequest(), &response));
+  if (response.status() != grpc::health::v1::HealthCheckResponse::SERVING) {
+    throw Error(StatusCode::kUnavailable,
+                "the server answers but is not serving (it is draining or shutting down)");
+  }
 }
 
 ServerInfo Client::Info() {

@@ -19,7 +19,8 @@ namespace arrayhub::client::detail {
 inline constexpr std::chrono::seconds kCleanupTimeout{5};
 
 struct Connection {
-  std::unique_ptr<v1::ArrayHub::Stub> stub;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::ArrayHub::Stub> stub;  // On `channel`.
   ClientOptions options;
   std::string session_id;
   // Cleared once the session is closed: the server has then freed its arrays, so Arrays

@@ -23,8 +23,8 @@ import grpc
 import numpy as np
 
 from arrayhub import _dtypes
-from arrayhub._errors import (ArrayHubError, SessionNotFoundError, client_error,
-                              error_from_rpc)
+from arrayhub._errors import (ArrayHubConnectionError, ArrayHubError, SessionNotFoundError,
+                              client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
 
 __all__ = ["Client", "connect", "session", "get_client", "set_default_client"]
@@ -61,6 +61,11 @@ class _Connection:
             self.channel = grpc.secure_channel(address, credentials, options=options)
         self.address = address
         self.stub = service_pb2_grpc.ArrayHubStub(self.channel)
+        # grpc.health.v1.Health/Check, read raw so that the package needs no
+        # grpcio-health-checking: the request with no service named is the empty message.
+        self.health_check = self.channel.unary_unary(
+            "/grpc.health.v1.Health/Check", request_serializer=lambda _: b"",
+            response_deserializer=lambda data: data)
         self.auth: tuple[tuple[str, str], ...] = (
             (("authorization", f"Bearer {token}"),) if token else ())
         self.sessions: weakref.WeakSet[Client] = weakref.WeakSet()
@@ -126,6 +131,10 @@ _open_connections: weakref.WeakSet[_Connection] = weakref.WeakSet()
 def _close_all_at_exit() -> None:
     for connection in list(_open_connections):
         connection.close()
+
+
+# HealthCheckResponse{status: SERVING}: field 1 (varint) = 1.
+_HEALTH_SERVING = b"\x08\x01"
 
 
 class Client:
@@ -196,6 +205,24 @@ class Client:
         """Opens another session on the same connection (see :func:`arrayhub.session`)."""
         self._check_open()
         return Client(self._connection, owns_connection=False, lease_seconds=lease_seconds)
+
+    def ping(self) -> None:
+        """One round trip that does nothing: ``grpc.health.v1.Health/Check`` on this client's
+        channel. A liveness check, and the floor that benchmarks compare calls with.
+
+        Raises ArrayHubConnectionError when the server is unreachable or answers that it is
+        not serving (draining).
+        """
+        self._check_open()
+        try:
+            answer = self._connection.health_check(None, metadata=self._metadata)
+        except grpc.RpcError as error:
+            raise error_from_rpc(error) from None
+        if answer != _HEALTH_SERVING:
+            error = ArrayHubConnectionError(
+                "the server answers but is not serving (it is draining or shutting down)")
+            error.code = grpc.StatusCode.UNAVAILABLE
+            raise error
 
     def server_info(self) -> arrays_pb2.ServerInfo:
         """The server's ServerInfo message (backend, devices, memory, live arrays, limits).

@@ -18,6 +18,7 @@ import pytest
 health_pb2 = pytest.importorskip("grpc_health.v1.health_pb2")
 health_pb2_grpc = pytest.importorskip("grpc_health.v1.health_pb2_grpc")
 
+import arrayhub
 from arrayhub.v1 import arrays_pb2, types_pb2
 from conftest import Daemon, start_daemon
 from ops_helpers import raw_session, wait_exit
@@ -66,10 +67,15 @@ def test_health_is_serving_until_a_signal_and_not_serving_while_draining(
     service = health_pb2.HealthCheckRequest(service="arrayhub.v1.ArrayHub")
     assert health.Check(service, timeout=10).status == SERVING
 
+    client = arrayhub.connect(daemon.address)
+    client.ping()
+
     watch = health.Watch(health_pb2.HealthCheckRequest(), timeout=30)
     assert next(watch).status == SERVING
     daemon.process.send_signal(signal.SIGTERM)
     assert next(watch).status == NOT_SERVING
+    with pytest.raises(arrayhub.ArrayHubConnectionError, match="not serving"):
+        client.ping()
     # gRPC's health service keeps a Watch open through the drain (it would hold the drain to
     # its deadline); a watcher told NOT_SERVING goes away.
     watch.cancel()

@@ -174,3 +174,10 @@ def test_closed_client_refuses_calls(client: ah.Client) -> None:
     assert other.closed
     with pytest.raises(ConnectionError, match="closed"):
         other.server_info()
+
+
+def test_ping_is_a_round_trip_on_the_clients_channel(client: ah.Client) -> None:
+    client.ping()
+    client.close()
+    with pytest.raises(ah.ArrayHubError):
+        client.ping()

@@ -152,6 +152,11 @@ TYPED_TEST(RoundTripTest, IsBitExactAcrossManyChunks) {
   EXPECT_TRUE(BitEqual(client.Download<T>(array), values));
 }
 
+TEST_F(ClientTest, PingIsAHealthCheckOnTheSameChannel) {
+  client().Ping();
+  client().Ping();
+}
+
 TEST_F(ClientTest, Float16RoundTripsThroughBytes) {
   std::vector<uint16_t> values = RandomValues<uint16_t>(4 * 64, 16);
   values[0] = 0x8000;  // -0.0

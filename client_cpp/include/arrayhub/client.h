@@ -206,6 +206,10 @@ class Client {
   const std::string& session_id() const;
   // Renews the session's lease.
   void KeepAlive();
+  // One round trip that does nothing (grpc.health.v1.Health/Check on this client's channel):
+  // a liveness check, and the floor that benchmarks compare calls with. Throws kUnavailable
+  // when the server answers that it is not serving (draining).
+  void Ping();
   ServerInfo Info();
 
   // Creation, as NumPy's functions of the same names. Without a dtype, NumPy's choice is made.
