@@ -13,7 +13,7 @@ export PATH="$PATH:$root/build/server:$root/build/bench"
 report="$out/service-bench.md"
 
 log="$out/arrayhubd.log"
-arrayhubd --listen 127.0.0.1:0 --backend auto --log-level warn >"$log" 2>&1 &
+arrayhubd --listen 127.0.0.1:0 --backend auto --log-level info >"$log" 2>&1 &
 daemon=$!
 trap 'kill -TERM $daemon 2>/dev/null; wait $daemon 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "listening on" "$log" && break; sleep 0.1; done

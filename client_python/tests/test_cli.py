@@ -18,8 +18,10 @@ import arrayhub
 from conftest import Daemon, start_daemon, stop_daemon
 from ops_helpers import metrics_url
 
-# The console script pip installed beside this Python.
-SCRIPT = str(pathlib.Path(sys.executable).with_name("arrayhub"))
+# The console script pip installed beside this Python; where the package is only on PYTHONPATH
+# (the GPU machine), the same entry point through -m.
+SCRIPT = pathlib.Path(sys.executable).with_name("arrayhub")
+COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "arrayhub"]
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,7 @@ def run(*args: str, address: str | None = None) -> subprocess.CompletedProcess[s
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYHUB_")}
     if address is not None:
         env["ARRAYHUB_ADDRESS"] = address
-    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 def test_info_describes_the_server(served: Daemon) -> None:

@@ -178,6 +178,8 @@ def test_closed_client_refuses_calls(client: ah.Client) -> None:
 
 def test_ping_is_a_round_trip_on_the_clients_channel(client: ah.Client) -> None:
     client.ping()
-    client.close()
+    own = ah.connect(client.address)  # Not the shared client: this one gets closed.
+    own.ping()
+    own.close()
     with pytest.raises(ah.ArrayHubError):
-        client.ping()
+        own.ping()
