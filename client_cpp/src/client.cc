@@ -6,6 +6,7 @@
 #include "connection.h"
 #include "convert.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "requests.h"
 
 namespace arrayhub::client {
 namespace {
@@ -16,13 +17,6 @@ constexpr int kMaxReceiveMessageBytes = 16 << 20;
 
 ArrayInfo CreateArray(detail::Connection& connection, const v1::CreateRequest& request) {
   return detail::FromProto(detail::Call(connection, &v1::ArrayHub::Stub::Create, request));
-}
-
-v1::CreateRequest CreateRequestFor(const Shape& shape, std::optional<DType> dtype) {
-  v1::CreateRequest request;
-  request.set_dtype(detail::ToProto(dtype));
-  request.mutable_shape()->Add(shape.begin(), shape.end());
-  return request;
 }
 
 }  // namespace
@@ -132,57 +126,39 @@ ServerInfo Client::Info() {
 }
 
 Array Client::Empty(const Shape& shape, DType dtype) {
-  v1::CreateRequest request = CreateRequestFor(shape, dtype);
+  v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
   request.mutable_empty();
   return Adopt(CreateArray(connection(), request));
 }
 
 Array Client::Zeros(const Shape& shape, DType dtype) {
-  v1::CreateRequest request = CreateRequestFor(shape, dtype);
+  v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
   request.mutable_zeros();
   return Adopt(CreateArray(connection(), request));
 }
 
 Array Client::Ones(const Shape& shape, DType dtype) {
-  v1::CreateRequest request = CreateRequestFor(shape, dtype);
+  v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
   request.mutable_ones();
   return Adopt(CreateArray(connection(), request));
 }
 
 Array Client::Full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
-  v1::CreateRequest request = CreateRequestFor(shape, dtype);
-  detail::ToProto(value, request.mutable_full()->mutable_value());
-  return Adopt(CreateArray(connection(), request));
+  return Adopt(CreateArray(connection(), detail::FullRequest(shape, value, dtype)));
 }
 
 Array Client::Arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype) {
-  v1::CreateRequest request = CreateRequestFor({}, dtype);
-  v1::ArangeSpec* spec = request.mutable_arange();
-  detail::ToProto(start, spec->mutable_start());
-  detail::ToProto(stop, spec->mutable_stop());
-  detail::ToProto(step, spec->mutable_step());
-  return Adopt(CreateArray(connection(), request));
+  return Adopt(CreateArray(connection(), detail::ArangeRequest(start, stop, step, dtype)));
 }
 
 Array Client::Linspace(Scalar start, Scalar stop, int64_t num, bool endpoint,
                        std::optional<DType> dtype) {
-  v1::CreateRequest request = CreateRequestFor({}, dtype);
-  v1::LinspaceSpec* spec = request.mutable_linspace();
-  detail::ToProto(start, spec->mutable_start());
-  detail::ToProto(stop, spec->mutable_stop());
-  spec->set_num(num);
-  spec->set_endpoint(endpoint);
-  return Adopt(CreateArray(connection(), request));
+  return Adopt(
+      CreateArray(connection(), detail::LinspaceRequest(start, stop, num, endpoint, dtype)));
 }
 
 Array Client::Eye(int64_t n, std::optional<int64_t> m, int64_t k, std::optional<DType> dtype) {
-  v1::CreateRequest request = CreateRequestFor({}, dtype);
-  v1::EyeSpec* spec = request.mutable_eye();
-  spec->set_n(n);
-  spec->set_has_m(m.has_value());
-  spec->set_m(m.value_or(0));
-  spec->set_k(k);
-  return Adopt(CreateArray(connection(), request));
+  return Adopt(CreateArray(connection(), detail::EyeRequest(n, m, k, dtype)));
 }
 
 ArrayInfo Client::Describe(const std::string& handle) {

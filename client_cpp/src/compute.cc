@@ -4,18 +4,10 @@
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
+#include "requests.h"
 
 namespace arrayhub::client {
 namespace {
-
-v1::ElementwiseRequest UfuncRequest(std::string_view name, const std::vector<Operand>& operands,
-                                    std::optional<DType> dtype) {
-  v1::ElementwiseRequest request;
-  request.set_op(std::string(name));
-  request.set_dtype(detail::ToProto(dtype));
-  for (const Operand& operand : operands) detail::ToProto(operand, request.add_operands());
-  return request;
-}
 
 v1::CreateRequest RandomRequest(const Shape& shape, v1::RandomSpec random,
                                 std::optional<DType> dtype, std::optional<uint64_t> seed) {
@@ -60,27 +52,19 @@ Array Client::RandomIntegers(const Shape& shape, int64_t low, int64_t high,
 Array Client::Ufunc(std::string_view name, const std::vector<Operand>& operands,
                     std::optional<DType> dtype) {
   return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Elementwise,
-                                              UfuncRequest(name, operands, dtype))));
+                                              detail::UfuncRequest(name, operands, dtype))));
 }
 
 void Client::UfuncOut(Array& out, std::string_view name, const std::vector<Operand>& operands,
                       std::optional<DType> dtype) {
-  v1::ElementwiseRequest request = UfuncRequest(name, operands, dtype);
+  v1::ElementwiseRequest request = detail::UfuncRequest(name, operands, dtype);
   request.set_out(out.handle());
   detail::Call(connection(), &v1::ArrayHub::Stub::Elementwise, request);
 }
 
 Array Client::Reduce(std::string_view name, const Array& array, const ReduceOptions& options) {
-  v1::ReduceRequest request;
-  request.set_op(std::string(name));
-  request.mutable_input()->set_handle(array.handle());
-  if (options.axis) {
-    request.mutable_axis()->mutable_axes()->Add(options.axis->begin(), options.axis->end());
-  }
-  request.set_keepdims(options.keepdims);
-  request.set_dtype(detail::ToProto(options.dtype));
-  request.set_ddof(options.ddof);
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Reduce, request)));
+  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Reduce,
+                                              detail::ReduceRequest(name, array, options))));
 }
 
 }  // namespace arrayhub::client

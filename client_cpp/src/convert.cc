@@ -9,9 +9,23 @@ namespace arrayhub::client::detail {
 void ToProto(const Operand& operand, v1::Operand* out) {
   if (const auto* array = std::get_if<const Array*>(&operand.value())) {
     out->set_handle((*array)->handle());
+  } else if (const auto* step = std::get_if<Step>(&operand.value())) {
+    out->set_batch_result(step->index());
   } else {
     ToProto(std::get<Scalar>(operand.value()), out->mutable_scalar());
   }
+}
+
+v1::Precision ToProto(Precision precision) {
+  switch (precision) {
+    case Precision::kHighest:
+      return v1::PRECISION_HIGHEST;
+    case Precision::kTF32:
+      return v1::PRECISION_TF32;
+    case Precision::kDefault:
+      break;
+  }
+  return v1::PRECISION_DEFAULT;
 }
 
 v1::DType ToProto(DType dtype) { return static_cast<v1::DType>(dtype); }

@@ -4,33 +4,10 @@
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
+#include "requests.h"
 
 namespace arrayhub::client {
 namespace {
-
-v1::Precision ToProto(Precision precision) {
-  switch (precision) {
-    case Precision::kHighest:
-      return v1::PRECISION_HIGHEST;
-    case Precision::kTF32:
-      return v1::PRECISION_TF32;
-    case Precision::kDefault:
-      break;
-  }
-  return v1::PRECISION_DEFAULT;
-}
-
-v1::MatmulRequest MatmulRequest(const Operand& a, const Operand& b, const MatmulOptions& options) {
-  v1::MatmulRequest request;
-  detail::ToProto(a, request.mutable_a());
-  detail::ToProto(b, request.mutable_b());
-  request.set_transpose_a(options.transpose_a);
-  request.set_transpose_b(options.transpose_b);
-  request.set_conjugate_a(options.conjugate_a);
-  request.set_conjugate_b(options.conjugate_b);
-  request.set_precision(ToProto(options.precision));
-  return request;
-}
 
 v1::TensorProductRequest ProductRequest(std::string_view op, const Operand& a, const Operand& b,
                                         Precision precision) {
@@ -38,7 +15,7 @@ v1::TensorProductRequest ProductRequest(std::string_view op, const Operand& a, c
   request.set_op(std::string(op));
   detail::ToProto(a, request.mutable_a());
   detail::ToProto(b, request.mutable_b());
-  request.set_precision(ToProto(precision));
+  request.set_precision(detail::ToProto(precision));
   return request;
 }
 
@@ -69,13 +46,13 @@ Array Only(std::vector<Array> results) { return std::move(results[0]); }
 }  // namespace
 
 Array Client::Matmul(const Operand& a, const Operand& b, const MatmulOptions& options) {
-  return Adopt(detail::FromProto(
-      detail::Call(connection(), &v1::ArrayHub::Stub::Matmul, MatmulRequest(a, b, options))));
+  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Matmul,
+                                              detail::MatmulRequest(a, b, options))));
 }
 
 void Client::MatmulOut(Array& out, const Operand& a, const Operand& b,
                        const MatmulOptions& options) {
-  v1::MatmulRequest request = MatmulRequest(a, b, options);
+  v1::MatmulRequest request = detail::MatmulRequest(a, b, options);
   request.set_out(out.handle());
   detail::Call(connection(), &v1::ArrayHub::Stub::Matmul, request);
 }

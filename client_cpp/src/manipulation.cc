@@ -8,17 +8,10 @@
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
+#include "requests.h"
 
 namespace arrayhub::client {
 namespace {
-
-std::string OrderName(Order order) { return order == Order::kF ? "F" : "C"; }
-
-v1::ViewRequest ViewRequestFor(const Array& a) {
-  v1::ViewRequest request;
-  request.set_handle(a.handle());
-  return request;
-}
 
 void AddIndex(const std::vector<IndexItem>& index,
               google::protobuf::RepeatedPtrField<v1::IndexItem>* wire) {
@@ -56,9 +49,8 @@ std::vector<Operand> Operands(const std::vector<std::reference_wrapper<const Arr
   return {arrays.begin(), arrays.end()};
 }
 
-std::optional<std::vector<int64_t>> Axis(std::optional<int64_t> axis) {
-  if (!axis) return std::nullopt;
-  return std::vector<int64_t>{*axis};
+ArrayInfo CallView(detail::Connection& connection, const v1::ViewRequest& request) {
+  return detail::FromProto(detail::Call(connection, &v1::ArrayHub::Stub::View, request));
 }
 
 // The single result of an op.
@@ -67,60 +59,41 @@ Array Only(std::vector<Array> results) { return std::move(results[0]); }
 }  // namespace
 
 Array Client::Reshape(const Array& a, const Shape& shape, Order order) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  request.mutable_reshape()->mutable_shape()->Add(shape.begin(), shape.end());
-  request.mutable_reshape()->set_order(OrderName(order));
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(CallView(connection(), detail::ReshapeRequest(a, shape, order)));
 }
 
 Array Client::Transpose(const Array& a, const std::vector<int64_t>& axes) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  request.mutable_transpose()->mutable_axes()->Add(axes.begin(), axes.end());
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(CallView(connection(), detail::TransposeRequest(a, axes)));
 }
 
 Array Client::SwapAxes(const Array& a, int64_t axis1, int64_t axis2) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  request.mutable_swapaxes()->set_axis1(axis1);
-  request.mutable_swapaxes()->set_axis2(axis2);
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(CallView(connection(), detail::SwapAxesRequest(a, axis1, axis2)));
 }
 
 Array Client::Squeeze(const Array& a, std::optional<std::vector<int64_t>> axes) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  v1::ViewRequest::Squeeze* squeeze = request.mutable_squeeze();
-  if (axes) squeeze->mutable_axis()->mutable_axes()->Add(axes->begin(), axes->end());
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(CallView(connection(), detail::SqueezeRequest(a, axes)));
 }
 
 Array Client::ExpandDims(const Array& a, const std::vector<int64_t>& axes) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  request.mutable_expand_dims()->mutable_axes()->Add(axes.begin(), axes.end());
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(CallView(connection(), detail::ExpandDimsRequest(a, axes)));
 }
 
 Array Client::BroadcastTo(const Array& a, const Shape& shape) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  request.mutable_broadcast_to()->mutable_shape()->Add(shape.begin(), shape.end());
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(CallView(connection(), detail::BroadcastToRequest(a, shape)));
 }
 
 Array Client::Diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis2) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  request.mutable_diagonal()->set_offset(offset);
-  request.mutable_diagonal()->set_axis1(axis1);
   // The wire reads axis1 = axis2 = 0 as NumPy's defaults (0, 1). The same axis spelled
   // -ndim keeps NumPy's answer, "axis1 and axis2 cannot be the same".
   const bool both_zero = axis1 == 0 && axis2 == 0;
-  request.mutable_diagonal()->set_axis2(both_zero ? -static_cast<int64_t>(a.shape().size())
-                                                  : axis2);
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(
+      CallView(connection(),
+               detail::DiagonalRequest(
+                   a, offset, axis1, both_zero ? -static_cast<int64_t>(a.shape().size()) : axis2)));
 }
 
 Array Client::Ravel(const Array& a, Order order) {
-  v1::ViewRequest request = ViewRequestFor(a);
-  request.mutable_ravel()->set_order(OrderName(order));
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::View, request)));
+  return Adopt(CallView(connection(), detail::RavelRequest(a, order)));
 }
 
 Array Client::GetItem(const Array& a, const std::vector<IndexItem>& index) {
@@ -141,19 +114,8 @@ void Client::SetItem(Array& a, const std::vector<IndexItem>& index, const Operan
 
 std::vector<Array> Client::ArrayOp(std::string_view op, const std::vector<Operand>& operands,
                                    const ArrayOpOptions& options) {
-  v1::ArrayOpRequest request;
-  request.set_op(std::string(op));
-  for (const Operand& operand : operands) detail::ToProto(operand, request.add_operands());
-  request.set_dtype(detail::ToProto(options.dtype));
-  if (options.axis) {
-    request.mutable_axis()->mutable_axes()->Add(options.axis->begin(), options.axis->end());
-  }
-  request.mutable_ints()->Add(options.ints.begin(), options.ints.end());
-  request.set_side(options.side);
-  request.set_stable(true);  // The server's sorts are always stable; say so.
-  request.set_split_at_indices(options.split_at_indices);
-  const v1::ArrayOpResponse response =
-      detail::Call(connection(), &v1::ArrayHub::Stub::ArrayOp, request);
+  const v1::ArrayOpResponse response = detail::Call(connection(), &v1::ArrayHub::Stub::ArrayOp,
+                                                    detail::ArrayOpRequest(op, operands, options));
   std::vector<Array> results;
   for (const v1::ArrayInfo& info : response.results()) {
     results.push_back(Adopt(detail::FromProto(info)));
@@ -168,38 +130,40 @@ Array Client::Astype(const Array& a, DType dtype) {
 }
 
 Array Client::Take(const Array& a, const Operand& indices, std::optional<int64_t> axis) {
-  return Only(ArrayOp("take", {a, indices}, {.axis = Axis(axis)}));
+  return Only(ArrayOp("take", {a, indices}, {.axis = detail::Axis(axis)}));
 }
 
 Array Client::Concatenate(const std::vector<std::reference_wrapper<const Array>>& arrays,
                           std::optional<int64_t> axis, std::optional<DType> dtype) {
-  return Only(ArrayOp("concatenate", Operands(arrays), {.dtype = dtype, .axis = Axis(axis)}));
+  return Only(
+      ArrayOp("concatenate", Operands(arrays), {.dtype = dtype, .axis = detail::Axis(axis)}));
 }
 
 Array Client::Stack(const std::vector<std::reference_wrapper<const Array>>& arrays, int64_t axis,
                     std::optional<DType> dtype) {
-  return Only(ArrayOp("stack", Operands(arrays), {.dtype = dtype, .axis = Axis(axis)}));
+  return Only(ArrayOp("stack", Operands(arrays), {.dtype = dtype, .axis = detail::Axis(axis)}));
 }
 
 std::vector<Array> Client::Split(const Array& a, int64_t sections, int64_t axis) {
-  return ArrayOp("split", {a}, {.axis = Axis(axis), .ints = {sections}});
+  return ArrayOp("split", {a}, {.axis = detail::Axis(axis), .ints = {sections}});
 }
 
 std::vector<Array> Client::SplitAt(const Array& a, const std::vector<int64_t>& indices,
                                    int64_t axis) {
-  return ArrayOp("split", {a}, {.axis = Axis(axis), .ints = indices, .split_at_indices = true});
+  return ArrayOp("split", {a},
+                 {.axis = detail::Axis(axis), .ints = indices, .split_at_indices = true});
 }
 
 Array Client::Sort(const Array& a, std::optional<int64_t> axis) {
-  return Only(ArrayOp("sort", {a}, {.axis = Axis(axis)}));
+  return Only(ArrayOp("sort", {a}, {.axis = detail::Axis(axis)}));
 }
 
 Array Client::Argsort(const Array& a, std::optional<int64_t> axis) {
-  return Only(ArrayOp("argsort", {a}, {.axis = Axis(axis)}));
+  return Only(ArrayOp("argsort", {a}, {.axis = detail::Axis(axis)}));
 }
 
 Array Client::Cumsum(const Array& a, std::optional<int64_t> axis, std::optional<DType> dtype) {
-  return Only(ArrayOp("cumsum", {a}, {.dtype = dtype, .axis = Axis(axis)}));
+  return Only(ArrayOp("cumsum", {a}, {.dtype = dtype, .axis = detail::Axis(axis)}));
 }
 
 Array Client::Unique(const Array& a) { return Only(ArrayOp("unique", {a})); }

@@ -19,6 +19,7 @@ from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, flo
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
 from arrayhub import linalg, random
+from arrayhub._batch import Batch, batch
 from arrayhub._client import Client, connect, get_client, session, set_default_client
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
                                 full_like, identity, linspace, ones, ones_like, zeros,
@@ -28,7 +29,8 @@ from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayH
                               ArrayHubIndexError, ArrayHubLinAlgError, ArrayHubMemoryError,
                               ArrayHubNotImplementedError, ArrayHubOverflowError,
                               ArrayHubPermissionError, ArrayHubTimeoutError, ArrayHubTypeError,
-                              ArrayHubValueError, ArrayNotFoundError, SessionNotFoundError)
+                              ArrayHubValueError, ArrayNotFoundError, SessionNotFoundError,
+                              ArrayHubBatchError)
 from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, compress,
                                     concatenate, copy, cumprod, cumsum, diagonal, expand_dims,
                                     flip, nonzero, ravel, repeat, reshape, roll, searchsorted,
@@ -47,6 +49,7 @@ globals().update(UFUNCS)  # add, subtract, ..., exp, sqrt, ... and NumPy's alias
 
 __all__ = sorted(
     ["Client", "connect", "get_client", "session", "set_default_client", "linalg", "random",
+     "batch", "Batch",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",
@@ -63,4 +66,4 @@ __all__ = sorted(
      "ArrayHubAxisError", "ArrayHubOverflowError", "ArrayNotFoundError", "ArrayHubMemoryError",
      "ArrayHubPermissionError", "ArrayHubConnectionError", "SessionNotFoundError",
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
-     *UFUNCS])
+     "ArrayHubBatchError", *UFUNCS])

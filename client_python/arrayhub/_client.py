@@ -23,8 +23,8 @@ import grpc
 import numpy as np
 
 from arrayhub import _dtypes
-from arrayhub._errors import (ArrayHubConnectionError, ArrayHubError, SessionNotFoundError,
-                              client_error, error_from_rpc)
+from arrayhub._errors import (ArrayHubBatchError, ArrayHubConnectionError, ArrayHubError,
+                              SessionNotFoundError, client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
 
 __all__ = ["Client", "connect", "session", "get_client", "set_default_client"]
@@ -285,6 +285,7 @@ class Client:
 
     def _rpc(self, method: str, request: Any) -> Any:
         """Calls a unary (or client-streaming) RPC in this session; errors become exceptions."""
+        _check_not_recording(method)
         self._check_open()
         if len(self._pending_frees) >= FREE_BATCH:
             self.flush()
@@ -313,6 +314,7 @@ class Client:
 
     def _download(self, handle: str) -> np.ndarray:
         """Receives an array into one preallocated buffer and wraps it without copying."""
+        _check_not_recording("Download")
         self._check_open()
         stream = self._connection.stub.Download(arrays_pb2.DownloadRequest(handle=handle),
                                                 metadata=self._metadata)
@@ -425,6 +427,24 @@ def connect(address: Optional[str] = None, token: Optional[str] = None, *,
     connection = _Connection(address, token, tls)
     return Client(connection, owns_connection=True, lease_seconds=lease_seconds,
                   client_name=client_name, timeout=timeout)
+
+
+#: The ``arrayhub.batch()`` block being recorded in this thread or task (an
+#: ``arrayhub._batch.Batch``), if any. While one is, the operations a batch can hold are
+#: recorded (see ``_ops``) and nothing is sent to a server.
+recording: contextvars.ContextVar[Optional[Any]] = contextvars.ContextVar(
+    "arrayhub_recording_batch", default=None)
+
+
+def _check_not_recording(method: str) -> None:
+    """Refuses a call to the server while a batch is being recorded: it would run before the
+    recorded ops (or read data they have not written yet)."""
+    if recording.get() is not None:
+        raise client_error(
+            ArrayHubBatchError,
+            f"{method} cannot run inside an arrayhub.batch() block: a batch records "
+            f"elementwise ops, matmul, reductions, views, array ops and array creation only, "
+            f"and sends nothing before the block ends; do this before or after the block")
 
 
 _current: contextvars.ContextVar[Optional[Client]] = contextvars.ContextVar(

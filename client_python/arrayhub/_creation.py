@@ -23,7 +23,7 @@ def create(shape: tuple[int, ...], dtype: DTypeLike | None, **kind: Any) -> ndar
     client = _client.get_client()
     request = arrays_pb2.CreateRequest(dtype=_dtypes.to_wire_or_unspecified(dtype), shape=shape,
                                        **kind)
-    return ndarray._wrap(client, client._create(request))
+    return _ops.create(client, request)
 
 
 def _scalar(value: Any, what: str) -> Any:

@@ -29,6 +29,7 @@ __all__ = [
     "ArrayHubNotImplementedError",
     "ArrayHubLinAlgError",
     "ArrayHubTimeoutError",
+    "ArrayHubBatchError",
 ]
 
 
@@ -103,6 +104,11 @@ class ArrayHubTimeoutError(ArrayHubError, TimeoutError):
     """The call's deadline passed."""
 
 
+class ArrayHubBatchError(ArrayHubError, RuntimeError):
+    """Inside an ``arrayhub.batch()`` block: the data, shape or dtype of a pending result was
+    asked for, or an operation that cannot be recorded was called."""
+
+
 def _make(cls: type, code: Optional[grpc.StatusCode], details: str) -> ArrayHubError:
     # Built with the message alone: OSError subclasses read a second argument as strerror.
     error = cls(details)
@@ -146,8 +152,15 @@ _BY_CODE: dict[grpc.StatusCode, type] = {
 }
 
 
+#: The prefix of a failed Batch op's message ("ops[3] (matmul): "), which the op's own message
+#: follows.
+_BATCH_OP_PREFIX = re.compile(r"^ops\[\d+\] \([^)]*\): ")
+
+
 def error_class(code: grpc.StatusCode, details: str) -> type:
-    """The ArrayHubError subclass for a status code and the server's message."""
+    """The ArrayHubError subclass for a status code and the server's message (for a failed
+    op of a batch, the class its message would give outside one)."""
+    details = _BATCH_OP_PREFIX.sub("", details, count=1)
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         for pattern, cls in _INVALID_ARGUMENT_RULES:
             if pattern.search(details):

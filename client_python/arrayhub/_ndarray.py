@@ -91,14 +91,21 @@ class ndarray:
     - An array is freed on the server when garbage-collected, in batches (see
       :meth:`arrayhub.Client.flush`); arrays from :func:`arrayhub.open` are not owned and are
       never freed by this process.
+    - Inside an :func:`arrayhub.batch` block, operations give *pending* arrays: they have no
+      data, shape or dtype until the block ends, when those still referenced become ordinary
+      arrays in place.
     """
 
-    __slots__ = ("_client", "_info", "_shape", "_dtype", "_owned", "__weakref__")
+    # A pending array (a batch's op result) has _batch and _op set and no _info, _shape or
+    # _dtype until the batch has run: reading those raises (see __getattr__).
+    __slots__ = ("_client", "_info", "_shape", "_dtype", "_owned", "_batch", "_op",
+                 "__weakref__")
     __hash__ = None  # type: ignore[assignment]  # Mutable, compared elementwise: as NumPy.
 
     def __init__(self, shape: _ops.ShapeLike, dtype: DTypeLike = float) -> None:
         """Allocates an uninitialised array on the current client's server (numpy.empty)."""
         self._owned = False
+        self._batch = None
         client = _client.get_client()
         info = client._create(arrays_pb2.CreateRequest(
             dtype=_dtypes.to_wire(dtype), shape=_ops.shape_tuple(shape),
@@ -114,12 +121,30 @@ class ndarray:
         array._adopt(client, info, owned)
         return array
 
+    @classmethod
+    def _pending(cls, client: _client.Client, batch: Any, op: int) -> ndarray:
+        """The result of op ``op`` of an arrayhub.batch() being recorded (see _batch.py)."""
+        array = cls.__new__(cls)
+        array._owned = False
+        array._client = client
+        array._batch = batch
+        array._op = op
+        return array
+
     def _adopt(self, client: _client.Client, info: types_pb2.ArrayInfo, owned: bool) -> None:
         self._client = client
         self._info = info
         self._shape = tuple(info.shape)
         self._dtype = _dtypes.from_wire(info.dtype)
         self._owned = owned
+        self._batch = None
+
+    def __getattr__(self, name: str) -> Any:
+        """Only reached for slots that are not set: those of a pending array's data."""
+        batch = object.__getattribute__(self, "_batch")
+        if batch is not None and name in ("_info", "_shape", "_dtype"):
+            raise batch.pending_error(self._op)
+        raise AttributeError(f"'arrayhub.ndarray' object has no attribute '{name}'")
 
     def __del__(self) -> None:
         if self._owned:
@@ -287,6 +312,9 @@ class ndarray:
         return (self[i] for i in range(self._shape[0]))
 
     def __repr__(self) -> str:
+        if self._batch is not None:  # Never raises: debuggers and tracebacks call repr.
+            return (f"<arrayhub.ndarray pending: ops[{self._op}] of an arrayhub.batch(); "
+                    f"{self._batch.pending_error(self._op)}>")
         try:
             return repr(self.get())
         except ArrayHubError as error:
@@ -317,6 +345,9 @@ class ndarray:
         the others (float -> int, complex -> real, ... ) are the ArrayOp ``astype``.
         """
         target = _dtypes.normalize(dtype)
+        if _client.recording.get() is not None:
+            # A batch knows no dtypes before it runs; ArrayOp astype copies with any cast.
+            return _ops.array_op("astype", (self,), dtype=target)[0]
         if target == self._dtype:
             return self.copy() if copy else self
         if np.can_cast(self._dtype, target, "same_kind"):

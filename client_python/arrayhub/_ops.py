@@ -2,6 +2,8 @@
 
 Every function here sends exactly one RPC (plus uploads of NumPy scalars used as operands)
 and computes nothing on the client: shapes, dtypes and values all come from the server.
+Inside an ``arrayhub.batch()`` block, the requests a batch can hold are recorded instead
+(see _batch.py) and answer pending arrays.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from numpy.typing import DTypeLike
 
 from arrayhub import _client, _dtypes
 from arrayhub import _ndarray
-from arrayhub._errors import (ArrayHubIndexError, ArrayHubTypeError, ArrayHubValueError,
-                              ArrayNotFoundError, client_error)
-from arrayhub.v1 import compute_pb2, types_pb2
+from arrayhub._errors import (ArrayHubBatchError, ArrayHubIndexError, ArrayHubTypeError,
+                              ArrayHubValueError, ArrayNotFoundError, client_error)
+from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
 
 #: An array operand: a server array, a weak Python scalar, or a NumPy scalar (strong).
 Operand = Union["_ndarray.ndarray", bool, int, float, complex, np.generic]
@@ -64,20 +66,34 @@ def handle_of(array: _ndarray.ndarray) -> str:
     return array.handle
 
 
+def array_operand(array: _ndarray.ndarray) -> compute_pb2.Operand:
+    """An Operand naming an array: its handle, or for a pending array the op of the batch
+    being recorded that makes it."""
+    if array._batch is not None:
+        return compute_pb2.Operand(batch_result=array._batch.index_of(array._op))
+    return compute_pb2.Operand(handle=handle_of(array))
+
+
 def to_operand(value: Operand, client: _client.Client,
                temporaries: list[_ndarray.ndarray]) -> compute_pb2.Operand:
     """An Operand message for ``value``.
 
     Python scalars are sent as weak Scalar values (NEP 50). NumPy scalars and 0-d NumPy
     arrays carry a dtype that takes part in promotion, so they are uploaded as 0-d arrays
-    (appended to ``temporaries``, which the caller keeps until the call is answered). Other
-    NumPy arrays and lists are refused, as CuPy does: upload them with ``arrayhub.asarray``.
+    (appended to ``temporaries``, which the caller keeps until the call is answered); in a
+    batch they are created by the batch instead (a 0-d ``full``). Other NumPy arrays and
+    lists are refused, as CuPy does: upload them with ``arrayhub.asarray``.
     """
     if isinstance(value, _ndarray.ndarray):
-        return compute_pb2.Operand(handle=handle_of(value))
+        return array_operand(value)
     if _dtypes.is_python_scalar(value):
         return compute_pb2.Operand(scalar=_dtypes.scalar_to_proto(value))
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        if _client.recording.get() is not None:
+            value = np.asarray(value)
+            return array_operand(create(client, arrays_pb2.CreateRequest(
+                dtype=_dtypes.to_wire(value.dtype),
+                full=arrays_pb2.FullSpec(value=_dtypes.scalar_to_proto(value.item())))))
         uploaded = upload(np.asarray(value), client)
         temporaries.append(uploaded)
         return compute_pb2.Operand(handle=uploaded.handle)
@@ -118,7 +134,22 @@ def _out_array(out: Any) -> Optional[_ndarray.ndarray]:
     if out is not None and not isinstance(out, _ndarray.ndarray):
         raise client_error(ArrayHubTypeError,
                            f"out must be an arrayhub.ndarray, got {type(out).__name__}")
+    if out is not None and out._batch is not None:
+        raise client_error(ArrayHubBatchError,
+                           "out= (and in-place operators such as +=) cannot write into a "
+                           "pending result of an arrayhub.batch(), only into an existing "
+                           "array: write t = t + 1 instead of t += 1")
     return out
+
+
+def _send(client: _client.Client, method: str, request: Any,
+          out: Optional[_ndarray.ndarray] = None) -> _ndarray.ndarray:
+    """Calls ``method`` for its single array result (``out`` if it wrote there), or records
+    the request in the batch being recorded."""
+    batch = _client.recording.get()
+    if batch is not None:
+        return batch.record(client, method, request, out)
+    return _result(client, client._rpc(method, request), out)
 
 
 # -- Transfer ---------------------------------------------------------------------------------
@@ -131,6 +162,11 @@ def upload(data: np.ndarray, client: Optional[_client.Client] = None) -> _ndarra
 
 # -- Computation ------------------------------------------------------------------------------
 
+def create(client: _client.Client, request: arrays_pb2.CreateRequest) -> _ndarray.ndarray:
+    """Create RPC."""
+    return _send(client, "Create", request)
+
+
 def elementwise(op: str, args: Sequence[Operand], out: Any = None,
                 dtype: DTypeLike | None = None) -> _ndarray.ndarray:
     """Elementwise RPC: a ufunc applied with broadcasting, NumPy 2 promotion, optional out."""
@@ -141,7 +177,7 @@ def elementwise(op: str, args: Sequence[Operand], out: Any = None,
         op=op, operands=[to_operand(a, client, temporaries) for a in args],
         out=handle_of(out) if out is not None else "",
         dtype=_dtypes.to_wire_or_unspecified(dtype))
-    return _result(client, client._rpc("Elementwise", request), out)
+    return _send(client, "Elementwise", request, out)
 
 
 def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: bool = False,
@@ -150,17 +186,21 @@ def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: boo
     out = _out_array(out)
     client = client_for(require_array(a, op), out)
     request = compute_pb2.ReduceRequest(
-        op=op, input=compute_pb2.Operand(handle=handle_of(a)), axis=axis_list(axis),
+        op=op, input=array_operand(a), axis=axis_list(axis),
         keepdims=keepdims, dtype=_dtypes.to_wire_or_unspecified(dtype), ddof=operator.index(ddof),
         out=handle_of(out) if out is not None else "")
-    return _result(client, client._rpc("Reduce", request), out)
+    return _send(client, "Reduce", request, out)
 
 
 def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
     """View RPC: ``op`` names the one case of ViewRequest's oneof, e.g. ``reshape=...``."""
     client = client_for(require_array(a, next(iter(op))))
-    request = compute_pb2.ViewRequest(handle=handle_of(a), **op)
-    return _ndarray.ndarray._wrap(client, client._rpc("View", request))
+    source = array_operand(a)
+    if source.HasField("batch_result"):
+        request = compute_pb2.ViewRequest(batch_handle=source.batch_result, **op)
+    else:
+        request = compute_pb2.ViewRequest(handle=source.handle, **op)
+    return _send(client, "View", request)
 
 
 def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = None,
@@ -174,6 +214,8 @@ def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = 
         dtype=_dtypes.to_wire_or_unspecified(dtype), axis=axis_list(axis),
         ints=[operator.index(i) for i in ints], side=side, stable=stable,
         split_at_indices=split_at_indices)
+    if _client.recording.get() is not None:
+        return [_send(client, "ArrayOp", request)]
     response = client._rpc("ArrayOp", request)
     return [_ndarray.ndarray._wrap(client, info) for info in response.results]
 
@@ -186,7 +228,7 @@ def matmul(a: Operand, b: Operand, out: Any = None) -> _ndarray.ndarray:
     request = compute_pb2.MatmulRequest(a=to_operand(a, client, temporaries),
                                         b=to_operand(b, client, temporaries),
                                         out=handle_of(out) if out is not None else "")
-    return _result(client, client._rpc("Matmul", request), out)
+    return _send(client, "Matmul", request, out)
 
 
 def tensor_product(op: str, a: Operand, b: Operand, *, axes: int = 0,

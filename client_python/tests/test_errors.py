@@ -75,6 +75,13 @@ MAPPING = [
     (S.FAILED_PRECONDITION, "Singular matrix", np.linalg.LinAlgError, ah.ArrayHubLinAlgError),
     (S.DEADLINE_EXCEEDED, "Deadline Exceeded", TimeoutError, ah.ArrayHubTimeoutError),
     (S.INTERNAL, "something broke", ah.ArrayHubError, ah.ArrayHubError),
+    # A failed op of a Batch maps as its own message would (anchored rules included).
+    (S.INVALID_ARGUMENT, "ops[2] (array_op take): index 7 is out of bounds for axis 0 with "
+     "size 3", IndexError, ah.ArrayHubIndexError),
+    (S.INVALID_ARGUMENT, "ops[0] (view reshape): Incompatible dimensions",
+     np.linalg.LinAlgError, ah.ArrayHubLinAlgError),
+    (S.NOT_FOUND, "ops[1] (elementwise add): array 0123456789abcdef0123456789abcdef not found",
+     KeyError, ah.ArrayNotFoundError),
 ]
 
 

@@ -12,6 +12,7 @@ struct Limits {
   int64_t max_chunk_bytes = int64_t{2} << 20;      // Largest upload chunk / download chunk.
   int64_t default_chunk_bytes = int64_t{1} << 20;
   int64_t max_message_bytes = int64_t{4} << 20;  // gRPC receive limit.
+  int64_t max_batch_ops = 1024;                  // Most ops in one Batch request.
 };
 
 }  // namespace arrayhub

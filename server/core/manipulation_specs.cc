@@ -35,4 +35,8 @@ std::optional<ArrayOpKind> ArrayOpFromName(std::string_view name) {
 
 std::string_view ArrayOpName(ArrayOpKind op) { return NameOf(kArrayOpNames, op); }
 
+bool ArrayOpGivesSeveral(ArrayOpKind op) {
+  return op == ArrayOpKind::kSplit || op == ArrayOpKind::kNonzero;
+}
+
 }  // namespace arrayhub

@@ -110,6 +110,9 @@ enum class ArrayOpKind : uint8_t {
 // NumPy's name of an op ("cumsum"); nullopt for a name that is not one.
 std::optional<ArrayOpKind> ArrayOpFromName(std::string_view name);
 std::string_view ArrayOpName(ArrayOpKind op);
+// Ops that answer a list of arrays, as NumPy answers a tuple or list (split, nonzero), even
+// when it holds a single one.
+bool ArrayOpGivesSeveral(ArrayOpKind op);
 
 struct ArrayOpSpec {
   ArrayOpKind op = ArrayOpKind::kCopy;

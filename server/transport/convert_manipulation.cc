@@ -55,6 +55,10 @@ absl::StatusOr<std::vector<IndexItemSpec>> IndexFromProto(
 }  // namespace
 
 absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request) {
+  if (request.array_case() == v1::ViewRequest::kBatchHandle) {
+    return absl::InvalidArgumentError(
+        "batch_handle refers to a batch result outside a Batch request");
+  }
   ViewSpec spec{.handle = request.handle(), .op = {}};
   switch (request.op_case()) {
     case v1::ViewRequest::kReshape: {

@@ -70,9 +70,7 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
                       v1::AttachResponse* response) override;
 
-  // Not implemented yet (unimplemented_rpcs.cc): each answers UNIMPLEMENTED, saying so.
-  grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
-                            grpc::ServerWriter<v1::SessionEvent>* writer) override;
+  // Views, indexing and manipulation (view_rpcs.cc).
   grpc::Status View(grpc::ServerContext* context, const v1::ViewRequest* request,
                     v1::ArrayInfo* response) override;
   grpc::Status GetItem(grpc::ServerContext* context, const v1::GetItemRequest* request,
@@ -81,8 +79,14 @@ class ArrayHubService final : public v1::ArrayHub::Service {
                        v1::SetItemResponse* response) override;
   grpc::Status ArrayOp(grpc::ServerContext* context, const v1::ArrayOpRequest* request,
                        v1::ArrayOpResponse* response) override;
+
+  // Batches of the above (batch_rpcs.cc).
   grpc::Status Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                      v1::BatchResponse* response) override;
+
+  // Not implemented yet (unimplemented_rpcs.cc): each answers UNIMPLEMENTED, saying so.
+  grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
+                            grpc::ServerWriter<v1::SessionEvent>* writer) override;
   grpc::Status RegisterSharedMemory(grpc::ServerContext* context,
                                     const v1::RegisterSharedMemoryRequest* request,
                                     v1::RegisterSharedMemoryResponse* response) override;

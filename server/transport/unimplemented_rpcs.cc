@@ -19,11 +19,6 @@ grpc::Status ArrayHubService::WatchSession(grpc::ServerContext*, const v1::Watch
   return NotImplementedYet("WatchSession");
 }
 
-grpc::Status ArrayHubService::Batch(grpc::ServerContext*, const v1::BatchRequest*,
-                                    v1::BatchResponse*) {
-  return NotImplementedYet("Batch");
-}
-
 grpc::Status ArrayHubService::RegisterSharedMemory(grpc::ServerContext*,
                                                    const v1::RegisterSharedMemoryRequest*,
                                                    v1::RegisterSharedMemoryResponse*) {

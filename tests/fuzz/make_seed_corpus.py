@@ -19,7 +19,7 @@ from arrayhub.v1 import types_pb2 as t
 KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct": 4,
          "Linalg": 5, "Upload": 6, "Download": 7, "Free": 8, "Describe": 9, "List": 10,
          "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14, "View": 15,
-         "GetItem": 16, "SetItem": 17, "ArrayOp": 18}
+         "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19}
 
 
 def operand(handle: str) -> c.Operand:
@@ -98,6 +98,20 @@ SEEDS = [
                                  split_at_indices=True)),
     ("ArrayOp", c.ArrayOpRequest(op="astype", operands=[operand("0")], dtype=t.DTYPE_INT8)),
     ("ArrayOp", c.ArrayOpRequest(op="unique", operands=[operand("1")])),
+    ("Batch", c.BatchRequest(ops=[
+        c.BatchRequest.Op(elementwise=c.ElementwiseRequest(op="multiply",
+                                                           operands=[operand("0"), scalar(2)])),
+        c.BatchRequest.Op(view=c.ViewRequest(batch_handle=0, transpose=c.ViewRequest.Transpose())),
+        c.BatchRequest.Op(matmul=c.MatmulRequest(a=operand("0"), b=c.Operand(batch_result=1))),
+        c.BatchRequest.Op(reduce=c.ReduceRequest(op="sum", input=c.Operand(batch_result=2))),
+    ], keep=[3, 1])),
+    ("Batch", c.BatchRequest(ops=[
+        c.BatchRequest.Op(create=a.CreateRequest(shape=[5], ones=a.OnesSpec())),
+        c.BatchRequest.Op(array_op=c.ArrayOpRequest(op="split", operands=[
+            c.Operand(batch_result=0)], ints=[5])),
+        c.BatchRequest.Op(elementwise=c.ElementwiseRequest(op="add", operands=[
+            operand("1"), c.Operand(batch_result=0)], out="1")),
+    ], keep=[2])),
 ]
 
 

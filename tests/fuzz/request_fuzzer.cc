@@ -211,7 +211,7 @@ class Harness {
 
   void Dispatch(uint8_t kind, std::string_view payload) {
     using Stub = v1::ArrayHub::Stub;
-    switch (kind % 19) {
+    switch (kind % 20) {
       case 0:
         return Unary(&Stub::Create, payload, "Create");
       case 1:
@@ -248,8 +248,10 @@ class Harness {
         return Unary(&Stub::GetItem, payload, "GetItem");
       case 17:
         return Unary(&Stub::SetItem, payload, "SetItem");
-      default:
+      case 18:
         return Unary(&Stub::ArrayOp, payload, "ArrayOp");
+      default:
+        return Unary(&Stub::Batch, payload, "Batch");
     }
   }
 

@@ -1,6 +1,8 @@
 // Per-tenant quotas and server-wide limits: over one, a request fails with RESOURCE_EXHAUSTED
 // naming the limit, the request and the usage; nothing is allocated and other tenants carry
 // on. Device out-of-memory fails only the request that hit it.
+#include <google/protobuf/text_format.h>
+
 #include "tests/transport/tenants_fixture.h"
 
 namespace arrayhub::testing {
@@ -57,6 +59,38 @@ TEST_F(QuotaTest, ArraysCountHandlesAndPublishedNames) {
                 "more and the tenant holds 2 handles and 1 published names");
   EXPECT_STATUS(alice.Publish(a.handle(), "another"), RESOURCE_EXHAUSTED, "--tenant-max-arrays");
   EXPECT_STATUS(alice.Attach("counted", ""), RESOURCE_EXHAUSTED, "--tenant-max-arrays");
+}
+
+// Batch intermediates hold handles while alive and are freed after their last reader, so a
+// long chain fits in a quota that three live results at once do not.
+TEST_F(QuotaTest, BatchIntermediatesCountWhileAlive) {
+  const TenantClient alice = Connect("alice");
+  const std::string a = alice.Zeros({1}).handle();
+  auto run = [&](const std::string& text) {
+    v1::BatchRequest request;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &request));
+    v1::BatchResponse response;
+    return alice.stub->Batch(alice.Context().get(), request, &response);
+  };
+  const std::string add_one = R"(operands { scalar { float_value: 1 } } } })";
+  const std::string a_plus_one =
+      R"(ops { elementwise { op: "add" operands { handle: ")" + a + R"(" } )" + add_one;
+  // a + 1 + 1 + 1: never more than a, the previous sum and the next one.
+  EXPECT_TRUE(run(a_plus_one + R"(ops { elementwise { op: "add" operands { batch_result: 0 } )" +
+                  add_one + R"(ops { elementwise { op: "add" operands { batch_result: 1 } )" +
+                  add_one)
+                  .ok());
+  // (a + 1) + (a + 1) needs a and both sums alive, and the sum is a fourth.
+  EXPECT_STATUS(run(a_plus_one + a_plus_one +
+                    R"(ops { elementwise { op: "add" operands { batch_result: 0 } )"
+                    R"(operands { batch_result: 1 } } })"),
+                RESOURCE_EXHAUSTED,
+                "ops[2] (elementwise add): tenant 'alice' array quota exceeded "
+                "(--tenant-max-arrays 3): the request needs 1 more and the tenant holds 3 handles "
+                "and 0 published names");
+  v1::ListResponse listed;
+  ASSERT_TRUE(alice.stub->List(alice.Context().get(), {}, &listed).ok());
+  EXPECT_EQ(listed.arrays_size(), 1);  // Only a: neither batch left anything.
 }
 
 TEST_F(QuotaTest, SessionsPerTenantAreCapped) {

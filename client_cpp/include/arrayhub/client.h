@@ -104,18 +104,36 @@ class Scalar {
   Value value_;
 };
 
-// An operand of a ufunc: an array (by reference; it must outlive the call) or a scalar, which
-// is "weak" as in NumPy 2: `a + 1` keeps a's dtype.
+class Batch;
+
+// The result of an op recorded in a Batch (arrayhub/batch.h): an operand of the later ops of
+// that batch, and what Batch::Run is told to keep. A call outside the batch refuses it.
+class Step {
+ public:
+  // The op's position in its batch.
+  int32_t index() const { return index_; }
+
+ private:
+  friend class Batch;
+  Step(uint64_t batch, int32_t index) : batch_(batch), index_(index) {}
+
+  uint64_t batch_;  // The id of the Batch that recorded it.
+  int32_t index_;
+};
+
+// An operand of a ufunc: an array (by reference; it must outlive the call), a scalar, which
+// is "weak" as in NumPy 2: `a + 1` keeps a's dtype, or in a Batch the result of an earlier op.
 class Operand {
  public:
   Operand(const Array& array) : value_(&array) {}
+  Operand(Step step) : value_(step) {}
   template <typename T>
   requires std::constructible_from<Scalar, T> Operand(T value) : value_(Scalar(value)) {}
 
-  const std::variant<const Array*, Scalar>& value() const { return value_; }
+  const std::variant<const Array*, Scalar, Step>& value() const { return value_; }
 
  private:
-  std::variant<const Array*, Scalar> value_;
+  std::variant<const Array*, Scalar, Step> value_;
 };
 
 // NumPy's reduction arguments.
@@ -357,6 +375,7 @@ class Client {
 
  private:
   friend class Linalg;
+  friend class Batch;
   explicit Client(std::shared_ptr<detail::Connection> connection);
   // The connection; throws kFailedPrecondition on a moved-from Client.
   detail::Connection& connection() const;

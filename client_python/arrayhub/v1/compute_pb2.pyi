@@ -225,7 +225,7 @@ class TensorProductRequest(_message.Message):
     def __init__(self, op: _Optional[str] = ..., a: _Optional[_Union[Operand, _Mapping]] = ..., b: _Optional[_Union[Operand, _Mapping]] = ..., axes: _Optional[int] = ..., out: _Optional[str] = ..., precision: _Optional[_Union[Precision, str]] = ...) -> None: ...
 
 class ViewRequest(_message.Message):
-    __slots__ = ["broadcast_to", "diagonal", "expand_dims", "handle", "ravel", "reshape", "squeeze", "swapaxes", "transpose"]
+    __slots__ = ["batch_handle", "broadcast_to", "diagonal", "expand_dims", "handle", "ravel", "reshape", "squeeze", "swapaxes", "transpose"]
     class BroadcastTo(_message.Message):
         __slots__ = ["shape"]
         SHAPE_FIELD_NUMBER: _ClassVar[int]
@@ -274,6 +274,7 @@ class ViewRequest(_message.Message):
         AXES_FIELD_NUMBER: _ClassVar[int]
         axes: _containers.RepeatedScalarFieldContainer[int]
         def __init__(self, axes: _Optional[_Iterable[int]] = ...) -> None: ...
+    BATCH_HANDLE_FIELD_NUMBER: _ClassVar[int]
     BROADCAST_TO_FIELD_NUMBER: _ClassVar[int]
     DIAGONAL_FIELD_NUMBER: _ClassVar[int]
     EXPAND_DIMS_FIELD_NUMBER: _ClassVar[int]
@@ -283,6 +284,7 @@ class ViewRequest(_message.Message):
     SQUEEZE_FIELD_NUMBER: _ClassVar[int]
     SWAPAXES_FIELD_NUMBER: _ClassVar[int]
     TRANSPOSE_FIELD_NUMBER: _ClassVar[int]
+    batch_handle: int
     broadcast_to: ViewRequest.BroadcastTo
     diagonal: ViewRequest.Diagonal
     expand_dims: ViewRequest.ExpandDims
@@ -292,7 +294,7 @@ class ViewRequest(_message.Message):
     squeeze: ViewRequest.Squeeze
     swapaxes: ViewRequest.SwapAxes
     transpose: ViewRequest.Transpose
-    def __init__(self, handle: _Optional[str] = ..., reshape: _Optional[_Union[ViewRequest.Reshape, _Mapping]] = ..., transpose: _Optional[_Union[ViewRequest.Transpose, _Mapping]] = ..., swapaxes: _Optional[_Union[ViewRequest.SwapAxes, _Mapping]] = ..., squeeze: _Optional[_Union[ViewRequest.Squeeze, _Mapping]] = ..., expand_dims: _Optional[_Union[ViewRequest.ExpandDims, _Mapping]] = ..., broadcast_to: _Optional[_Union[ViewRequest.BroadcastTo, _Mapping]] = ..., diagonal: _Optional[_Union[ViewRequest.Diagonal, _Mapping]] = ..., ravel: _Optional[_Union[ViewRequest.Ravel, _Mapping]] = ...) -> None: ...
+    def __init__(self, handle: _Optional[str] = ..., batch_handle: _Optional[int] = ..., reshape: _Optional[_Union[ViewRequest.Reshape, _Mapping]] = ..., transpose: _Optional[_Union[ViewRequest.Transpose, _Mapping]] = ..., swapaxes: _Optional[_Union[ViewRequest.SwapAxes, _Mapping]] = ..., squeeze: _Optional[_Union[ViewRequest.Squeeze, _Mapping]] = ..., expand_dims: _Optional[_Union[ViewRequest.ExpandDims, _Mapping]] = ..., broadcast_to: _Optional[_Union[ViewRequest.BroadcastTo, _Mapping]] = ..., diagonal: _Optional[_Union[ViewRequest.Diagonal, _Mapping]] = ..., ravel: _Optional[_Union[ViewRequest.Ravel, _Mapping]] = ...) -> None: ...
 
 class Precision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

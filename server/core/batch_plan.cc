@@ -1,0 +1,111 @@
+#include "server/core/batch_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+namespace {
+
+std::string Labelled(std::span<const BatchStep> steps, int64_t index) {
+  return fmt::format("ops[{}] ({})", index, steps[index].label);
+}
+
+absl::Status SeveralArrays(std::span<const BatchStep> steps, int64_t named,
+                           std::string_view naming) {
+  return absl::InvalidArgumentError(fmt::format(
+      "{} names {}, which gives several arrays; only an op giving one array can be read by "
+      "later ops or kept",
+      naming, Labelled(steps, named)));
+}
+
+// Op `index`'s references: each to an earlier op that gives one array.
+absl::Status CheckReferences(std::span<const BatchStep> steps, int64_t index) {
+  for (const BatchReference& reference : steps[index].references) {
+    const std::string naming = fmt::format("{} = {}", reference.field, reference.op);
+    if (reference.op < 0 || reference.op >= index) {
+      const std::string earlier =
+          index == 0 ? "and ops[0] has none" : fmt::format("(0 to {})", index - 1);
+      const std::string_view what = reference.op == index  ? "names this op itself"
+                                    : reference.op > index ? "names a later op"
+                                                           : "is negative";
+      return InBatchOp(
+          absl::InvalidArgumentError(fmt::format("{} {}: a batch result must name an earlier op {}",
+                                                 naming, what, earlier)),
+          index, steps[index].label);
+    }
+    if (steps[reference.op].gives_several) {
+      return InBatchOp(SeveralArrays(steps, reference.op, naming), index, steps[index].label);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// `keep`: distinct indices of ops that give one array each. Answers which ops are kept.
+absl::StatusOr<std::vector<bool>> KeptOps(std::span<const BatchStep> steps,
+                                          std::span<const int32_t> keep) {
+  const auto ops = static_cast<int64_t>(steps.size());
+  std::vector<int64_t> kept_by(ops, -1);  // The keep entry that keeps each op, or -1.
+  for (size_t k = 0; k < keep.size(); ++k) {
+    const int64_t op = keep[k];
+    const std::string naming = fmt::format("keep[{}] = {}", k, op);
+    if (op < 0 || op >= ops) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} is out of range: the batch has {} ops", naming, ops));
+    }
+    if (kept_by[op] >= 0) {
+      return absl::InvalidArgumentError(fmt::format("{} repeats keep[{}]", naming, kept_by[op]));
+    }
+    if (steps[op].gives_several) return SeveralArrays(steps, op, naming);
+    kept_by[op] = static_cast<int64_t>(k);
+  }
+  std::vector<bool> kept(ops);
+  std::transform(kept_by.begin(), kept_by.end(), kept.begin(), [](int64_t k) { return k >= 0; });
+  return kept;
+}
+
+}  // namespace
+
+absl::Status CheckBatchSize(int64_t ops, int64_t max_ops) {
+  if (ops == 0) return absl::InvalidArgumentError("ops is empty: a batch needs at least one op");
+  if (ops > max_ops) {
+    return absl::InvalidArgumentError(
+        fmt::format("ops has {} entries; a batch has at most {}", ops, max_ops));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps,
+                                    std::span<const int32_t> keep) {
+  const auto ops = static_cast<int64_t>(steps.size());
+  for (int64_t i = 0; i < ops; ++i) {
+    if (!steps[i].has_op) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ops[{}] has no op set (elementwise, matmul, reduce, view, array_op or create)", i));
+    }
+    AH_RETURN_IF_ERROR(CheckReferences(steps, i));
+  }
+  AH_ASSIGN_OR_RETURN(std::vector<bool> kept, KeptOps(steps, keep));
+
+  // An op's result lives until its last reader has run; a result nothing reads, only until
+  // the op itself is done.
+  std::vector<int64_t> last_use(ops);
+  for (int64_t i = 0; i < ops; ++i) {
+    last_use[i] = i;
+    for (const BatchReference& reference : steps[i].references) last_use[reference.op] = i;
+  }
+  BatchPlan plan{.free_after = std::vector<std::vector<int64_t>>(ops)};
+  for (int64_t j = 0; j < ops; ++j) {
+    if (!kept[j]) plan.free_after[last_use[j]].push_back(j);
+  }
+  return plan;
+}
+
+absl::Status InBatchOp(const absl::Status& status, int64_t index, std::string_view label) {
+  return absl::Status(status.code(),
+                      fmt::format("ops[{}] ({}): {}", index, label, std::string(status.message())));
+}
+
+}  // namespace arrayhub

@@ -1,0 +1,51 @@
+// The legality of a Batch request as a whole, checked before any op runs: ops reference only
+// earlier results, kept results are distinct and exist, and whatever is read or kept is a single
+// array. The plan then says when each result that is not kept can be freed (after its last
+// reader). The ops themselves are validated when they run, by the engine as for single calls.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace arrayhub {
+
+// An operand that names the result of op `op` of the batch.
+struct BatchReference {
+  std::string field;  // The operand's field, for messages ("operands[1].batch_result").
+  int64_t op = 0;     // As sent: PlanBatch checks it.
+};
+
+// One op of a batch, as far as the plan needs to know it.
+struct BatchStep {
+  std::string label;           // How messages name the op: "matmul", "elementwise add".
+  bool has_op = true;          // false: the request left the op's oneof unset.
+  bool gives_several = false;  // The op answers a list of arrays (split, nonzero).
+  std::vector<BatchReference> references;
+};
+
+struct BatchPlan {
+  // free_after[i]: the ops whose results can be freed once op i has run, because no later op
+  // reads them (an op's own index when nothing reads it). Kept results are never listed.
+  std::vector<std::vector<int64_t>> free_after;
+};
+
+// INVALID_ARGUMENT for a batch of no ops or of more than `max_ops`. Checked on the request's
+// op count before its ops are looked at, so that a huge request costs nothing more.
+absl::Status CheckBatchSize(int64_t ops, int64_t max_ops);
+
+// INVALID_ARGUMENT, naming the op or the `keep` entry, for an op with no op set, a reference
+// that is not to an earlier op, a `keep` index out of range or repeated, or a multi-array
+// result that is referenced or kept. `steps` has passed CheckBatchSize.
+absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps,
+                                    std::span<const int32_t> keep);
+
+// `status` as the failure of op `index` of a batch: the same code, the message prefixed
+// "ops[index] (label): ".
+absl::Status InBatchOp(const absl::Status& status, int64_t index, std::string_view label);
+
+}  // namespace arrayhub

@@ -1,0 +1,134 @@
+// The Batch request's structural rules and the freeing schedule of its intermediates.
+#include "server/core/batch_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace arrayhub {
+namespace {
+
+using Frees = std::vector<std::vector<int64_t>>;
+
+BatchStep Step(std::string label, std::vector<int64_t> reads = {}) {
+  BatchStep step{
+      .label = std::move(label), .has_op = true, .gives_several = false, .references = {}};
+  for (size_t k = 0; k < reads.size(); ++k) {
+    step.references.push_back(
+        {.field = "operands[" + std::to_string(k) + "].batch_result", .op = reads[k]});
+  }
+  return step;
+}
+
+BatchStep Split() {
+  BatchStep step = Step("array_op split");
+  step.gives_several = true;
+  return step;
+}
+
+void ExpectInvalid(const absl::StatusOr<BatchPlan>& plan, std::string_view message) {
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(plan.status().message()), message);
+}
+
+TEST(PlanBatchTest, FreesEachIntermediateAfterItsLastReader) {
+  // t0 = a * b; t1 = t0 + 1; t2 = t0 - t1; t3 = exp(t2); keep t3 and t1.
+  const std::vector<BatchStep> steps = {Step("elementwise multiply"), Step("elementwise add", {0}),
+                                        Step("elementwise subtract", {0, 1}),
+                                        Step("elementwise exp", {2})};
+  const std::vector<int32_t> keep = {3, 1};
+  absl::StatusOr<BatchPlan> plan = PlanBatch(steps, keep);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->free_after, Frees({{}, {}, {0}, {2}}));
+}
+
+TEST(PlanBatchTest, ResultsNothingReadsAreFreedAtOnce) {
+  // A result neither read nor kept (an op run for its `out` write) goes right after its op.
+  const std::vector<BatchStep> steps = {Step("create zeros"), Step("elementwise add", {0}),
+                                        Step("elementwise add", {0})};
+  absl::StatusOr<BatchPlan> plan = PlanBatch(steps, {});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->free_after, Frees({{}, {1}, {0, 2}}));
+}
+
+TEST(PlanBatchTest, AnOpReadingOneResultTwiceIsItsLastReader) {
+  const std::vector<BatchStep> steps = {Step("create ones"), Step("elementwise add", {0, 0})};
+  const std::vector<int32_t> keep = {1};
+  absl::StatusOr<BatchPlan> plan = PlanBatch(steps, keep);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->free_after, Frees({{}, {0}}));
+}
+
+TEST(PlanBatchTest, SeveralArraysAreFineWhenNothingReadsOrKeepsThem) {
+  const std::vector<BatchStep> steps = {Step("create arange"), Split()};
+  const std::vector<int32_t> keep = {0};
+  absl::StatusOr<BatchPlan> plan = PlanBatch(steps, keep);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->free_after, Frees({{}, {1}}));
+}
+
+TEST(CheckBatchSizeTest, NeedsOneToMaxOps) {
+  const absl::Status empty = CheckBatchSize(0, 1024);
+  EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(empty.message()), "ops is empty: a batch needs at least one op");
+  const absl::Status many = CheckBatchSize(3, 2);
+  EXPECT_EQ(many.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(many.message()), "ops has 3 entries; a batch has at most 2");
+  EXPECT_TRUE(CheckBatchSize(1, 2).ok());
+  EXPECT_TRUE(CheckBatchSize(2, 2).ok());
+}
+
+TEST(PlanBatchTest, EveryOpNeedsItsOneofSet) {
+  std::vector<BatchStep> steps = {Step("create zeros"), Step("")};
+  steps[1].has_op = false;
+  ExpectInvalid(PlanBatch(steps, {}),
+                "ops[1] has no op set (elementwise, matmul, reduce, view, array_op or create)");
+}
+
+TEST(PlanBatchTest, ReferencesMustPointBackwards) {
+  ExpectInvalid(PlanBatch(std::vector{Step("create zeros"), Step("elementwise add", {1})}, {}),
+                "ops[1] (elementwise add): operands[0].batch_result = 1 names this op itself: a "
+                "batch result must name an earlier op (0 to 0)");
+  ExpectInvalid(
+      PlanBatch(std::vector{Step("create zeros"), Step("matmul", {0, 2}), Step("create ones")}, {}),
+      "ops[1] (matmul): operands[1].batch_result = 2 names a later op: a batch result must name "
+      "an earlier op (0 to 0)");
+  ExpectInvalid(PlanBatch(std::vector{Step("create zeros"), Step("elementwise abs", {-1})}, {}),
+                "ops[1] (elementwise abs): operands[0].batch_result = -1 is negative: a batch "
+                "result must name an earlier op (0 to 0)");
+  ExpectInvalid(PlanBatch(std::vector{Step("elementwise abs", {0})}, {}),
+                "ops[0] (elementwise abs): operands[0].batch_result = 0 names this op itself: a "
+                "batch result must name an earlier op and ops[0] has none");
+}
+
+TEST(PlanBatchTest, KeepIndicesAreInRangeAndDistinct) {
+  const std::vector<BatchStep> steps = {Step("create zeros"), Step("elementwise add", {0})};
+  ExpectInvalid(PlanBatch(steps, std::vector<int32_t>{1, 2}),
+                "keep[1] = 2 is out of range: the batch has 2 ops");
+  ExpectInvalid(PlanBatch(steps, std::vector<int32_t>{-1}),
+                "keep[0] = -1 is out of range: the batch has 2 ops");
+  ExpectInvalid(PlanBatch(steps, std::vector<int32_t>{1, 0, 1}), "keep[2] = 1 repeats keep[0]");
+}
+
+TEST(PlanBatchTest, SeveralArraysCannotBeReadOrKept) {
+  const std::vector<BatchStep> steps = {Step("create arange"), Split(),
+                                        Step("elementwise add", {0, 1})};
+  ExpectInvalid(PlanBatch(steps, {}),
+                "ops[2] (elementwise add): operands[1].batch_result = 1 names ops[1] (array_op "
+                "split), which gives several arrays; only an op giving one array can be read by "
+                "later ops or kept");
+  ExpectInvalid(PlanBatch(std::span(steps).first(2), std::vector<int32_t>{1}),
+                "keep[0] = 1 names ops[1] (array_op split), which gives several arrays; only an "
+                "op giving one array can be read by later ops or kept");
+}
+
+TEST(InBatchOpTest, KeepsTheCodeAndPrefixesTheOp) {
+  const absl::Status status = InBatchOp(absl::ResourceExhaustedError("out of memory"), 3, "matmul");
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(status.message()), "ops[3] (matmul): out of memory");
+}
+
+}  // namespace
+}  // namespace arrayhub

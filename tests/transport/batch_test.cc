@@ -1,0 +1,296 @@
+// The Batch RPC: ops reading earlier results, kept results answered and the rest freed, and a
+// failing batch leaving nothing behind.
+#include <cstring>
+#include <set>
+
+#include "tests/transport/rpc_fixture.h"
+
+namespace arrayhub::testing {
+namespace {
+
+using Op = v1::BatchRequest::Op;
+
+v1::Operand Handle(const std::string& handle) {
+  v1::Operand operand;
+  operand.set_handle(handle);
+  return operand;
+}
+
+v1::Operand Result(int32_t op) {
+  v1::Operand operand;
+  operand.set_batch_result(op);
+  return operand;
+}
+
+v1::Operand Number(double value) {
+  v1::Operand operand;
+  operand.mutable_scalar()->set_float_value(value);
+  return operand;
+}
+
+Op Elementwise(const std::string& name, std::vector<v1::Operand> operands,
+               const std::string& out = "") {
+  Op op;
+  op.mutable_elementwise()->set_op(name);
+  for (v1::Operand& operand : operands) *op.mutable_elementwise()->add_operands() = operand;
+  op.mutable_elementwise()->set_out(out);
+  return op;
+}
+
+Op Arange(double stop) {
+  Op op;
+  v1::CreateRequest* create = op.mutable_create();
+  create->set_dtype(v1::DTYPE_FLOAT64);
+  create->mutable_arange()->mutable_start()->set_float_value(0);
+  create->mutable_arange()->mutable_stop()->set_float_value(stop);
+  return op;
+}
+
+Op Reshape(int32_t of, std::vector<int64_t> shape) {
+  Op op;
+  op.mutable_view()->set_batch_handle(of);
+  op.mutable_view()->mutable_reshape()->mutable_shape()->Assign(shape.begin(), shape.end());
+  return op;
+}
+
+Op Split(v1::Operand of, int64_t sections) {
+  Op op;
+  op.mutable_array_op()->set_op("split");
+  *op.mutable_array_op()->add_operands() = of;
+  op.mutable_array_op()->add_ints(sections);
+  return op;
+}
+
+Op Matmul(v1::Operand a, v1::Operand b) {
+  Op op;
+  *op.mutable_matmul()->mutable_a() = a;
+  *op.mutable_matmul()->mutable_b() = b;
+  return op;
+}
+
+v1::BatchRequest Batch(std::vector<Op> ops, std::vector<int32_t> keep) {
+  v1::BatchRequest request;
+  for (Op& op : ops) *request.add_ops() = op;
+  request.mutable_keep()->Assign(keep.begin(), keep.end());
+  return request;
+}
+
+std::vector<double> AsDoubles(const std::string& bytes) {
+  std::vector<double> values(bytes.size() / sizeof(double));
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+class BatchTest : public RpcTest {
+ protected:
+  // A float64 array with these values, shaped `shape` (default: 1-D).
+  std::string Array(const std::vector<double>& values, std::vector<int64_t> shape = {}) {
+    if (shape.empty()) shape = {static_cast<int64_t>(values.size())};
+    v1::ArrayInfo info;
+    const std::string bytes(reinterpret_cast<const char*>(values.data()),
+                            values.size() * sizeof(double));
+    EXPECT_TRUE(Upload(v1::DTYPE_FLOAT64, shape, bytes, &info).ok());
+    return info.handle();
+  }
+
+  grpc::Status Run(const v1::BatchRequest& request, v1::BatchResponse* response = nullptr) {
+    v1::BatchResponse ignored;
+    return stub_->Batch(Context().get(), request, response ? response : &ignored);
+  }
+
+  std::vector<double> Values(const std::string& handle) { return AsDoubles(DownloadAll(handle)); }
+
+  std::set<std::string> Listed() {
+    v1::ListResponse response;
+    EXPECT_TRUE(stub_->List(Context().get(), v1::ListRequest(), &response).ok());
+    std::set<std::string> handles;
+    for (const v1::ArrayInfo& info : response.arrays()) handles.insert(info.handle());
+    return handles;
+  }
+
+  // The batch fails with `code` and `message`, and the server holds what it held before.
+  void ExpectFails(const v1::BatchRequest& request, grpc::StatusCode code,
+                   const std::string& message) {
+    const EngineStats before = server_->engine().Stats();
+    const std::set<std::string> listed = Listed();
+    const grpc::Status status = Run(request);
+    EXPECT_EQ(status.error_code(), code) << status.error_message();
+    EXPECT_EQ(status.error_message(), message);
+    const EngineStats after = server_->engine().Stats();
+    EXPECT_EQ(after.arrays, before.arrays);
+    EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+    EXPECT_EQ(Listed(), listed);
+  }
+};
+
+TEST_F(BatchTest, DependentElementwiseOpsKeepOnlyTheResultsAsked) {
+  const std::string a = Array({1, 2, 3, 4}), b = Array({4, 5, 6, 7});
+  // r = sqrt((a * b + 1) - a), keeping r and the intermediate a * b + 1.
+  const v1::BatchRequest request = Batch(
+      {Elementwise("multiply", {Handle(a), Handle(b)}), Elementwise("add", {Result(0), Number(1)}),
+       Elementwise("subtract", {Result(1), Handle(a)}), Elementwise("sqrt", {Result(2)})},
+      {3, 1});
+  v1::BatchResponse response;
+  ASSERT_TRUE(Run(request, &response).ok());
+  ASSERT_EQ(response.results_size(), 2);
+  EXPECT_EQ(Values(response.results(0).handle()), (std::vector<double>{2, 3, 4, 5}));
+  EXPECT_EQ(Values(response.results(1).handle()), (std::vector<double>{5, 11, 19, 29}));
+  EXPECT_EQ(response.results(0).shape(0), 4);
+  EXPECT_EQ(response.results(0).dtype(), v1::DTYPE_FLOAT64);
+  EXPECT_EQ(Listed(), (std::set<std::string>{a, b, response.results(0).handle(),
+                                             response.results(1).handle()}));
+  // The intermediates are gone: memory is the four arrays' and nothing more.
+  EXPECT_EQ(server_->engine().Stats().bytes_in_use, baseline_.bytes_in_use + 4 * 4 * 8);
+}
+
+TEST_F(BatchTest, ABatchKeepingNothingLeavesNothing) {
+  const std::string a = Array({1, 2, 3});
+  const EngineStats before = server_->engine().Stats();
+  v1::BatchResponse response;
+  ASSERT_TRUE(Run(Batch({Arange(3), Elementwise("add", {Result(0), Handle(a)}),
+                         Elementwise("exp", {Result(1)})},
+                        {}),
+                  &response)
+                  .ok());
+  EXPECT_EQ(response.results_size(), 0);
+  EXPECT_EQ(Listed(), std::set<std::string>{a});
+  EXPECT_EQ(server_->engine().Stats().arrays, before.arrays);
+  EXPECT_EQ(server_->engine().Stats().bytes_in_use, before.bytes_in_use);
+}
+
+TEST_F(BatchTest, CreateViewsAndProductsOfBatchResults) {
+  const std::string m = Array({1, 0, 0, 2}, {2, 2});
+  // arange(6).reshape(3, 2).T, then m @ that, then its column sums; keep the view and the sum.
+  Op transpose;
+  transpose.mutable_view()->set_batch_handle(1);
+  transpose.mutable_view()->mutable_transpose();
+  Op sum;
+  sum.mutable_reduce()->set_op("sum");
+  *sum.mutable_reduce()->mutable_input() = Result(3);
+  sum.mutable_reduce()->mutable_axis()->add_axes(0);
+  v1::BatchResponse response;
+  ASSERT_TRUE(
+      Run(Batch({Arange(6), Reshape(0, {3, 2}), transpose, Matmul(Handle(m), Result(2)), sum},
+                {2, 4}),
+          &response)
+          .ok());
+  ASSERT_EQ(response.results_size(), 2);
+  const v1::ArrayInfo& view = response.results(0);
+  EXPECT_EQ(std::vector<int64_t>(view.shape().begin(), view.shape().end()),
+            (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(std::vector<int64_t>(view.strides().begin(), view.strides().end()),
+            (std::vector<int64_t>{1, 2}));
+  EXPECT_FALSE(view.owns_data());
+  EXPECT_EQ(Values(view.handle()), (std::vector<double>{0, 2, 4, 1, 3, 5}));
+  // [[1, 0], [0, 2]] @ [[0, 2, 4], [1, 3, 5]] = [[0, 2, 4], [2, 6, 10]]; column sums:
+  EXPECT_EQ(Values(response.results(1).handle()), (std::vector<double>{2, 8, 14}));
+  EXPECT_EQ(Listed(), (std::set<std::string>{m, view.handle(), response.results(1).handle()}));
+}
+
+TEST_F(BatchTest, ResultsWrittenThroughOutAreTheExistingArray) {
+  const std::string a = Array({1, 2, 3});
+  v1::BatchResponse response;
+  ASSERT_TRUE(Run(Batch({Elementwise("add", {Handle(a), Number(1)}, a),
+                         Elementwise("multiply", {Result(0), Number(10)})},
+                        {0, 1}),
+                  &response)
+                  .ok());
+  EXPECT_EQ(response.results(0).handle(), a);
+  EXPECT_EQ(Values(a), (std::vector<double>{2, 3, 4}));
+  EXPECT_EQ(Values(response.results(1).handle()), (std::vector<double>{20, 30, 40}));
+  // An out= result that is not kept is not freed either.
+  ASSERT_TRUE(Run(Batch({Elementwise("add", {Handle(a), Number(1)}, a)}, {})).ok());
+  EXPECT_EQ(Values(a), (std::vector<double>{3, 4, 5}));
+}
+
+TEST_F(BatchTest, AFailingOpFreesEverythingTheBatchMadeAndNamesTheOp) {
+  const std::string a = Array({1, 2, 3}), m = Array({1, 2, 3, 4}, {2, 2});
+  // Ops 0 and 1 succeed (and 0 is kept) before the matmul of shapes (3,) and (2, 2) fails.
+  ExpectFails(
+      Batch({Elementwise("multiply", {Handle(a), Number(2)}),
+             Elementwise("add", {Result(0), Number(1)}), Matmul(Result(1), Handle(m)),
+             Elementwise("negative", {Result(2)})},
+            {0, 3}),
+      grpc::StatusCode::INVALID_ARGUMENT,
+      "ops[2] (matmul): matmul: Input operand 1 has a mismatch in its core dimension 0, "
+      "with gufunc signature (n?,k),(k,m?)->(n?,m?) (size 2 is different from 3); shapes (3,) "
+      "and (2,2)");
+  // The op's own code stays.
+  ExpectFails(
+      Batch({Arange(4), Elementwise("add", {Result(0), Handle(std::string(32, 'f'))})}, {0}),
+      grpc::StatusCode::NOT_FOUND,
+      "ops[1] (elementwise add): array ffffffffffffffffffffffffffffffff not found");
+  ExpectFails(Batch({Arange(4), Elementwise("frobnicate", {Result(0)})}, {0}),
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] (elementwise frobnicate): unknown elementwise op 'frobnicate'");
+  // Writes into existing arrays before the failure stay.
+  ExpectFails(Batch({Elementwise("add", {Handle(a), Number(1)}, a), Reshape(0, {2, 2})}, {}),
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] (view reshape): cannot reshape array of size 3 into shape (2,2)");
+  EXPECT_EQ(Values(a), (std::vector<double>{2, 3, 4}));
+}
+
+TEST_F(BatchTest, TheBatchIsCheckedBeforeAnythingRuns) {
+  const std::string a = Array({1, 2});
+  // Each of these has a first op that would write into `a` if the batch ran at all.
+  const Op write = Elementwise("add", {Handle(a), Number(1)}, a);
+  ExpectFails(Batch({write, Elementwise("add", {Result(2), Number(1)}), Arange(2)}, {}),
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] (elementwise add): operands[0].batch_result = 2 names a later op: a batch "
+              "result must name an earlier op (0 to 0)");
+  ExpectFails(Batch({write, Matmul(Handle(a), Result(1))}, {}), grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] (matmul): b.batch_result = 1 names this op itself: a batch result must "
+              "name an earlier op (0 to 0)");
+  ExpectFails(Batch({write, Reshape(-1, {2})}, {}), grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] (view reshape): batch_handle = -1 is negative: a batch result must name an "
+              "earlier op (0 to 0)");
+  ExpectFails(Batch({write, Arange(2)}, {1, 2}), grpc::StatusCode::INVALID_ARGUMENT,
+              "keep[1] = 2 is out of range: the batch has 2 ops");
+  ExpectFails(Batch({write, Arange(2)}, {1, 0, 1}), grpc::StatusCode::INVALID_ARGUMENT,
+              "keep[2] = 1 repeats keep[0]");
+  ExpectFails(Batch({write, Split(Handle(a), 2), Elementwise("exp", {Result(1)})}, {}),
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[2] (elementwise exp): operands[0].batch_result = 1 names ops[1] (array_op "
+              "split), which gives several arrays; only an op giving one array can be read by "
+              "later ops or kept");
+  ExpectFails(Batch({write, Split(Handle(a), 2)}, {1}), grpc::StatusCode::INVALID_ARGUMENT,
+              "keep[0] = 1 names ops[1] (array_op split), which gives several arrays; only an op "
+              "giving one array can be read by later ops or kept");
+  ExpectFails(Batch({write, Op()}, {}), grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] has no op set (elementwise, matmul, reduce, view, array_op or create)");
+  ExpectFails(Batch({}, {}), grpc::StatusCode::INVALID_ARGUMENT,
+              "ops is empty: a batch needs at least one op");
+  ExpectFails(Batch(std::vector<Op>(1025, write), {}), grpc::StatusCode::INVALID_ARGUMENT,
+              "ops has 1025 entries; a batch has at most 1024");
+  EXPECT_EQ(Values(a), (std::vector<double>{1, 2}));
+}
+
+TEST_F(BatchTest, SeveralArraysNobodyReadsAreFreed) {
+  const std::string a = Array({1, 2, 3, 4});
+  ASSERT_TRUE(Run(Batch({Split(Handle(a), 2)}, {})).ok());
+  EXPECT_EQ(Listed(), std::set<std::string>{a});
+}
+
+TEST_F(BatchTest, BatchResultsOutsideABatchAreRefused) {
+  const std::string a = Array({1, 2});
+  v1::ElementwiseRequest elementwise;
+  elementwise.set_op("add");
+  *elementwise.add_operands() = Handle(a);
+  *elementwise.add_operands() = Result(0);
+  v1::ArrayInfo info;
+  EXPECT_STATUS(stub_->Elementwise(Context().get(), elementwise, &info), INVALID_ARGUMENT,
+                "operands[1] refers to a batch result outside a Batch request");
+  EXPECT_STATUS(stub_->View(Context().get(), Reshape(0, {2}).view(), &info), INVALID_ARGUMENT,
+                "batch_handle refers to a batch result outside a Batch request");
+}
+
+TEST_F(BatchTest, NeedsASession) {
+  grpc::ClientContext no_session;
+  v1::BatchResponse response;
+  EXPECT_STATUS(stub_->Batch(&no_session, Batch({Arange(2)}, {0}), &response), INVALID_ARGUMENT,
+                "missing x-arrayhub-session metadata");
+  ExpectNothingLeaked();
+}
+
+}  // namespace
+}  // namespace arrayhub::testing
