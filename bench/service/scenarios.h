@@ -23,6 +23,8 @@ struct BenchOptions {
 
 // 1. A small op (add on 1 KiB) against a bare empty call (health Check) on one channel.
 void RunRoundTrip(const BenchOptions& options);
+// 2. 64 dependent small ops as one Batch against 64 single calls and one call.
+void RunBatch(const BenchOptions& options);
 // 3. 1 GiB up and down over gRPC streaming (and over shared memory where the client uses it).
 void RunTransfer(const BenchOptions& options);
 // 4. A second client uses the first one's 1 GiB array by handle, against download + upload.

@@ -11,12 +11,12 @@
 
 int main(int argc, char** argv) {
   arrayhub::bench::BenchOptions options;
-  std::string scenarios = "roundtrip,transfer,sharing,concurrency";
+  std::string scenarios = "roundtrip,batch,transfer,sharing,concurrency";
   std::string pinned_copy;
   CLI::App app("service_bench: ArrayHub's RPC costs beside their peers", "service_bench");
   app.add_option("--address", options.address, "host:port of a running arrayhubd")->required();
   app.add_option("--scenarios", scenarios,
-                 "comma-separated: roundtrip, transfer, sharing, concurrency");
+                 "comma-separated: roundtrip, batch, transfer, sharing, concurrency");
   app.add_option("--repeats", options.repeats, "round trips per measured small call");
   app.add_option("--transfer-bytes", options.transfer_bytes, "size of the transferred array");
   app.add_option("--transfer-repeats", options.transfer_repeats, "transfers per path (median)");
@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
                info.devices.empty() ? "" : ", " + info.devices[0].description);
     auto wanted = [&](const char* name) { return scenarios.find(name) != std::string::npos; };
     if (wanted("roundtrip")) arrayhub::bench::RunRoundTrip(options);
+    if (wanted("batch")) arrayhub::bench::RunBatch(options);
     if (wanted("transfer")) arrayhub::bench::RunTransfer(options);
     if (wanted("sharing")) arrayhub::bench::RunSharing(options);
     if (wanted("concurrency")) arrayhub::bench::RunConcurrency(options);
