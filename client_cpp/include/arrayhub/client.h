@@ -204,6 +204,11 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   const std::string& session_id() const;
+  // Whether transfers go through a shared-memory region registered with the server now. The
+  // region is made at the first transfer when the server is on this host (a loopback or unix
+  // address, or ARRAYHUB_SHARED_MEMORY=1; =0 never); if the server cannot use it the client
+  // streams from then on.
+  bool UsesSharedMemory() const;
   // Renews the session's lease.
   void KeepAlive();
   ServerInfo Info();
