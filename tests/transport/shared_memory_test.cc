@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "server/transport/metrics.h"
 #include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
@@ -167,6 +168,23 @@ TEST_F(SharedMemoryTest, UploadComputeDownloadThroughOneRegion) {
   // The bytes around the copy are untouched.
   EXPECT_EQ(object.data()[1023], 0);
   EXPECT_EQ(object.data()[1024 + 48], 0);
+}
+
+TEST_F(SharedMemoryTest, CopiesCountAsTransferredBytes) {
+  ClientObject object(4096);
+  ASSERT_TRUE(Register("io", object, 4096).ok());
+  v1::ArrayInfo uploaded;
+  ASSERT_TRUE(CopyIn(Copy("io", 32, "", v1::DTYPE_INT16, {24}), &uploaded).ok());  // 48 bytes.
+  ASSERT_TRUE(CopyOut(Copy("io", 128, uploaded.handle())).ok());
+  ASSERT_TRUE(CopyOut(Copy("io", 256, uploaded.handle())).ok());
+  EXPECT_FALSE(CopyOut(Copy("io", 4090, uploaded.handle())).ok());  // Refused: not counted.
+  const std::string text = server_->metrics().Text();
+  EXPECT_NE(text.find("arrayhub_transfer_bytes_total{direction=\"upload\"} 48\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("arrayhub_transfer_bytes_total{direction=\"download\"} 96\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(SharedMemoryTest, EveryDTypeRoundTripsBitForBit) {
