@@ -84,6 +84,15 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("tenant-max-sessions", config.quotas.max_sessions,
       "sessions each tenant may have open at once")
       ->check(CLI::NonNegativeNumber);
+  add("shared-memory", config.limits.shared_memory,
+      "let clients on this host register POSIX shared-memory regions for one-copy transfers "
+      "(true/false)");
+  add("max-shared-memory-regions", config.limits.max_shared_memory_regions,
+      "shared-memory regions each session may register")
+      ->check(CLI::NonNegativeNumber);
+  add("max-shared-memory-bytes", config.limits.max_shared_memory_bytes,
+      "largest shared-memory region, in bytes (the CUDA backend pins it in host memory)")
+      ->check(CLI::NonNegativeNumber);
   add("auth-file", config.auth_file,
       "token file: lines `<tenant> <sha256-hex of token>`; clients send `authorization: Bearer "
       "<token>`. Unset: no authentication, every caller is tenant 'anonymous'");

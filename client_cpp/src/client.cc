@@ -40,6 +40,9 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   connection->channel = grpc::CreateCustomChannel(address, credentials, arguments);
   connection->stub = v1::ArrayHub::NewStub(connection->channel);
   connection->options = std::move(options);
+  if (detail::SharedMemoryWanted(address)) {
+    connection->shared_memory = std::make_unique<detail::SharedMemoryTransfer>();
+  }
 
   grpc::ClientContext context;
   connection->Prepare(context, /*with_session=*/false);
@@ -100,6 +103,11 @@ void Client::RequireDType(const Array& array, DType expected) {
 }
 
 const std::string& Client::session_id() const { return connection().session_id; }
+
+bool Client::UsesSharedMemory() const {
+  const detail::Connection& conn = connection();
+  return conn.shared_memory != nullptr && conn.shared_memory->active();
+}
 
 void Client::KeepAlive() {
   detail::Call(connection(), &v1::ArrayHub::Stub::KeepAlive, v1::KeepAliveRequest());

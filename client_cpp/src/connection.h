@@ -11,6 +11,7 @@
 
 #include "arrayhub/client.h"
 #include "arrayhub/v1/service.grpc.pb.h"
+#include "shared_memory.h"
 
 namespace arrayhub::client::detail {
 
@@ -26,6 +27,8 @@ struct Connection {
   // Cleared once the session is closed: the server has then freed its arrays, so Arrays
   // outliving their Client skip the Free call that could only fail.
   std::atomic<bool> session_open{false};
+  // The same-host transfer path; null when the server is not on this host (shared_memory.h).
+  std::unique_ptr<SharedMemoryTransfer> shared_memory;
 
   // Adds the metadata every call carries: the bearer token when there is one, and the
   // session id on the RPCs that take one (all but OpenSession and GetServerInfo).

@@ -1,5 +1,7 @@
-// Uploads (client-streamed) and downloads (server-streamed) of array bytes.
+// Uploads and downloads of array bytes: through shared memory when the server is on this
+// host (shared_memory.h), else client-streamed and server-streamed.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "arrayhub/client.h"
@@ -41,6 +43,11 @@ Array Client::Upload(const std::vector<bool>& data, const Shape& shape) {
 Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Shape& shape) {
   CheckUploadSize(data, dtype, shape);
   detail::Connection& conn = connection();
+  if (conn.shared_memory != nullptr) {
+    if (std::optional<v1::ArrayInfo> info = conn.shared_memory->Upload(conn, data, dtype, shape)) {
+      return Adopt(detail::FromProto(*info));
+    }
+  }
   grpc::ClientContext context;
   conn.Prepare(context);
   v1::UploadResponse response;
@@ -80,6 +87,10 @@ void Client::DownloadInto(const Array& array, std::span<std::byte> destination) 
                     array.handle() + " has " + std::to_string(array.nbytes()));
   }
   detail::Connection& conn = connection();
+  if (conn.shared_memory != nullptr &&
+      conn.shared_memory->Download(conn, array.handle(), destination)) {
+    return;
+  }
   grpc::ClientContext context;
   conn.Prepare(context);
   v1::DownloadRequest request;

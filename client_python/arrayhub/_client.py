@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Optional, Union
 import grpc
 import numpy as np
 
-from arrayhub import _dtypes
+from arrayhub import _dtypes, _shared_memory
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubConnectionError, ArrayHubError,
                               SessionNotFoundError, client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
@@ -172,6 +172,8 @@ class Client:
         self._tenant: str = opened.tenant
         self._metadata = connection.auth + (("x-arrayhub-session", opened.session_id),)
         self._renewed_at = time.monotonic()
+        self._shared_memory = (_shared_memory.SharedMemoryTransfer(self._raw_rpc)
+                               if _shared_memory.wanted(connection.address) else None)
         connection.add_session(self)
 
     # -- Public API ---------------------------------------------------------------------------
@@ -195,6 +197,14 @@ class Client:
     def tenant(self) -> str:
         """The tenant the server maps this client's credentials to."""
         return self._tenant
+
+    @property
+    def uses_shared_memory(self) -> bool:
+        """Whether transfers go through a shared-memory region registered with the server now.
+        The region is made at the first transfer when the server is on this host (a loopback
+        or unix address, or ARRAYHUB_SHARED_MEMORY=1; =0 never); if the server cannot use it,
+        this session streams from then on."""
+        return self._shared_memory is not None and self._shared_memory.active
 
     @property
     def closed(self) -> bool:
@@ -294,12 +304,28 @@ class Client:
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
+    def _raw_rpc(self, method: str, request: Any) -> Any:
+        """A unary RPC in this session whose gRPC error is raised unchanged."""
+        self._check_open()
+        return getattr(self._connection.stub, method)(request, metadata=self._metadata)
+
     def _create(self, request: arrays_pb2.CreateRequest) -> types_pb2.ArrayInfo:
         return self._rpc("Create", request)
 
     def _upload(self, array: np.ndarray, target_handle: str = "") -> types_pb2.ArrayInfo:
-        """Streams a NumPy array's bytes (C order, little-endian) in chunks <= CHUNK_BYTES."""
+        """Sends a NumPy array's bytes (C order, little-endian): through the session's shared
+        memory region when there is one (new arrays only), else streamed in chunks <=
+        CHUNK_BYTES."""
         dtype = _dtypes.normalize(array.dtype)
+        if self._shared_memory is not None and not target_handle:
+            self._check_open()
+            try:
+                info = self._shared_memory.upload(np.asarray(array), _dtypes.little_endian(dtype),
+                                                  _dtypes.to_wire(dtype))
+            except grpc.RpcError as error:
+                raise error_from_rpc(error) from None
+            if info is not None:
+                return info
         data = np.asarray(array, dtype=_dtypes.little_endian(dtype), order="C")
         header = arrays_pb2.UploadHeader(dtype=_dtypes.to_wire(dtype), shape=data.shape,
                                          target_handle=target_handle)
@@ -312,10 +338,20 @@ class Client:
 
         return self._rpc("Upload", messages()).array
 
-    def _download(self, handle: str) -> np.ndarray:
-        """Receives an array into one preallocated buffer and wraps it without copying."""
+    def _download(self, handle: str, nbytes: int, wire_dtype: int) -> np.ndarray:
+        """Copies an array of ``nbytes`` bytes out of the session's shared-memory region when
+        there is one, else receives it into one preallocated buffer and wraps it without
+        copying."""
         _check_not_recording("Download")
         self._check_open()
+        if self._shared_memory is not None:
+            dtype = _dtypes.little_endian(_dtypes.from_wire(wire_dtype))
+            try:
+                result = self._shared_memory.download(handle, nbytes, dtype)
+            except grpc.RpcError as error:
+                raise error_from_rpc(error) from None
+            if result is not None:
+                return result
         stream = self._connection.stub.Download(arrays_pb2.DownloadRequest(handle=handle),
                                                 metadata=self._metadata)
         try:
@@ -393,6 +429,8 @@ class Client:
         self.flush()
         self._closed = True
         self._pending_frees.clear()
+        if self._shared_memory is not None:
+            self._shared_memory.close()
         self._connection.sessions.discard(self)
         try:
             self._connection.stub.CloseSession(arrays_pb2.CloseSessionRequest(),

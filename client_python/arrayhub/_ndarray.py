@@ -224,7 +224,7 @@ class ndarray:
 
     def get(self) -> np.ndarray:
         """Downloads the array into a new NumPy array (C order)."""
-        return self._client._download(_ops.handle_of(self))
+        return self._client._download(_ops.handle_of(self), self._info.nbytes, self._info.dtype)
 
     def set(self, arr: Any) -> None:
         """Overwrites this array with host data of the same shape and dtype (Upload RPC)."""

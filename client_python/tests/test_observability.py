@@ -44,8 +44,10 @@ def _samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
             for family in text_string_to_metric_families(text) for sample in family.samples}
 
 
-def test_metrics_endpoint_reports_requests_bytes_memory_and_tenants(observed: Daemon) -> None:
+def test_metrics_endpoint_reports_requests_bytes_memory_and_tenants(
+        observed: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
     url = metrics_url(observed)
+    monkeypatch.setenv("ARRAYHUB_SHARED_MEMORY", "0")  # Upload and Download, streamed.
     with arrayhub.connect(observed.address, client_name="metrics-test") as client, client.use():
         data = np.arange(300_000, dtype=np.float64)
         array = arrayhub.asarray(data)

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
 #include "server/backend/compute.h"
+#include "server/backend/host_region.h"
 #include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
 #include "server/backend/memory_counters.h"
@@ -95,6 +96,11 @@ class Backend {
                                     std::span<const std::byte> source) = 0;
   virtual absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                                   std::span<std::byte> destination) = 0;
+
+  // Opens the first `size` bytes of a client's shared-memory object (`fd`, a regular file of
+  // at least `size` bytes, open for reading and writing; the caller keeps and closes it) for
+  // copies to and from buffers. The region may outlive `fd`.
+  virtual absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) = 0;
 
   // Computation (see compute.h for the exact contract of each call).
   virtual absl::Status Elementwise(const ElementwiseCall& call) = 0;

@@ -36,12 +36,16 @@ absl::StatusOr<Session> Engine::KeepAlive(const Caller& caller) {
 
 absl::StatusOr<int64_t> Engine::CloseSession(const Caller& caller) {
   AH_RETURN_IF_ERROR(sessions_.Close(caller.tenant, caller.session));
+  regions_.EraseSession(caller.session);
   return table_.EraseSession(caller.session);
 }
 
 int64_t Engine::ReapExpiredSessions() {
   const std::vector<Session> expired = sessions_.TakeExpired(Clock::now());
-  for (const Session& session : expired) table_.EraseSession(session.id);
+  for (const Session& session : expired) {
+    regions_.EraseSession(session.id);
+    table_.EraseSession(session.id);
+  }
   return static_cast<int64_t>(expired.size());
 }
 

@@ -17,6 +17,8 @@
 #include "server/core/manipulation_specs.h"
 #include "server/core/publications.h"
 #include "server/core/session_manager.h"
+#include "server/core/shared_memory_regions.h"
+#include "server/core/shared_memory_specs.h"
 #include "server/core/tenant_usage.h"
 #include "server/core/tenants.h"
 #include "server/core/upload.h"
@@ -111,6 +113,18 @@ class Engine {
   // Arrays other tenants published to the caller's tenant, as records with a null handle.
   std::vector<ArrayTable::RecordPtr> ListShared(const Caller& caller) const;
 
+  // Client shared-memory regions (engine_shared_memory.cc), each belonging to the session that
+  // registered it. Every call answers FAILED_PRECONDITION when limits().shared_memory is off.
+  absl::Status RegisterSharedMemory(const Caller& caller,
+                                    const SharedMemoryRegistration& registration);
+  absl::Status UnregisterSharedMemory(const Caller& caller, const std::string& region_name);
+  // Upload: into a new array (no handle) or over the array `handle`; answers that array.
+  absl::StatusOr<ArrayTable::RecordPtr> CopyFromSharedMemory(const Caller& caller,
+                                                             const SharedMemoryCopySpec& spec);
+  // Download: the array `handle`'s elements in C order into the region; answers the array.
+  absl::StatusOr<ArrayTable::RecordPtr> CopyToSharedMemory(const Caller& caller,
+                                                           const SharedMemoryCopySpec& spec);
+
   EngineStats Stats() const;
   // Per tenant, for operators (metrics); never shown to a tenant other than its own.
   std::map<std::string, TenantUsage> UsageByTenant() const;
@@ -151,6 +165,8 @@ class Engine {
   // A new handle for `layout` of `base`'s memory (a view), writable if `writable` and base is.
   ArrayTable::RecordPtr RegisterView(const Caller& caller, const ArrayRecord& base,
                                      const Layout& layout, bool writable = true);
+  // FAILED_PRECONDITION when the operator switched shared memory off.
+  absl::Status CheckSharedMemoryOn() const;
 
   std::unique_ptr<Backend> backend_;
   Limits limits_;
@@ -158,6 +174,7 @@ class Engine {
   SessionManager sessions_;
   std::shared_ptr<TenantLedger> ledger_;
   PublicationRegistry publications_;
+  SharedMemoryRegistry regions_{limits_.max_shared_memory_regions};
 };
 
 }  // namespace arrayhub

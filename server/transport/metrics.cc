@@ -34,8 +34,9 @@ ServerMetrics::ServerMetrics(Engine& engine)
                      .Register(*registry_)),
       transfers_(prometheus::BuildCounter()
                      .Name("arrayhub_transfer_bytes_total")
-                     .Help("Array bytes received by Upload (direction=upload) and sent by "
-                           "Download (direction=download)")
+                     .Help("Array bytes received by Upload and CopyFromSharedMemory "
+                           "(direction=upload) and sent by Download and CopyToSharedMemory "
+                           "(direction=download)")
                      .Register(*registry_)),
       uploaded_(transfers_.Add({{"direction", "upload"}})),
       downloaded_(transfers_.Add({{"direction", "download"}})) {}

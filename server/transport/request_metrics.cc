@@ -13,33 +13,60 @@ namespace {
 
 constexpr char kUploadMethod[] = "/arrayhub.v1.ArrayHub/Upload";
 constexpr char kDownloadMethod[] = "/arrayhub.v1.ArrayHub/Download";
+constexpr char kCopyFromSharedMemoryMethod[] = "/arrayhub.v1.ArrayHub/CopyFromSharedMemory";
+constexpr char kCopyToSharedMemoryMethod[] = "/arrayhub.v1.ArrayHub/CopyToSharedMemory";
+
+// Which array bytes a method moves, and so counts into arrayhub_transfer_bytes_total.
+enum class Transfer {
+  kNone,
+  kUploadChunks,         // Upload: each chunk received.
+  kDownloadChunks,       // Download: each chunk sent.
+  kSharedMemoryUpload,   // CopyFromSharedMemory: the array written, once it succeeded.
+  kSharedMemoryDownload  // CopyToSharedMemory: the array read, once it succeeded.
+};
+
+Transfer TransferOf(std::string_view method) {
+  if (method == kUploadMethod) return Transfer::kUploadChunks;
+  if (method == kDownloadMethod) return Transfer::kDownloadChunks;
+  if (method == kCopyFromSharedMemoryMethod) return Transfer::kSharedMemoryUpload;
+  if (method == kCopyToSharedMemoryMethod) return Transfer::kSharedMemoryDownload;
+  return Transfer::kNone;
+}
 
 class RequestMetrics final : public grpc::experimental::Interceptor {
  public:
   RequestMetrics(ServerMetrics& metrics, std::string_view service, std::string_view method,
-                 bool upload, bool download)
+                 Transfer transfer)
       : metrics_(metrics),
         service_(service),
         method_(method),
-        upload_(upload),
-        download_(download),
+        transfer_(transfer),
         start_(std::chrono::steady_clock::now()) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     using grpc::experimental::InterceptionHookPoints;
-    // The interceptor knows the message types of these two methods, so the casts are exact.
-    if (upload_ && methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
+    using Direction = ServerMetrics::Direction;
+    // The interceptor knows the message types of these methods, so the casts are exact.
+    if (transfer_ == Transfer::kUploadChunks &&
+        methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
       if (const auto* message = static_cast<const v1::UploadRequest*>(methods->GetRecvMessage())) {
-        metrics_.CountTransfer(ServerMetrics::Direction::kUpload,
-                               static_cast<int64_t>(message->chunk().size()));
+        metrics_.CountTransfer(Direction::kUpload, static_cast<int64_t>(message->chunk().size()));
       }
     }
-    if (download_ &&
+    if (transfer_ != Transfer::kNone && transfer_ != Transfer::kUploadChunks &&
         methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE)) {
-      if (const auto* message =
-              static_cast<const v1::DownloadResponse*>(methods->GetSendMessage())) {
-        metrics_.CountTransfer(ServerMetrics::Direction::kDownload,
-                               static_cast<int64_t>(message->chunk().size()));
+      if (transfer_ == Transfer::kDownloadChunks) {
+        if (const auto* message =
+                static_cast<const v1::DownloadResponse*>(methods->GetSendMessage())) {
+          metrics_.CountTransfer(Direction::kDownload,
+                                 static_cast<int64_t>(message->chunk().size()));
+        }
+      } else if (const auto* message =
+                     static_cast<const v1::SharedMemoryCopyResponse*>(methods->GetSendMessage())) {
+        // A unary response is sent only when the call succeeded.
+        metrics_.CountTransfer(
+            transfer_ == Transfer::kSharedMemoryUpload ? Direction::kUpload : Direction::kDownload,
+            message->array().nbytes());
       }
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
@@ -54,8 +81,7 @@ class RequestMetrics final : public grpc::experimental::Interceptor {
   ServerMetrics& metrics_;
   std::string_view service_;  // Point into the factory's known_methods_, or at "unknown".
   std::string_view method_;
-  const bool upload_;
-  const bool download_;
+  const Transfer transfer_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -77,13 +103,13 @@ grpc::experimental::Interceptor* RequestMetricsFactory::CreateServerInterceptor(
     grpc::experimental::ServerRpcInfo* info) {
   auto known = known_methods_.find(info->method() != nullptr ? info->method() : "");
   if (known == known_methods_.end()) {
-    return new RequestMetrics(metrics_, "unknown", "unknown", false, false);
+    return new RequestMetrics(metrics_, "unknown", "unknown", Transfer::kNone);
   }
   // "/service/method", split at the last slash.
   const std::string_view full = *known;
   const size_t slash = full.rfind('/');
   return new RequestMetrics(metrics_, full.substr(1, slash - 1), full.substr(slash + 1),
-                            full == kUploadMethod, full == kDownloadMethod);
+                            TransferOf(full));
 }
 
 }  // namespace arrayhub

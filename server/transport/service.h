@@ -70,6 +70,20 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
                       v1::AttachResponse* response) override;
 
+  // Same-host transfers through client shared memory (shared_memory_rpcs.cc).
+  grpc::Status RegisterSharedMemory(grpc::ServerContext* context,
+                                    const v1::RegisterSharedMemoryRequest* request,
+                                    v1::RegisterSharedMemoryResponse* response) override;
+  grpc::Status UnregisterSharedMemory(grpc::ServerContext* context,
+                                      const v1::UnregisterSharedMemoryRequest* request,
+                                      v1::UnregisterSharedMemoryResponse* response) override;
+  grpc::Status CopyFromSharedMemory(grpc::ServerContext* context,
+                                    const v1::SharedMemoryCopyRequest* request,
+                                    v1::SharedMemoryCopyResponse* response) override;
+  grpc::Status CopyToSharedMemory(grpc::ServerContext* context,
+                                  const v1::SharedMemoryCopyRequest* request,
+                                  v1::SharedMemoryCopyResponse* response) override;
+
   // Views, indexing and manipulation (view_rpcs.cc).
   grpc::Status View(grpc::ServerContext* context, const v1::ViewRequest* request,
                     v1::ArrayInfo* response) override;
@@ -87,18 +101,6 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   // Not implemented yet (unimplemented_rpcs.cc): each answers UNIMPLEMENTED, saying so.
   grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
                             grpc::ServerWriter<v1::SessionEvent>* writer) override;
-  grpc::Status RegisterSharedMemory(grpc::ServerContext* context,
-                                    const v1::RegisterSharedMemoryRequest* request,
-                                    v1::RegisterSharedMemoryResponse* response) override;
-  grpc::Status UnregisterSharedMemory(grpc::ServerContext* context,
-                                      const v1::UnregisterSharedMemoryRequest* request,
-                                      v1::UnregisterSharedMemoryResponse* response) override;
-  grpc::Status CopyFromSharedMemory(grpc::ServerContext* context,
-                                    const v1::SharedMemoryCopyRequest* request,
-                                    v1::SharedMemoryCopyResponse* response) override;
-  grpc::Status CopyToSharedMemory(grpc::ServerContext* context,
-                                  const v1::SharedMemoryCopyRequest* request,
-                                  v1::SharedMemoryCopyResponse* response) override;
   grpc::Status ExportIpc(grpc::ServerContext* context, const v1::ExportIpcRequest* request,
                          v1::ExportIpcResponse* response) override;
 

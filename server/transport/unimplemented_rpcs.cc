@@ -19,30 +19,6 @@ grpc::Status ArrayHubService::WatchSession(grpc::ServerContext*, const v1::Watch
   return NotImplementedYet("WatchSession");
 }
 
-grpc::Status ArrayHubService::RegisterSharedMemory(grpc::ServerContext*,
-                                                   const v1::RegisterSharedMemoryRequest*,
-                                                   v1::RegisterSharedMemoryResponse*) {
-  return NotImplementedYet("RegisterSharedMemory");
-}
-
-grpc::Status ArrayHubService::UnregisterSharedMemory(grpc::ServerContext*,
-                                                     const v1::UnregisterSharedMemoryRequest*,
-                                                     v1::UnregisterSharedMemoryResponse*) {
-  return NotImplementedYet("UnregisterSharedMemory");
-}
-
-grpc::Status ArrayHubService::CopyFromSharedMemory(grpc::ServerContext*,
-                                                   const v1::SharedMemoryCopyRequest*,
-                                                   v1::SharedMemoryCopyResponse*) {
-  return NotImplementedYet("CopyFromSharedMemory");
-}
-
-grpc::Status ArrayHubService::CopyToSharedMemory(grpc::ServerContext*,
-                                                 const v1::SharedMemoryCopyRequest*,
-                                                 v1::SharedMemoryCopyResponse*) {
-  return NotImplementedYet("CopyToSharedMemory");
-}
-
 grpc::Status ArrayHubService::ExportIpc(grpc::ServerContext*, const v1::ExportIpcRequest*,
                                         v1::ExportIpcResponse*) {
   return NotImplementedYet("ExportIpc");

@@ -16,8 +16,11 @@ namespace v1 = ::arrayhub::v1;
 
 class RpcTest : public ::testing::Test {
  protected:
+  // The server's options; a suite overrides this to test limits and switches.
+  virtual ServerOptions Options() const { return ServerOptions(); }
+
   void SetUp() override {
-    server_ = StartTestServer(ServerOptions());
+    server_ = StartTestServer(Options());
     ASSERT_NE(server_, nullptr);
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(16 << 20);

@@ -289,10 +289,6 @@ TEST_F(BookkeepingTest, DebugLogNamesTheRequestAndTheTenant) {
 }
 
 TEST_F(BookkeepingTest, RpcsOfLaterIssuesSayTheyAreNotImplemented) {
-  v1::RegisterSharedMemoryResponse shm;
-  EXPECT_STATUS(
-      stub_->RegisterSharedMemory(Context().get(), v1::RegisterSharedMemoryRequest(), &shm),
-      UNIMPLEMENTED, "RegisterSharedMemory is not implemented by this server yet");
   v1::ExportIpcResponse ipc;
   EXPECT_STATUS(stub_->ExportIpc(Context().get(), v1::ExportIpcRequest(), &ipc), UNIMPLEMENTED,
                 "ExportIpc is not implemented");

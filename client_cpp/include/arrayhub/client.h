@@ -222,6 +222,11 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   const std::string& session_id() const;
+  // Whether transfers go through a shared-memory region registered with the server now. The
+  // region is made at the first transfer when the server is on this host (a loopback or unix
+  // address, or ARRAYHUB_SHARED_MEMORY=1; =0 never); if the server cannot use it the client
+  // streams from then on.
+  bool UsesSharedMemory() const;
   // Renews the session's lease.
   void KeepAlive();
   // One round trip that does nothing (grpc.health.v1.Health/Check on this client's channel):

@@ -264,14 +264,16 @@ class RandomSpec(_message.Message):
     def __init__(self, has_seed: bool = ..., seed: _Optional[int] = ..., uniform: _Optional[_Union[RandomSpec.Uniform, _Mapping]] = ..., normal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., integers: _Optional[_Union[RandomSpec.Integers, _Mapping]] = ...) -> None: ...
 
 class RegisterSharedMemoryRequest(_message.Message):
-    __slots__ = ["byte_size", "region_name", "shm_key"]
+    __slots__ = ["byte_size", "key", "region_name", "shm_key"]
     BYTE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
     REGION_NAME_FIELD_NUMBER: _ClassVar[int]
     SHM_KEY_FIELD_NUMBER: _ClassVar[int]
     byte_size: int
+    key: bytes
     region_name: str
     shm_key: str
-    def __init__(self, region_name: _Optional[str] = ..., shm_key: _Optional[str] = ..., byte_size: _Optional[int] = ...) -> None: ...
+    def __init__(self, region_name: _Optional[str] = ..., shm_key: _Optional[str] = ..., byte_size: _Optional[int] = ..., key: _Optional[bytes] = ...) -> None: ...
 
 class RegisterSharedMemoryResponse(_message.Message):
     __slots__ = []

@@ -34,6 +34,8 @@ class CudaBackend final : public Backend {
                             std::span<const std::byte> source) override;
   absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
+  // Maps and pins the object once (cuda_host_region.cc).
+  absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
 
   absl::Status Elementwise(const ElementwiseCall& call) override;
   absl::Status Reduce(const ReduceCall& call) override;

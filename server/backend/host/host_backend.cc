@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "server/backend/host/host_file_region.h"
 #include "server/core/float16.h"
 
 namespace arrayhub {
@@ -218,6 +219,10 @@ absl::Status HostBackend::CopyToHost(const Buffer& buffer, int64_t offset,
   std::memcpy(destination.data(), static_cast<const std::byte*>(buffer.data()) + offset,
               destination.size());
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<HostRegion>> HostBackend::OpenHostRegion(int fd, int64_t /*size*/) {
+  return OpenHostFileRegion(fd);
 }
 
 }  // namespace arrayhub

@@ -34,6 +34,8 @@ class HostBackend final : public Backend {
                             std::span<const std::byte> source) override;
   absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
+  // pread/pwrite on the descriptor (host_file_region.cc).
+  absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
 
   absl::Status Elementwise(const ElementwiseCall& call) override;
   absl::Status Reduce(const ReduceCall& call) override;

@@ -1,0 +1,72 @@
+#include "server/backend/host/host_file_region.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "server/backend/region_file.h"
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+namespace {
+
+class HostFileRegion final : public HostRegion {
+ public:
+  explicit HostFileRegion(RegionFile file) : file_(std::move(file)) {}
+
+  absl::Status CopyIn(int64_t region_offset, Buffer& buffer, int64_t buffer_offset,
+                      int64_t size) const override {
+    auto* destination = static_cast<std::byte*>(buffer.data()) + buffer_offset;
+    int64_t done = 0;
+    while (done < size) {
+      const ssize_t n = pread(file_.fd(), destination + done, static_cast<size_t>(size - done),
+                              static_cast<off_t>(region_offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return IoError("read", errno);
+      // End of file before the end of the copy: the object was truncated.
+      if (n == 0) return RegionFile::ShrunkError(region_offset + done, region_offset + size);
+      done += n;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
+                       int64_t size) const override {
+    // pwrite past the end would grow the object again rather than fail; refuse instead. A
+    // client racing this check can only make the daemon grow its own object back, within the
+    // registered size.
+    AH_RETURN_IF_ERROR(file_.CheckCovers(region_offset + size));
+    const auto* source = static_cast<const std::byte*>(buffer.data()) + buffer_offset;
+    int64_t done = 0;
+    while (done < size) {
+      const ssize_t n = pwrite(file_.fd(), source + done, static_cast<size_t>(size - done),
+                               static_cast<off_t>(region_offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return IoError("write", errno);
+      done += n;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  static absl::Status IoError(std::string_view what, int error) {
+    // ENOSPC: /dev/shm is full (a truncated object being filled again).
+    const std::string message =
+        fmt::format("cannot {} the shared-memory object: {}", what, std::strerror(error));
+    if (error == ENOSPC) return absl::ResourceExhaustedError(message);
+    return absl::InternalError(message);
+  }
+
+  RegionFile file_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostFileRegion(int fd) {
+  AH_ASSIGN_OR_RETURN(RegionFile file, RegionFile::Duplicate(fd));
+  return std::make_unique<HostFileRegion>(std::move(file));
+}
+
+}  // namespace arrayhub

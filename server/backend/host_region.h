@@ -1,0 +1,26 @@
+// A client's shared-memory object opened by a backend, so that an upload or a download is one
+// copy between the object and a buffer. Core checks every offset and size against the
+// registered region before calling; a backend only has to survive the client shrinking the
+// object afterwards (which must give an error, never SIGBUS in the daemon).
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "server/backend/buffer.h"
+
+namespace arrayhub {
+
+class HostRegion {
+ public:
+  virtual ~HostRegion() = default;
+
+  // Copies `size` bytes from the object at `region_offset` into `buffer` at `buffer_offset`.
+  virtual absl::Status CopyIn(int64_t region_offset, Buffer& buffer, int64_t buffer_offset,
+                              int64_t size) const = 0;
+  // Copies `size` bytes of `buffer` at `buffer_offset` into the object at `region_offset`.
+  virtual absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
+                               int64_t size) const = 0;
+};
+
+}  // namespace arrayhub

@@ -1,0 +1,153 @@
+// Client shared-memory regions: registration (proof of ownership, limits), and uploads and
+// downloads that are one copy between a region and an array's memory.
+#include <fmt/format.h>
+
+#include "server/core/engine.h"
+#include "server/core/shared_memory_object.h"
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+namespace {
+
+// INVALID_ARGUMENT unless [offset, offset + nbytes) lies in the region after its header. No
+// sum is formed, so no value a client sends can overflow.
+absl::Status CheckSpan(const SharedMemoryRegion& region, int64_t offset, int64_t nbytes) {
+  if (offset < kSharedMemoryHeaderBytes) {
+    return absl::InvalidArgumentError(fmt::format(
+        "offset_bytes {} lies in the {}-byte header of region '{}'; data starts at offset {} or "
+        "later",
+        offset, kSharedMemoryHeaderBytes, region.name, kSharedMemoryHeaderBytes));
+  }
+  if (offset > region.byte_size || nbytes > region.byte_size - offset) {
+    return absl::InvalidArgumentError(
+        fmt::format("offset_bytes {} plus the array's {} bytes exceeds region '{}' of {} bytes",
+                    offset, nbytes, region.name, region.byte_size));
+  }
+  return absl::OkStatus();
+}
+
+// With a handle, the request's dtype and shape may be left unset or must be the array's.
+absl::Status CheckMatches(const SharedMemoryCopySpec& spec, const ArrayRecord& array) {
+  if (spec.dtype.has_value() && *spec.dtype != array.dtype) {
+    return absl::InvalidArgumentError(fmt::format("dtype {} does not match array {}, which is {}",
+                                                  DTypeName(*spec.dtype), spec.handle,
+                                                  DTypeName(array.dtype)));
+  }
+  if (!spec.shape.empty() && spec.shape != array.shape) {
+    return absl::InvalidArgumentError(
+        fmt::format("shape {} does not match array {}, whose shape is {}", FormatShape(spec.shape),
+                    spec.handle, FormatShape(array.shape)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Engine::CheckSharedMemoryOn() const {
+  if (!limits_.shared_memory) {
+    return absl::FailedPreconditionError("shared memory is switched off on this server");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Engine::RegisterSharedMemory(const Caller& caller,
+                                          const SharedMemoryRegistration& registration) {
+  AH_RETURN_IF_ERROR(CheckSharedMemoryOn());
+  AH_RETURN_IF_ERROR(ValidateRegionName(registration.region_name));
+  AH_RETURN_IF_ERROR(ValidateShmKey(registration.shm_key));
+  if (registration.byte_size < kSharedMemoryHeaderBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("byte_size must be at least {} (the region's header), got {}",
+                    kSharedMemoryHeaderBytes, registration.byte_size));
+  }
+  if (registration.byte_size > limits_.max_shared_memory_bytes) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "byte_size {} exceeds the largest shared-memory region the server allows, {} bytes "
+        "(--max-shared-memory-bytes)",
+        registration.byte_size, limits_.max_shared_memory_bytes));
+  }
+  if (static_cast<int64_t>(registration.key.size()) != kSharedMemoryHeaderBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("key must be the region's first {} bytes, got {} bytes",
+                    kSharedMemoryHeaderBytes, registration.key.size()));
+  }
+  // Before opening anything, so that a refused request costs no descriptor or pinned memory.
+  AH_RETURN_IF_ERROR(regions_.CheckRoom(caller.session, registration.region_name));
+  AH_ASSIGN_OR_RETURN(
+      OwnedFd fd, OpenClientObject(registration.shm_key, registration.byte_size, registration.key));
+  AH_ASSIGN_OR_RETURN(std::unique_ptr<HostRegion> host,
+                      backend_->OpenHostRegion(fd.get(), registration.byte_size));
+  AH_RETURN_IF_ERROR(
+      regions_.Add(caller.session, std::make_shared<const SharedMemoryRegion>(SharedMemoryRegion{
+                                       .name = registration.region_name,
+                                       .shm_key = registration.shm_key,
+                                       .byte_size = registration.byte_size,
+                                       .host = std::move(host),
+                                   })));
+  // As in Register: a session closed while this call ran must not keep the region.
+  if (!sessions_.IsOpen(caller.session)) regions_.EraseSession(caller.session);
+  return absl::OkStatus();
+}
+
+absl::Status Engine::UnregisterSharedMemory(const Caller& caller, const std::string& region_name) {
+  AH_RETURN_IF_ERROR(CheckSharedMemoryOn());
+  return regions_.Remove(caller.session, region_name);
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
+    const Caller& caller, const SharedMemoryCopySpec& spec) {
+  AH_RETURN_IF_ERROR(CheckSharedMemoryOn());
+  AH_ASSIGN_OR_RETURN(SharedMemoryRegistry::RegionPtr region,
+                      regions_.Find(caller.session, spec.region_name));
+  const auto bound = Bind(caller, "upload from shared memory");
+  if (spec.handle.empty()) {
+    if (!spec.dtype.has_value()) {
+      return absl::InvalidArgumentError("dtype must be set for an upload into a new array");
+    }
+    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(spec.shape, *spec.dtype, limits_));
+    AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, nbytes));
+    AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, *spec.dtype, spec.shape, nbytes));
+    AH_RETURN_IF_ERROR(region->host->CopyIn(spec.offset_bytes, *record.buffer, 0, nbytes));
+    return Register(std::move(record));
+  }
+
+  AH_ASSIGN_OR_RETURN(
+      ArrayTable::RecordPtr target,
+      FindWritable(caller, spec.handle, "handle", "assignment destination is read-only"));
+  AH_RETURN_IF_ERROR(CheckMatches(spec, *target));
+  const int64_t nbytes = target->nbytes();
+  AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, nbytes));
+  if (target->c_contiguous()) {
+    AH_RETURN_IF_ERROR(
+        region->host->CopyIn(spec.offset_bytes, *target->buffer, target->offset_bytes, nbytes));
+    return target;
+  }
+  // A strided view is written through, as NumPy's view[...] = data: the C-order bytes land in
+  // a temporary first, never straight into memory the view's gaps belong to other elements of.
+  AH_ASSIGN_OR_RETURN(ArrayRecord staged, NewArray(caller, target->dtype, target->shape, nbytes,
+                                                   /*temporary=*/true));
+  AH_RETURN_IF_ERROR(region->host->CopyIn(spec.offset_bytes, *staged.buffer, 0, nbytes));
+  AH_RETURN_IF_ERROR(CopyInto(ViewOf(staged), ViewOf(*target)));
+  return target;
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyToSharedMemory(const Caller& caller,
+                                                                 const SharedMemoryCopySpec& spec) {
+  AH_RETURN_IF_ERROR(CheckSharedMemoryOn());
+  AH_ASSIGN_OR_RETURN(SharedMemoryRegistry::RegionPtr region,
+                      regions_.Find(caller.session, spec.region_name));
+  if (spec.dtype.has_value() || !spec.shape.empty()) {
+    return absl::InvalidArgumentError(
+        "dtype and shape must be left unset for a copy to shared memory: the array's are used");
+  }
+  const auto bound = Bind(caller, "download to shared memory");
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr found, Find(caller, spec.handle));
+  AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, found->nbytes()));
+  // A view with gaps or another order is read from a C-contiguous copy, as Download does.
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, ContiguousForReading(caller, found));
+  AH_RETURN_IF_ERROR(region->host->CopyOut(*array->buffer, array->offset_bytes, spec.offset_bytes,
+                                           array->nbytes()));
+  return found;
+}
+
+}  // namespace arrayhub

@@ -1,0 +1,29 @@
+// Requests on client shared-memory regions, decoded but not yet validated (the engine does).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "server/core/dtype.h"
+#include "server/core/shape.h"
+
+namespace arrayhub {
+
+struct SharedMemoryRegistration {
+  std::string region_name;
+  std::string shm_key;  // The object's name for shm_open.
+  int64_t byte_size = 0;
+  std::string key;  // Must equal the object's first kSharedMemoryHeaderBytes bytes.
+};
+
+// A copy between a region and an array's C-order bytes at [offset_bytes, + nbytes).
+struct SharedMemoryCopySpec {
+  std::string region_name;
+  int64_t offset_bytes = 0;
+  std::string handle;          // Empty: an upload creating a new array of dtype and shape.
+  std::optional<DType> dtype;  // Unset on the wire: nullopt.
+  Shape shape;
+};
+
+}  // namespace arrayhub

@@ -1,0 +1,66 @@
+// RegisterSharedMemory, UnregisterSharedMemory, CopyFromSharedMemory, CopyToSharedMemory: the
+// same-host transfer path through a client's POSIX shared-memory object.
+#include "server/core/status_macros.h"
+#include "server/transport/convert.h"
+#include "server/transport/service.h"
+
+namespace arrayhub {
+namespace {
+
+absl::StatusOr<SharedMemoryCopySpec> CopySpecFromProto(const v1::SharedMemoryCopyRequest& request) {
+  AH_ASSIGN_OR_RETURN(std::optional<DType> dtype, OptionalDType(request.dtype(), "dtype"));
+  return SharedMemoryCopySpec{.region_name = request.region_name(),
+                              .offset_bytes = request.offset_bytes(),
+                              .handle = request.handle(),
+                              .dtype = dtype,
+                              .shape = ShapeFromProto(request.shape())};
+}
+
+}  // namespace
+
+grpc::Status ArrayHubService::RegisterSharedMemory(grpc::ServerContext* context,
+                                                   const v1::RegisterSharedMemoryRequest* request,
+                                                   v1::RegisterSharedMemoryResponse*) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    return engine_.RegisterSharedMemory(caller, {.region_name = request->region_name(),
+                                                 .shm_key = request->shm_key(),
+                                                 .byte_size = request->byte_size(),
+                                                 .key = request->key()});
+  }());
+}
+
+grpc::Status ArrayHubService::UnregisterSharedMemory(
+    grpc::ServerContext* context, const v1::UnregisterSharedMemoryRequest* request,
+    v1::UnregisterSharedMemoryResponse*) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    return engine_.UnregisterSharedMemory(caller, request->region_name());
+  }());
+}
+
+grpc::Status ArrayHubService::CopyFromSharedMemory(grpc::ServerContext* context,
+                                                   const v1::SharedMemoryCopyRequest* request,
+                                                   v1::SharedMemoryCopyResponse* response) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(SharedMemoryCopySpec spec, CopySpecFromProto(*request));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.CopyFromSharedMemory(caller, spec));
+    FillInfo(*array, response->mutable_array());
+    return absl::OkStatus();
+  }());
+}
+
+grpc::Status ArrayHubService::CopyToSharedMemory(grpc::ServerContext* context,
+                                                 const v1::SharedMemoryCopyRequest* request,
+                                                 v1::SharedMemoryCopyResponse* response) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(SharedMemoryCopySpec spec, CopySpecFromProto(*request));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.CopyToSharedMemory(caller, spec));
+    FillInfo(*array, response->mutable_array());
+    return absl::OkStatus();
+  }());
+}
+
+}  // namespace arrayhub
