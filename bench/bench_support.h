@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "server/backend/cuda/cuda_queue.h"
 
 namespace arrayhub::bench {
 
@@ -80,7 +81,10 @@ inline void PrintTable(const std::vector<Op>& ops, const std::map<std::string, d
       peer_name);
   fmt::print("|---|---:|---:|---:|---:|---:|---:|\n");
   for (const Op& op : ops) {
-    const double ms = MedianMs(op.run, repeats, cudaStreamPerThread);
+    // The backend's calls (unbound here) go to the device's default queue: time on its stream.
+    const absl::StatusOr<cudaStream_t> stream = CurrentStream();
+    if (!stream.ok()) Fail(stream.status().ToString());
+    const double ms = MedianMs(op.run, repeats, *stream);
     const auto bandwidth = [&](double t) {
       return op.bytes > 0 ? fmt::format("{:.0f}", op.bytes / (t * 1e6)) : std::string("-");
     };

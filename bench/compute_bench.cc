@@ -5,9 +5,9 @@
 //   compute_bench [--cupy FILE] [--repeats N]
 //
 // Each op is the backend call itself (what an RPC runs after validation), timed with CUDA
-// events on the calling thread's stream, which the backend computes on: warm-up first (kernel
-// compilation), then the median of N calls. FILE holds CuPy's medians as "name milliseconds"
-// lines. Bandwidth counts each input read once and each output written once.
+// events on the stream the backend computes on (the default queue: the calls are unbound): warm-up
+// first (kernel compilation), then the median of N calls. FILE holds CuPy's medians as "name
+// milliseconds" lines. Bandwidth counts each input read once and each output written once.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // CudaBackend::Matmul and ::Svd timed on the GPU machine beside cuBLAS and cuSOLVER called
-// directly on the same buffers, the way an RPC sees them: host clock from the call to its
-// return (the backend synchronizes; the direct calls are followed by a stream synchronize),
+// directly on the same buffers: host clock from the call until its work is done (the backend
+// call is followed by a wait for its queue, the direct calls by a stream synchronize),
 // median of several runs after a warm-up, backend and direct runs interleaved.
 // scripts/gpu-bench-linalg.sh runs it beside bench/linalg/cupy_bench.py. An argument runs
 // only the cases whose label contains it ("64x64": the small ones).
@@ -22,6 +22,7 @@
 
 #include "bench/linalg/svd_accuracy.h"
 #include "server/backend/cuda/cuda_backend.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/core/shape.h"
 
 namespace arrayhub::bench {
@@ -140,7 +141,10 @@ void BenchMatmul(Backend& backend, cublasHandle_t blas, cudaStream_t stream, DTy
     Check(status == CUBLAS_STATUS_SUCCESS, "cublasGemmEx");
     Check(cudaStreamSynchronize(stream) == cudaSuccess, "cudaStreamSynchronize");
   };
-  const auto server = [&] { Check(backend.Matmul(call), "Matmul"); };
+  const auto server = [&] {
+    Check(backend.Matmul(call), "Matmul");
+    Check(SynchronizeCurrentQueue(), "SynchronizeCurrentQueue");
+  };
   const std::vector<double> ms = TimeInterleaved(reps, {server, direct});
   const double flops = 2.0 * batch * n * n * n;
   std::printf("| %s | %.4f | %.4f | %.3f | %.1f |\n", label.c_str(), ms[0], ms[1], ms[1] / ms[0],
@@ -176,7 +180,10 @@ void BenchSvd(Backend& backend, cublasHandle_t blas, cusolverDnHandle_t solver, 
   call.s = s.view;
   call.u = u.view;
   call.vh = vh.view;
-  const double ms = TimeInterleaved(reps, {[&] { Check(backend.Svd(call), "Svd"); }})[0];
+  const double ms = TimeInterleaved(reps, {[&] {
+                                      Check(backend.Svd(call), "Svd");
+                                      Check(SynchronizeCurrentQueue(), "SynchronizeCurrentQueue");
+                                    }})[0];
   // Accuracy of the first few matrices (the worst of them).
   SvdAccuracy worst;
   for (int64_t i = 0; i < std::min<int64_t>(batch, 10); ++i) {

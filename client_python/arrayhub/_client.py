@@ -316,6 +316,7 @@ class Client:
         """Sends a NumPy array's bytes (C order, little-endian): through the session's shared
         memory region when there is one (new arrays only), else streamed in chunks <=
         CHUNK_BYTES."""
+        _check_not_recording("Upload")
         dtype = _dtypes.normalize(array.dtype)
         if self._shared_memory is not None and not target_handle:
             self._check_open()
