@@ -16,6 +16,7 @@ run() {  # run NAME COMMAND...: logs to $out/NAME.log, prints the last lines.
 run cuda_backend_test cuda_backend_test
 run transport_test_cuda env ARRAYHUB_TEST_BACKEND=cuda transport_test
 run client_test_cuda env ARRAYHUB_TEST_BACKEND=cuda client_test
+run safety_test_cuda env ARRAYHUB_TEST_BACKEND=cuda safety_test
 
 # The Python client's suite against the CUDA backend, with the machine's own python3.
 if python3 -c 'import grpc, google.protobuf, numpy, pytest' 2>/dev/null; then
