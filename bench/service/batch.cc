@@ -15,9 +15,7 @@
 
 namespace arrayhub::bench {
 
-using client::Array;
 using client::Batch;
-using client::Client;
 using client::Step;
 
 void RunBatch(const BenchOptions& options) {

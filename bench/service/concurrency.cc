@@ -12,13 +12,6 @@
 #include "bench/service/scenarios.h"
 
 namespace arrayhub::bench {
-
-using client::Array;
-using client::Client;
-using client::DType;
-using client::Error;
-using client::ServerInfo;
-using client::Shape;
 namespace {
 
 struct ServerMemory {

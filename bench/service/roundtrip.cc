@@ -9,13 +9,6 @@
 
 namespace arrayhub::bench {
 
-using client::Array;
-using client::Client;
-using client::DType;
-using client::Error;
-using client::ServerInfo;
-using client::Shape;
-
 void RunRoundTrip(const BenchOptions& options) {
   Client client = Client::Connect(options.address);
   const std::vector<float> values(256, 1.5f);  // 1 KiB.

@@ -6,7 +6,17 @@
 #include <optional>
 #include <string>
 
+#include "arrayhub/client.h"
+
 namespace arrayhub::bench {
+
+// The client API the scenarios use.
+using client::Array;
+using client::Client;
+using client::DType;
+using client::Error;
+using client::ServerInfo;
+using client::Shape;
 
 struct BenchOptions {
   std::string address;  // host:port of the daemon.

@@ -12,13 +12,6 @@
 
 namespace arrayhub::bench {
 
-using client::Array;
-using client::Client;
-using client::DType;
-using client::Error;
-using client::ServerInfo;
-using client::Shape;
-
 void RunSharing(const BenchOptions& options) {
   Client owner = Client::Connect(options.address);
   Client user = Client::Connect(options.address);

@@ -14,13 +14,6 @@
 #include "bench/service/scenarios.h"
 
 namespace arrayhub::bench {
-
-using client::Array;
-using client::Client;
-using client::DType;
-using client::Error;
-using client::ServerInfo;
-using client::Shape;
 namespace {
 
 struct TransferTimes {
