@@ -74,9 +74,9 @@ def test_health_is_serving_until_a_signal_and_not_serving_while_draining(
     assert next(watch).status == SERVING
     daemon.process.send_signal(signal.SIGTERM)
     assert next(watch).status == NOT_SERVING
-    # Answered NOT_SERVING, or refused once the drain closed the listener: either way it is
-    # the connection error, never a success.
-    with pytest.raises(arrayhub.ArrayHubConnectionError, match="not serving|connect"):
+    # Answered NOT_SERVING, refused once the drain closed the listener, or cancelled by the
+    # drain, depending on timing: an error every time, never a success.
+    with pytest.raises(arrayhub.ArrayHubError):
         client.ping()
     # gRPC's health service keeps a Watch open through the drain (it would hold the drain to
     # its deadline); a watcher told NOT_SERVING goes away.
