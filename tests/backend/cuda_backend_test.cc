@@ -17,6 +17,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "server/core/status_macros.h"
+#include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {
 namespace {
@@ -67,15 +68,8 @@ testing::AssertionResult SameBytes(const Bytes& cuda, const Bytes& host, size_t 
          << first << "): cuda " << hex(cuda) << ", host " << hex(host) << " (memory order)";
 }
 
-class CudaBackendTest : public testing::Test {
+class CudaBackendTest : public CudaFixture {
  protected:
-  void SetUp() override {
-    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-    absl::StatusOr<std::unique_ptr<Backend>> backend = CreateCudaBackend(0);
-    ASSERT_TRUE(backend.ok()) << backend.status();
-    cuda_ = *std::move(backend);
-  }
-
   // Runs `op` on each backend, on a buffer first holding `initial`, and compares the results.
   template <typename Op>
   void ExpectSameOnBoth(const Bytes& initial, size_t item_size, Op op) {
@@ -94,7 +88,6 @@ class CudaBackendTest : public testing::Test {
     EXPECT_TRUE(SameBytes(*from_cuda, *from_host, item_size));
   }
 
-  std::unique_ptr<Backend> cuda_;
   HostBackend host_;
 };
 

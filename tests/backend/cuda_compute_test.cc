@@ -30,6 +30,7 @@
 #include "server/core/reduction_rules.h"
 #include "server/core/status_macros.h"
 #include "server/core/ufunc_rules.h"
+#include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {
 namespace {
@@ -405,13 +406,11 @@ std::string Summary(const std::vector<std::string>& failures, size_t cases) {
   return text;
 }
 
-class CudaComputeTest : public testing::Test {
+class CudaComputeTest : public CudaFixture {
  protected:
   void SetUp() override {
-    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-    absl::StatusOr<std::unique_ptr<Backend>> backend = CreateCudaBackend(0);
-    ASSERT_TRUE(backend.ok()) << backend.status();
-    cuda_ = *std::move(backend);
+    CudaFixture::SetUp();
+    if (Stopped()) return;
     RecordProperty("seed", std::to_string(BaseSeed()));
   }
 
@@ -446,7 +445,6 @@ class CudaComputeTest : public testing::Test {
     return Mismatch(dtype, *actual, *expected, tolerance);
   }
 
-  std::unique_ptr<Backend> cuda_;
   HostBackend host_;
 };
 

@@ -24,6 +24,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/core/float16.h"
 #include "server/core/status_macros.h"
+#include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {
 namespace {
@@ -279,13 +280,11 @@ std::string Mismatch(DType dtype, const Bytes& actual, const Bytes& expected, do
                      DTypeName(dtype), shown);
 }
 
-class CudaIndexingTest : public testing::Test {
+class CudaIndexingTest : public CudaFixture {
  protected:
   void SetUp() override {
-    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-    absl::StatusOr<std::unique_ptr<Backend>> backend = CreateCudaBackend(0);
-    ASSERT_TRUE(backend.ok()) << backend.status();
-    cuda_ = *std::move(backend);
+    CudaFixture::SetUp();
+    if (Stopped()) return;
     RecordProperty("seed", std::to_string(BaseSeed()));
   }
 
@@ -319,7 +318,6 @@ class CudaIndexingTest : public testing::Test {
     return Mismatch(dtype, *actual, *expected, tolerance);
   }
 
-  std::unique_ptr<Backend> cuda_;
   HostBackend host_;
 };
 

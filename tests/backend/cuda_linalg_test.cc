@@ -26,6 +26,7 @@
 #include "server/core/float16.h"
 #include "server/core/shape.h"
 #include "server/core/status_macros.h"
+#include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {
 namespace {
@@ -265,13 +266,11 @@ struct DeviceArray {
   }
 };
 
-class CudaLinalgTest : public testing::Test {
+class CudaLinalgTest : public CudaFixture {
  protected:
   void SetUp() override {
-    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-    absl::StatusOr<std::unique_ptr<Backend>> backend = CreateCudaBackend(0);
-    ASSERT_TRUE(backend.ok()) << backend.status();
-    cuda_ = *std::move(backend);
+    CudaFixture::SetUp();
+    if (Stopped()) return;
     const char* replay = std::getenv("ARRAYHUB_TEST_SEED");
     const uint64_t seed =
         replay != nullptr ? std::strtoull(replay, nullptr, 10) : std::random_device{}();
@@ -379,7 +378,6 @@ class CudaLinalgTest : public testing::Test {
     return values;
   }
 
-  std::unique_ptr<Backend> cuda_;
   std::mt19937_64 rng_;
 };
 

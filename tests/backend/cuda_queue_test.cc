@@ -12,6 +12,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/host/host_backend.h"
 #include "server/core/status_macros.h"
+#include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {
 namespace {
@@ -76,13 +77,11 @@ int64_t FirstMismatch(const std::vector<float>& got, const std::vector<float>& w
   return -1;
 }
 
-class CudaQueueTest : public testing::Test {
+class CudaQueueTest : public CudaFixture {
  protected:
   void SetUp() override {
-    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-    absl::StatusOr<std::unique_ptr<Backend>> backend = CreateCudaBackend(0);
-    ASSERT_TRUE(backend.ok()) << backend.status();
-    cuda_ = *std::move(backend);
+    CudaFixture::SetUp();
+    if (Stopped()) return;
     absl::StatusOr<std::shared_ptr<WorkQueue>> a = cuda_->NewQueue();
     absl::StatusOr<std::shared_ptr<WorkQueue>> b = cuda_->NewQueue();
     ASSERT_TRUE(a.ok() && b.ok());
@@ -90,7 +89,6 @@ class CudaQueueTest : public testing::Test {
     queue_b_ = *b;
   }
 
-  std::unique_ptr<Backend> cuda_;
   std::shared_ptr<WorkQueue> queue_a_;
   std::shared_ptr<WorkQueue> queue_b_;
 };
