@@ -19,7 +19,8 @@ from arrayhub.v1 import types_pb2 as t
 KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct": 4,
          "Linalg": 5, "Upload": 6, "Download": 7, "Free": 8, "Describe": 9, "List": 10,
          "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14, "View": 15,
-         "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19}
+         "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19, "RegisterSharedMemory": 20,
+         "UnregisterSharedMemory": 21, "CopyFromSharedMemory": 22, "CopyToSharedMemory": 23}
 
 
 def operand(handle: str) -> c.Operand:
@@ -112,6 +113,14 @@ SEEDS = [
         c.BatchRequest.Op(elementwise=c.ElementwiseRequest(op="add", operands=[
             operand("1"), c.Operand(batch_result=0)], out="1")),
     ], keep=[2])),
+    # No such object (NOT_FOUND), then copies through a region that was never registered.
+    ("RegisterSharedMemory", a.RegisterSharedMemoryRequest(
+        region_name="r", shm_key="/arrayhub-fuzz-none", byte_size=4096, key=bytes(32))),
+    ("UnregisterSharedMemory", a.UnregisterSharedMemoryRequest(region_name="r")),
+    ("CopyFromSharedMemory", a.SharedMemoryCopyRequest(
+        region_name="r", offset_bytes=32, dtype=t.DTYPE_FLOAT32, shape=[4])),
+    ("CopyToSharedMemory", a.SharedMemoryCopyRequest(region_name="r", offset_bytes=64,
+                                                     handle="0")),
 ]
 
 

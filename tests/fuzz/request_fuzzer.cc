@@ -211,7 +211,7 @@ class Harness {
 
   void Dispatch(uint8_t kind, std::string_view payload) {
     using Stub = v1::ArrayHub::Stub;
-    switch (kind % 20) {
+    switch (kind % 24) {
       case 0:
         return Unary(&Stub::Create, payload, "Create");
       case 1:
@@ -250,8 +250,16 @@ class Harness {
         return Unary(&Stub::SetItem, payload, "SetItem");
       case 18:
         return Unary(&Stub::ArrayOp, payload, "ArrayOp");
-      default:
+      case 19:
         return Unary(&Stub::Batch, payload, "Batch");
+      case 20:
+        return Unary(&Stub::RegisterSharedMemory, payload, "RegisterSharedMemory");
+      case 21:
+        return Unary(&Stub::UnregisterSharedMemory, payload, "UnregisterSharedMemory");
+      case 22:
+        return Unary(&Stub::CopyFromSharedMemory, payload, "CopyFromSharedMemory");
+      default:
+        return Unary(&Stub::CopyToSharedMemory, payload, "CopyToSharedMemory");
     }
   }
 
