@@ -11,6 +11,7 @@
 
 #include "arrayhub/client.h"
 #include "tests/support/client_expect.h"
+#include "tests/support/seeded_client_test.h"
 #include "tests/support/test_server.h"
 
 namespace arrayhub::testing {
@@ -23,35 +24,13 @@ using client::DType;
 using client::Shape;
 using client::Step;
 
-class ClientBatchTest : public ::testing::Test {
+class ClientBatchTest : public SeededClientTest {
  protected:
-  void SetUp() override {
-    server_ = StartTestServer();
-    ASSERT_NE(server_, nullptr);
-    client_.emplace(Client::Connect(server_->address()));
-    const uint64_t seed = std::random_device{}();
-    rng_.seed(seed);
-    trace_.emplace(__FILE__, __LINE__, ::testing::Message() << "random seed " << seed);
-  }
-  Client& client() { return *client_; }
-
-  std::vector<double> Random(int64_t count) {
-    std::normal_distribution<double> normal;
-    std::vector<double> values(static_cast<size_t>(count));
-    for (double& value : values) value = normal(rng_);
-    return values;
-  }
-  std::vector<double> Get(const Array& array) { return client().Download<double>(array); }
   std::set<std::string> Listed() {
     std::set<std::string> handles;
     for (const client::ArrayInfo& info : client().List()) handles.insert(info.handle);
     return handles;
   }
-
-  std::unique_ptr<ArrayHubServer> server_;
-  std::optional<Client> client_;
-  std::mt19937_64 rng_;
-  std::optional<::testing::ScopedTrace> trace_;
 };
 
 void ExpectNear(const std::vector<double>& got, const std::vector<double>& expected) {

@@ -13,6 +13,7 @@
 #include "server/core/float16.h"
 #include "tests/support/client_expect.h"
 #include "tests/support/linalg_reference.h"
+#include "tests/support/seeded_client_test.h"
 #include "tests/support/test_server.h"
 
 namespace arrayhub::testing {
@@ -48,17 +49,8 @@ struct HostArray {
   }
 };
 
-class LinalgTest : public ::testing::Test {
+class LinalgTest : public SeededClientTest {
  protected:
-  void SetUp() override {
-    server_ = StartTestServer();
-    ASSERT_NE(server_, nullptr);
-    client_.emplace(Client::Connect(server_->address()));
-    const uint64_t seed = std::random_device{}();
-    rng_.seed(seed);
-    trace_.emplace(__FILE__, __LINE__, ::testing::Message() << "random seed " << seed);
-  }
-  Client& client() { return *client_; }
   client::Linalg linalg() { return client_->linalg(); }
 
   // A random array of `dtype` on the server, and its values as stored.
@@ -136,11 +128,6 @@ class LinalgTest : public ::testing::Test {
     }
     return host;
   }
-
-  std::unique_ptr<ArrayHubServer> server_;
-  std::optional<Client> client_;
-  std::mt19937_64 rng_;
-  std::optional<::testing::ScopedTrace> trace_;
 };
 
 // A vector as an n x 1 matrix.

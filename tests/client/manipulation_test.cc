@@ -11,6 +11,7 @@
 
 #include "arrayhub/client.h"
 #include "tests/support/client_expect.h"
+#include "tests/support/seeded_client_test.h"
 #include "tests/support/test_server.h"
 
 namespace arrayhub::testing {
@@ -27,36 +28,13 @@ using client::Slice;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-class ManipulationTest : public ::testing::Test {
+class ManipulationTest : public SeededClientTest {
  protected:
-  void SetUp() override {
-    server_ = StartTestServer();
-    ASSERT_NE(server_, nullptr);
-    client_.emplace(Client::Connect(server_->address()));
-    const uint64_t seed = std::random_device{}();
-    rng_.seed(seed);
-    trace_.emplace(__FILE__, __LINE__, ::testing::Message() << "random seed " << seed);
-  }
-  Client& client() { return *client_; }
-
-  // Standard normal values, C order.
-  std::vector<double> Random(int64_t count) {
-    std::normal_distribution<double> normal;
-    std::vector<double> values(static_cast<size_t>(count));
-    for (double& value : values) value = normal(rng_);
-    return values;
-  }
-  std::vector<double> Get(const Array& array) { return client().Download<double>(array); }
   std::vector<int64_t> GetInts(const Array& array) { return client().Download<int64_t>(array); }
   Array Ints(std::vector<int64_t> values) {
     const auto n = static_cast<int64_t>(values.size());
     return client().Upload(values, {n});
   }
-
-  std::unique_ptr<ArrayHubServer> server_;
-  std::optional<Client> client_;
-  std::mt19937_64 rng_;
-  std::optional<::testing::ScopedTrace> trace_;
 };
 
 // A view shares its base's memory and names it.

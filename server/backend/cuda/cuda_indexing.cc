@@ -106,8 +106,9 @@ class DeviceTable {
     return at;
   }
 
-  // Copies the words into scratch memory (enqueued on `stream`; pageable copies are staged
-  // before the call returns, and the caller synchronizes before the table goes anyway).
+  // Copies the words into scratch memory (enqueued on `stream`; a copy from pageable memory
+  // is staged before the call returns, so the host words may go at once, and the scratch is
+  // freed in the stream's order, after the kernels that read it).
   absl::Status Upload(cudaStream_t stream) {
     const auto bytes = static_cast<int64_t>(words_.size() * sizeof(int64_t));
     AH_ASSIGN_OR_RETURN(device_, AllocateScratch(bytes, stream));
