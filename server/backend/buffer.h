@@ -15,6 +15,9 @@ class Buffer {
   // zero bytes, so that views of empty arrays stay well-defined.
   void* data() const { return data_; }
   int64_t size() const { return size_; }
+  // The buffer the backend made, behind any wrapper that only adds bookkeeping (core charges
+  // each buffer to a tenant by wrapping it): where a backend finds what it keeps per buffer.
+  virtual const Buffer& backend_buffer() const { return *this; }
 
  protected:
   Buffer(void* data, int64_t size) : data_(data), size_(size) {}

@@ -18,6 +18,7 @@ class ChargedBuffer final : public Buffer {
         ledger_(std::move(ledger)),
         tenant_(std::move(tenant)) {}
   ~ChargedBuffer() override { ledger_->Release(tenant_, size()); }
+  const Buffer& backend_buffer() const override { return inner_->backend_buffer(); }
 
  private:
   std::shared_ptr<Buffer> inner_;

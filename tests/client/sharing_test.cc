@@ -7,6 +7,7 @@
 
 namespace {
 
+using arrayhub::client::Array;
 using arrayhub::client::Client;
 using arrayhub::client::ClientOptions;
 using arrayhub::client::DType;
@@ -89,6 +90,28 @@ TEST_F(SharedServerTest, PublishAttachAndUnpublishBetweenTenants) {
   EXPECT_EQ(CodeOf([&] { bob.Attach("weights", "alice"); }), StatusCode::kNotFound);
   EXPECT_EQ(bob.Download<float>(mine), (std::vector<float>{1, 2, 3, 4}));  // Still held.
   EXPECT_EQ(CodeOf([&] { alice.Unpublish("weights"); }), StatusCode::kNotFound);
+}
+
+// Work of another session on an array comes after the owner's queued writes, and the owner's
+// later writes after that work (docs/execution.md). On the CUDA backend each session has a
+// stream of its own that runs concurrently with the others: without these fences bob would
+// read a half-written array, and alice's next write would land under bob's reads.
+TEST_F(SharedServerTest, SessionsSharingAnArrayAreOrderedBothWays) {
+  Client alice = Client::Connect(server_->address(), OptionsFor("alice"));
+  Client bob = Client::Connect(server_->address(), OptionsFor("bob"));
+  auto counter = alice.Zeros({int64_t{1} << 25}, DType::kInt32);  // 128 MiB.
+  alice.Publish(counter, "counter", {.readers = {"bob"}});
+  for (int i = 0; i < 40; ++i) alice.UfuncOut(counter, "add", {counter, 1});
+  auto seen = bob.Attach("counter", "alice");
+  std::vector<Array> doubled;
+  for (int i = 0; i < 20; ++i) doubled.push_back(bob.Ufunc("multiply", {seen, 2}));
+  alice.UfuncOut(counter, "add", {counter, 1000});
+
+  for (const Array& result : doubled) {
+    EXPECT_EQ(bob.Download<int32_t>(bob.Reduce("min", result)), std::vector<int32_t>{80});
+    EXPECT_EQ(bob.Download<int32_t>(bob.Reduce("max", result)), std::vector<int32_t>{80});
+  }
+  EXPECT_EQ(alice.Download<int32_t>(alice.Reduce("min", counter)), std::vector<int32_t>{1040});
 }
 
 }  // namespace

@@ -33,6 +33,16 @@ TEST_F(TenantLedgerTest, ChargesLiveAsLongAsTheBuffer) {
   EXPECT_EQ(backend_.Memory().bytes_in_use, 0);
 }
 
+// Backends find their own buffer behind the charge (the CUDA backend fences and exports it).
+TEST_F(TenantLedgerTest, TheChargedBufferLeadsToTheBackendsBuffer) {
+  std::shared_ptr<Buffer> raw = Allocate(16);
+  const Buffer* inner = raw.get();
+  auto charged = ledger_->Charge("alice", std::move(raw));
+  ASSERT_TRUE(charged.ok()) << charged.status();
+  EXPECT_NE(charged->get(), inner);
+  EXPECT_EQ(&(*charged)->backend_buffer(), inner);
+}
+
 TEST_F(TenantLedgerTest, OverTheQuotaNothingIsChargedAndTheBufferIsFreed) {
   auto a = ledger_->Charge("alice", Allocate(60));
   ASSERT_TRUE(a.ok());

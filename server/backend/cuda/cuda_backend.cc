@@ -130,10 +130,11 @@ std::unique_ptr<QueueBinding> CudaBackend::Bind(std::shared_ptr<WorkQueue> queue
 absl::Status CudaBackend::Use(const std::shared_ptr<Buffer>& buffer) {
   CudaQueueBinding* binding = CurrentBinding();
   if (binding == nullptr) return absl::OkStatus();
-  // Every buffer this backend hands out is a CudaQueuedBuffer.
-  auto queued = std::dynamic_pointer_cast<const CudaQueuedBuffer>(buffer);
+  // Every buffer this backend hands out is a CudaQueuedBuffer, usually behind core's wrapper;
+  // the binding holds the wrapper (and so the memory) until the fence after its work.
+  const auto* queued = dynamic_cast<const CudaQueuedBuffer*>(&buffer->backend_buffer());
   if (queued == nullptr) return absl::OkStatus();
-  return binding->Borrow(std::move(queued));
+  return binding->Borrow(std::shared_ptr<const CudaQueuedBuffer>(buffer, queued));
 }
 
 absl::StatusOr<int64_t> CudaBackend::FreeMemory() const {
