@@ -32,6 +32,7 @@ struct Config {
   std::string auth_file;
   arrayhub::TlsFiles tls;
   bool insecure = false;
+  std::string ipc_socket;
 };
 
 void DefineOptions(CLI::App& app, Config& config) {
@@ -93,6 +94,15 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("max-shared-memory-bytes", config.limits.max_shared_memory_bytes,
       "largest shared-memory region, in bytes (the CUDA backend pins it in host memory)")
       ->check(CLI::NonNegativeNumber);
+  add("cuda-ipc", config.limits.cuda_ipc,
+      "let clients on this host map arrays' device memory in place (CUDA IPC; CUDA backend "
+      "only; each tenant's memory then comes from a pool of its own) (true/false)");
+  add("max-ipc-leases", config.limits.max_ipc_leases,
+      "CUDA IPC leases each session may hold at once")
+      ->check(CLI::NonNegativeNumber);
+  add("cuda-ipc-socket", config.ipc_socket,
+      "Unix socket through which clients fetch CUDA IPC pool descriptors: a path, or @name for "
+      "an abstract socket; empty: a fresh abstract name");
   add("auth-file", config.auth_file,
       "token file: lines `<tenant> <sha256-hex of token>`; clients send `authorization: Bearer "
       "<token>`. Unset: no authentication, every caller is tenant 'anonymous'");
@@ -164,7 +174,7 @@ int main(int argc, char** argv) {
 
   auto choice = arrayhub::ParseBackendChoice(config.backend);
   if (!choice.ok()) return Fail(choice.status());
-  auto backend = arrayhub::CreateBackend(*choice);
+  auto backend = arrayhub::CreateBackend(*choice, config.limits.cuda_ipc);
   if (!backend.ok()) return Fail(backend.status());
   for (const auto& device : (*backend)->Devices()) {
     spdlog::info("backend {} ({}): {}, {} MiB", (*backend)->name(),
@@ -187,6 +197,7 @@ int main(int argc, char** argv) {
       .tokens = tokens,
       .tls = config.tls,
       .insecure = config.insecure,
+      .ipc_socket = config.ipc_socket,
   };
   if (tokens != nullptr && config.tls.cert.empty() && !arrayhub::IsLoopbackAddress(config.listen)) {
     spdlog::warn("bearer tokens will cross the network in clear text: add --tls-cert/--tls-key");

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Optional, Union
 import grpc
 import numpy as np
 
-from arrayhub import _dtypes, _shared_memory
+from arrayhub import _cuda_ipc, _dtypes, _shared_memory
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubConnectionError, ArrayHubError,
                               SessionNotFoundError, client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
@@ -174,6 +174,7 @@ class Client:
         self._renewed_at = time.monotonic()
         self._shared_memory = (_shared_memory.SharedMemoryTransfer(self._raw_rpc)
                                if _shared_memory.wanted(connection.address) else None)
+        self._ipc: Optional[_cuda_ipc.IpcMappings] = None  # Made by the first CUDA IPC export.
         connection.add_session(self)
 
     # -- Public API ---------------------------------------------------------------------------
@@ -260,6 +261,10 @@ class Client:
                 handles.append(self._pending_frees.popleft())
         if handles and not self._closed:
             self._send_frees(handles)
+        if self._ipc is not None and not self._closed:
+            for lease in self._ipc.take_releases():
+                with contextlib.suppress(grpc.RpcError):
+                    self._raw_rpc("ReleaseIpc", arrays_pb2.ReleaseIpcRequest(lease=lease))
 
     def close(self) -> None:
         """Closes the session, freeing its arrays on the server; and the connection, if
@@ -381,6 +386,12 @@ class Client:
         if not self._closed:
             self._pending_frees.append(handle)
 
+    def _ipc_mappings(self) -> _cuda_ipc.IpcMappings:
+        """This session's CUDA IPC mappings (see _cuda_ipc.py)."""
+        if self._ipc is None:
+            self._ipc = _cuda_ipc.IpcMappings(self)
+        return self._ipc
+
     def _check_open(self) -> None:
         if self._closed:
             raise client_error(SessionNotFoundError,
@@ -432,6 +443,9 @@ class Client:
         self._pending_frees.clear()
         if self._shared_memory is not None:
             self._shared_memory.close()
+        if self._ipc is not None:
+            # Imported memory must be let go before the server frees it with the session.
+            self._ipc.unmap_all()
         self._connection.sessions.discard(self)
         try:
             self._connection.stub.CloseSession(arrays_pb2.CloseSessionRequest(),

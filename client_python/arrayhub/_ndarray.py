@@ -254,6 +254,46 @@ class ndarray:
         host = self.get()
         return host if dtype is None else host.astype(dtype, copy=False)
 
+    # -- Device memory in place, for CuPy, PyTorch, Numba, JAX (CUDA IPC, docs/ipc.md) -------
+
+    def _require_cuda(self, what: str, error: type) -> None:
+        if not self.device.startswith("cuda"):
+            raise error(f"{what}: this array lives on a {self.device} server, not in CUDA "
+                        "memory; numpy.asarray(x) downloads it")
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """The array's device memory, mapped into this process (CUDA Array Interface v3):
+        ``cupy.asarray(x)``, ``torch.as_tensor(x, device="cuda")`` and Numba use it in place,
+        without a copy. The server on this host must run the CUDA backend with CUDA IPC on.
+        Each access waits for the work queued on the array, so the data is current then;
+        writes made through the mapping must be synchronized (e.g.
+        ``cupy.cuda.Device().synchronize()``) before the next server call reads them."""
+        self._require_cuda("__cuda_array_interface__", AttributeError)
+        from arrayhub import _cuda_ipc
+        return _cuda_ipc.cuda_array_interface(self)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(kDLCUDA, this process's ordinal of the array's GPU)."""
+        self._require_cuda("__dlpack_device__", BufferError)
+        _, ordinal, _ = self._client._ipc_mappings().map(self)
+        from arrayhub import _dlpack
+        return _dlpack.KDL_CUDA, ordinal
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Optional[bool] = None) -> Any:
+        """A DLPack capsule of the array's device memory mapped in place (``torch.from_dlpack``,
+        ``cupy.from_dlpack``); ``copy=True`` exports a copy made on the server. The data is
+        ready when this returns, so ``stream`` needs no wait."""
+        self._require_cuda("__dlpack__", BufferError)
+        if copy:
+            return self.copy().__dlpack__(dl_device=dl_device)
+        pointer, ordinal, response = self._client._ipc_mappings().map(self)
+        from arrayhub import _dlpack
+        if dl_device is not None and tuple(dl_device) != (_dlpack.KDL_CUDA, ordinal):
+            raise BufferError(f"__dlpack__: the array is on CUDA device {ordinal}, not {dl_device}")
+        return _dlpack.dlpack_capsule(self, pointer, ordinal, response.array)
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """NumPy ufuncs called on arrayhub arrays (``numpy.exp(x)``) run on the server."""
         from arrayhub import _ufuncs

@@ -31,6 +31,15 @@ struct DeviceDescription {
   int64_t free_memory_bytes = 0;
 };
 
+// What a process on the same host needs to map a buffer's device memory (CUDA IPC through a
+// stream-ordered pool; docs/ipc.md).
+struct ExportedMemory {
+  std::string pool_id;              // The pool the buffer is in; the client imports it once.
+  std::string pointer_export_data;  // cudaMemPoolPtrExportData's bytes.
+  std::string device_uuid;          // "GPU-xxxxxxxx-xxxx-...", as nvidia-smi shows it.
+  int device_ordinal = 0;
+};
+
 // Values start + i * step for i in [0, count), written as `dtype` from byte 0 of a buffer.
 // This is numpy.arange's fill (and numpy.linspace's, with `float64_math`).
 struct AffineFill {
@@ -66,8 +75,10 @@ class Backend {
   virtual std::string DeviceName() const = 0;
   virtual MemoryStats Memory() const = 0;
 
-  // Ordering (see work_queue.h). A new queue for a session.
-  virtual absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue() = 0;
+  // Ordering (see work_queue.h). A new queue for a session of tenant `memory_owner`: memory
+  // allocated while it is bound is that tenant's (on a backend that keeps tenants' memory
+  // apart for export, see ExportMemory).
+  virtual absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view memory_owner) = 0;
   // Until the binding ends, the calling thread's calls enqueue on `queue` (null: the backend's
   // default queue); `label` names them in the report of a device error found later. Binding
   // the queue the thread has bound already gives an empty binding.
@@ -101,6 +112,16 @@ class Backend {
   // at least `size` bytes, open for reading and writing; the caller keeps and closes it) for
   // copies to and from buffers. The region may outlive `fd`.
   virtual absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) = 0;
+
+  // Same-host export (CUDA IPC). Waits for the work enqueued on `buffer` so far, then describes
+  // it for another process. FAILED_PRECONDITION where it cannot be exported: a backend without
+  // device memory or with export off, or a buffer that is not `memory_owner`'s (the pool's
+  // descriptor reaches all of a pool, so a tenant only ever gets its own).
+  virtual absl::StatusOr<ExportedMemory> ExportMemory(const Buffer& buffer,
+                                                      std::string_view memory_owner) = 0;
+  // A new file descriptor of the exportable pool `pool_id`, which the caller closes; NOT_FOUND
+  // for an unknown id.
+  virtual absl::StatusOr<int> ExportPoolDescriptor(std::string_view pool_id) = 0;
 
   // Computation (see compute.h for the exact contract of each call).
   virtual absl::Status Elementwise(const ElementwiseCall& call) = 0;

@@ -15,7 +15,8 @@ enum class BackendChoice { kAuto, kCuda, kCpu };
 absl::StatusOr<BackendChoice> ParseBackendChoice(std::string_view text);
 
 // kAuto takes CUDA device 0 when this build has the CUDA backend and a device is visible, the
-// CPU otherwise. kCuda fails (FAILED_PRECONDITION) without a usable device.
-absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(BackendChoice choice);
+// CPU otherwise. kCuda fails (FAILED_PRECONDITION) without a usable device. `cuda_ipc`: the
+// CUDA backend keeps each tenant's memory in an exportable pool of its own (CreateCudaBackend).
+absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(BackendChoice choice, bool cuda_ipc = true);
 
 }  // namespace arrayhub

@@ -19,7 +19,7 @@ Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions s
 absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
                                             const std::string& client_name,
                                             std::chrono::seconds lease) {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend_->NewQueue());
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend_->NewQueue(tenant));
   return sessions_.Open(tenant, client_name, lease, Clock::now(), std::move(queue));
 }
 
@@ -37,6 +37,7 @@ absl::StatusOr<Session> Engine::KeepAlive(const Caller& caller) {
 absl::StatusOr<int64_t> Engine::CloseSession(const Caller& caller) {
   AH_RETURN_IF_ERROR(sessions_.Close(caller.tenant, caller.session));
   regions_.EraseSession(caller.session);
+  ipc_.EraseSession(caller.session);
   return table_.EraseSession(caller.session);
 }
 
@@ -44,6 +45,7 @@ int64_t Engine::ReapExpiredSessions() {
   const std::vector<Session> expired = sessions_.TakeExpired(Clock::now());
   for (const Session& session : expired) {
     regions_.EraseSession(session.id);
+    ipc_.EraseSession(session.id);
     table_.EraseSession(session.id);
   }
   return static_cast<int64_t>(expired.size());

@@ -12,11 +12,13 @@
 #include "server/core/array_table.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
+#include "server/core/ipc_leases.h"
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
 #include "server/core/publications.h"
 #include "server/core/session_manager.h"
+#include "server/core/shared_memory_object.h"
 #include "server/core/shared_memory_regions.h"
 #include "server/core/shared_memory_specs.h"
 #include "server/core/tenant_usage.h"
@@ -28,6 +30,20 @@ namespace arrayhub {
 
 // The whole of an array's data as a backend view.
 ArrayView ViewOf(const ArrayRecord& record);
+
+// An array exported for CUDA IPC: what a client on the host needs to map it.
+struct IpcExport {
+  ArrayTable::RecordPtr array;
+  ExportedMemory memory;
+  std::string lease;        // Keeps the memory alive until ReleaseIpc or the session's end.
+  std::string pool_ticket;  // One use: the pool's descriptor from the IPC socket.
+};
+
+// A pool's file descriptor for a client, with the pool's id.
+struct PoolDescriptor {
+  std::string pool_id;
+  OwnedFd fd;
+};
 
 struct EngineStats {
   int64_t bytes_in_use = 0;  // Backend memory held by live buffers.
@@ -125,6 +141,13 @@ class Engine {
   absl::StatusOr<ArrayTable::RecordPtr> CopyToSharedMemory(const Caller& caller,
                                                            const SharedMemoryCopySpec& spec);
 
+  // CUDA IPC (engine_ipc.cc, docs/ipc.md): FAILED_PRECONDITION when limits().cuda_ipc is off
+  // or the backend cannot export the array's memory (only a tenant's own memory is exported).
+  absl::StatusOr<IpcExport> ExportIpc(const Caller& caller, std::string_view handle);
+  absl::Status ReleaseIpc(const Caller& caller, std::string_view lease);
+  // For the IPC socket: uses up `ticket` and answers a new descriptor of the pool it names.
+  absl::StatusOr<PoolDescriptor> RedeemPoolTicket(std::string_view ticket);
+
   EngineStats Stats() const;
   // Per tenant, for operators (metrics); never shown to a tenant other than its own.
   std::map<std::string, TenantUsage> UsageByTenant() const;
@@ -175,6 +198,7 @@ class Engine {
   std::shared_ptr<TenantLedger> ledger_;
   PublicationRegistry publications_;
   SharedMemoryRegistry regions_{limits_.max_shared_memory_regions};
+  IpcLeases ipc_{limits_.max_ipc_leases};
 };
 
 }  // namespace arrayhub

@@ -19,6 +19,10 @@ struct Limits {
   bool shared_memory = true;
   int64_t max_shared_memory_regions = 64;
   int64_t max_shared_memory_bytes = int64_t{64} << 30;
+  // CUDA IPC export (ExportIpc): --cuda-ipc=false switches it off; each session may hold at
+  // most max_ipc_leases leases at once.
+  bool cuda_ipc = true;
+  int64_t max_ipc_leases = 1024;
 };
 
 }  // namespace arrayhub

@@ -31,7 +31,8 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
     if (!endpoint.ok()) return endpoint.status();
     server->metrics_endpoint_ = std::move(endpoint).value();
   }
-  server->service_ = std::make_unique<ArrayHubService>(*server->engine_, options.tokens);
+  server->service_ =
+      std::make_unique<ArrayHubService>(*server->engine_, options.tokens, options.ipc_socket);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

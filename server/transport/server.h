@@ -38,6 +38,8 @@ struct ServerOptions {
   TlsFiles tls{};
   // Allows listening beyond loopback without authentication.
   bool insecure = false;
+  // Where the CUDA IPC socket listens (IpcSocket::Start): "" picks an abstract name.
+  std::string ipc_socket{};
 };
 
 class ArrayHubServer {

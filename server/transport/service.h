@@ -2,10 +2,15 @@
 // defined by group in *_rpcs.cc.
 #pragma once
 
+#include <memory>
+#include <string>
+
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "server/core/engine.h"
 #include "server/transport/auth.h"
+#include "server/transport/ipc_socket.h"
 
 namespace arrayhub {
 
@@ -17,8 +22,11 @@ inline constexpr char kAnonymousTenant[] = "anonymous";
 class ArrayHubService final : public v1::ArrayHub::Service {
  public:
   // `tokens` null: authentication is off and every caller is kAnonymousTenant.
-  explicit ArrayHubService(Engine& engine, std::shared_ptr<const TokenTable> tokens = nullptr)
-      : engine_(engine), tokens_(std::move(tokens)) {}
+  // `ipc_socket_path`: where the CUDA IPC socket listens once the first export needs it (see
+  // IpcSocket::Start; "" picks an abstract name).
+  explicit ArrayHubService(Engine& engine, std::shared_ptr<const TokenTable> tokens = nullptr,
+                           std::string ipc_socket_path = "")
+      : engine_(engine), tokens_(std::move(tokens)), ipc_socket_path_(std::move(ipc_socket_path)) {}
 
   // Sessions (session_rpcs.cc).
   grpc::Status OpenSession(grpc::ServerContext* context, const v1::OpenSessionRequest* request,
@@ -98,11 +106,15 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   grpc::Status Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                      v1::BatchResponse* response) override;
 
+  // CUDA IPC export (ipc_rpcs.cc).
+  grpc::Status ExportIpc(grpc::ServerContext* context, const v1::ExportIpcRequest* request,
+                         v1::ExportIpcResponse* response) override;
+  grpc::Status ReleaseIpc(grpc::ServerContext* context, const v1::ReleaseIpcRequest* request,
+                          v1::ReleaseIpcResponse* response) override;
+
   // Not implemented yet (unimplemented_rpcs.cc): each answers UNIMPLEMENTED, saying so.
   grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
                             grpc::ServerWriter<v1::SessionEvent>* writer) override;
-  grpc::Status ExportIpc(grpc::ServerContext* context, const v1::ExportIpcRequest* request,
-                         v1::ExportIpcResponse* response) override;
 
  private:
   // The tenant the call's credentials map to; UNAUTHENTICATED without valid ones.
@@ -110,9 +122,14 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   // Tenant plus the session named by the call's metadata.
   absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context);
   void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
+  // The CUDA IPC socket's path, started on first use (a server nobody exports from has none).
+  absl::StatusOr<std::string> IpcSocketPath();
 
   Engine& engine_;
   std::shared_ptr<const TokenTable> tokens_;
+  const std::string ipc_socket_path_;
+  absl::Mutex ipc_socket_mutex_;
+  std::unique_ptr<IpcSocket> ipc_socket_ ABSL_GUARDED_BY(ipc_socket_mutex_);
 };
 
 }  // namespace arrayhub

@@ -19,9 +19,4 @@ grpc::Status ArrayHubService::WatchSession(grpc::ServerContext*, const v1::Watch
   return NotImplementedYet("WatchSession");
 }
 
-grpc::Status ArrayHubService::ExportIpc(grpc::ServerContext*, const v1::ExportIpcRequest*,
-                                        v1::ExportIpcResponse*) {
-  return NotImplementedYet("ExportIpc");
-}
-
 }  // namespace arrayhub

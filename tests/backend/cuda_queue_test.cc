@@ -82,8 +82,8 @@ class CudaQueueTest : public CudaFixture {
   void SetUp() override {
     CudaFixture::SetUp();
     if (Stopped()) return;
-    absl::StatusOr<std::shared_ptr<WorkQueue>> a = cuda_->NewQueue();
-    absl::StatusOr<std::shared_ptr<WorkQueue>> b = cuda_->NewQueue();
+    absl::StatusOr<std::shared_ptr<WorkQueue>> a = cuda_->NewQueue("test");
+    absl::StatusOr<std::shared_ptr<WorkQueue>> b = cuda_->NewQueue("test");
     ASSERT_TRUE(a.ok() && b.ok());
     queue_a_ = *a;
     queue_b_ = *b;
@@ -189,7 +189,7 @@ TEST_F(CudaQueueTest, MatmulsOnManyQueuesAtOnce) {
   std::vector<int> failures(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue();
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue("test");
       if (!queue.ok()) {
         ++failures[t];
         return;

@@ -23,6 +23,7 @@
 #include "arrayhub/array.h"
 #include "arrayhub/dtype.h"
 #include "arrayhub/error.h"
+#include "arrayhub/ipc.h"
 
 namespace arrayhub::client {
 
@@ -377,6 +378,15 @@ class Client {
   // A new Array, in this session, of the array tenant `owner` (empty: this client's tenant)
   // published as `name`; read-only (info().writable false) unless shared writable.
   Array Attach(const std::string& name, const std::string& owner = "");
+
+  // CUDA IPC (docs/ipc.md): a lease on `array`'s device memory for a process on the server's
+  // host, taken once the work queued on it is done. Import the pool (FetchPoolDescriptor, then
+  // cudaMemPoolImportFromShareableHandle) once per process and pool id, then the allocation
+  // (cudaMemPoolImportPointer); cudaFree the pointer before ReleaseIpc. Exporting memory this
+  // session already leases returns the same lease. Throws kFailedPrecondition on the CPU
+  // backend, with export off, or for another tenant's array.
+  IpcExport ExportIpc(const Array& array);
+  void ReleaseIpc(const std::string& lease);
 
  private:
   friend class Linalg;

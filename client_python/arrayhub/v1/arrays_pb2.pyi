@@ -109,16 +109,26 @@ class ExportIpcRequest(_message.Message):
     def __init__(self, handle: _Optional[str] = ...) -> None: ...
 
 class ExportIpcResponse(_message.Message):
-    __slots__ = ["array", "cuda_ipc_handle", "device_ordinal", "offset_bytes"]
+    __slots__ = ["array", "device_ordinal", "device_uuid", "lease", "offset_bytes", "pointer_export_data", "pool_id", "pool_ticket", "socket_path"]
     ARRAY_FIELD_NUMBER: _ClassVar[int]
-    CUDA_IPC_HANDLE_FIELD_NUMBER: _ClassVar[int]
     DEVICE_ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_UUID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_FIELD_NUMBER: _ClassVar[int]
     OFFSET_BYTES_FIELD_NUMBER: _ClassVar[int]
+    POINTER_EXPORT_DATA_FIELD_NUMBER: _ClassVar[int]
+    POOL_ID_FIELD_NUMBER: _ClassVar[int]
+    POOL_TICKET_FIELD_NUMBER: _ClassVar[int]
+    SOCKET_PATH_FIELD_NUMBER: _ClassVar[int]
     array: _types_pb2.ArrayInfo
-    cuda_ipc_handle: bytes
     device_ordinal: int
+    device_uuid: str
+    lease: str
     offset_bytes: int
-    def __init__(self, cuda_ipc_handle: _Optional[bytes] = ..., offset_bytes: _Optional[int] = ..., device_ordinal: _Optional[int] = ..., array: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ...) -> None: ...
+    pointer_export_data: bytes
+    pool_id: str
+    pool_ticket: str
+    socket_path: str
+    def __init__(self, lease: _Optional[str] = ..., pointer_export_data: _Optional[bytes] = ..., offset_bytes: _Optional[int] = ..., pool_id: _Optional[str] = ..., pool_ticket: _Optional[str] = ..., socket_path: _Optional[str] = ..., device_uuid: _Optional[str] = ..., device_ordinal: _Optional[int] = ..., array: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ...) -> None: ...
 
 class EyeSpec(_message.Message):
     __slots__ = ["has_m", "k", "m", "n"]
@@ -276,6 +286,16 @@ class RegisterSharedMemoryRequest(_message.Message):
     def __init__(self, region_name: _Optional[str] = ..., shm_key: _Optional[str] = ..., byte_size: _Optional[int] = ..., key: _Optional[bytes] = ...) -> None: ...
 
 class RegisterSharedMemoryResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ReleaseIpcRequest(_message.Message):
+    __slots__ = ["lease"]
+    LEASE_FIELD_NUMBER: _ClassVar[int]
+    lease: str
+    def __init__(self, lease: _Optional[str] = ...) -> None: ...
+
+class ReleaseIpcResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 

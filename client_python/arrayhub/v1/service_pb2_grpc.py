@@ -161,6 +161,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.ExportIpcRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_arrays__pb2.ExportIpcResponse.FromString,
                 )
+        self.ReleaseIpc = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/ReleaseIpc',
+                request_serializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcResponse.FromString,
+                )
 
 
 class ArrayHubServicer(object):
@@ -345,6 +350,12 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReleaseIpc(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArrayHubServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -492,6 +503,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.ExportIpc,
                     request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.ExportIpcRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_arrays__pb2.ExportIpcResponse.SerializeToString,
+            ),
+            'ReleaseIpc': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseIpc,
+                    request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -993,5 +1009,22 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/ExportIpc',
             arrayhub_dot_v1_dot_arrays__pb2.ExportIpcRequest.SerializeToString,
             arrayhub_dot_v1_dot_arrays__pb2.ExportIpcResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReleaseIpc(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/ReleaseIpc',
+            arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcRequest.SerializeToString,
+            arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

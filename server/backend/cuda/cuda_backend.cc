@@ -11,6 +11,7 @@
 
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
+#include "server/backend/cuda/exportable_pools.h"
 #include "server/backend/cuda/fill_kernels.cuh"
 #include "server/core/status_macros.h"
 
@@ -29,7 +30,11 @@ struct CudaBackend::State {
   explicit State(int device) : device(device) {}
 
   const int device;
+  std::string device_uuid;
   cudaMemPool_t pool = nullptr;  // The device's default pool.
+  // Tenants' pools, where memory is exportable (CUDA IPC); null: every queue allocates from
+  // the default pool and nothing is exported.
+  std::unique_ptr<ExportablePools> exportable;
   MemoryCounters memory;
 };
 
@@ -40,6 +45,8 @@ class CudaBackend::CudaBuffer final : public CudaQueuedBuffer {
       : CudaQueuedBuffer(data, size, std::move(home)), state_(std::move(state)) {
     state_->memory.Add(size);
   }
+  // The pool the memory came from: its home queue's.
+  cudaMemPool_t pool() const { return home()->pool() != nullptr ? home()->pool() : state_->pool; }
   // Stream-ordered: the memory goes back to the pool once the work its queue holds is done
   // (other queues that used it made this queue wait for them; see CudaQueueBinding).
   ~CudaBuffer() override {
@@ -61,7 +68,19 @@ int CudaDeviceCount() {
   return count;
 }
 
-absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal) {
+// "GPU-" and the 16 bytes in nvidia-smi's grouping, so that a client can find the same device
+// under its own ordinal (CUDA_VISIBLE_DEVICES may number it differently there).
+std::string FormatUuid(const cudaUUID_t& uuid) {
+  std::string text = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    text += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+  }
+  return text;
+}
+
+absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
+                                                           bool exportable_memory) {
   const int count = CudaDeviceCount();
   if (device_ordinal < 0 || device_ordinal >= count) {
     return absl::NotFoundError(
@@ -85,6 +104,16 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal) {
   uint64_t threshold = std::numeric_limits<uint64_t>::max();
   AH_CUDA_RETURN_IF_ERROR(
       cudaMemPoolSetAttribute(state->pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  state->device_uuid = FormatUuid(props.uuid);
+  if (exportable_memory) {
+    absl::StatusOr<std::unique_ptr<ExportablePools>> pools =
+        ExportablePools::Create(device_ordinal);
+    if (pools.ok()) {
+      state->exportable = *std::move(pools);
+    } else {
+      spdlog::warn("CUDA IPC export off: {}", pools.status().ToString());
+    }
+  }
 
   std::string description = fmt::format("{}, compute capability {}.{}, {} SMs", props.name,
                                         props.major, props.minor, props.multiProcessorCount);
@@ -101,9 +130,13 @@ absl::Status CudaBackend::Activate() const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<WorkQueue>> CudaBackend::NewQueue() {
+absl::StatusOr<std::shared_ptr<WorkQueue>> CudaBackend::NewQueue(std::string_view memory_owner) {
   AH_RETURN_IF_ERROR(Activate());
-  return CudaQueue::Create(state_->device);
+  cudaMemPool_t pool = nullptr;
+  if (state_->exportable != nullptr) {
+    AH_ASSIGN_OR_RETURN(pool, state_->exportable->ForOwner(memory_owner));
+  }
+  return CudaQueue::Create(state_->device, pool);
 }
 
 std::unique_ptr<QueueBinding> CudaBackend::Bind(std::shared_ptr<WorkQueue> queue,
@@ -169,16 +202,19 @@ absl::StatusOr<std::shared_ptr<Buffer>> CudaBackend::Allocate(int64_t nbytes) {
   AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, CurrentQueue());
   // One byte at least, so that the pointer is never null (see Buffer::data).
   const auto request = static_cast<size_t>(std::max<int64_t>(nbytes, 1));
+  cudaMemPool_t pool = queue->pool() != nullptr ? queue->pool() : state_->pool;
   void* data = nullptr;
-  cudaError_t error = cudaMallocFromPoolAsync(&data, request, state_->pool, queue->stream());
+  cudaError_t error = cudaMallocFromPoolAsync(&data, request, pool, queue->stream());
   if (error == cudaErrorMemoryAllocation) {
-    // The pool may be holding freed memory in pieces that do not fit this request, or memory
-    // whose frees other queues have not reached yet: let every queue's work finish, hand
-    // everything unused back to the device and try once more.
+    // The pools may be holding freed memory in pieces that do not fit this request, memory
+    // whose frees other queues have not reached yet, or memory other tenants freed (each has a
+    // pool of its own when export is on): let every queue's work finish, hand everything
+    // unused back to the device and try once more.
     (void)cudaGetLastError();
     AH_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
     AH_CUDA_RETURN_IF_ERROR(cudaMemPoolTrimTo(state_->pool, 0));
-    error = cudaMallocFromPoolAsync(&data, request, state_->pool, queue->stream());
+    if (state_->exportable != nullptr) AH_RETURN_IF_ERROR(state_->exportable->TrimAll());
+    error = cudaMallocFromPoolAsync(&data, request, pool, queue->stream());
   }
   if (error == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // Leaves the thread's error state clean for the next call.
@@ -192,6 +228,39 @@ absl::StatusOr<std::shared_ptr<Buffer>> CudaBackend::Allocate(int64_t nbytes) {
   AH_RETURN_IF_ERROR(CudaStatus(error, "cudaMallocFromPoolAsync"));
   // Usable in the queue's order from here on: no waiting.
   return std::make_shared<CudaBuffer>(data, nbytes, std::move(queue), state_);
+}
+
+absl::StatusOr<ExportedMemory> CudaBackend::ExportMemory(const Buffer& buffer,
+                                                         std::string_view memory_owner) {
+  if (state_->exportable == nullptr) {
+    return absl::FailedPreconditionError(
+        "CUDA IPC export is off on this server (--cuda-ipc=false, or the device cannot share "
+        "memory pools by file descriptor; the daemon's log says which)");
+  }
+  AH_RETURN_IF_ERROR(Activate());
+  // Every buffer this backend hands out is a CudaBuffer, usually behind core's wrapper.
+  const auto& cuda_buffer = dynamic_cast<const CudaBuffer&>(buffer.backend_buffer());
+  AH_ASSIGN_OR_RETURN(std::string pool_id,
+                      state_->exportable->IdFor(cuda_buffer.pool(), memory_owner));
+  // The importer may touch the memory only once its allocation and the writes queued so far
+  // are done; it has no way to wait for our streams.
+  AH_RETURN_IF_ERROR(cuda_buffer.home()->Synchronize());
+  cudaMemPoolPtrExportData data{};
+  AH_CUDA_RETURN_IF_ERROR(cudaMemPoolExportPointer(&data, buffer.data()));
+  return ExportedMemory{.pool_id = std::move(pool_id),
+                        .pointer_export_data =
+                            std::string(reinterpret_cast<const char*>(data.reserved), sizeof(data)),
+                        .device_uuid = state_->device_uuid,
+                        .device_ordinal = state_->device};
+}
+
+absl::StatusOr<int> CudaBackend::ExportPoolDescriptor(std::string_view pool_id) {
+  if (state_->exportable == nullptr) {
+    return absl::NotFoundError(
+        fmt::format("no exportable memory pool '{}': export is off", pool_id));
+  }
+  AH_RETURN_IF_ERROR(Activate());
+  return state_->exportable->Descriptor(pool_id);
 }
 
 absl::Status CudaBackend::FillPattern(Buffer& buffer, int64_t offset, int64_t count,

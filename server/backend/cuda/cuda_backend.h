@@ -12,7 +12,11 @@ namespace arrayhub {
 int CudaDeviceCount();
 
 // A backend on device `device_ordinal` (0-based); NOT_FOUND when there is no such device.
-absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal);
+// With `exportable_memory`, each tenant's memory comes from a pool of its own that other
+// processes on the host can import (CUDA IPC, docs/ipc.md); where the device cannot share
+// pools, export stays off (logged) and the backend works all the same.
+absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
+                                                           bool exportable_memory = false);
 
 class CudaBackend final : public Backend {
  public:
@@ -21,7 +25,7 @@ class CudaBackend final : public Backend {
   std::string DeviceName() const override;
   MemoryStats Memory() const override;
 
-  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue() override;
+  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view memory_owner) override;
   std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
                                      std::string_view label) override;
   absl::Status Use(const std::shared_ptr<Buffer>& buffer) override;
@@ -36,6 +40,9 @@ class CudaBackend final : public Backend {
                           std::span<std::byte> destination) override;
   // Maps and pins the object once (cuda_host_region.cc).
   absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
+  absl::StatusOr<ExportedMemory> ExportMemory(const Buffer& buffer,
+                                              std::string_view memory_owner) override;
+  absl::StatusOr<int> ExportPoolDescriptor(std::string_view pool_id) override;
 
   absl::Status Elementwise(const ElementwiseCall& call) override;
   absl::Status Reduce(const ReduceCall& call) override;
@@ -64,7 +71,8 @@ class CudaBackend final : public Backend {
   struct State;
 
   CudaBackend(std::shared_ptr<State> state, std::string description, int64_t total_memory);
-  friend absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal);
+  friend absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
+                                                                    bool exportable_memory);
 
   // Makes this backend's device current on the calling thread (RPCs arrive on any thread).
   absl::Status Activate() const;

@@ -39,10 +39,10 @@ absl::Status WaitFor(cudaStream_t waiter, cudaStream_t signaller) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<CudaQueue>> CudaQueue::Create(int device) {
+absl::StatusOr<std::shared_ptr<CudaQueue>> CudaQueue::Create(int device, cudaMemPool_t pool) {
   cudaStream_t stream = nullptr;
   AH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  return std::shared_ptr<CudaQueue>(new CudaQueue(device, stream));
+  return std::shared_ptr<CudaQueue>(new CudaQueue(device, stream, pool));
 }
 
 absl::StatusOr<std::shared_ptr<CudaQueue>> CudaQueue::DeviceDefault(int device) {
@@ -55,7 +55,7 @@ absl::StatusOr<std::shared_ptr<CudaQueue>> CudaQueue::DeviceDefault(int device) 
   absl::MutexLock lock(&mutex);
   std::shared_ptr<CudaQueue>& queue = (*queues)[device];
   if (queue == nullptr) {
-    AH_ASSIGN_OR_RETURN(queue, Create(device));
+    AH_ASSIGN_OR_RETURN(queue, Create(device, /*pool=*/nullptr));
   }
   return queue;
 }

@@ -26,8 +26,9 @@ namespace arrayhub {
 
 class CudaQueue final : public WorkQueue {
  public:
-  // A non-blocking stream on `device` (the current device must be `device`).
-  static absl::StatusOr<std::shared_ptr<CudaQueue>> Create(int device);
+  // A non-blocking stream on `device` (the current device must be `device`) whose allocations
+  // come from `pool` (null: the device's default pool).
+  static absl::StatusOr<std::shared_ptr<CudaQueue>> Create(int device, cudaMemPool_t pool);
   // The queue of a device for work no session bound; lives as long as the process.
   static absl::StatusOr<std::shared_ptr<CudaQueue>> DeviceDefault(int device);
 
@@ -36,6 +37,7 @@ class CudaQueue final : public WorkQueue {
 
   cudaStream_t stream() const { return stream_; }
   int device() const { return device_; }
+  cudaMemPool_t pool() const { return pool_; }
 
   // Remembers that a call labelled `label` enqueued work, for the report of a device error.
   void NoteCall(std::string_view label);
@@ -43,10 +45,12 @@ class CudaQueue final : public WorkQueue {
   absl::Status Synchronize();
 
  private:
-  CudaQueue(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
+  CudaQueue(int device, cudaStream_t stream, cudaMemPool_t pool)
+      : device_(device), stream_(stream), pool_(pool) {}
 
   const int device_;
   const cudaStream_t stream_;
+  const cudaMemPool_t pool_;
   absl::Mutex mutex_;
   std::vector<std::string> pending_calls_ ABSL_GUARDED_BY(mutex_);  // The latest few.
   int64_t pending_count_ ABSL_GUARDED_BY(mutex_) = 0;

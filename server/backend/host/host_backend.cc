@@ -225,4 +225,15 @@ absl::StatusOr<std::unique_ptr<HostRegion>> HostBackend::OpenHostRegion(int fd, 
   return OpenHostFileRegion(fd);
 }
 
+absl::StatusOr<ExportedMemory> HostBackend::ExportMemory(const Buffer& /*buffer*/,
+                                                         std::string_view /*memory_owner*/) {
+  return absl::FailedPreconditionError(
+      "CUDA IPC export needs the CUDA backend; this server keeps arrays in host memory (cpu)");
+}
+
+absl::StatusOr<int> HostBackend::ExportPoolDescriptor(std::string_view pool_id) {
+  return absl::NotFoundError(
+      fmt::format("no exportable memory pool '{}': the cpu backend has none", pool_id));
+}
+
 }  // namespace arrayhub

@@ -18,7 +18,7 @@ class HostBackend final : public Backend {
   MemoryStats Memory() const override;
 
   // Every call runs to completion on the calling thread: queues order nothing.
-  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue() override {
+  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view) override {
     return std::make_shared<WorkQueue>();
   }
   std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue>, std::string_view) override {
@@ -36,6 +36,10 @@ class HostBackend final : public Backend {
                           std::span<std::byte> destination) override;
   // pread/pwrite on the descriptor (host_file_region.cc).
   absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
+  // Host memory has nothing to export: FAILED_PRECONDITION.
+  absl::StatusOr<ExportedMemory> ExportMemory(const Buffer& buffer,
+                                              std::string_view memory_owner) override;
+  absl::StatusOr<int> ExportPoolDescriptor(std::string_view pool_id) override;
 
   absl::Status Elementwise(const ElementwiseCall& call) override;
   absl::Status Reduce(const ReduceCall& call) override;

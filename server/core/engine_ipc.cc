@@ -1,0 +1,41 @@
+// CUDA IPC export (docs/ipc.md): leases on arrays' memory for processes on the server's host,
+// and the pool descriptors they import it through.
+#include <fmt/format.h>
+
+#include "server/core/engine.h"
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+
+absl::StatusOr<IpcExport> Engine::ExportIpc(const Caller& caller, std::string_view handle) {
+  if (!limits_.cuda_ipc) {
+    return absl::FailedPreconditionError("CUDA IPC is switched off on this server (--cuda-ipc)");
+  }
+  // No queue is bound: the backend waits for the memory's own queue, which every other queue
+  // that wrote it was made to wait for when its work ended (docs/execution.md).
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, handle));
+  AH_ASSIGN_OR_RETURN(ExportedMemory memory, backend_->ExportMemory(*array->buffer, caller.tenant));
+  AH_ASSIGN_OR_RETURN(std::string lease, ipc_.Grant(caller.session, array->buffer));
+  // A session closed since Find would never see this lease again.
+  if (absl::StatusOr<Session> open = sessions_.Find(caller.tenant, caller.session); !open.ok()) {
+    (void)ipc_.Release(caller.session, lease);
+    return open.status();
+  }
+  std::string ticket = ipc_.IssueTicket(memory.pool_id, Clock::now());
+  return IpcExport{.array = std::move(array),
+                   .memory = std::move(memory),
+                   .lease = std::move(lease),
+                   .pool_ticket = std::move(ticket)};
+}
+
+absl::Status Engine::ReleaseIpc(const Caller& caller, std::string_view lease) {
+  return ipc_.Release(caller.session, lease);
+}
+
+absl::StatusOr<PoolDescriptor> Engine::RedeemPoolTicket(std::string_view ticket) {
+  AH_ASSIGN_OR_RETURN(std::string pool_id, ipc_.RedeemTicket(ticket, Clock::now()));
+  AH_ASSIGN_OR_RETURN(int fd, backend_->ExportPoolDescriptor(pool_id));
+  return PoolDescriptor{.pool_id = std::move(pool_id), .fd = OwnedFd(fd)};
+}
+
+}  // namespace arrayhub
