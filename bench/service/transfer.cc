@@ -1,12 +1,18 @@
 // Scenario 3: moving 1 GiB between the client's memory and the server's, each way, over gRPC
-// streaming and over shared memory, beside cudaMemcpy from pinned memory in the same run.
-// Through shared memory a transfer is the client's copy between its vector and the region plus
-// the server's one DMA between the (pinned) region and the device; both are in the time.
+// streaming, over shared memory from ordinary memory, and over shared memory from pinned
+// buffers, beside cudaMemcpy from pinned memory in the same run. From ordinary memory a
+// same-host transfer is the client's copy between its vector and the session's region plus
+// the server's one DMA between the (pinned) region and the device, both in the time; from a
+// pinned buffer (Client::AllocatePinned) it is the server's DMA alone.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "arrayhub/client.h"
@@ -16,10 +22,13 @@
 namespace arrayhub::bench {
 namespace {
 
+// How the client moves the data.
+enum class Path { kStreaming, kSharedMemory, kPinnedBuffer };
+
 struct TransferTimes {
   double upload_s = 0;
   double download_s = 0;
-  bool used_shared_memory = false;
+  std::string how;  // What the client did, as it reports it.
 };
 
 double MedianOf(std::vector<double> values) {
@@ -27,24 +36,37 @@ double MedianOf(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// Medians of `repeats` uploads and downloads of `data` with a client whose shared-memory use
-// is `shared_memory` ("0" off, "1" on; see the client's ARRAYHUB_SHARED_MEMORY).
-TransferTimes Measure(const BenchOptions& options, const std::vector<std::byte>& data,
-                      const char* shared_memory) {
-  setenv("ARRAYHUB_SHARED_MEMORY", shared_memory, 1);
+// Medians of `repeats` uploads and downloads of `data` by a new client along `path`.
+TransferTimes Measure(const BenchOptions& options, const std::vector<std::byte>& data, Path path) {
+  // Read once, when the client connects (see the client's ARRAYHUB_SHARED_MEMORY).
+  setenv("ARRAYHUB_SHARED_MEMORY", path == Path::kStreaming ? "0" : "1", 1);
   Client client = Client::Connect(options.address);
+  unsetenv("ARRAYHUB_SHARED_MEMORY");
   const Shape shape{static_cast<int64_t>(data.size() / sizeof(float))};
-  std::vector<double> uploads, downloads;
   // Downloads land in memory allocated and touched once, as the peer's do: a fresh 1 GiB
   // vector per download would time the kernel's page faults, not the transfer.
-  std::vector<std::byte> back(data.size());
+  std::vector<std::byte> ordinary;
+  client::PinnedBuffer pinned_source, pinned_back;
+  std::span<const std::byte> source = data;
+  std::span<std::byte> back;
+  if (path == Path::kPinnedBuffer) {
+    pinned_source = client.AllocatePinned(static_cast<int64_t>(data.size()));
+    pinned_back = client.AllocatePinned(static_cast<int64_t>(data.size()));
+    std::memcpy(pinned_source.data(), data.data(), data.size());
+    source = pinned_source.bytes();
+    back = pinned_back.bytes();
+  } else {
+    ordinary.resize(data.size());
+    back = ordinary;
+  }
+  std::vector<double> uploads, downloads;
   for (int i = 0; i < options.transfer_repeats + 1; ++i) {  // The first is a warm-up.
     std::fill(back.begin(), back.end(), std::byte{0});
     std::optional<Array> array;
     const double up =
-        TimeUs([&] { array.emplace(client.UploadBytes(data, DType::kFloat32, shape)); });
+        TimeUs([&] { array.emplace(client.UploadBytes(source, DType::kFloat32, shape)); });
     const double down = TimeUs([&] { client.DownloadInto(*array, back); });
-    if (back != data) {
+    if (!std::ranges::equal(back, data)) {
       fmt::print(stderr, "bench: the {} bytes downloaded differ from those uploaded\n",
                  data.size());
       std::exit(1);
@@ -53,8 +75,13 @@ TransferTimes Measure(const BenchOptions& options, const std::vector<std::byte>&
     uploads.push_back(up / 1e6);
     downloads.push_back(down / 1e6);
   }
-  unsetenv("ARRAYHUB_SHARED_MEMORY");
-  return {MedianOf(uploads), MedianOf(downloads), client.UsesSharedMemory()};
+  std::string how =
+      client.UsesSharedMemory() ? "client used its shared-memory region" : "client streamed";
+  if (path == Path::kPinnedBuffer) {
+    how = pinned_source.registered() ? "server copied from/to the pinned buffers"
+                                     : "pinned buffers not registered: " + how;
+  }
+  return {MedianOf(uploads), MedianOf(downloads), how};
 }
 
 }  // namespace
@@ -77,14 +104,15 @@ void RunTransfer(const BenchOptions& options) {
   auto share = [](double gbs, const std::optional<double>& peer) {
     return peer ? fmt::format("{:.2f}", gbs / *peer) : std::string("n/a (no GPU)");
   };
-  for (const auto& [name, shared_memory] :
-       {std::pair{"gRPC streaming (target >= 2 GB/s each way)", "0"},
-        std::pair{"shared memory (target >= 0.8 of pinned cudaMemcpy)", "1"}}) {
-    const TransferTimes t = Measure(options, data, shared_memory);
+  for (const auto& [name, path] :
+       {std::pair{"gRPC streaming (target >= 2 GB/s each way)", Path::kStreaming},
+        std::pair{"shared memory, from/to ordinary memory (a client memcpy)", Path::kSharedMemory},
+        std::pair{"shared memory, from/to pinned buffers (target >= 0.8 of pinned cudaMemcpy)",
+                  Path::kPinnedBuffer}}) {
+    const TransferTimes t = Measure(options, data, path);
     const double up = gb / t.upload_s, down = gb / t.download_s;
-    fmt::print("| {}{} | {:.2f} | {:.2f} | {} | {} |\n", name,
-               t.used_shared_memory ? " [client used shared memory]" : " [client streamed]", up,
-               down, share(up, options.pinned_h2d_gbs), share(down, options.pinned_d2h_gbs));
+    fmt::print("| {} [{}] | {:.2f} | {:.2f} | {} | {} |\n", name, t.how, up, down,
+               share(up, options.pinned_h2d_gbs), share(down, options.pinned_d2h_gbs));
   }
   if (options.pinned_h2d_gbs) {
     fmt::print("| peer: cudaMemcpy, pinned host memory | {:.2f} | {:.2f} | 1 | 1 |\n",

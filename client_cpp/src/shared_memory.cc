@@ -49,6 +49,53 @@ bool IsLoopbackTarget(std::string_view target) {
   return target == "localhost";
 }
 
+// Creates an object of `size` bytes, maps it and registers it as `region_name`. Returns the
+// mapping, or null with the server's refusal in `status` (OK when /dev/shm cannot hold it).
+std::byte* CreateRegion(Connection& connection, const std::string& region_name, int64_t size,
+                        grpc::Status& status) {
+  status = grpc::Status::OK;
+  std::array<unsigned char, 8> id{};
+  RandomBytes(id.data(), id.size());
+  std::string name = "/arrayhub-" + std::to_string(getpid()) + "-";
+  for (unsigned char b : id) name += "0123456789abcdef"[b >> 4], name += "0123456789abcdef"[b & 15];
+  // Readable and writable by this user only: the daemon must run as the same user (or root).
+  // The key, which only a reader of the object can know, keeps other tenants from registering
+  // it even where the daemon could open it.
+  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) return nullptr;
+  // The name is needed only until the server has opened the object: it is removed whatever
+  // happens, so that nothing is left in /dev/shm even if this process dies.
+  struct Cleanup {
+    int fd;
+    const std::string& name;
+    ~Cleanup() {
+      close(fd);
+      shm_unlink(name.c_str());
+    }
+  } cleanup{fd, name};
+  // Reserves the pages now: a full /dev/shm fails here (stream instead) rather than as SIGBUS
+  // when this process writes to the mapping.
+  if (posix_fallocate(fd, 0, static_cast<off_t>(size)) != 0) return nullptr;
+  void* mapped =
+      mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  auto* mapping = static_cast<std::byte*>(mapped);
+  RandomBytes(mapping, kHeaderBytes);
+
+  grpc::ClientContext context;
+  connection.Prepare(context);
+  v1::RegisterSharedMemoryRequest request;
+  request.set_region_name(region_name);
+  request.set_shm_key(name);
+  request.set_byte_size(size);
+  request.set_key(mapping, kHeaderBytes);
+  v1::RegisterSharedMemoryResponse response;
+  status = connection.stub->RegisterSharedMemory(&context, request, &response);
+  if (status.ok()) return mapping;
+  munmap(mapping, static_cast<size_t>(size));
+  return nullptr;
+}
+
 }  // namespace
 
 bool SharedMemoryWanted(const std::string& address) {
@@ -88,55 +135,67 @@ bool SharedMemoryTransfer::Reserve(Connection& connection, int64_t data_bytes) {
     Check(connection.stub->UnregisterSharedMemory(&context, request, &response));
     Release();
   }
-
-  std::array<unsigned char, 8> id{};
-  RandomBytes(id.data(), id.size());
-  std::string name = "/arrayhub-" + std::to_string(getpid()) + "-";
-  for (unsigned char b : id) name += "0123456789abcdef"[b >> 4], name += "0123456789abcdef"[b & 15];
-  // Readable and writable by this user only: the daemon must run as the same user (or root).
-  // The key, which only a reader of the object can know, keeps other tenants from registering
-  // it even where the daemon could open it.
-  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-  if (fd < 0) return false;
-  // The name is needed only until the server has opened the object: it is removed whatever
-  // happens, so that nothing is left in /dev/shm even if this process dies.
-  struct Cleanup {
-    int fd;
-    const std::string& name;
-    ~Cleanup() {
-      close(fd);
-      shm_unlink(name.c_str());
-    }
-  } cleanup{fd, name};
-  // Reserves the pages now: a full /dev/shm fails here (stream instead) rather than as SIGBUS
-  // when this process writes to the mapping.
-  if (posix_fallocate(fd, 0, static_cast<off_t>(size)) != 0) return false;
-  void* mapping =
-      mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (mapping == MAP_FAILED) return false;
-  mapping_ = static_cast<std::byte*>(mapping);
-  size_ = size;
-  RandomBytes(mapping_, kHeaderBytes);
-
-  grpc::ClientContext context;
-  connection.Prepare(context);
-  v1::RegisterSharedMemoryRequest request;
-  request.set_region_name(kRegionName);
-  request.set_shm_key(name);
-  request.set_byte_size(size);
-  request.set_key(mapping_, kHeaderBytes);
-  v1::RegisterSharedMemoryResponse response;
-  const grpc::Status status = connection.stub->RegisterSharedMemory(&context, request, &response);
-  if (status.ok()) return true;
-  Release();
+  grpc::Status status;
+  mapping_ = CreateRegion(connection, kRegionName, size, status);
+  if (mapping_ != nullptr) {
+    size_ = size;
+    return true;
+  }
   if (MeansNeverOnThisServer(status.error_code())) {
     disabled_ = true;
     return false;
   }
   // Larger than the server's region limit: this transfer streams, a smaller one may not.
-  if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) return false;
+  if (status.ok() || status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) return false;
   Check(status);
   return false;
+}
+
+std::optional<PinnedRegion> SharedMemoryTransfer::AllocatePinned(Connection& connection,
+                                                                 int64_t data_bytes) {
+  if (disabled_) return std::nullopt;
+  // The data starts a page in, page-aligned as cudaMallocHost's memory is, so that DMA to and
+  // from it runs at the same rate.
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  const int64_t size = (page + data_bytes + page - 1) / page * page;
+  std::array<unsigned char, 8> id{};
+  RandomBytes(id.data(), id.size());
+  std::string region_name = "pinned-";
+  for (unsigned char b : id) {
+    region_name += "0123456789abcdef"[b >> 4], region_name += "0123456789abcdef"[b & 15];
+  }
+  grpc::Status status;
+  std::byte* mapping = CreateRegion(connection, region_name, size, status);
+  if (mapping == nullptr) {
+    if (MeansNeverOnThisServer(status.error_code())) disabled_ = true;
+    if (status.ok() || disabled_) return std::nullopt;
+    Check(status);  // The server's limits, say.
+  }
+  PinnedRegion region{
+      .region_name = std::move(region_name), .mapping = mapping, .size = size, .data_offset = page};
+  std::lock_guard lock(pinned_mutex_);
+  pinned_.emplace(mapping + page, region);
+  return region;
+}
+
+void SharedMemoryTransfer::ForgetPinned(const PinnedRegion& region) {
+  std::lock_guard lock(pinned_mutex_);
+  pinned_.erase(region.mapping + region.data_offset);
+}
+
+std::optional<PinnedLocation> SharedMemoryTransfer::Locate(std::span<const std::byte> span) const {
+  std::lock_guard lock(pinned_mutex_);
+  // The buffer whose data starts at or before the span's first byte, if any, must hold it all.
+  auto it = pinned_.upper_bound(span.data());
+  if (it == pinned_.begin()) return std::nullopt;
+  --it;
+  const PinnedRegion& region = it->second;
+  const auto start = reinterpret_cast<uintptr_t>(span.data());
+  const auto begin = reinterpret_cast<uintptr_t>(region.mapping);
+  const auto end = begin + static_cast<uintptr_t>(region.size);
+  if (start + span.size() > end) return std::nullopt;
+  return PinnedLocation{.region_name = region.region_name,
+                        .offset = static_cast<int64_t>(start - begin)};
 }
 
 std::optional<v1::ArrayInfo> SharedMemoryTransfer::Upload(Connection& connection,

@@ -1,6 +1,8 @@
-// The same-host fast path: uploads and downloads through one POSIX shared-memory object the
-// client creates and registers with the server, so that each is one copy on either side
-// instead of a gRPC stream.
+// The same-host fast path: uploads and downloads through POSIX shared-memory objects the
+// client creates and registers with the server instead of a gRPC stream. One object per
+// session is the transfer region, which data is copied into and out of (one copy on either
+// side); pinned buffers (arrayhub/pinned_buffer.h) are objects of their own that the server
+// copies to and from directly.
 //
 // Used when the server is on this host: the address is a loopback or unix-socket one, or
 // ARRAYHUB_SHARED_MEMORY=1 says so (=0 turns the path off). If the server cannot use the
@@ -9,7 +11,9 @@
 // streams for the rest of its life.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -25,6 +29,20 @@ struct Connection;
 // Whether `address` (a gRPC target) is on this host, after ARRAYHUB_SHARED_MEMORY.
 bool SharedMemoryWanted(const std::string& address);
 
+// Where a span of a pinned buffer lies: the region and the offset in it.
+struct PinnedLocation {
+  std::string region_name;
+  int64_t offset = 0;
+};
+
+// A pinned buffer's object, mapped and registered; its data starts at `data_offset`.
+struct PinnedRegion {
+  std::string region_name;
+  std::byte* mapping = nullptr;
+  int64_t size = 0;
+  int64_t data_offset = 0;
+};
+
 class SharedMemoryTransfer {
  public:
   SharedMemoryTransfer() = default;
@@ -39,6 +57,15 @@ class SharedMemoryTransfer {
   bool Download(Connection& connection, const std::string& handle,
                 std::span<std::byte> destination);
 
+  // A new object with room for `data_bytes` after a page of header, registered with the
+  // server; nullopt when the server cannot use this client's objects or /dev/shm is full.
+  // Throws the server's limits (regions per session, bytes per region).
+  std::optional<PinnedRegion> AllocatePinned(Connection& connection, int64_t data_bytes);
+  // Stops finding `region` (its buffer is going); the caller unregisters and unmaps it.
+  void ForgetPinned(const PinnedRegion& region);
+  // The pinned buffer of this session that holds all of `span`, if one does.
+  std::optional<PinnedLocation> Locate(std::span<const std::byte> span) const;
+
   // Whether a region is registered now.
   bool active() const;
 
@@ -49,10 +76,14 @@ class SharedMemoryTransfer {
   // Unmaps the object and forgets it (the server is told separately).
   void Release();
 
-  mutable std::mutex mutex_;  // One transfer at a time uses the object.
-  bool disabled_ = false;     // The server cannot use it: stream from now on.
+  mutable std::mutex mutex_;            // One transfer at a time uses the object.
+  std::atomic<bool> disabled_ = false;  // The server cannot use it: stream from now on.
   std::byte* mapping_ = nullptr;
   int64_t size_ = 0;
+
+  mutable std::mutex pinned_mutex_;
+  // The live pinned buffers' data, by the address of their first byte.
+  std::map<const std::byte*, PinnedRegion> pinned_;
 };
 
 }  // namespace arrayhub::client::detail

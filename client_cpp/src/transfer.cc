@@ -1,8 +1,16 @@
-// Uploads and downloads of array bytes: through shared memory when the server is on this
-// host (shared_memory.h), else client-streamed and server-streamed.
+// Uploads and downloads of array bytes: when the server is on this host, straight from or into
+// a pinned buffer holding the data, else through the session's transfer region
+// (shared_memory.h); otherwise client-streamed and server-streamed.
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/sync_stream.h>
+
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "arrayhub/client.h"
 #include "connection.h"
@@ -31,6 +39,75 @@ void CheckUploadSize(std::span<const std::byte> data, DType dtype, const Shape& 
   }
 }
 
+// The Upload and Download streams are opened raw (grpc::ByteBuffer messages, through the
+// factories generated stubs use), so that array bytes go between the caller's memory and
+// gRPC's slices directly, never through a protobuf string: an upload chunk is referenced, not
+// copied, and a download chunk is copied once, to its place (Arrow Flight sends its bodies the
+// same way).
+constexpr char kUploadMethod[] = "/arrayhub.v1.ArrayHub/Upload";
+constexpr char kDownloadMethod[] = "/arrayhub.v1.ArrayHub/Download";
+// The tag of `bytes chunk = 2` (length-delimited) in UploadRequest and DownloadResponse.
+constexpr uint8_t kChunkTag = (2 << 3) | 2;
+
+grpc::ByteBuffer Serialized(const google::protobuf::Message& message) {
+  const grpc::Slice slice(message.SerializeAsString());
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+// An UploadRequest whose chunk is `data`, referenced: it must stay valid until the call ends.
+grpc::ByteBuffer ChunkMessage(std::span<const std::byte> data) {
+  std::string prefix(1, static_cast<char>(kChunkTag));
+  for (uint64_t size = data.size();; size >>= 7) {
+    prefix += static_cast<char>(size < 0x80 ? size : (size & 0x7f) | 0x80);
+    if (size < 0x80) break;
+  }
+  const grpc::Slice slices[2] = {grpc::Slice(prefix),
+                                 grpc::Slice(data.data(), data.size(), grpc::Slice::STATIC_SLICE)};
+  return grpc::ByteBuffer(slices, 2);
+}
+
+// When `slices` are one DownloadResponse holding nothing but a chunk, the chunk's offset in
+// them and its size; otherwise (the info message) nullopt.
+std::optional<std::pair<size_t, size_t>> FindChunk(const std::vector<grpc::Slice>& slices) {
+  size_t total = 0;
+  for (const grpc::Slice& slice : slices) total += slice.size();
+  std::array<uint8_t, 11> head{};  // The tag and a varint of up to 10 bytes.
+  size_t have = 0;
+  for (const grpc::Slice& slice : slices) {
+    const size_t n = std::min(slice.size(), head.size() - have);
+    std::memcpy(head.data() + have, slice.begin(), n);
+    have += n;
+    if (have == head.size()) break;
+  }
+  if (have < 2 || head[0] != kChunkTag) return std::nullopt;
+  uint64_t size = 0;
+  for (size_t i = 1; i < have; ++i) {
+    size |= static_cast<uint64_t>(head[i] & 0x7f) << (7 * (i - 1));
+    if ((head[i] & 0x80) == 0) {
+      if (i + 1 + size != total) return std::nullopt;
+      return std::pair{i + 1, static_cast<size_t>(size)};
+    }
+  }
+  return std::nullopt;
+}
+
+// Copies `size` bytes of `slices` from `offset` on to `destination`.
+void CopyOut(const std::vector<grpc::Slice>& slices, size_t offset, size_t size,
+             std::byte* destination) {
+  for (const grpc::Slice& slice : slices) {
+    if (size == 0) return;
+    if (offset >= slice.size()) {
+      offset -= slice.size();
+      continue;
+    }
+    const size_t n = std::min(slice.size() - offset, size);
+    std::memcpy(destination, slice.begin() + offset, n);
+    destination += n;
+    size -= n;
+    offset = 0;
+  }
+}
+
 }  // namespace
 
 Array Client::Upload(const std::vector<bool>& data, const Shape& shape) {
@@ -44,6 +121,15 @@ Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Sh
   CheckUploadSize(data, dtype, shape);
   detail::Connection& conn = connection();
   if (conn.shared_memory != nullptr) {
+    if (std::optional<detail::PinnedLocation> pinned = conn.shared_memory->Locate(data)) {
+      v1::SharedMemoryCopyRequest request;
+      request.set_region_name(pinned->region_name);
+      request.set_offset_bytes(pinned->offset);
+      request.set_dtype(detail::ToProto(dtype));
+      request.mutable_shape()->Add(shape.begin(), shape.end());
+      return Adopt(detail::FromProto(
+          detail::Call(conn, &v1::ArrayHub::Stub::CopyFromSharedMemory, request).array()));
+    }
     if (std::optional<v1::ArrayInfo> info = conn.shared_memory->Upload(conn, data, dtype, shape)) {
       return Adopt(detail::FromProto(*info));
     }
@@ -51,20 +137,22 @@ Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Sh
   grpc::ClientContext context;
   conn.Prepare(context);
   v1::UploadResponse response;
-  std::unique_ptr<grpc::ClientWriter<v1::UploadRequest>> writer =
-      conn.stub->Upload(&context, &response);
+  const grpc::internal::RpcMethod method(kUploadMethod, grpc::internal::RpcMethod::CLIENT_STREAMING,
+                                         conn.channel);
+  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(conn.channel.get(), method,
+                                                                    &context, &response));
 
-  v1::UploadRequest message;
-  message.mutable_header()->set_dtype(detail::ToProto(dtype));
-  message.mutable_header()->mutable_shape()->Add(shape.begin(), shape.end());
+  v1::UploadRequest header;
+  header.mutable_header()->set_dtype(detail::ToProto(dtype));
+  header.mutable_header()->mutable_shape()->Add(shape.begin(), shape.end());
   // A failed Write means the server ended the call (it rejected the header, say); Finish
   // then carries its reason.
-  bool sent = writer->Write(message);
+  bool sent = writer->Write(Serialized(header));
   const size_t chunk_bytes = static_cast<size_t>(conn.options.chunk_bytes);
   for (size_t offset = 0; sent && offset < data.size(); offset += chunk_bytes) {
-    size_t size = std::min(chunk_bytes, data.size() - offset);
-    message.set_chunk(data.data() + offset, size);
-    sent = writer->Write(message);
+    sent = writer->Write(
+        ChunkMessage(data.subspan(offset, std::min(chunk_bytes, data.size() - offset))));
   }
   if (sent) writer->WritesDone();
   detail::Check(writer->Finish());
@@ -87,46 +175,67 @@ void Client::DownloadInto(const Array& array, std::span<std::byte> destination) 
                     array.handle() + " has " + std::to_string(array.nbytes()));
   }
   detail::Connection& conn = connection();
-  if (conn.shared_memory != nullptr &&
-      conn.shared_memory->Download(conn, array.handle(), destination)) {
-    return;
+  if (conn.shared_memory != nullptr) {
+    if (std::optional<detail::PinnedLocation> pinned = conn.shared_memory->Locate(destination)) {
+      v1::SharedMemoryCopyRequest request;
+      request.set_region_name(pinned->region_name);
+      request.set_offset_bytes(pinned->offset);
+      request.set_handle(array.handle());
+      detail::Call(conn, &v1::ArrayHub::Stub::CopyToSharedMemory, request);
+      return;
+    }
+    if (conn.shared_memory->Download(conn, array.handle(), destination)) return;
   }
   grpc::ClientContext context;
   conn.Prepare(context);
   v1::DownloadRequest request;
   request.set_handle(array.handle());
   request.set_chunk_bytes(conn.options.chunk_bytes);
-  std::unique_ptr<grpc::ClientReader<v1::DownloadResponse>> reader =
-      conn.stub->Download(&context, request);
+  const grpc::internal::RpcMethod method(kDownloadMethod,
+                                         grpc::internal::RpcMethod::SERVER_STREAMING, conn.channel);
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(conn.channel.get(), method,
+                                                                    &context, request));
 
   // Ends the call before throwing: the stream must be drained and finished, not abandoned.
   auto fail = [&](const std::string& what) {
     context.TryCancel();
-    v1::DownloadResponse ignored;
+    grpc::ByteBuffer ignored;
     while (reader->Read(&ignored)) {
     }
     (void)reader->Finish();
     return Error(StatusCode::kDataLoss, "download of " + array.handle() + ": " + what);
   };
 
-  v1::DownloadResponse message;
+  grpc::ByteBuffer buffer;
+  std::vector<grpc::Slice> slices;
   bool have_info = false;
   size_t received = 0;
-  while (reader->Read(&message)) {
-    if (message.has_info()) {
-      if (have_info) throw fail("a second info message arrived");
-      if (message.info().nbytes() != array.nbytes()) {
-        throw fail("server announced " + std::to_string(message.info().nbytes()) +
-                   " bytes, expected " + std::to_string(array.nbytes()));
-      }
-      have_info = true;
-    } else {
-      const std::string& chunk = message.chunk();
+  while (reader->Read(&buffer)) {
+    slices.clear();
+    if (!buffer.Dump(&slices).ok()) throw fail("a message could not be read");
+    if (const std::optional<std::pair<size_t, size_t>> chunk = FindChunk(slices)) {
+      const auto [offset, size] = *chunk;
       if (!have_info) throw fail("a chunk arrived before the info message");
-      if (chunk.size() > destination.size() - received) throw fail("more bytes than announced");
-      std::ranges::copy(std::as_bytes(std::span(chunk)), destination.begin() + received);
-      received += chunk.size();
+      if (size > destination.size() - received) throw fail("more bytes than announced");
+      CopyOut(slices, offset, size, destination.data() + received);
+      received += size;
+      continue;
     }
+    v1::DownloadResponse message;
+    std::string flat;
+    for (const grpc::Slice& slice : slices) {
+      flat.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    if (!message.ParseFromString(flat) || !message.has_info()) {
+      throw fail("a message is neither the info nor a chunk");
+    }
+    if (have_info) throw fail("a second info message arrived");
+    if (message.info().nbytes() != array.nbytes()) {
+      throw fail("server announced " + std::to_string(message.info().nbytes()) +
+                 " bytes, expected " + std::to_string(array.nbytes()));
+    }
+    have_info = true;
   }
   detail::Check(reader->Finish());
   if (!have_info || received != destination.size()) {

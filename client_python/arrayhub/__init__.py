@@ -37,6 +37,7 @@ from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, co
                                     sort, split, squeeze, stack, swapaxes, take, tile,
                                     transpose, unique)
 from arrayhub._ndarray import Flags, ndarray
+from arrayhub._pinned import empty_like_pinned, empty_pinned, zeros_like_pinned, zeros_pinned
 from arrayhub._products import dot, inner, matmul, outer, tensordot, vdot
 from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod,
                                  std, sum, var)
@@ -53,6 +54,7 @@ __all__ = sorted(
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",
+     "empty_pinned", "zeros_pinned", "empty_like_pinned", "zeros_like_pinned",
      "clip", "where", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",

@@ -61,6 +61,16 @@ class _Connection:
             self.channel = grpc.secure_channel(address, credentials, options=options)
         self.address = address
         self.stub = service_pb2_grpc.ArrayHubStub(self.channel)
+        # Upload and Download with the messages' bytes as they are on the wire, so that array
+        # data is copied once into an upload message and once out of a download message
+        # (_chunk_prefix, _chunk_start), not also into and out of protobuf objects.
+        self.raw_upload = self.channel.stream_unary(
+            "/arrayhub.v1.ArrayHub/Upload", request_serializer=None,
+            response_deserializer=arrays_pb2.UploadResponse.FromString)
+        self.raw_download = self.channel.unary_stream(
+            "/arrayhub.v1.ArrayHub/Download",
+            request_serializer=arrays_pb2.DownloadRequest.SerializeToString,
+            response_deserializer=None)
         # grpc.health.v1.Health/Check, read raw so that the package needs no
         # grpcio-health-checking: the request with no service named is the empty message.
         self.health_check = self.channel.unary_unary(
@@ -125,6 +135,33 @@ def _housekeeping(connection_ref: Callable[[], Optional[_Connection]],
 
 
 _open_connections: weakref.WeakSet[_Connection] = weakref.WeakSet()
+
+#: The tag of ``bytes chunk = 2`` (length-delimited) in UploadRequest and DownloadResponse.
+_CHUNK_TAG = 0x12
+
+
+def _chunk_prefix(size: int) -> bytes:
+    """The bytes before a chunk of ``size`` bytes in an UploadRequest: its tag and length."""
+    prefix = bytearray((_CHUNK_TAG,))
+    while size >= 0x80:
+        prefix.append(size & 0x7F | 0x80)
+        size >>= 7
+    prefix.append(size)
+    return bytes(prefix)
+
+
+def _chunk_start(message: bytes) -> int:
+    """Where the chunk starts in a DownloadResponse that holds one (every message after the
+    first); raises ArrayHubError for anything else."""
+    if message[:1] == bytes((_CHUNK_TAG,)):
+        size = 0
+        for i in range(1, min(len(message), 11)):
+            size |= (message[i] & 0x7F) << (7 * (i - 1))
+            if message[i] < 0x80:
+                if i + 1 + size == len(message):
+                    return i + 1
+                break
+    raise client_error(ArrayHubError, "a download message after the first holds no chunk")
 
 
 @atexit.register
@@ -254,13 +291,16 @@ class Client:
         return list(self._rpc("List", request).arrays)
 
     def flush(self) -> None:
-        """Frees on the server, now, the arrays garbage collection has queued."""
+        """Frees on the server, now, the arrays garbage collection has queued, and unregisters
+        the pinned host arrays it has collected."""
         handles: list[str] = []
         with contextlib.suppress(IndexError):
             while True:
                 handles.append(self._pending_frees.popleft())
         if handles and not self._closed:
             self._send_frees(handles)
+        if self._shared_memory is not None and not self._closed:
+            self._shared_memory.send_releases()
         if self._ipc is not None and not self._closed:
             for lease in self._ipc.take_releases():
                 with contextlib.suppress(grpc.RpcError):
@@ -318,67 +358,111 @@ class Client:
         return self._rpc("Create", request)
 
     def _upload(self, array: np.ndarray, target_handle: str = "") -> types_pb2.ArrayInfo:
-        """Sends a NumPy array's bytes (C order, little-endian): through the session's shared
-        memory region when there is one (new arrays only), else streamed in chunks <=
-        CHUNK_BYTES."""
+        """Sends a NumPy array's bytes (C order, little-endian), into a new array or over
+        ``target_handle``: straight from a pinned host array of this session when the data
+        lies in one, else through the session's shared-memory region when there is one (new
+        arrays only), else streamed in chunks <= CHUNK_BYTES."""
         _check_not_recording("Upload")
         dtype = _dtypes.normalize(array.dtype)
-        if self._shared_memory is not None and not target_handle:
+        wire_dtype = _dtypes.to_wire(dtype)
+        if self._shared_memory is not None:
             self._check_open()
             try:
-                info = self._shared_memory.upload(np.asarray(array), _dtypes.little_endian(dtype),
-                                                  _dtypes.to_wire(dtype))
+                located = (self._shared_memory.locate(array)
+                           if array.dtype == _dtypes.little_endian(dtype) else None)
+                if located is not None:
+                    return self._shared_memory.upload_pinned(located, array, wire_dtype,
+                                                             target_handle)
+                if not target_handle:
+                    info = self._shared_memory.upload(np.asarray(array),
+                                                      _dtypes.little_endian(dtype), wire_dtype)
+                    if info is not None:
+                        return info
             except grpc.RpcError as error:
                 raise error_from_rpc(error) from None
-            if info is not None:
-                return info
         data = np.asarray(array, dtype=_dtypes.little_endian(dtype), order="C")
-        header = arrays_pb2.UploadHeader(dtype=_dtypes.to_wire(dtype), shape=data.shape,
-                                         target_handle=target_handle)
+        header = arrays_pb2.UploadRequest(header=arrays_pb2.UploadHeader(
+            dtype=wire_dtype, shape=data.shape, target_handle=target_handle))
         raw = data.reshape(-1).view(np.uint8).data
 
-        def messages() -> Iterator[arrays_pb2.UploadRequest]:
-            yield arrays_pb2.UploadRequest(header=header)
+        def messages() -> Iterator[bytes]:
+            yield header.SerializeToString()
             for start in range(0, len(raw), CHUNK_BYTES):
-                yield arrays_pb2.UploadRequest(chunk=raw[start:start + CHUNK_BYTES].tobytes())
+                # The message's bytes made in one copy, straight from the array.
+                chunk = raw[start:start + CHUNK_BYTES]
+                yield b"".join((_chunk_prefix(len(chunk)), chunk))
 
-        return self._rpc("Upload", messages()).array
-
-    def _download(self, handle: str, nbytes: int, wire_dtype: int) -> np.ndarray:
-        """Copies an array of ``nbytes`` bytes out of the session's shared-memory region when
-        there is one, else receives it into one preallocated buffer and wraps it without
-        copying."""
-        _check_not_recording("Download")
         self._check_open()
-        if self._shared_memory is not None:
-            dtype = _dtypes.little_endian(_dtypes.from_wire(wire_dtype))
-            try:
-                result = self._shared_memory.download(handle, nbytes, dtype)
-            except grpc.RpcError as error:
-                raise error_from_rpc(error) from None
-            if result is not None:
-                return result
-        stream = self._connection.stub.Download(arrays_pb2.DownloadRequest(handle=handle),
-                                                metadata=self._metadata)
         try:
-            info = next(stream).info
-            buffer = bytearray(info.nbytes)
-            view = memoryview(buffer)
-            received = 0
-            for message in stream:
-                end = received + len(message.chunk)
-                if end > info.nbytes:
-                    break
-                view[received:end] = message.chunk
-                received = end
+            return self._connection.raw_upload(messages(), metadata=self._metadata).array
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
-        if received != info.nbytes:
+
+    def _download(self, handle: str, shape: tuple[int, ...], wire_dtype: int,
+                  out: Optional[np.ndarray] = None) -> np.ndarray:
+        """The array ``handle`` (of ``shape`` and ``wire_dtype``) in ``out`` (a writable NumPy
+        array of that shape and dtype, any layout) or in a new C-order array: the server
+        copies straight into ``out`` when it is a pinned host array of this session (or a
+        contiguous part of one), else through the session's shared-memory region when there
+        is one, else it streams into the result's memory."""
+        _check_not_recording("Download")
+        self._check_open()
+        dtype = _dtypes.little_endian(_dtypes.from_wire(wire_dtype))
+        result = np.empty(shape, dtype=dtype) if out is None else out
+        if self._shared_memory is not None:
+            try:
+                located = self._shared_memory.locate(result)
+                if located is not None:
+                    self._shared_memory.download_pinned(located, handle)
+                    return result
+                if self._shared_memory.download(handle, result):
+                    return result
+            except grpc.RpcError as error:
+                raise error_from_rpc(error) from None
+        if result.flags.c_contiguous:
+            self._stream_into(handle, result)
+        else:
+            contiguous = np.empty(shape, dtype=dtype)
+            self._stream_into(handle, contiguous)
+            np.copyto(result, contiguous)
+        return result
+
+    def _stream_into(self, handle: str, destination: np.ndarray) -> None:
+        """Receives the Download stream of ``handle`` into ``destination`` (C-contiguous, of
+        the array's size), each chunk copied once, to its place."""
+        stream = self._connection.raw_download(arrays_pb2.DownloadRequest(handle=handle),
+                                               metadata=self._metadata)
+        view = memoryview(destination.reshape(-1).view(np.uint8))
+        expected = len(view)
+        try:
+            info = arrays_pb2.DownloadResponse.FromString(next(stream)).info
+            received = 0
+            if info.nbytes == expected:
+                for message in stream:
+                    start = _chunk_start(message)
+                    end = received + len(message) - start
+                    if end > expected:
+                        break
+                    view[received:end] = memoryview(message)[start:]
+                    received = end
+        except grpc.RpcError as error:
+            raise error_from_rpc(error) from None
+        if info.nbytes != expected or received != expected:
             stream.cancel()
             raise client_error(ArrayHubError, f"download of {handle} sent a wrong number of bytes:"
-                                              f" expected {info.nbytes}")
-        dtype = _dtypes.little_endian(_dtypes.from_wire(info.dtype))
-        return np.frombuffer(buffer, dtype=dtype).reshape(tuple(info.shape))
+                                              f" expected {expected}, the server announced "
+                                              f"{info.nbytes} and sent {received}")
+
+    def _allocate_pinned(self, nbytes: int) -> Optional[Any]:
+        """The memory of a new pinned host array (see _pinned.py), or None when this session
+        cannot use shared memory."""
+        self._check_open()
+        if self._shared_memory is None:
+            return None
+        try:
+            return self._shared_memory.allocate_pinned(nbytes)
+        except grpc.RpcError as error:
+            raise error_from_rpc(error) from None
 
     def _release(self, handle: str) -> None:
         """Queues a handle to be freed. Makes no call: it runs inside ``__del__``, on

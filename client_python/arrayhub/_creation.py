@@ -51,9 +51,16 @@ def asarray(a: Any, dtype: DTypeLike | None = None) -> ndarray:
     return array(a, dtype=dtype, copy=False)
 
 
-def asnumpy(a: Any) -> np.ndarray:
-    """Host copy of an arrayhub array (downloaded); other objects through numpy.asarray."""
-    return a.get() if isinstance(a, ndarray) else np.asarray(a)
+def asnumpy(a: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """Host copy of an arrayhub array (downloaded); other objects through numpy.asarray.
+    With ``out`` (a NumPy array of the same shape and dtype) the data lands there, as in
+    ``a.get(out=out)``, and ``out`` is returned."""
+    if isinstance(a, ndarray):
+        return a.get(out=out)
+    if out is None:
+        return np.asarray(a)
+    out[...] = a
+    return out
 
 
 def empty(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:

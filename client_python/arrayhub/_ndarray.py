@@ -222,9 +222,14 @@ class ndarray:
 
     # -- Transfer and conversion ------------------------------------------------------------
 
-    def get(self) -> np.ndarray:
-        """Downloads the array into a new NumPy array (C order)."""
-        return self._client._download(_ops.handle_of(self), self._info.nbytes, self._info.dtype)
+    def get(self, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Downloads the array into a new NumPy array (C order), or into ``out``, a writable
+        NumPy array of the same shape and dtype, which is returned (as CuPy's ``get``). When
+        ``out`` is a pinned host array (:func:`arrayhub.empty_pinned`, or a C-contiguous part
+        of one) of this array's client, the server writes straight into it."""
+        if out is not None:
+            _check_out(out, self._shape, self._dtype)
+        return self._client._download(_ops.handle_of(self), self._shape, self._info.dtype, out)
 
     def set(self, arr: Any) -> None:
         """Overwrites this array with host data of the same shape and dtype (Upload RPC)."""
@@ -608,3 +613,19 @@ class ndarray:
                                "inplace matrix multiplication requires the first operand to "
                                "have at least one and the second at least two dimensions.")
         return _ops.matmul(self, other, out=self)
+
+
+def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """Refuses a download destination NumPy could not write the array into as it is (CuPy's
+    checks and messages)."""
+    if not isinstance(out, np.ndarray):
+        raise client_error(ArrayHubTypeError,
+                           f"out must be a numpy.ndarray, got {type(out).__name__}")
+    if out.dtype != dtype:
+        raise client_error(ArrayHubTypeError,
+                           f"{out.dtype} array cannot be obtained from {dtype} array")
+    if out.shape != shape:
+        raise client_error(ArrayHubValueError,
+                           f"Shape mismatch. Expected shape: {shape}, actual shape: {out.shape}")
+    if not out.flags.writeable:
+        raise client_error(ArrayHubValueError, "out is read-only")

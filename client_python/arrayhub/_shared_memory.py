@@ -1,5 +1,10 @@
-"""The same-host transfer path: uploads and downloads through one POSIX shared-memory object
-per session, registered with the server, instead of a gRPC stream.
+"""The same-host transfer path: uploads and downloads through POSIX shared-memory objects
+registered with the server, instead of a gRPC stream.
+
+Two kinds of object: one per session that transfers copy through (the client copies the data
+in or out, the server makes one copy between the object and the array), and pinned host
+arrays (:func:`arrayhub.empty_pinned`), NumPy arrays whose memory is an object of their own,
+which the server copies to and from directly: no copy on the client's side at all.
 
 Used when the server is on this host: its address is a loopback or unix-socket one, or
 ``ARRAYHUB_SHARED_MEMORY=1`` says so (``=0`` turns the path off). The client makes the object
@@ -13,9 +18,12 @@ server: UNIMPLEMENTED), the session streams for the rest of its life.
 
 from __future__ import annotations
 
+import collections
+import logging
 import mmap
 import os
 import threading
+import weakref
 from typing import Any, Callable, Optional
 
 import grpc
@@ -23,8 +31,13 @@ import numpy as np
 
 from arrayhub.v1 import arrays_pb2, types_pb2
 
+_log = logging.getLogger("arrayhub")
+
 #: The object's header, the registration key; array data starts after it.
 HEADER_BYTES = 32
+#: Where a pinned host array's data starts in its object: page-aligned, as the pinned memory
+#: of cudaMallocHost is, so that DMA to and from it runs at the same rate.
+PINNED_DATA_OFFSET = mmap.PAGESIZE
 #: Smallest object made, and its unit of growth.
 _MINIMUM_BYTES = 1 << 20
 _REGION_NAME = "transfer"
@@ -51,14 +64,17 @@ def wanted(address: str) -> bool:
 
 
 class SharedMemoryTransfer:
-    """One session's region. ``rpc(method, request)`` calls the session's unary RPCs and
-    raises the gRPC error unchanged."""
+    """One session's objects: its transfer region and its pinned host arrays.
+    ``rpc(method, request)`` calls the session's unary RPCs and raises the gRPC error
+    unchanged."""
 
     def __init__(self, rpc: Callable[[str, Any], Any]) -> None:
         self._rpc = rpc
         self._lock = threading.Lock()
         self._disabled = False
         self._map: Optional[mmap.mmap] = None
+        #: Regions of pinned host arrays that were garbage-collected, to unregister.
+        self._released: collections.deque[str] = collections.deque()
 
     @property
     def active(self) -> bool:
@@ -82,20 +98,37 @@ class SharedMemoryTransfer:
                 shape=data.shape)
             return self._rpc("CopyFromSharedMemory", request).array
 
-    def download(self, handle: str, nbytes: int, dtype: np.dtype) -> Optional[np.ndarray]:
-        """The array ``handle`` (``nbytes`` bytes of ``dtype``) in a new NumPy array, or None
-        when this transfer must stream instead."""
+    def download(self, handle: str, out: np.ndarray) -> bool:
+        """Copies the array ``handle`` into ``out`` (a writable NumPy array of its shape and
+        little-endian dtype, any layout); False when this transfer must stream instead."""
         with self._lock:
-            if not self._reserve(nbytes):
-                return None
+            if not self._reserve(out.nbytes):
+                return False
             request = arrays_pb2.SharedMemoryCopyRequest(
                 region_name=_REGION_NAME, offset_bytes=HEADER_BYTES, handle=handle)
-            info = self._rpc("CopyToSharedMemory", request).array
-            region = np.frombuffer(self._map, dtype=dtype, count=nbytes // dtype.itemsize,
-                                   offset=HEADER_BYTES)
-            result = region.reshape(tuple(info.shape)).copy()
+            self._rpc("CopyToSharedMemory", request)
+            region = np.frombuffer(self._map, dtype=out.dtype, count=out.size,
+                                   offset=HEADER_BYTES).reshape(out.shape)
+            np.copyto(out, region)
             del region
-            return result
+            return True
+
+    def upload_pinned(self, located: tuple[str, int], data: np.ndarray, wire_dtype: int,
+                      target_handle: str) -> types_pb2.ArrayInfo:
+        """Uploads ``data``, which lies in a pinned host array at ``located`` (see locate),
+        into a new array or over ``target_handle``: one copy, by the server."""
+        region_name, offset = located
+        request = arrays_pb2.SharedMemoryCopyRequest(
+            region_name=region_name, offset_bytes=offset, dtype=wire_dtype, shape=data.shape,
+            handle=target_handle)
+        return self._rpc("CopyFromSharedMemory", request).array
+
+    def download_pinned(self, located: tuple[str, int], handle: str) -> types_pb2.ArrayInfo:
+        """Downloads the array ``handle`` into a pinned host array at ``located``."""
+        region_name, offset = located
+        request = arrays_pb2.SharedMemoryCopyRequest(region_name=region_name,
+                                                     offset_bytes=offset, handle=handle)
+        return self._rpc("CopyToSharedMemory", request).array
 
     def close(self) -> None:
         """Unmaps the object (the server lets go of it when the session closes)."""
@@ -123,43 +156,115 @@ class SharedMemoryTransfer:
                       arrays_pb2.UnregisterSharedMemoryRequest(region_name=_REGION_NAME))
             self._unmap()
 
+        self._map = self._register(_REGION_NAME, size)
+        return self._map is not None
+
+    def allocate_pinned(self, nbytes: int) -> Optional[PinnedMap]:
+        """A new object of its own holding ``nbytes`` after PINNED_DATA_OFFSET, registered
+        with the server, or None when the server cannot use this client's objects (the caller
+        then uses ordinary memory). The server's limits (regions per session, bytes per
+        region) raise."""
+        self.send_releases()
+        if self._disabled:
+            return None
+        size = -(-(PINNED_DATA_OFFSET + nbytes) // mmap.PAGESIZE) * mmap.PAGESIZE
+        region_name = f"pinned-{os.urandom(8).hex()}"
+        pinned = self._register(region_name, size, PinnedMap, raise_limits=True)
+        if pinned is None:
+            return None
+        pinned.region_name = region_name
+        pinned.transfer = self
+        probe = np.frombuffer(pinned, dtype=np.uint8, count=1)
+        pinned.address = probe.__array_interface__["data"][0]
+        del probe
+        # The server lets go of the object once the last array using the memory is gone; the
+        # call is made later, by the client's background thread or its next allocation,
+        # because the collector may run this on any thread, in the middle of a call.
+        weakref.finalize(pinned, self._released.append, region_name)
+        return pinned
+
+    def locate(self, array: np.ndarray) -> Optional[tuple[str, int]]:
+        """The region and offset of ``array``'s data when it is C-contiguous and lies in a
+        pinned host array this session registered (a slice of one included), else None."""
+        if not array.flags.c_contiguous:
+            return None
+        owner: Any = array
+        while True:
+            if isinstance(owner, np.ndarray) and owner.base is not None:
+                owner = owner.base
+            elif isinstance(owner, memoryview):
+                owner = owner.obj
+            else:
+                break
+        if not isinstance(owner, PinnedMap) or owner.transfer is not self:
+            return None
+        offset = array.__array_interface__["data"][0] - owner.address
+        return owner.region_name, offset
+
+    def send_releases(self) -> None:
+        """Unregisters the pinned host arrays garbage collection has released."""
+        while self._released:
+            region_name = self._released.popleft()
+            try:
+                self._rpc("UnregisterSharedMemory",
+                          arrays_pb2.UnregisterSharedMemoryRequest(region_name=region_name))
+            except grpc.RpcError as error:
+                # NOT_FOUND: the session closed and took its regions along. Otherwise the
+                # region stays until the session ends, as a failed Free leaves an array.
+                _log.debug("arrayhub: unregistering region %s failed: %s", region_name,
+                           error.details())
+
+    def _register(self, region_name: str, size: int, kind: type = mmap.mmap,
+                  raise_limits: bool = False) -> Optional[Any]:
+        """A new object of ``size`` bytes mapped as ``kind`` and registered as
+        ``region_name``, or None when the transfer must stream (a full /dev/shm, or a server
+        that cannot use it; with ``raise_limits`` a server limit raises instead)."""
         name = f"arrayhub-{os.getpid()}-{os.urandom(8).hex()}"
         path = os.path.join(_SHM_DIRECTORY, name)
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
         except OSError:
-            return False
+            return None
         try:
             try:
                 # Reserves the pages now: a full /dev/shm fails here (stream instead) rather
                 # than as SIGBUS when this process writes to the map.
                 os.posix_fallocate(fd, 0, size)
-                self._map = mmap.mmap(fd, size)
+                mapped = kind(fd, size)
             finally:
                 os.close(fd)
-            return self._register("/" + name, size)
+            return self._send_registration(region_name, "/" + name, mapped, raise_limits)
         except OSError:
-            self._unmap()
-            return False
+            return None
         finally:
             # The name is needed only until the server has opened the object.
             os.unlink(path)
 
-    def _register(self, shm_key: str, size: int) -> bool:
+    def _send_registration(self, region_name: str, shm_key: str, mapped: Any,
+                           raise_limits: bool) -> Optional[Any]:
         key = os.urandom(HEADER_BYTES)
-        self._map[:HEADER_BYTES] = key
+        mapped[:HEADER_BYTES] = key
         request = arrays_pb2.RegisterSharedMemoryRequest(
-            region_name=_REGION_NAME, shm_key=shm_key, byte_size=size, key=key)
+            region_name=region_name, shm_key=shm_key, byte_size=len(mapped), key=key)
         try:
             self._rpc("RegisterSharedMemory", request)
-            return True
+            return mapped
         except grpc.RpcError as error:
-            self._unmap()
+            mapped.close()
             if error.code() in _NEVER_ON_THIS_SERVER:
                 self._disabled = True
-                return False
+                return None
             # Larger than the server's region limit: this transfer streams, a smaller one may
             # not.
-            if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
-                return False
+            if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and not raise_limits:
+                return None
             raise
+
+
+class PinnedMap(mmap.mmap):
+    """The memory of a pinned host array: a mapped object registered with the server as
+    ``region_name`` in ``transfer``'s session, whose first byte is at ``address``."""
+
+    region_name: str
+    transfer: SharedMemoryTransfer
+    address: int

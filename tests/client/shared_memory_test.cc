@@ -1,6 +1,7 @@
 // The C++ client's same-host path: on a loopback address transfers go through a registered
-// shared-memory region (growing as needed), and the client streams instead when the server or
-// ARRAYHUB_SHARED_MEMORY rules it out, with the same results either way.
+// shared-memory region (growing as needed), or straight from and into pinned buffers, and the
+// client streams instead when the server or ARRAYHUB_SHARED_MEMORY rules it out, with the same
+// results either way.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include <filesystem>
 #include <numeric>
 #include <optional>
+#include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,9 @@ namespace {
 
 using arrayhub::client::Client;
 using arrayhub::client::DType;
+using arrayhub::client::Error;
+using arrayhub::client::PinnedBuffer;
+using arrayhub::client::StatusCode;
 
 std::vector<double> Ramp(size_t n) {
   std::vector<double> values(n);
@@ -106,6 +112,136 @@ TEST_F(SharedMemoryClientTest, TransfersOverTheServersRegionLimitStream) {
   auto b = client().Upload(small, {10});
   EXPECT_TRUE(client().UsesSharedMemory());
   EXPECT_EQ(client().Download<double>(b), small);
+}
+
+// Standard normal float32 values from a generator seeded by `seed`.
+void FillRandom(std::span<float> values, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal;
+  for (float& value : values) value = normal(rng);
+}
+
+TEST_F(SharedMemoryClientTest, PinnedBuffersAndTheirPartsTransferWithoutTheRegion) {
+  Start();
+  constexpr size_t kCount = 3 << 16;  // 768 KiB of float32.
+  PinnedBuffer source = client().AllocatePinned(kCount * sizeof(float));
+  ASSERT_TRUE(source.registered());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(source.data()) % 4096, 0u);
+  const std::span<float> values = source.as<float>();
+  ASSERT_EQ(values.size(), kCount);
+  FillRandom(values, 11);
+  const std::vector<float> expected(values.begin(), values.end());
+
+  auto whole = client().Upload<float>(values, {3, 1 << 16});
+  // A part of the buffer, at an offset that is no multiple of anything but the element.
+  auto part = client().Upload<float>(values.subspan(7, 1000), {1000});
+
+  // Downloads into a pinned buffer and into a part of one.
+  PinnedBuffer back = client().AllocatePinned(kCount * sizeof(float));
+  client().DownloadInto(whole, back.bytes());
+  EXPECT_TRUE(std::ranges::equal(back.as<float>(), expected));
+  std::ranges::fill(back.as<float>(), 0.0f);
+  client().DownloadInto(part, std::as_writable_bytes(back.as<float>().subspan(5, 1000)));
+  EXPECT_TRUE(
+      std::ranges::equal(back.as<float>().subspan(5, 1000), std::span(expected).subspan(7, 1000)));
+  EXPECT_EQ(back.as<float>()[4], 0.0f);
+  EXPECT_EQ(back.as<float>()[1005], 0.0f);
+  // Every transfer went straight through the buffers: the session's region was never made.
+  EXPECT_FALSE(client().UsesSharedMemory());
+  EXPECT_EQ(client().Download<float>(part),
+            std::vector<float>(expected.begin() + 7, expected.begin() + 1007));
+
+  // Ordinary memory still goes through the region.
+  auto copied = client().Upload(expected, {kCount});
+  EXPECT_TRUE(client().UsesSharedMemory());
+  EXPECT_EQ(client().Download<float>(copied), expected);
+  EXPECT_EQ(LeftInDevShm(), 0);
+}
+
+TEST_F(SharedMemoryClientTest, PinnedBufferTransfersCheckSizesAndTypes) {
+  Start();
+  PinnedBuffer buffer = client().AllocatePinned(64 * sizeof(float));
+  FillRandom(buffer.as<float>(), 12);
+  try {
+    client().UploadBytes(buffer.bytes().first(63 * sizeof(float)), DType::kFloat32, {64});
+    FAIL() << "a short upload was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument) << e.what();
+  }
+  auto a = client().Upload<float>(buffer.as<float>(), {8, 8});
+  EXPECT_THROW(client().DownloadInto(a, buffer.bytes().first(10)), Error);
+  try {
+    (void)client().Download<double>(a);
+    FAIL() << "a float32 array was downloaded as float64";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument) << e.what();
+  }
+}
+
+TEST_F(SharedMemoryClientTest, PinnedBuffersCountAgainstTheRegionLimitsUntilDestroyed) {
+  arrayhub::ServerOptions options;
+  options.limits.max_shared_memory_regions = 2;
+  options.limits.max_shared_memory_bytes = 1 << 20;
+  Start(options);
+  std::optional<PinnedBuffer> first = client().AllocatePinned(1000);
+  PinnedBuffer second = client().AllocatePinned(1000);
+  try {
+    client().AllocatePinned(1000);
+    FAIL() << "a third region was registered";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(std::string(e.what()).find("--max-shared-memory-regions 2"), std::string::npos)
+        << e.what();
+  }
+  first.reset();  // Unregisters it: there is room again.
+  PinnedBuffer third = client().AllocatePinned(1000);
+  EXPECT_TRUE(third.registered());
+  try {
+    client().AllocatePinned(1 << 20);  // With its header page, over the bytes limit.
+    FAIL() << "a region over --max-shared-memory-bytes was registered";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(std::string(e.what()).find("--max-shared-memory-bytes"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(LeftInDevShm(), 0);
+}
+
+TEST_F(SharedMemoryClientTest, PinnedBuffersAreOrdinaryMemoryWhereSharedMemoryIsOff) {
+  setenv("ARRAYHUB_SHARED_MEMORY", "0", 1);
+  Start();
+  PinnedBuffer buffer = client().AllocatePinned(100 * sizeof(float));
+  EXPECT_FALSE(buffer.registered());
+  EXPECT_TRUE(std::ranges::all_of(buffer.bytes(), [](std::byte b) { return b == std::byte{0}; }));
+  FillRandom(buffer.as<float>(), 13);
+  auto a = client().Upload<float>(buffer.as<float>(), {100});
+  PinnedBuffer back = client().AllocatePinned(100 * sizeof(float));
+  client().DownloadInto(a, back.bytes());
+  EXPECT_TRUE(std::ranges::equal(back.bytes(), buffer.bytes()));
+  EXPECT_FALSE(client().UsesSharedMemory());
+}
+
+TEST_F(SharedMemoryClientTest, PinnedBuffersOfAServerWithSharedMemoryOffAreOrdinaryMemory) {
+  arrayhub::ServerOptions options;
+  options.limits.shared_memory = false;
+  Start(options);
+  PinnedBuffer buffer = client().AllocatePinned(10 * sizeof(float));
+  EXPECT_FALSE(buffer.registered());
+  FillRandom(buffer.as<float>(), 14);
+  auto a = client().Upload<float>(buffer.as<float>(), {10});
+  EXPECT_TRUE(std::ranges::equal(client().Download<float>(a), buffer.as<float>()));
+  EXPECT_EQ(LeftInDevShm(), 0);
+}
+
+TEST_F(SharedMemoryClientTest, APinnedBufferMayOutliveItsClient) {
+  Start();
+  PinnedBuffer buffer = client().AllocatePinned(4096);
+  FillRandom(buffer.as<float>(), 15);
+  client_.reset();  // The session closes and takes the region along.
+  EXPECT_TRUE(buffer.registered());
+  buffer.as<float>()[0] = 1.5f;  // Still mapped here.
+  buffer = PinnedBuffer();       // Released with no session to tell.
+  EXPECT_EQ(buffer.data(), nullptr);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "arrayhub/dtype.h"
 #include "arrayhub/error.h"
 #include "arrayhub/ipc.h"
+#include "arrayhub/pinned_buffer.h"
 
 namespace arrayhub::client {
 
@@ -352,6 +353,12 @@ class Client {
   Array Upload(const std::vector<bool>& data, const Shape& shape);
   // Uploads raw little-endian C-order bytes (the only way to upload float16).
   Array UploadBytes(std::span<const std::byte> data, DType dtype, const Shape& shape);
+
+  // `bytes` of host memory that the server copies to and from directly (pinned_buffer.h):
+  // uploads from it and downloads into it, or into any part of it, cost no copy here. Throws
+  // kResourceExhausted at the server's limits (--max-shared-memory-regions per session,
+  // --max-shared-memory-bytes); ordinary memory where the server cannot use shared memory.
+  PinnedBuffer AllocatePinned(int64_t bytes);
 
   // Downloads the elements in C order. Throws kInvalidArgument if T is not the array's type.
   template <ArrayElement T>
