@@ -190,7 +190,11 @@ absl::StatusOr<int64_t> Engine::Free(const Caller& caller,
     AH_ASSIGN_OR_RETURN(Handle h, Handle::Parse(handles[i], fmt::format("handles[{}]", i)));
     parsed.push_back(h);
   }
-  return table_.Erase(caller, parsed);
+  return Free(caller, parsed);
+}
+
+absl::StatusOr<int64_t> Engine::Free(const Caller& caller, const std::vector<Handle>& handles) {
+  return table_.Erase(caller, handles);
 }
 
 std::vector<ArrayTable::RecordPtr> Engine::List(const Caller& caller, bool all_sessions) const {

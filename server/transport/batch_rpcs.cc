@@ -1,7 +1,7 @@
 // Batch: ops run in order, each reading earlier results through the internal handles that the
 // batch gives them; only the results the client keeps are answered, the rest are freed as soon
 // as no later op reads them (server/core/batch_plan.h has the rules).
-#include <fmt/format.h>
+#include <string>
 
 #include "server/core/batch_plan.h"
 #include "server/core/status_macros.h"
@@ -38,7 +38,7 @@ class BatchArrays {
     if (created_[op]) {
       for (const ArrayTable::RecordPtr& array : arrays_[op]) {
         // NOT_FOUND only when the session closed during the call and took its arrays along.
-        engine_.Free(caller_, {array->handle.ToString()}).IgnoreError();
+        engine_.Free(caller_, std::vector<Handle>{array->handle}).IgnoreError();
       }
     }
     arrays_[op].clear();
@@ -54,7 +54,9 @@ class BatchArrays {
 
 // "elementwise add", or the kind alone when the op names nothing.
 std::string Label(std::string_view kind, std::string_view name) {
-  return name.empty() ? std::string(kind) : fmt::format("{} {}", kind, name);
+  std::string label(kind);
+  if (!name.empty()) label.append(" ").append(name);
+  return label;
 }
 
 // The name of the oneof member that is set in `message` ("reshape", "zeros"); empty if none.
@@ -88,14 +90,17 @@ std::string LabelOf(const BatchOp& op) {
 void AddReference(const v1::Operand& operand, std::string_view field, BatchStep& step) {
   if (operand.value_case() == v1::Operand::kBatchResult) {
     step.references.push_back(
-        {.field = fmt::format("{}.batch_result", field), .op = operand.batch_result()});
+        {.field = std::string(field) + ".batch_result", .op = operand.batch_result()});
   }
 }
 
 void AddReferences(const google::protobuf::RepeatedPtrField<v1::Operand>& operands,
                    BatchStep& step) {
   for (int k = 0; k < operands.size(); ++k) {
-    AddReference(operands[k], fmt::format("operands[{}]", k), step);
+    if (operands[k].value_case() == v1::Operand::kBatchResult) {
+      step.references.push_back({.field = "operands[" + std::to_string(k) + "].batch_result",
+                                 .op = operands[k].batch_result()});
+    }
   }
 }
 
