@@ -51,6 +51,8 @@ int64_t Engine::ReapExpiredSessions() {
 
 absl::Status Engine::CheckArrayQuota(const std::string& tenant) const {
   const int64_t max = ledger_->quota().max_arrays;
+  // Asked for every new array: without a quota there is nothing to count.
+  if (max == TenantQuota::kUnlimited) return absl::OkStatus();
   const int64_t held = table_.CountHeldBy(tenant), published = publications_.CountOf(tenant);
   // Checked before the work, not reserved: concurrent requests of one tenant may overshoot by
   // the number in flight, which the gRPC thread pool bounds.
