@@ -53,6 +53,8 @@ int64_t Engine::ReapExpiredSessions() {
 
 absl::Status Engine::CheckArrayQuota(const std::string& tenant) const {
   const int64_t max = ledger_->quota().max_arrays;
+  // Asked for every new array: without a quota there is nothing to count.
+  if (max == TenantQuota::kUnlimited) return absl::OkStatus();
   const int64_t held = table_.CountHeldBy(tenant), published = publications_.CountOf(tenant);
   // Checked before the work, not reserved: concurrent requests of one tenant may overshoot by
   // the number in flight, which the gRPC thread pool bounds.
@@ -192,7 +194,11 @@ absl::StatusOr<int64_t> Engine::Free(const Caller& caller,
     AH_ASSIGN_OR_RETURN(Handle h, Handle::Parse(handles[i], fmt::format("handles[{}]", i)));
     parsed.push_back(h);
   }
-  return table_.Erase(caller, parsed);
+  return Free(caller, parsed);
+}
+
+absl::StatusOr<int64_t> Engine::Free(const Caller& caller, const std::vector<Handle>& handles) {
+  return table_.Erase(caller, handles);
 }
 
 std::vector<ArrayTable::RecordPtr> Engine::List(const Caller& caller, bool all_sessions) const {

@@ -117,6 +117,8 @@ class Engine {
                                                              const ArrayOpSpec& spec);
 
   absl::StatusOr<int64_t> Free(const Caller& caller, const std::vector<std::string>& handles);
+  // As above, for handles the server holds already (a Batch's intermediates): nothing to parse.
+  absl::StatusOr<int64_t> Free(const Caller& caller, const std::vector<Handle>& handles);
   std::vector<ArrayTable::RecordPtr> List(const Caller& caller, bool all_sessions) const;
 
   // Sharing by name (engine_sharing.cc). Publish answers the array with its name set.

@@ -40,6 +40,15 @@ absl::StatusOr<Handle> Handle::Parse(std::string_view text, std::string_view fie
   return Handle(words[0], words[1]);
 }
 
-std::string Handle::ToString() const { return fmt::format("{:016x}{:016x}", hi_, lo_); }
+std::string Handle::ToString() const {
+  // By hand rather than with fmt: a Batch writes one for every op it runs.
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    text[15 - i] = kDigits[(hi_ >> (4 * i)) & 0xf];
+    text[31 - i] = kDigits[(lo_ >> (4 * i)) & 0xf];
+  }
+  return text;
+}
 
 }  // namespace arrayhub

@@ -1,6 +1,8 @@
 #include "server/core/promotion.h"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 
 namespace arrayhub {
 namespace {
@@ -39,9 +41,8 @@ constexpr DType kPromotionOrder[] = {
     DType::kFloat32, DType::kFloat64, DType::kComplex64, DType::kComplex128,
 };
 
-}  // namespace
-
-bool CanCastSafely(DType from, DType to) {
+// The rules themselves; CanCastSafely and PromoteTypes answer from tables of them (below).
+bool SafeCastRule(DType from, DType to) {
   if (from == to || KindOf(from) == DTypeKind::kBool) return true;
   const int64_t from_size = ItemSize(from);
   const int64_t to_size = ItemSize(to);
@@ -62,14 +63,45 @@ bool CanCastSafely(DType from, DType to) {
   return false;
 }
 
-// Every safe cast also keeps or raises the kind, so the kind order alone decides.
-bool CanCastSameKind(DType from, DType to) { return KindRank(from) <= KindRank(to); }
-
-DType PromoteTypes(DType a, DType b) {
+DType PromotionRule(DType a, DType b) {
   for (DType candidate : kPromotionOrder) {
-    if (CanCastSafely(a, candidate) && CanCastSafely(b, candidate)) return candidate;
+    if (SafeCastRule(a, candidate) && SafeCastRule(b, candidate)) return candidate;
   }
   return DType::kComplex128;  // Unreachable: every dtype casts safely to complex128.
 }
+
+// Every op asks these questions many times (a ufunc's loop search tries each loop's inputs in
+// turn), so each answer is one load from a table built once.
+constexpr size_t kDTypes = std::size(kAllDTypes);
+
+size_t IndexOf(DType d) { return static_cast<size_t>(d) - static_cast<size_t>(DType::kBool); }
+
+struct CastTables {
+  std::array<std::array<bool, kDTypes>, kDTypes> safe;       // [from][to]
+  std::array<std::array<DType, kDTypes>, kDTypes> promoted;  // [a][b]
+};
+
+const CastTables& Tables() {
+  static const CastTables tables = [] {
+    CastTables built;
+    for (DType a : kAllDTypes) {
+      for (DType b : kAllDTypes) {
+        built.safe[IndexOf(a)][IndexOf(b)] = SafeCastRule(a, b);
+        built.promoted[IndexOf(a)][IndexOf(b)] = PromotionRule(a, b);
+      }
+    }
+    return built;
+  }();
+  return tables;
+}
+
+}  // namespace
+
+bool CanCastSafely(DType from, DType to) { return Tables().safe[IndexOf(from)][IndexOf(to)]; }
+
+// Every safe cast also keeps or raises the kind, so the kind order alone decides.
+bool CanCastSameKind(DType from, DType to) { return KindRank(from) <= KindRank(to); }
+
+DType PromoteTypes(DType a, DType b) { return Tables().promoted[IndexOf(a)][IndexOf(b)]; }
 
 }  // namespace arrayhub

@@ -1,7 +1,7 @@
 // Batch: ops run in order, each reading earlier results through the internal handles that the
 // batch gives them; only the results the client keeps are answered, the rest are freed as soon
 // as no later op reads them (server/core/batch_plan.h has the rules).
-#include <fmt/format.h>
+#include <string>
 
 #include "server/core/batch_plan.h"
 #include "server/core/status_macros.h"
@@ -17,11 +17,11 @@ using Records = std::vector<ArrayTable::RecordPtr>;
 // The arrays of a running batch, by op. Those the batch created (not an `out` array an op
 // wrote into) are freed by Free, or when the batch ends, unless Keep handed them to the caller:
 // a failed batch leaves none behind.
-class BatchArrays {
+class BatchArrays final : public BatchResults {
  public:
   BatchArrays(Engine& engine, const Caller& caller, size_t ops)
       : engine_(engine), caller_(caller), arrays_(ops), created_(ops) {}
-  ~BatchArrays() {
+  ~BatchArrays() override {
     for (size_t op = 0; op < arrays_.size(); ++op) Free(static_cast<int64_t>(op));
   }
   BatchArrays(const BatchArrays&) = delete;
@@ -33,12 +33,13 @@ class BatchArrays {
   }
   // The single array of an op that PlanBatch let later ops read or the client keep.
   const ArrayRecord& Of(int64_t op) const { return *arrays_[op].front(); }
+  std::string HandleOf(int64_t op) const override { return Of(op).handle.ToString(); }
   void Keep(int64_t op) { created_[op] = false; }
   void Free(int64_t op) {
     if (created_[op]) {
       for (const ArrayTable::RecordPtr& array : arrays_[op]) {
         // NOT_FOUND only when the session closed during the call and took its arrays along.
-        engine_.Free(caller_, {array->handle.ToString()}).IgnoreError();
+        engine_.Free(caller_, std::vector<Handle>{array->handle}).IgnoreError();
       }
     }
     arrays_[op].clear();
@@ -54,7 +55,9 @@ class BatchArrays {
 
 // "elementwise add", or the kind alone when the op names nothing.
 std::string Label(std::string_view kind, std::string_view name) {
-  return name.empty() ? std::string(kind) : fmt::format("{} {}", kind, name);
+  std::string label(kind);
+  if (!name.empty()) label.append(" ").append(name);
+  return label;
 }
 
 // The name of the oneof member that is set in `message` ("reshape", "zeros"); empty if none.
@@ -88,14 +91,17 @@ std::string LabelOf(const BatchOp& op) {
 void AddReference(const v1::Operand& operand, std::string_view field, BatchStep& step) {
   if (operand.value_case() == v1::Operand::kBatchResult) {
     step.references.push_back(
-        {.field = fmt::format("{}.batch_result", field), .op = operand.batch_result()});
+        {.field = std::string(field) + ".batch_result", .op = operand.batch_result()});
   }
 }
 
 void AddReferences(const google::protobuf::RepeatedPtrField<v1::Operand>& operands,
                    BatchStep& step) {
   for (int k = 0; k < operands.size(); ++k) {
-    AddReference(operands[k], fmt::format("operands[{}]", k), step);
+    if (operands[k].value_case() == v1::Operand::kBatchResult) {
+      step.references.push_back({.field = "operands[" + std::to_string(k) + "].batch_result",
+                                 .op = operands[k].batch_result()});
+    }
   }
 }
 
@@ -133,45 +139,6 @@ BatchStep StepOf(const BatchOp& op) {
   return step;
 }
 
-void Resolve(v1::Operand& operand, const BatchArrays& arrays) {
-  if (operand.value_case() == v1::Operand::kBatchResult) {
-    operand.set_handle(arrays.Of(operand.batch_result()).handle.ToString());
-  }
-}
-
-void Resolve(google::protobuf::RepeatedPtrField<v1::Operand>& operands, const BatchArrays& arrays) {
-  for (v1::Operand& operand : operands) Resolve(operand, arrays);
-}
-
-// `op` with each batch result it reads replaced by that result's handle.
-BatchOp Resolved(const BatchOp& op, const BatchArrays& arrays) {
-  BatchOp resolved = op;
-  switch (resolved.op_case()) {
-    case BatchOp::kElementwise:
-      Resolve(*resolved.mutable_elementwise()->mutable_operands(), arrays);
-      break;
-    case BatchOp::kMatmul:
-      Resolve(*resolved.mutable_matmul()->mutable_a(), arrays);
-      Resolve(*resolved.mutable_matmul()->mutable_b(), arrays);
-      break;
-    case BatchOp::kReduce:
-      Resolve(*resolved.mutable_reduce()->mutable_input(), arrays);
-      break;
-    case BatchOp::kView:
-      if (op.view().array_case() == v1::ViewRequest::kBatchHandle) {
-        resolved.mutable_view()->set_handle(arrays.Of(op.view().batch_handle()).handle.ToString());
-      }
-      break;
-    case BatchOp::kArrayOp:
-      Resolve(*resolved.mutable_array_op()->mutable_operands(), arrays);
-      break;
-    case BatchOp::kCreate:
-    case BatchOp::OP_NOT_SET:
-      break;
-  }
-  return resolved;
-}
-
 // The existing array an op writes its result into (NumPy's out=); empty when it makes one.
 std::string_view OutOf(const BatchOp& op) {
   switch (op.op_case()) {
@@ -191,27 +158,29 @@ absl::StatusOr<Records> One(absl::StatusOr<ArrayTable::RecordPtr> result) {
   return Records{*std::move(result)};
 }
 
-// Runs a resolved op as its own RPC would.
-absl::StatusOr<Records> Run(Engine& engine, const Caller& caller, const BatchOp& op) {
+// Runs an op as its own RPC would, the batch results it reads named by their handles.
+absl::StatusOr<Records> Run(Engine& engine, const Caller& caller, const BatchOp& op,
+                            const BatchResults& results) {
   switch (op.op_case()) {
     case BatchOp::kElementwise: {
-      AH_ASSIGN_OR_RETURN(ElementwiseSpec spec, ElementwiseSpecFromProto(op.elementwise()));
+      AH_ASSIGN_OR_RETURN(ElementwiseSpec spec,
+                          ElementwiseSpecFromProto(op.elementwise(), &results));
       return One(engine.Elementwise(caller, spec));
     }
     case BatchOp::kMatmul: {
-      AH_ASSIGN_OR_RETURN(MatmulSpec spec, MatmulSpecFromProto(op.matmul()));
+      AH_ASSIGN_OR_RETURN(MatmulSpec spec, MatmulSpecFromProto(op.matmul(), &results));
       return One(engine.Matmul(caller, spec));
     }
     case BatchOp::kReduce: {
-      AH_ASSIGN_OR_RETURN(ReduceSpec spec, ReduceSpecFromProto(op.reduce()));
+      AH_ASSIGN_OR_RETURN(ReduceSpec spec, ReduceSpecFromProto(op.reduce(), &results));
       return One(engine.Reduce(caller, spec));
     }
     case BatchOp::kView: {
-      AH_ASSIGN_OR_RETURN(ViewSpec spec, ViewSpecFromProto(op.view()));
+      AH_ASSIGN_OR_RETURN(ViewSpec spec, ViewSpecFromProto(op.view(), &results));
       return One(engine.View(caller, spec));
     }
     case BatchOp::kArrayOp: {
-      AH_ASSIGN_OR_RETURN(ArrayOpSpec spec, ArrayOpSpecFromProto(op.array_op()));
+      AH_ASSIGN_OR_RETURN(ArrayOpSpec spec, ArrayOpSpecFromProto(op.array_op(), &results));
       return engine.ArrayOp(caller, spec);
     }
     case BatchOp::kCreate: {
@@ -239,8 +208,8 @@ grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::Batc
 
     BatchArrays arrays(engine_, caller, steps.size());
     for (int i = 0; i < request->ops_size(); ++i) {
-      const BatchOp op = Resolved(request->ops(i), arrays);
-      absl::StatusOr<Records> results = Run(engine_, caller, op);
+      const BatchOp& op = request->ops(i);
+      absl::StatusOr<Records> results = Run(engine_, caller, op, arrays);
       if (!results.ok()) return InBatchOp(results.status(), i, steps[i].label);
       arrays.Set(i, *std::move(results), OutOf(op).empty());
       for (int64_t done : plan.free_after[i]) arrays.Free(done);

@@ -82,7 +82,8 @@ absl::StatusOr<RandomKind> RandomKindFromProto(const v1::RandomSpec& random) {
 
 }  // namespace
 
-absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field) {
+absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field,
+                                             const BatchResults* batch) {
   switch (operand.value_case()) {
     case v1::Operand::kHandle:
       return OperandSpec{.handle = operand.handle(), .scalar = std::nullopt};
@@ -91,6 +92,10 @@ absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::st
       return OperandSpec{.handle = std::nullopt, .scalar = scalar};
     }
     case v1::Operand::kBatchResult:
+      if (batch != nullptr) {
+        return OperandSpec{.handle = batch->HandleOf(operand.batch_result()),
+                           .scalar = std::nullopt};
+      }
       return absl::InvalidArgumentError(
           fmt::format("{} refers to a batch result outside a Batch request", field));
     case v1::Operand::VALUE_NOT_SET:
@@ -104,7 +109,8 @@ std::optional<std::vector<int64_t>> AxesFromProto(bool present, const v1::AxisLi
   return std::vector<int64_t>(axes.axes().begin(), axes.axes().end());
 }
 
-absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRequest& request) {
+absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRequest& request,
+                                                         const BatchResults* batch) {
   ElementwiseSpec spec;
   std::optional<ElementwiseOp> op = ElementwiseOpFromName(request.op());
   if (!op) {
@@ -112,8 +118,9 @@ absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRe
   }
   spec.op = *op;
   for (int i = 0; i < request.operands_size(); ++i) {
-    AH_ASSIGN_OR_RETURN(OperandSpec operand,
-                        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i)));
+    AH_ASSIGN_OR_RETURN(
+        OperandSpec operand,
+        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
     spec.operands.push_back(std::move(operand));
   }
   spec.out = request.out();
@@ -121,12 +128,13 @@ absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRe
   return spec;
 }
 
-absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request) {
+absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request,
+                                               const BatchResults* batch) {
   ReduceSpec spec;
   std::optional<ReduceOp> op = ReduceOpFromName(request.op());
   if (!op) return absl::InvalidArgumentError(fmt::format("unknown reduction '{}'", request.op()));
   spec.op = *op;
-  AH_ASSIGN_OR_RETURN(OperandSpec input, OperandFromProto(request.input(), "input"));
+  AH_ASSIGN_OR_RETURN(OperandSpec input, OperandFromProto(request.input(), "input", batch));
   if (!input.handle) return absl::InvalidArgumentError("input must be an array handle");
   spec.input = *input.handle;
   spec.axes = AxesFromProto(request.has_axis(), request.axis());
@@ -155,10 +163,11 @@ absl::StatusOr<std::optional<MatmulPrecision>> PrecisionFromProto(int precision)
 
 }  // namespace
 
-absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request) {
+absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request,
+                                               const BatchResults* batch) {
   MatmulSpec spec;
-  AH_ASSIGN_OR_RETURN(spec.a, OperandFromProto(request.a(), "a"));
-  AH_ASSIGN_OR_RETURN(spec.b, OperandFromProto(request.b(), "b"));
+  AH_ASSIGN_OR_RETURN(spec.a, OperandFromProto(request.a(), "a", batch));
+  AH_ASSIGN_OR_RETURN(spec.b, OperandFromProto(request.b(), "b", batch));
   spec.transpose_a = request.transpose_a();
   spec.transpose_b = request.transpose_b();
   spec.conjugate_a = request.conjugate_a();

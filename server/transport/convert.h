@@ -2,7 +2,9 @@
 // alone cannot express (enum ranges, unset oneofs) and names the offending field.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -33,22 +35,38 @@ Shape ShapeFromProto(const RepeatedInt64& extents) {
   return Shape(extents.begin(), extents.end());
 }
 
-absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field);
+// The results of the ops a running Batch has run so far, which later ops of it read
+// (batch_result, batch_handle). The converters below take one inside a Batch only; without
+// it, an operand naming a batch result is INVALID_ARGUMENT.
+class BatchResults {
+ public:
+  virtual ~BatchResults() = default;
+  // The handle of op `op`'s result (PlanBatch has checked that it exists and is one array).
+  virtual std::string HandleOf(int64_t op) const = 0;
+};
+
+absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field,
+                                             const BatchResults* batch = nullptr);
 // An AxisList field: nullopt when absent (NumPy's axis=None).
 std::optional<std::vector<int64_t>> AxesFromProto(bool present, const v1::AxisList& axes);
 
 absl::StatusOr<CreateSpec> CreateSpecFromProto(const v1::CreateRequest& request);
-absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRequest& request);
-absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request);
-absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request);
+absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRequest& request,
+                                                         const BatchResults* batch = nullptr);
+absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request,
+                                               const BatchResults* batch = nullptr);
+absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request,
+                                               const BatchResults* batch = nullptr);
 absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
     const v1::TensorProductRequest& request);
 absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request);
 // convert_manipulation.cc
-absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request);
+absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
+                                           const BatchResults* batch = nullptr);
 absl::StatusOr<GetItemSpec> GetItemSpecFromProto(const v1::GetItemRequest& request);
 absl::StatusOr<SetItemSpec> SetItemSpecFromProto(const v1::SetItemRequest& request);
-absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& request);
+absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& request,
+                                                 const BatchResults* batch = nullptr);
 
 void ArrayInfoToProto(const ArrayRecord& record, std::string_view device, v1::ArrayInfo* info);
 

@@ -54,12 +54,17 @@ absl::StatusOr<std::vector<IndexItemSpec>> IndexFromProto(
 
 }  // namespace
 
-absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request) {
-  if (request.array_case() == v1::ViewRequest::kBatchHandle) {
+absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
+                                           const BatchResults* batch) {
+  ViewSpec spec{.handle = "", .op = {}};
+  if (request.array_case() != v1::ViewRequest::kBatchHandle) {
+    spec.handle = request.handle();
+  } else if (batch != nullptr) {
+    spec.handle = batch->HandleOf(request.batch_handle());
+  } else {
     return absl::InvalidArgumentError(
         "batch_handle refers to a batch result outside a Batch request");
   }
-  ViewSpec spec{.handle = request.handle(), .op = {}};
   switch (request.op_case()) {
     case v1::ViewRequest::kReshape: {
       AH_ASSIGN_OR_RETURN(MemoryOrder order,
@@ -117,7 +122,8 @@ absl::StatusOr<SetItemSpec> SetItemSpecFromProto(const v1::SetItemRequest& reque
   return SetItemSpec{.handle = request.handle(), .index = std::move(index), .value = value};
 }
 
-absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& request) {
+absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& request,
+                                                 const BatchResults* batch) {
   ArrayOpSpec spec;
   std::optional<ArrayOpKind> op = ArrayOpFromName(request.op());
   if (!op) {
@@ -125,8 +131,9 @@ absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& reque
   }
   spec.op = *op;
   for (int i = 0; i < request.operands_size(); ++i) {
-    AH_ASSIGN_OR_RETURN(OperandSpec operand,
-                        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i)));
+    AH_ASSIGN_OR_RETURN(
+        OperandSpec operand,
+        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
     spec.operands.push_back(std::move(operand));
   }
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));

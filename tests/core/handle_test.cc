@@ -5,10 +5,14 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 
@@ -48,6 +52,43 @@ TEST(HandleTest, RandomHandlesAreNeverNullAndNeverRepeat) {
     EXPECT_TRUE(seen.insert(h).second) << "repeated handle " << h.ToString();
   }
   EXPECT_EQ(seen.size(), 10000u);
+}
+
+// Handles come from per-thread buffers of the kernel's bytes (server/core/entropy.cc).
+TEST(HandleTest, RandomHandlesOfManyThreadsNeverRepeat) {
+  constexpr int kThreads = 4, kEach = 2000;
+  std::vector<std::vector<Handle>> drawn(kThreads);
+  std::vector<std::thread> threads;
+  for (auto& handles : drawn) {
+    threads.emplace_back([&handles] {
+      for (int i = 0; i < kEach; ++i) handles.push_back(Handle::Random());
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  absl::flat_hash_set<Handle> seen;
+  for (const auto& handles : drawn) seen.insert(handles.begin(), handles.end());
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kThreads * kEach));
+}
+
+TEST(HandleTest, ForkedChildDrawsOtherHandlesThanItsParent) {
+  Handle::Random();  // This thread's buffer holds unused bytes, which the child inherits.
+  int pipe_ends[2];
+  ASSERT_EQ(pipe(pipe_ends), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const Handle h = Handle::Random();
+    const bool written = write(pipe_ends[1], &h, sizeof(h)) == sizeof(h);
+    _exit(written ? 0 : 1);
+  }
+  const Handle parent = Handle::Random();
+  Handle from_child;
+  ASSERT_EQ(read(pipe_ends[0], &from_child, sizeof(from_child)), sizeof(from_child));
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  close(pipe_ends[0]);
+  close(pipe_ends[1]);
+  EXPECT_NE(from_child, parent);
 }
 
 TEST(HandleTest, ToStringIs32LowercaseHexCharacters) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <complex>
+#include <memory>
 #include <new>
 #include <optional>
 #include <span>
@@ -257,14 +258,18 @@ constexpr size_t kMaxOperands = 3;
 constexpr size_t kArrays = kMaxOperands + 1;  // Operands, then the output.
 constexpr size_t kOutput = kMaxOperands;
 
-// Room for one chunk of any element type, aligned for all of them.
+// Room for one chunk of any element type, aligned for all of them. Left uninitialised: every
+// element is written before it is read, and zeroing 16 KiB would cost more than a small call's
+// whole loop.
 class ChunkBuffer {
  public:
-  ChunkBuffer() : storage_(kChunk) {}
-  std::byte* data() { return reinterpret_cast<std::byte*>(storage_.data()); }
+  std::byte* data() { return storage_[0].bytes; }
 
  private:
-  std::vector<std::complex<double>> storage_;
+  struct alignas(std::complex<double>) Element {
+    std::byte bytes[sizeof(std::complex<double>)];
+  };
+  std::unique_ptr<Element[]> storage_ = std::make_unique_for_overwrite<Element[]>(kChunk);
 };
 
 // Where the kernel reads one operand's chunk from.
@@ -280,10 +285,10 @@ class OperandSource {
     }
   }
 
-  // A scalar operand: converted once, repeated over a whole chunk.
-  OperandSource(const ElementBytes& scalar, DType stored, DType loop)
+  // A scalar operand: converted once, repeated over the longest chunk (`longest` elements).
+  OperandSource(const ElementBytes& scalar, DType stored, DType loop, int64_t longest)
       : loop_item_size_(ItemSize(loop)), buffer_(std::in_place) {
-    FindCast(stored, loop)(kChunk, scalar.data(), 0, buffer_->data(), loop_item_size_);
+    FindCast(stored, loop)(longest, scalar.data(), 0, buffer_->data(), loop_item_size_);
     base_ = buffer_->data();
     fixed_ = true;
   }
@@ -361,7 +366,8 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
       sources.emplace_back(BaseOf(*operand.array), operand.dtype, kernel.inputs[k],
                            loop.inner_stride(k));
     } else {
-      sources.emplace_back(operand.scalar, operand.dtype, kernel.inputs[k]);
+      sources.emplace_back(operand.scalar, operand.dtype, kernel.inputs[k],
+                           std::min(kChunk, loop.inner_size()));
     }
   }
 
@@ -372,7 +378,8 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
   const int64_t result_size = ItemSize(kernel.result);
   const bool direct_output = call.output.dtype == kernel.result && output_stride == result_size;
   const CastFn scatter = direct_output ? nullptr : FindCast(kernel.result, call.output.dtype);
-  ChunkBuffer result_buffer;
+  std::optional<ChunkBuffer> result_buffer;
+  if (!direct_output) result_buffer.emplace();
 
   const int64_t inner = loop.inner_size();
   ForEachRow(loop, [&](const std::array<int64_t, kArrays>& offsets, int64_t) {
@@ -384,8 +391,8 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
         in[k] = sources[k].Chunk(offsets[k] + start * stride, stride, n);
       }
       std::byte* const out = output + offsets[kOutput] + start * output_stride;
-      kernel.run(n, in.data(), direct_output ? out : result_buffer.data());
-      if (scatter != nullptr) scatter(n, result_buffer.data(), result_size, out, output_stride);
+      kernel.run(n, in.data(), direct_output ? out : result_buffer->data());
+      if (scatter != nullptr) scatter(n, result_buffer->data(), result_size, out, output_stride);
     }
   });
   return absl::OkStatus();
