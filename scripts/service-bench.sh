@@ -35,5 +35,9 @@ if command -v pinned_copy_bench >/dev/null && command -v nvidia-smi >/dev/null; 
   pinned=(--pinned-copy "$out/pinned-copy.txt")
 fi
 service_bench --address "$address" "${pinned[@]}" "$@" | tee -a "$report"
-PYTHONPATH="$root/client_python${PYTHONPATH:+:$PYTHONPATH}" \
-  python3 "$root/bench/service/python_roundtrip.py" "$address" | tee -a "$report"
+export PYTHONPATH="$root/client_python${PYTHONPATH:+:$PYTHONPATH}"
+python3 "$root/bench/service/python_roundtrip.py" "$address" | tee -a "$report"
+# CUDA IPC needs a CUDA daemon and CuPy in this Python.
+if command -v nvidia-smi >/dev/null && python3 -c "import cupy" 2>/dev/null; then
+  python3 "$root/bench/service/python_ipc.py" "$address" | tee -a "$report"
+fi

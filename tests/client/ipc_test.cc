@@ -122,7 +122,7 @@ TEST_F(IpcTest, AnotherTenantsMemoryIsNotExported) {
   EXPECT_NE(error.message().find("belongs to tenant 'alice'"), std::string::npos)
       << error.message();
   // A copy is bob's own memory.
-  auto copy = bob.Ufunc("positive", {attached});
+  auto copy = bob.Ufunc("add", {attached, 0});
   EXPECT_EQ(bob.ExportIpc(copy).array.owner, "bob");
   // Each tenant has a pool of its own.
   EXPECT_NE(bob.ExportIpc(copy).pool_id, alice.ExportIpc(a).pool_id);

@@ -289,9 +289,11 @@ TEST_F(BookkeepingTest, DebugLogNamesTheRequestAndTheTenant) {
 }
 
 TEST_F(BookkeepingTest, RpcsOfLaterIssuesSayTheyAreNotImplemented) {
-  v1::ExportIpcResponse ipc;
-  EXPECT_STATUS(stub_->ExportIpc(Context().get(), v1::ExportIpcRequest(), &ipc), UNIMPLEMENTED,
-                "ExportIpc is not implemented");
+  auto context = Context();
+  auto events = stub_->WatchSession(context.get(), v1::WatchSessionRequest());
+  v1::SessionEvent event;
+  EXPECT_FALSE(events->Read(&event));
+  EXPECT_STATUS(events->Finish(), UNIMPLEMENTED, "WatchSession is not implemented");
   ExpectNothingLeaked();
 }
 

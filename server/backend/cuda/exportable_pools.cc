@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <limits>
 #include <random>
@@ -64,6 +65,16 @@ absl::StatusOr<cudaMemPool_t> ExportablePools::ForOwner(std::string_view owner) 
     (void)cudaMemPoolDestroy(created);
     return CudaStatus(error, "cudaMemPoolSetAttribute(ReleaseThreshold)");
   }
+  // cudaMemPoolExportPointer works only on a pool that has been shared once: export (and
+  // close) a descriptor now, so that an export never depends on a client having fetched one.
+  int fd = -1;
+  if (const cudaError_t error =
+          cudaMemPoolExportToShareableHandle(&fd, created, cudaMemHandleTypePosixFileDescriptor, 0);
+      error != cudaSuccess) {
+    (void)cudaMemPoolDestroy(created);
+    return CudaStatus(error, "cudaMemPoolExportToShareableHandle");
+  }
+  close(fd);
   pools_.push_back({.owner = std::string(owner), .id = RandomPoolId(), .pool = created});
   return created;
 }
