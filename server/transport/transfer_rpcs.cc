@@ -1,11 +1,51 @@
 // Upload (client-streamed) and Download (server-streamed).
 #include <fmt/format.h>
 
+#include <future>
+#include <string>
+
+#include "absl/cleanup/cleanup.h"
 #include "server/core/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 
 namespace arrayhub {
+
+namespace {
+
+// Copies an upload's chunks into the array while the next one is being received: the copy of
+// chunk k (to the device, from pageable memory) runs on a second thread while gRPC reads and
+// parses chunk k + 1 on this one, so an upload costs about the receive alone. Two chunks at
+// most are held; a failed copy ends the upload at the next chunk.
+absl::Status ReceiveChunks(grpc::ServerReader<v1::UploadRequest>& reader, PendingUpload& upload) {
+  std::string chunks[2];  // The chunk being copied, and the one just received.
+  int slot = 0;
+  std::future<absl::Status> copying;
+  // Every way out waits for the copy in flight: it reads `chunks` and `upload`.
+  absl::Cleanup wait_for_copy = [&] {
+    if (copying.valid()) copying.wait();
+  };
+  v1::UploadRequest message;
+  while (reader.Read(&message)) {
+    if (message.part_case() != v1::UploadRequest::kChunk) {
+      return absl::InvalidArgumentError(fmt::format(
+          "upload message after {} bytes is not a chunk; only the first message may be a header",
+          upload.received()));
+    }
+    // Takes the bytes out of the message without copying them.
+    chunks[slot].swap(*message.mutable_chunk());
+    if (copying.valid()) AH_RETURN_IF_ERROR(copying.get());
+    const std::string& chunk = chunks[slot];
+    copying = std::async(std::launch::async, [&upload, &chunk] {
+      return upload.Append(
+          std::span(reinterpret_cast<const std::byte*>(chunk.data()), chunk.size()));
+    });
+    slot ^= 1;
+  }
+  return copying.valid() ? copying.get() : absl::OkStatus();
+}
+
+}  // namespace
 
 grpc::Status ArrayHubService::Upload(grpc::ServerContext* context,
                                      grpc::ServerReader<v1::UploadRequest>* reader,
@@ -30,16 +70,7 @@ grpc::Status ArrayHubService::Upload(grpc::ServerContext* context,
     // below, so a broken stream leaves nothing behind.
     AH_ASSIGN_OR_RETURN(std::unique_ptr<PendingUpload> upload,
                         engine_.BeginUpload(caller, dtype, ShapeFromProto(header.shape())));
-    while (reader->Read(&message)) {
-      if (message.part_case() != v1::UploadRequest::kChunk) {
-        return absl::InvalidArgumentError(fmt::format(
-            "upload message after {} bytes is not a chunk; only the first message may be a header",
-            upload->received()));
-      }
-      const std::string& chunk = message.chunk();
-      AH_RETURN_IF_ERROR(upload->Append(
-          std::span(reinterpret_cast<const std::byte*>(chunk.data()), chunk.size())));
-    }
+    AH_RETURN_IF_ERROR(ReceiveChunks(*reader, *upload));
     if (context->IsCancelled()) {
       return absl::CancelledError(
           fmt::format("upload cancelled by the client after {} of {} bytes; nothing was created",
