@@ -1,10 +1,12 @@
 // Upload (client-streamed) and Download (server-streamed).
 #include <fmt/format.h>
 
-#include <future>
+#include <functional>
 #include <string>
+#include <thread>
+#include <utility>
 
-#include "absl/cleanup/cleanup.h"
+#include "absl/synchronization/mutex.h"
 #include "server/core/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
@@ -13,6 +15,60 @@ namespace arrayhub {
 
 namespace {
 
+// Runs one task at a time on a thread of its own, for the length of one upload: a thread per
+// chunk would cost a thread's creation (system calls) for every megabyte.
+class CopyThread {
+ public:
+  CopyThread() : thread_([this] { Run(); }) {}
+  ~CopyThread() {
+    {
+      absl::MutexLock lock(&mutex_);
+      stopping_ = true;
+    }
+    thread_.join();
+  }
+
+  // Waits for the task before and returns its status; starts `task` if that one succeeded.
+  absl::Status Then(std::function<absl::Status()> task) {
+    absl::MutexLock lock(&mutex_);
+    mutex_.Await(absl::Condition(this, &CopyThread::Idle));
+    absl::Status previous = std::exchange(status_, absl::OkStatus());
+    if (previous.ok()) task_ = std::move(task);
+    return previous;
+  }
+  // Waits for the last task and returns its status.
+  absl::Status Wait() {
+    absl::MutexLock lock(&mutex_);
+    mutex_.Await(absl::Condition(this, &CopyThread::Idle));
+    return std::exchange(status_, absl::OkStatus());
+  }
+
+ private:
+  bool Idle() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return task_ == nullptr; }
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return task_ != nullptr || stopping_;
+  }
+  void Run() {
+    absl::MutexLock lock(&mutex_);
+    for (;;) {
+      mutex_.Await(absl::Condition(this, &CopyThread::HasWork));
+      if (task_ == nullptr) return;  // Stopping, nothing left.
+      std::function<absl::Status()> task = task_;
+      mutex_.Unlock();
+      absl::Status status = task();
+      mutex_.Lock();
+      status_.Update(status);
+      task_ = nullptr;
+    }
+  }
+
+  absl::Mutex mutex_;
+  std::function<absl::Status()> task_ ABSL_GUARDED_BY(mutex_);
+  absl::Status status_ ABSL_GUARDED_BY(mutex_);
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  std::thread thread_;  // Last: started once the state above exists.
+};
+
 // Copies an upload's chunks into the array while the next one is being received: the copy of
 // chunk k (to the device, from pageable memory) runs on a second thread while gRPC reads and
 // parses chunk k + 1 on this one, so an upload costs about the receive alone. Two chunks at
@@ -20,11 +76,8 @@ namespace {
 absl::Status ReceiveChunks(grpc::ServerReader<v1::UploadRequest>& reader, PendingUpload& upload) {
   std::string chunks[2];  // The chunk being copied, and the one just received.
   int slot = 0;
-  std::future<absl::Status> copying;
-  // Every way out waits for the copy in flight: it reads `chunks` and `upload`.
-  absl::Cleanup wait_for_copy = [&] {
-    if (copying.valid()) copying.wait();
-  };
+  // Declared after `chunks`: destroyed first, it finishes the copy in flight, which reads them.
+  CopyThread copier;
   v1::UploadRequest message;
   while (reader.Read(&message)) {
     if (message.part_case() != v1::UploadRequest::kChunk) {
@@ -34,15 +87,14 @@ absl::Status ReceiveChunks(grpc::ServerReader<v1::UploadRequest>& reader, Pendin
     }
     // Takes the bytes out of the message without copying them.
     chunks[slot].swap(*message.mutable_chunk());
-    if (copying.valid()) AH_RETURN_IF_ERROR(copying.get());
     const std::string& chunk = chunks[slot];
-    copying = std::async(std::launch::async, [&upload, &chunk] {
+    AH_RETURN_IF_ERROR(copier.Then([&upload, &chunk] {
       return upload.Append(
           std::span(reinterpret_cast<const std::byte*>(chunk.data()), chunk.size()));
-    });
+    }));
     slot ^= 1;
   }
-  return copying.valid() ? copying.get() : absl::OkStatus();
+  return copier.Wait();
 }
 
 }  // namespace
