@@ -132,9 +132,17 @@ absl::Status CudaBackend::Activate() const {
 
 absl::StatusOr<std::shared_ptr<WorkQueue>> CudaBackend::NewQueue(std::string_view memory_owner) {
   AH_RETURN_IF_ERROR(Activate());
-  cudaMemPool_t pool = nullptr;
+  cudaMemPool_t pool = nullptr;  // The default pool.
   if (state_->exportable != nullptr) {
-    AH_ASSIGN_OR_RETURN(pool, state_->exportable->ForOwner(memory_owner));
+    // A tenant whose pool cannot be made still computes, from the default pool; only the
+    // export of its memory is refused then (ExportablePools::IdFor says why).
+    absl::StatusOr<cudaMemPool_t> own = state_->exportable->ForOwner(memory_owner);
+    if (own.ok()) {
+      pool = *own;
+    } else {
+      spdlog::warn("no exportable memory pool for tenant '{}': {}", memory_owner,
+                   own.status().ToString());
+    }
   }
   return CudaQueue::Create(state_->device, pool);
 }
