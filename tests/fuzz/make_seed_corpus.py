@@ -20,7 +20,8 @@ KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct
          "Linalg": 5, "Upload": 6, "Download": 7, "Free": 8, "Describe": 9, "List": 10,
          "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14, "View": 15,
          "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19, "RegisterSharedMemory": 20,
-         "UnregisterSharedMemory": 21, "CopyFromSharedMemory": 22, "CopyToSharedMemory": 23}
+         "UnregisterSharedMemory": 21, "CopyFromSharedMemory": 22, "CopyToSharedMemory": 23,
+         "ExportIpc": 24, "ReleaseIpc": 25}
 
 
 def operand(handle: str) -> c.Operand:
@@ -121,6 +122,9 @@ SEEDS = [
         region_name="r", offset_bytes=32, dtype=t.DTYPE_FLOAT32, shape=[4])),
     ("CopyToSharedMemory", a.SharedMemoryCopyRequest(region_name="r", offset_bytes=64,
                                                      handle="0")),
+    # The CPU backend refuses to export (FAILED_PRECONDITION); no lease exists (NOT_FOUND).
+    ("ExportIpc", a.ExportIpcRequest(handle="0")),
+    ("ReleaseIpc", a.ReleaseIpcRequest(lease="0" * 32)),
 ]
 
 

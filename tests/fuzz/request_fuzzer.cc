@@ -211,7 +211,7 @@ class Harness {
 
   void Dispatch(uint8_t kind, std::string_view payload) {
     using Stub = v1::ArrayHub::Stub;
-    switch (kind % 24) {
+    switch (kind % 26) {
       case 0:
         return Unary(&Stub::Create, payload, "Create");
       case 1:
@@ -258,8 +258,12 @@ class Harness {
         return Unary(&Stub::UnregisterSharedMemory, payload, "UnregisterSharedMemory");
       case 22:
         return Unary(&Stub::CopyFromSharedMemory, payload, "CopyFromSharedMemory");
-      default:
+      case 23:
         return Unary(&Stub::CopyToSharedMemory, payload, "CopyToSharedMemory");
+      case 24:
+        return Unary(&Stub::ExportIpc, payload, "ExportIpc");
+      default:
+        return Unary(&Stub::ReleaseIpc, payload, "ReleaseIpc");
     }
   }
 
