@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -37,6 +38,21 @@ absl::StatusOr<std::pair<sockaddr_un, socklen_t>> AddressOf(const std::string& p
                         static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size()));
 }
 
+// Removes a socket file at `path` that nothing listens on any more (left by a daemon that did
+// not exit cleanly), which would make bind fail. A live socket, or anything else at the path,
+// is left alone: bind then says the address is in use.
+void RemoveStaleSocket(const std::string& path, const std::pair<sockaddr_un, socklen_t>& address) {
+  struct stat existing {};
+  if (lstat(path.c_str(), &existing) != 0 || !S_ISSOCK(existing.st_mode)) return;
+  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return;
+  const bool refused =
+      connect(probe, reinterpret_cast<const sockaddr*>(&address.first), address.second) != 0 &&
+      errno == ECONNREFUSED;
+  close(probe);
+  if (refused) unlink(path.c_str());
+}
+
 // Sends all of `text`, with `fd` attached to the first byte when it is not -1.
 void Reply(int connection, const std::string& text, int fd) {
   iovec data{.iov_base = const_cast<char*>(text.data()), .iov_len = text.size()};
@@ -63,14 +79,11 @@ void Reply(int connection, const std::string& text, int fd) {
 
 absl::StatusOr<std::unique_ptr<IpcSocket>> IpcSocket::Start(std::string path, Redeem redeem) {
   if (path.empty()) {
-    char random[17];
-    const Handle id = Handle::Random();
-    std::memcpy(random, id.ToString().data(), 16);
-    random[16] = '\0';
-    path = fmt::format("@arrayhubd-ipc-{}-{}", getpid(), random);
+    path = fmt::format("@arrayhubd-ipc-{}-{}", getpid(), Handle::Random().ToString().substr(0, 16));
   }
   auto address = AddressOf(path);
   if (!address.ok()) return address.status();
+  if (path[0] != '@') RemoveStaleSocket(path, *address);
   const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listener < 0) return ErrnoError("IPC socket: socket");
   if (bind(listener, reinterpret_cast<const sockaddr*>(&address->first), address->second) != 0 ||

@@ -218,4 +218,30 @@ TEST_F(IpcSocketTest, AFilesystemPathIsRemovedWithTheSocket) {
             StatusCode::kUnavailable);
 }
 
+TEST_F(IpcSocketTest, AStaleSocketFileIsReplacedButALiveOneIsNot) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("arrayhub-ipc-stale-" + std::to_string(getpid())))
+          .string();
+  // What a daemon killed with SIGKILL leaves: a socket file nothing listens on.
+  const int dead = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.data(), path.size());
+  ASSERT_EQ(bind(dead, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+  close(dead);
+  ASSERT_TRUE(std::filesystem::exists(path));
+
+  auto socket = arrayhub::IpcSocket::Start(path, &Redeem);
+  ASSERT_TRUE(socket.ok()) << socket.status();
+  EXPECT_EQ(ReadAll(arrayhub::client::FetchPoolDescriptor(ExportFor(path, "good-ticket"))),
+            "pool bytes");
+  // A second daemon configured with the same path must not take the live socket away.
+  auto second = arrayhub::IpcSocket::Start(path, &Redeem);
+  EXPECT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("cannot listen on"), std::string::npos)
+      << second.status();
+  EXPECT_EQ(ReadAll(arrayhub::client::FetchPoolDescriptor(ExportFor(path, "good-ticket"))),
+            "pool bytes");
+}
+
 }  // namespace
