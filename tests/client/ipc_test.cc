@@ -14,6 +14,7 @@
 
 #include "arrayhub/client.h"
 #include "server/transport/ipc_socket.h"
+#include "tests/support/client_expect.h"
 #include "tests/support/test_server.h"
 #include "tests/transport/tenants_fixture.h"
 
@@ -22,19 +23,7 @@ namespace {
 using arrayhub::client::Client;
 using arrayhub::client::ClientOptions;
 using arrayhub::client::DType;
-using arrayhub::client::Error;
 using arrayhub::client::IpcExport;
-using arrayhub::client::StatusCode;
-
-// The error a call throws, or kOk.
-Error ErrorOf(auto&& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error;
-  }
-  return Error(StatusCode::kOk, "");
-}
 
 bool OnCuda(arrayhub::ArrayHubServer& server) { return server.engine().backend().name() == "cuda"; }
 
@@ -59,16 +48,13 @@ TEST_F(IpcTest, TheCpuBackendHasNothingToExport) {
   if (OnCuda(*server_)) GTEST_SKIP() << "the CUDA backend exports";
   Client alice = Connect("alice");
   auto a = alice.Zeros({4}, DType::kFloat32);
-  const Error error = ErrorOf([&] { alice.ExportIpc(a); });
-  EXPECT_EQ(error.code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(error.message().find("needs the CUDA backend"), std::string::npos) << error.message();
+  EXPECT_CLIENT_ERROR(alice.ExportIpc(a), kFailedPrecondition, "needs the CUDA backend");
 }
 
 TEST_F(IpcTest, ReleasingAnUnknownLeaseIsNotFound) {
   Client alice = Connect("alice");
-  const Error error = ErrorOf([&] { alice.ReleaseIpc("0123456789abcdef0123456789abcdef"); });
-  EXPECT_EQ(error.code(), StatusCode::kNotFound);
-  EXPECT_NE(error.message().find("no CUDA IPC lease"), std::string::npos) << error.message();
+  EXPECT_CLIENT_ERROR(alice.ReleaseIpc("0123456789abcdef0123456789abcdef"), kNotFound,
+                      "no CUDA IPC lease");
 }
 
 TEST_F(IpcTest, ExportLeasesTheMemoryAndHandsOutThePoolOnce) {
@@ -90,10 +76,8 @@ TEST_F(IpcTest, ExportLeasesTheMemoryAndHandsOutThePoolOnce) {
   EXPECT_EQ(fstat(fd, &status), 0);
   close(fd);
   // A ticket is good once.
-  const Error reused = ErrorOf([&] { arrayhub::client::FetchPoolDescriptor(exported); });
-  EXPECT_EQ(reused.code(), StatusCode::kNotFound);
-  EXPECT_NE(reused.message().find("unknown, used or expired pool ticket"), std::string::npos)
-      << reused.message();
+  EXPECT_CLIENT_ERROR(arrayhub::client::FetchPoolDescriptor(exported), kNotFound,
+                      "unknown, used or expired pool ticket");
 
   // The same memory, exported again or through a view, is the same lease and the same pool.
   const IpcExport again = alice.ExportIpc(a);
@@ -107,7 +91,7 @@ TEST_F(IpcTest, ExportLeasesTheMemoryAndHandsOutThePoolOnce) {
   EXPECT_EQ(of_row.offset_bytes, 3 * 100 * 4);
 
   alice.ReleaseIpc(exported.lease);
-  EXPECT_EQ(ErrorOf([&] { alice.ReleaseIpc(exported.lease); }).code(), StatusCode::kNotFound);
+  EXPECT_CLIENT_ERROR(alice.ReleaseIpc(exported.lease), kNotFound, "no CUDA IPC lease");
 }
 
 TEST_F(IpcTest, AnotherTenantsMemoryIsNotExported) {
@@ -117,10 +101,7 @@ TEST_F(IpcTest, AnotherTenantsMemoryIsNotExported) {
   auto a = alice.Zeros({16}, DType::kFloat32);
   alice.Publish(a, "shared", {.readers = {"bob"}, .all_tenants = false, .writable = true});
   auto attached = bob.Attach("shared", "alice");
-  const Error error = ErrorOf([&] { bob.ExportIpc(attached); });
-  EXPECT_EQ(error.code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(error.message().find("belongs to tenant 'alice'"), std::string::npos)
-      << error.message();
+  EXPECT_CLIENT_ERROR(bob.ExportIpc(attached), kFailedPrecondition, "belongs to tenant 'alice'");
   // A copy is bob's own memory.
   auto copy = bob.Ufunc("add", {attached, 0});
   EXPECT_EQ(bob.ExportIpc(copy).array.owner, "bob");
@@ -135,9 +116,7 @@ TEST(IpcSwitchTest, OffMeansFailedPrecondition) {
   ASSERT_NE(server, nullptr);
   Client client = Client::Connect(server->address());
   auto a = client.Zeros({4});
-  const Error error = ErrorOf([&] { client.ExportIpc(a); });
-  EXPECT_EQ(error.code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(error.message().find("switched off"), std::string::npos) << error.message();
+  EXPECT_CLIENT_ERROR(client.ExportIpc(a), kFailedPrecondition, "switched off");
 }
 
 // The IPC socket on its own, with a stand-in for the engine's ticket check: a memfd plays the
@@ -172,14 +151,13 @@ TEST_F(IpcSocketTest, HandsTheDescriptorForAGoodTicketOnly) {
   const std::string path = (*socket)->path();
   EXPECT_EQ(ReadAll(arrayhub::client::FetchPoolDescriptor(ExportFor(path, "good-ticket"))),
             "pool bytes");
-  const Error bad = ErrorOf([&] { arrayhub::client::FetchPoolDescriptor(ExportFor(path, "bad")); });
-  EXPECT_EQ(bad.code(), StatusCode::kNotFound);
-  EXPECT_EQ(bad.message(), "unknown ticket in this test");
+  EXPECT_CLIENT_ERROR(arrayhub::client::FetchPoolDescriptor(ExportFor(path, "bad")), kNotFound,
+                      "NOT_FOUND: unknown ticket in this test");
   // A reply for another pool than the export names is refused.
   IpcExport other = ExportFor(path, "good-ticket");
   other.pool_id = "pool-2";
-  EXPECT_EQ(ErrorOf([&] { arrayhub::client::FetchPoolDescriptor(other); }).code(),
-            StatusCode::kDataLoss);
+  EXPECT_CLIENT_ERROR(arrayhub::client::FetchPoolDescriptor(other), kDataLoss,
+                      "unexpected reply 'OK pool-1' for pool 'pool-2'");
 }
 
 TEST_F(IpcSocketTest, ASilentClientDoesNotHoldUpTheNext) {
@@ -214,8 +192,8 @@ TEST_F(IpcSocketTest, AFilesystemPathIsRemovedWithTheSocket) {
               "pool bytes");
   }
   EXPECT_FALSE(std::filesystem::exists(path));
-  EXPECT_EQ(ErrorOf([&] { arrayhub::client::FetchPoolDescriptor(ExportFor(path, "x")); }).code(),
-            StatusCode::kUnavailable);
+  EXPECT_CLIENT_ERROR(arrayhub::client::FetchPoolDescriptor(ExportFor(path, "x")), kUnavailable,
+                      "IPC socket " + path);
 }
 
 TEST_F(IpcSocketTest, AStaleSocketFileIsReplacedButALiveOneIsNot) {
