@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "server/backend/compute.h"
 #include "server/backend/cuda/cuda_queue.h"
+#include "server/core/shape.h"
 
 namespace arrayhub::bench {
 
@@ -29,6 +31,24 @@ inline void Check(const absl::Status& status, const char* what) {
 
 inline void CheckCuda(cudaError_t error, const char* what) {
   if (error != cudaSuccess) Fail(fmt::format("{}: {}", what, cudaGetErrorString(error)));
+}
+
+// The C-contiguous array of `dtype` and `shape` from byte 0 of `buffer`.
+inline ArrayView ContiguousView(Buffer& buffer, DType dtype, Shape shape) {
+  Strides strides = ContiguousStrides(shape);
+  return ArrayView{.buffer = &buffer,
+                   .offset_bytes = 0,
+                   .dtype = dtype,
+                   .shape = std::move(shape),
+                   .strides = std::move(strides)};
+}
+
+// An elementwise operand that reads `view` as stored.
+inline ElementwiseOperand ArrayOperand(const ArrayView& view) {
+  ElementwiseOperand operand;
+  operand.array = view;
+  operand.dtype = view.dtype;
+  return operand;
 }
 
 // Median milliseconds of `repeats` runs of `work` after `warmup` runs, timed with events on

@@ -34,20 +34,9 @@ using bench::Op;
 constexpr int64_t kElements = 100'000'000;
 constexpr int64_t kSide = 10'000;  // kSide * kSide == kElements.
 
+// Every array of this benchmark is float32.
 ArrayView View(Buffer& buffer, Shape shape) {
-  Strides strides = ContiguousStrides(shape);
-  return ArrayView{.buffer = &buffer,
-                   .offset_bytes = 0,
-                   .dtype = DType::kFloat32,
-                   .shape = std::move(shape),
-                   .strides = std::move(strides)};
-}
-
-ElementwiseOperand Operand(const ArrayView& view) {
-  ElementwiseOperand operand;
-  operand.array = view;
-  operand.dtype = view.dtype;
-  return operand;
+  return bench::ContiguousView(buffer, DType::kFloat32, std::move(shape));
 }
 
 int Main(int argc, char** argv) {
@@ -88,7 +77,7 @@ int Main(int argc, char** argv) {
                                  .compute_dtype = DType::kFloat32,
                                  .result_dtype = DType::kFloat32,
                                  .shape = {kElements},
-                                 .operands = {Operand(va), Operand(vb)},
+                                 .operands = {bench::ArrayOperand(va), bench::ArrayOperand(vb)},
                                  .output = vout}),
             "Elementwise");
     };
@@ -99,7 +88,7 @@ int Main(int argc, char** argv) {
                                  .compute_dtype = DType::kFloat32,
                                  .result_dtype = DType::kFloat32,
                                  .shape = {kElements},
-                                 .operands = {Operand(va)},
+                                 .operands = {bench::ArrayOperand(va)},
                                  .output = vout}),
             "Elementwise");
     };
@@ -130,7 +119,7 @@ int Main(int argc, char** argv) {
                                .compute_dtype = DType::kFloat32,
                                .result_dtype = DType::kFloat32,
                                .shape = {1},
-                               .operands = {Operand(one_a), Operand(one_b)},
+                               .operands = {bench::ArrayOperand(one_a), bench::ArrayOperand(one_b)},
                                .output = one_out}),
           "Elementwise");
   };

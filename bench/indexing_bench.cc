@@ -32,11 +32,6 @@ constexpr int64_t kSide = 10'000;           // kSide * kSide == kElements.
 constexpr int64_t kSorted = 16'777'216;     // Sorts, searchsorted values, index arrays.
 constexpr int64_t kRows = 4096;             // Row sorts: kRows x kRows.
 
-ArrayView View(Buffer& buffer, DType dtype, Shape shape) {
-  Strides strides = ContiguousStrides(shape);
-  return ArrayView{&buffer, 0, dtype, std::move(shape), std::move(strides)};
-}
-
 int Main(int argc, char** argv) {
   std::string cupy_path;
   int repeats = 20;
@@ -54,7 +49,7 @@ int Main(int argc, char** argv) {
     absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend.Allocate(count * ItemSize(dtype));
     Check(buffer.status(), "Allocate");
     buffers.push_back(*buffer);
-    return View(**buffer, dtype, std::move(shape));
+    return bench::ContiguousView(**buffer, dtype, std::move(shape));
   };
   auto uniform = [&](const ArrayView& view, uint64_t seed) {  // Random, never zeros.
     RandomCall fill;
@@ -108,17 +103,19 @@ int Main(int argc, char** argv) {
     source.strides = {0};
     return GatherCall{.source = source,
                       .indices = {{.indices = positions, .extent = kElements, .stride = 1}},
-                      .output = View(*out.buffer, DType::kFloat32, {kSorted})};
+                      .output = bench::ContiguousView(*out.buffer, DType::kFloat32, {kSorted})};
   };
   const GatherCall gather = gather_call();
-  const ScatterCall scatter{.target = gather.source,
-                            .indices = gather.indices,
-                            .values = View(*keys.buffer, DType::kFloat32, {kSorted})};
-  const ArrayView rows = View(*keys.buffer, DType::kFloat32, {kRows, kRows});
-  const ArrayView sorted_rows = View(*sorted.buffer, DType::kFloat32, {kRows, kRows});
-  ArrayView transposed = View(*data.buffer, DType::kFloat32, {kSide, kSide});
+  const ScatterCall scatter{
+      .target = gather.source,
+      .indices = gather.indices,
+      .values = bench::ContiguousView(*keys.buffer, DType::kFloat32, {kSorted})};
+  const ArrayView rows = bench::ContiguousView(*keys.buffer, DType::kFloat32, {kRows, kRows});
+  const ArrayView sorted_rows =
+      bench::ContiguousView(*sorted.buffer, DType::kFloat32, {kRows, kRows});
+  ArrayView transposed = bench::ContiguousView(*data.buffer, DType::kFloat32, {kSide, kSide});
   std::swap(transposed.strides[0], transposed.strides[1]);
-  const ArrayView square_out = View(*out.buffer, DType::kFloat32, {kSide, kSide});
+  const ArrayView square_out = bench::ContiguousView(*out.buffer, DType::kFloat32, {kSide, kSide});
 
   const double n = kElements * 4.0, m = kSorted * 4.0;
   const std::vector<Op> ops = {

@@ -29,27 +29,16 @@ constexpr int64_t kElements = 256;
 constexpr int64_t kBytes = kElements * 4;
 
 ArrayView View(Buffer& buffer) {
-  return ArrayView{.buffer = &buffer,
-                   .offset_bytes = 0,
-                   .dtype = DType::kFloat32,
-                   .shape = {kElements},
-                   .strides = ContiguousStrides(Shape{kElements})};
+  return bench::ContiguousView(buffer, DType::kFloat32, {kElements});
 }
 
 ElementwiseCall Add(const ArrayView& a, const ArrayView& b, const ArrayView& out) {
-  ElementwiseCall call{.op = ElementwiseOp::kAdd,
-                       .compute_dtype = DType::kFloat32,
-                       .result_dtype = DType::kFloat32,
-                       .shape = {kElements},
-                       .operands = {},
-                       .output = out};
-  for (const ArrayView* view : {&a, &b}) {
-    ElementwiseOperand operand;
-    operand.array = *view;
-    operand.dtype = DType::kFloat32;
-    call.operands.push_back(operand);
-  }
-  return call;
+  return ElementwiseCall{.op = ElementwiseOp::kAdd,
+                         .compute_dtype = DType::kFloat32,
+                         .result_dtype = DType::kFloat32,
+                         .shape = {kElements},
+                         .operands = {bench::ArrayOperand(a), bench::ArrayOperand(b)},
+                         .output = out};
 }
 
 // Median microseconds of `step` over `calls` calls; `drain` runs untimed every 64 calls.
