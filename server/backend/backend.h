@@ -125,6 +125,7 @@ class Backend {
 
   // Computation (see compute.h for the exact contract of each call).
   virtual absl::Status Elementwise(const ElementwiseCall& call) = 0;
+  virtual absl::Status FusedElementwise(const FusedElementwiseCall& call) = 0;
   virtual absl::Status Reduce(const ReduceCall& call) = 0;
   virtual absl::Status FillRandom(const RandomCall& call) = 0;
 

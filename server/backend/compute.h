@@ -49,6 +49,40 @@ struct ElementwiseCall {
   ArrayView output{};
 };
 
+// Several elementwise ops over one shape in one pass: a Batch's chain of elementwise ops
+// (engine_chain.cc). Each step reads inputs and earlier steps' values; a step's value is its
+// result exactly as an array of result_dtype would hold it (a chain computes what the ops one
+// by one compute), and only `outputs` reach memory, each converted to its view's dtype as
+// ElementwiseCall::output is. Inputs follow ElementwiseCall's operand rules; the outputs
+// overlap no input and no other output.
+// The most one FusedElementwiseCall carries (core splits longer chains): enough for long
+// chains, small enough that a kernel's arguments fit the 4 KiB every GPU accepts and that
+// compiling one stays quick.
+inline constexpr int kMaxFusedSteps = 64;
+inline constexpr int kMaxFusedArrayInputs = 16;
+inline constexpr int kMaxFusedScalarInputs = 32;
+inline constexpr int kMaxFusedOutputs = 8;
+inline constexpr int kMaxFusedRank = 16;
+
+struct FusedElementwiseCall {
+  struct Step {
+    ElementwiseOp op = ElementwiseOp::kCopy;
+    DType compute_dtype = DType::kFloat32;
+    DType result_dtype = DType::kFloat32;
+    // Value numbers: below inputs.size() an input, else step (number - inputs.size()), which
+    // comes earlier.
+    std::vector<int> operands;
+  };
+  struct Output {
+    int step = 0;
+    ArrayView view{};
+  };
+  Shape shape;
+  std::vector<ElementwiseOperand> inputs;
+  std::vector<Step> steps;
+  std::vector<Output> outputs;
+};
+
 // output = op over `axes` of input. `output` is C-contiguous with the input's shape minus the
 // reduced axes (keepdims is metadata core adds afterwards). The arithmetic runs in
 // accumulate_dtype (int64/uint64 for small integers, float32 for float16, float64 for float32

@@ -2,10 +2,11 @@
 // printed with every failure; ARRAYHUB_TEST_SEED=<seed> repeats a run): every elementwise op
 // over every dtype NumPy has a loop for (as core resolves it), with dense, strided (negative
 // steps, gaps, transposes), broadcast and scalar operands, mixed operand dtypes, in place and
-// with output casts; every reduction over one, several and all axes of dense and strided
-// arrays; random fills' bounds, determinism and moments. Integer and bool results and the
-// IEEE-exact float operations (+ - * /, sqrt, rounding, comparisons, casts...) must match bit
-// for bit; transcendental functions within a relative tolerance. Runs only with a GPU.
+// with output casts; fused chains of ops against the host's step-by-step runs; every reduction over
+// one, several and all axes of dense and strided arrays; random fills' bounds, determinism and
+// moments. Integer and bool results and the IEEE-exact float operations (+ - * /, sqrt, rounding,
+// comparisons, casts...) must match bit for bit; transcendental functions within a relative
+// tolerance. Runs only with a GPU.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "server/backend/cuda/cuda_backend.h"
@@ -713,6 +715,100 @@ TEST_F(ElementwiseTest, InPlaceMatchesHost) {
   // The output is operand 0 (for where, the complex64 condition itself).
   for (ElementwiseCase& c : cases) c.in_place = true;
   RunAll(cases);
+}
+
+// Fused chains (a Batch's run of elementwise ops as one kernel) against the host backend, which
+// runs them one step at a time: random programs of IEEE-exact ops over random dtypes, inputs in
+// every layout and scalars, several outputs (strided, one cast to another dtype). Intermediate
+// values must keep their result dtype exactly, so everything matches bit for bit.
+TEST_F(CudaComputeTest, FusedChainsMatchHostStepByStep) {
+  using O = ElementwiseOp;
+  const std::vector<O> ops = {O::kAdd,      O::kSubtract,   O::kMultiply,  O::kMaximum, O::kMinimum,
+                              O::kNegative, O::kAbsolute,   O::kSquare,    O::kLess,    O::kEqual,
+                              O::kWhere,    O::kLogicalAnd, O::kBitwiseXor};
+  const std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat64,  DType::kFloat16,
+                                     DType::kInt8,    DType::kInt32,    DType::kUInt16,
+                                     DType::kBool,    DType::kComplex64};
+  const std::vector<Layout> layouts = {Layout::kDense, Layout::kReversed, Layout::kTransposed,
+                                       Layout::kRow,   Layout::kColumn,   Layout::kScalar};
+  constexpr size_t kPrograms = 96;
+  const std::vector<std::string> failures = RunParallel(kPrograms, [&](size_t p) {
+    Rng rng(BaseSeed() + 7919 * p);
+    auto pick = [&rng](const auto& from) { return from[rng() % from.size()]; };
+    const Shape shape = p % 2 ? Shape{4099} : Shape{37, 53};
+    // Inputs: two or three arrays and scalars; value v < inputs is input v, else step v - inputs.
+    std::vector<TestOperand> inputs;
+    std::vector<DType> value_dtypes;
+    const size_t input_count = 2 + rng() % 3;
+    for (size_t k = 0; k < input_count; ++k) {
+      const Layout layout = k == 0 ? Layout::kDense : pick(layouts);
+      absl::StatusOr<TestOperand> input =
+          MakeOperand(pick(dtypes), layout, shape, Domain::kSmall, rng);
+      if (!input.ok()) return std::optional<std::string>(input.status().ToString());
+      value_dtypes.push_back(input->dtype);
+      inputs.push_back(*std::move(input));
+    }
+    FusedElementwiseCall cuda_call{.shape = shape, .inputs = {}, .steps = {}, .outputs = {}};
+    for (const TestOperand& input : inputs) cuda_call.inputs.push_back(input.On(true, shape));
+    std::string program;
+    while (cuda_call.steps.size() < 12) {
+      const O op = pick(ops);
+      FusedElementwiseCall::Step step;
+      step.op = op;
+      std::vector<UfuncOperand> typing;
+      for (int k = 0; k < Arity(op); ++k) {
+        // Mostly the newest value, so that chains are deep.
+        const size_t values = value_dtypes.size();
+        const size_t v =
+            rng() % 3 ? values - 1 - rng() % std::min<size_t>(values, 2) : rng() % values;
+        step.operands.push_back(static_cast<int>(v));
+        typing.push_back({.array_dtype = value_dtypes[v], .scalar = std::nullopt});
+      }
+      absl::StatusOr<UfuncResolution> types = ResolveUfunc(op, typing, std::nullopt);
+      // No loop for these dtypes, or a complex absolute (hypot, not exact): draw another step.
+      if (!types.ok() ||
+          (op == O::kAbsolute && KindOf(types->compute_dtype) == DTypeKind::kComplex)) {
+        continue;
+      }
+      step.compute_dtype = types->compute_dtype;
+      step.result_dtype = types->result_dtype;
+      program += fmt::format(" {}({})->{}", OpName(op), fmt::join(step.operands, ","),
+                             DTypeName(step.result_dtype));
+      value_dtypes.push_back(step.result_dtype);
+      cuda_call.steps.push_back(std::move(step));
+    }
+    // Outputs: the last step (dense), a middle one (stepped) and one cast to float64 or int16.
+    const int last = static_cast<int>(cuda_call.steps.size()) - 1;
+    const std::vector<std::tuple<int, DType, Layout>> wanted = {
+        {last, cuda_call.steps[last].result_dtype, Layout::kDense},
+        {last / 2, cuda_call.steps[last / 2].result_dtype, Layout::kStepped},
+        {last - 1, p % 3 ? DType::kFloat64 : DType::kInt16, Layout::kDense}};
+    std::vector<TestOperand> outputs;
+    FusedElementwiseCall host_call = cuda_call;
+    host_call.inputs.clear();
+    for (const TestOperand& input : inputs) host_call.inputs.push_back(input.On(false, shape));
+    for (const auto& [step, dtype, layout] : wanted) {
+      absl::StatusOr<TestOperand> output = MakeOperand(dtype, layout, shape, Domain::kAny, rng);
+      if (!output.ok()) return std::optional<std::string>(output.status().ToString());
+      cuda_call.outputs.push_back({.step = step, .view = *output->On(true, shape).array});
+      host_call.outputs.push_back({.step = step, .view = *output->On(false, shape).array});
+      outputs.push_back(*std::move(output));
+    }
+    if (absl::Status status = cuda_->FusedElementwise(cuda_call); !status.ok()) {
+      return std::optional<std::string>("cuda: " + status.ToString() + program);
+    }
+    if (absl::Status status = host_.FusedElementwise(host_call); !status.ok()) {
+      return std::optional<std::string>("host: " + status.ToString() + program);
+    }
+    for (const TestOperand& output : outputs) {
+      if (std::optional<std::string> mismatch = CompareBuffers(output.buffers, output.dtype, 0)) {
+        return std::optional<std::string>(
+            fmt::format("program {} shape {}:{}: {}", p, FormatShape(shape), program, *mismatch));
+      }
+    }
+    return std::optional<std::string>();
+  });
+  EXPECT_TRUE(failures.empty()) << Summary(failures, kPrograms);
 }
 
 TEST_F(CudaComputeTest, LoopsNumPyLacksAreUnimplemented) {

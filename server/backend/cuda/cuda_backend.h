@@ -45,6 +45,7 @@ class CudaBackend final : public Backend {
   absl::StatusOr<int> ExportPoolDescriptor(std::string_view pool_id) override;
 
   absl::Status Elementwise(const ElementwiseCall& call) override;
+  absl::Status FusedElementwise(const FusedElementwiseCall& call) override;
   absl::Status Reduce(const ReduceCall& call) override;
   absl::Status FillRandom(const RandomCall& call) override;
 

@@ -1,5 +1,6 @@
-// CudaBackend::Elementwise: kernels generated per signature and compiled with NVRTC (see
-// elementwise_launch.h), enqueued on the session's stream and not waited for.
+// CudaBackend::Elementwise and FusedElementwise: kernels generated per signature and compiled
+// with NVRTC (see elementwise_launch.h), enqueued on the session's stream and not waited for.
+// A fused chain is one kernel whose intermediate values never reach memory.
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/elementwise_launch.h"
@@ -11,6 +12,12 @@ absl::Status CudaBackend::Elementwise(const ElementwiseCall& call) {
   AH_RETURN_IF_ERROR(Activate());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return EnqueueElementwise(call, context);
+}
+
+absl::Status CudaBackend::FusedElementwise(const FusedElementwiseCall& call) {
+  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  return EnqueueFusedElementwise(call, context);
 }
 
 }  // namespace arrayhub

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "server/backend/cuda/device_math.h"
 
 namespace arrayhub {
@@ -54,12 +56,6 @@ std::string_view WorkingType(DType dtype) {
 // The type an op's result is rounded to before the output cast.
 std::string_view ResultType(DType dtype) {
   return dtype == DType::kBool ? "bool" : StorageType(dtype);
-}
-
-// where() reads its condition as bool whatever the loop type.
-std::string_view OperandWorkingType(const ElementwiseSignature& s, size_t k) {
-  if (s.op == ElementwiseOp::kWhere && k == 0) return "bool";
-  return WorkingType(s.compute);
 }
 
 // The kinds of loop NumPy 2 has for each op (bool, signed, unsigned, float, complex).
@@ -137,18 +133,24 @@ Kinds LoopKinds(ElementwiseOp op) {
   return {};
 }
 
-std::string OperandName(size_t k) { return fmt::format("x{}", k); }
+// where() reads its condition as bool whatever the loop type.
+std::string_view OperandWorkingType(const ElementwiseSignature::Step& step, size_t k) {
+  if (step.op == ElementwiseOp::kWhere && k == 0) return "bool";
+  return WorkingType(step.compute);
+}
 
 // The device function for the op (see device_math.h).
-std::string OpFunction(const ElementwiseSignature& s) {
-  switch (s.op) {
+std::string OpFunction(const ElementwiseSignature::Step& step) {
+  switch (step.op) {
     case ElementwiseOp::kMinimum:
     case ElementwiseOp::kMaximum:
-      return fmt::format("ah_op_{}<{}>", OpName(s.op), s.compute == DType::kFloat16);
+      return fmt::format("ah_op_{}<{}>", OpName(step.op), step.compute == DType::kFloat16);
     default:
-      return fmt::format("ah_op_{}", OpName(s.op));
+      return fmt::format("ah_op_{}", OpName(step.op));
   }
 }
+
+size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 }  // namespace
 
@@ -177,45 +179,90 @@ absl::Status CheckLoopExists(ElementwiseOp op, DType compute) {
       fmt::format("no {} loop for {} on the CUDA backend", DTypeName(compute), OpName(op)));
 }
 
+int ElementwiseSignature::array_inputs() const {
+  int count = 0;
+  for (const Input& input : inputs) count += input.scalar ? 0 : 1;
+  return count;
+}
+
+int ElementwiseSignature::scalar_inputs() const {
+  return static_cast<int>(inputs.size()) - array_inputs();
+}
+
+ElementwiseArgsLayout ArgsLayoutOf(const ElementwiseSignature& s) {
+  const size_t outputs = s.outputs.size();
+  const size_t arrays = static_cast<size_t>(s.array_inputs());
+  const size_t scalars = static_cast<size_t>(s.scalar_inputs());
+  ElementwiseArgsLayout layout;
+  layout.out = sizeof(int64_t);
+  layout.in = layout.out + sizeof(char*) * outputs;
+  layout.scalar = RoundUp(layout.in + sizeof(char*) * std::max<size_t>(arrays, 1), 16);
+  layout.shape = layout.scalar + 16 * std::max<size_t>(scalars, 1);
+  const size_t rank = static_cast<size_t>(s.rank);
+  layout.stride = layout.shape + sizeof(int64_t) * rank;
+  layout.size = RoundUp(layout.stride + sizeof(int64_t) * (outputs + arrays) * rank, 16);
+  return layout;
+}
+
 std::string KernelKey(const ElementwiseSignature& s) {
-  std::string key = fmt::format("ew:{}:{}:{}:{}:", OpName(s.op), DTypeName(s.compute),
-                                DTypeName(s.result), DTypeName(s.output));
-  for (const auto& operand : s.operands) {
-    key += fmt::format("{}{},", operand.scalar ? "s" : "a", DTypeName(operand.dtype));
+  std::string key = "ew:";
+  for (const auto& input : s.inputs) {
+    key += fmt::format("{}{},", input.scalar ? "s" : "a", DTypeName(input.dtype));
   }
+  for (const auto& step : s.steps) {
+    key +=
+        fmt::format(";{}:{}:{}", OpName(step.op), DTypeName(step.compute), DTypeName(step.result));
+    for (int operand : step.operands) key += fmt::format(":{}", operand);
+  }
+  key += ";>";
+  for (const auto& output : s.outputs)
+    key += fmt::format("{}:{},", output.step, DTypeName(output.dtype));
   key += fmt::format(":r{}:v{}:i{}", s.rank, s.vector_width, s.index32 ? 32 : 64);
   return key;
 }
 
 std::string KernelSource(const ElementwiseSignature& s) {
-  const size_t arity = s.operands.size();
+  const size_t inputs = s.inputs.size();
+  const size_t outputs = s.outputs.size();
   std::string src(kDeviceMath);
 
-  // ah_apply: one element from its stored operands to its stored output.
-  src += fmt::format("typedef {} ah_out_t;\n", StorageType(s.output));
+  // ah_apply: one element, from its stored inputs to its stored outputs. Each step's value is
+  // a variable of its result type, as an array of that dtype would hold it.
   std::string params;
-  std::string converts;
-  std::string args;
-  for (size_t k = 0; k < arity; ++k) {
-    src += fmt::format("typedef {} ah_s{}_t;\n", StorageType(s.operands[k].dtype), k);
-    params += fmt::format("{}ah_s{}_t {}", k ? ", " : "", k, OperandName(k));
-    converts += fmt::format("  const {0} a{1} = ah_cast<{0}>({2});\n", OperandWorkingType(s, k), k,
-                            OperandName(k));
-    args += fmt::format("{}a{}", k ? ", " : "", k);
+  for (size_t k = 0; k < inputs; ++k) {
+    src += fmt::format("typedef {} ah_i{}_t;\n", StorageType(s.inputs[k].dtype), k);
+    params += fmt::format("{}ah_i{}_t x{}", k ? ", " : "", k, k);
   }
-  src += fmt::format(
-      "__device__ __forceinline__ ah_out_t ah_apply({}) {{\n{}"
-      "  return ah_cast<ah_out_t>(ah_cast<{}>({}({})));\n}}\n",
-      params, converts, ResultType(s.result), OpFunction(s), args);
+  for (size_t j = 0; j < outputs; ++j) {
+    src += fmt::format("typedef {} ah_o{}_t;\n", StorageType(s.outputs[j].dtype), j);
+    params += fmt::format("{}ah_o{}_t& y{}", params.empty() ? "" : ", ", j, j);
+  }
+  std::string body;
+  for (size_t t = 0; t < s.steps.size(); ++t) {
+    const ElementwiseSignature::Step& step = s.steps[t];
+    std::string args;
+    for (size_t k = 0; k < step.operands.size(); ++k) {
+      const auto value = static_cast<size_t>(step.operands[k]);
+      const std::string name =
+          value < inputs ? fmt::format("x{}", value) : fmt::format("t{}", value - inputs);
+      args += fmt::format("{}ah_cast<{}>({})", k ? ", " : "", OperandWorkingType(step, k), name);
+    }
+    body += fmt::format("  const {0} t{1} = ah_cast<{0}>({2}({3}));\n", ResultType(step.result), t,
+                        OpFunction(step), args);
+  }
+  for (size_t j = 0; j < outputs; ++j) {
+    body += fmt::format("  y{0} = ah_cast<ah_o{0}_t>(t{1});\n", j, s.outputs[j].step);
+  }
+  src += fmt::format("__device__ __forceinline__ void ah_apply({}) {{\n{}}}\n", params, body);
 
-  // The argument block (see ElementwiseArgsHeader).
+  // The argument block (see ElementwiseArgsLayout).
   src += fmt::format(
-      "struct ah_args {{\n  long long n;\n  char* out;\n  const char* in[{0}];\n"
-      "  alignas(16) unsigned char scalar[{0}][16];\n",
-      kMaxElementwiseOperands);
+      "struct ah_args {{\n  long long n;\n  char* out[{}];\n  const char* in[{}];\n"
+      "  alignas(16) unsigned char scalar[{}][16];\n",
+      outputs, std::max(s.array_inputs(), 1), std::max(s.scalar_inputs(), 1));
   if (s.rank > 0) {
     src += fmt::format("  long long shape[{0}];\n  long long stride[{1}][{0}];\n", s.rank,
-                       1 + kMaxElementwiseOperands);
+                       outputs + static_cast<size_t>(s.array_inputs()));
   }
   src += "};\n";
 
@@ -223,72 +270,94 @@ std::string KernelSource(const ElementwiseSignature& s) {
       "extern \"C\" __global__ void __launch_bounds__({}) {}(const __grid_constant__ ah_args "
       "args) {{\n",
       kElementwiseThreads, kElementwiseEntry);
-  for (size_t k = 0; k < arity; ++k) {
-    if (s.operands[k].scalar) {
+  // Where each input is: its slot in `in` or `scalar`.
+  std::vector<int> slot(inputs);
+  int arrays = 0;
+  int scalars = 0;
+  for (size_t k = 0; k < inputs; ++k) {
+    if (s.inputs[k].scalar) {
+      slot[k] = scalars++;
       src += fmt::format(
-          "  const ah_s{0}_t s{0} = *reinterpret_cast<const ah_s{0}_t*>(args.scalar[{0}]);\n", k);
+          "  const ah_i{0}_t s{0} = *reinterpret_cast<const ah_i{0}_t*>(args.scalar[{1}]);\n", k,
+          slot[k]);
+    } else {
+      slot[k] = arrays++;
     }
   }
   src +=
       "  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  const long long step = (long long)gridDim.x * blockDim.x;\n";
 
-  // An operand's value for element `index` (an expression in the loop's variables).
-  auto operand_at = [&](size_t k, const std::string& array_expr) {
-    return s.operands[k].scalar ? fmt::format("s{}", k) : array_expr;
+  // ah_apply's arguments, given how an array input and an output are reached.
+  auto apply_args = [&](auto input_at, auto output_at) {
+    std::string args;
+    for (size_t k = 0; k < inputs; ++k) {
+      args += (k ? ", " : "") + (s.inputs[k].scalar ? fmt::format("s{}", k) : input_at(k));
+    }
+    for (size_t j = 0; j < outputs; ++j) args += (args.empty() ? "" : ", ") + output_at(j);
+    return args;
   };
 
   if (s.rank == 0) {
     // Dense: vectors of vector_width elements, then the tail one element at a time.
     const int v = s.vector_width;
     std::string loads;
-    std::string call_args;
-    std::string tail_args;
-    for (size_t k = 0; k < arity; ++k) {
-      if (!s.operands[k].scalar) {
-        loads += fmt::format(
-            "    const ah_vec<ah_s{0}_t, {1}> v{0} = reinterpret_cast<const ah_vec<ah_s{0}_t, "
-            "{1}>*>(args.in[{0}])[i];\n",
-            k, v);
-      }
-      call_args += (k ? ", " : "") + operand_at(k, fmt::format("v{}.v[j]", k));
-      tail_args +=
-          (k ? ", " : "") +
-          operand_at(k, fmt::format("reinterpret_cast<const ah_s{0}_t*>(args.in[{0}])[i]", k));
+    std::string stores;
+    for (size_t k = 0; k < inputs; ++k) {
+      if (s.inputs[k].scalar) continue;
+      loads += fmt::format(
+          "    const ah_vec<ah_i{0}_t, {1}> v{0} = reinterpret_cast<const ah_vec<ah_i{0}_t, "
+          "{1}>*>(args.in[{2}])[i];\n",
+          k, v, slot[k]);
     }
+    for (size_t j = 0; j < outputs; ++j) {
+      loads += fmt::format("    ah_vec<ah_o{0}_t, {1}> w{0};\n", j, v);
+      stores += fmt::format(
+          "    reinterpret_cast<ah_vec<ah_o{0}_t, {1}>*>(args.out[{0}])[i] = w{0};\n", j, v);
+    }
+    const std::string vector_args = apply_args([](size_t k) { return fmt::format("v{}.v[j]", k); },
+                                               [](size_t j) { return fmt::format("w{}.v[j]", j); });
+    const std::string tail_args = apply_args(
+        [&](size_t k) {
+          return fmt::format("reinterpret_cast<const ah_i{}_t*>(args.in[{}])[i]", k, slot[k]);
+        },
+        [](size_t j) { return fmt::format("reinterpret_cast<ah_o{0}_t*>(args.out[{0}])[i]", j); });
     src += fmt::format(
         "  const long long vectors = args.n / {0};\n"
         "  for (long long i = first; i < vectors; i += step) {{\n{1}"
-        "    ah_vec<ah_out_t, {0}> y;\n"
         "#pragma unroll\n"
-        "    for (int j = 0; j < {0}; ++j) y.v[j] = ah_apply({2});\n"
-        "    reinterpret_cast<ah_vec<ah_out_t, {0}>*>(args.out)[i] = y;\n"
+        "    for (int j = 0; j < {0}; ++j) ah_apply({2});\n{3}"
         "  }}\n"
         "  for (long long i = vectors * {0} + first; i < args.n; i += step) {{\n"
-        "    reinterpret_cast<ah_out_t*>(args.out)[i] = ah_apply({3});\n"
+        "    ah_apply({4});\n"
         "  }}\n}}\n",
-        v, loads, call_args, tail_args);
+        v, loads, vector_args, stores, tail_args);
     return src;
   }
 
   // Strided: split the flat index into coordinates, innermost first, and accumulate each
-  // array's byte offset. The outermost coordinate needs no division.
+  // array's byte offset (row r of args.stride: output r, then array input r - outputs). The
+  // outermost coordinate needs no division.
   const char* index_type = s.index32 ? "unsigned int" : "unsigned long long";
-  std::string offsets = "long long off_out = 0";
-  std::string accumulate = "off_out += c * args.stride[0][d]";
-  std::string accumulate_outer = "off_out += (long long)rest * args.stride[0][0]";
-  std::string call_args;
-  for (size_t k = 0; k < arity; ++k) {
-    if (!s.operands[k].scalar) {
-      offsets += fmt::format(", off{} = 0", k);
-      accumulate += fmt::format(", off{0} += c * args.stride[{1}][d]", k, k + 1);
-      accumulate_outer +=
-          fmt::format(", off{0} += (long long)rest * args.stride[{1}][0]", k, k + 1);
-    }
-    call_args +=
-        (k ? ", " : "") +
-        operand_at(k, fmt::format("*reinterpret_cast<const ah_s{0}_t*>(args.in[{0}] + off{0})", k));
+  const size_t rows = outputs + static_cast<size_t>(s.array_inputs());
+  std::string offsets = "long long ";
+  std::string accumulate;
+  std::string accumulate_outer;
+  for (size_t r = 0; r < rows; ++r) {
+    const char* separator = r ? ", " : "";
+    offsets += fmt::format("{}off{} = 0", separator, r);
+    accumulate += fmt::format("{0}off{1} += c * args.stride[{1}][d]", separator, r);
+    accumulate_outer +=
+        fmt::format("{0}off{1} += (long long)rest * args.stride[{1}][0]", separator, r);
   }
+  const std::string call_args = apply_args(
+      [&](size_t k) {
+        return fmt::format("*reinterpret_cast<const ah_i{0}_t*>(args.in[{1}] + off{2})", k, slot[k],
+                           outputs + static_cast<size_t>(slot[k]));
+      },
+      [](size_t j) {
+        return fmt::format("*reinterpret_cast<ah_o{0}_t*>(args.out[{0}] + off{0})", j);
+      });
   src += fmt::format(
       "  for (long long i = first; i < args.n; i += step) {{\n"
       "    {0} rest = ({0})i;\n"
@@ -302,7 +371,7 @@ std::string KernelSource(const ElementwiseSignature& s) {
       "      {3};\n"
       "    }}\n"
       "    {4};\n"
-      "    *reinterpret_cast<ah_out_t*>(args.out + off_out) = ah_apply({5});\n"
+      "    ah_apply({5});\n"
       "  }}\n}}\n",
       index_type, offsets, s.rank, accumulate, accumulate_outer, call_args);
   return src;

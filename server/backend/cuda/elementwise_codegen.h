@@ -1,6 +1,8 @@
-// CUDA source for one elementwise kernel, specialised for what a call needs: the op, the
-// operands' stored dtypes, the loop, result and output dtypes, and the memory layout. Calls
-// with equal signatures share one compiled kernel (see kernel_cache.h).
+// CUDA source for one elementwise kernel, specialised for what a call needs: its steps (each
+// an op with its loop and result dtypes, reading inputs and earlier steps), the inputs' stored
+// dtypes, the outputs' dtypes and the memory layout. A single elementwise op is a program of
+// one step; a Batch's chain of ops is one program whose intermediate values stay in registers.
+// Calls with equal signatures share one compiled kernel (see kernel_cache.h).
 #pragma once
 
 #include <cstddef>
@@ -14,27 +16,37 @@
 
 namespace arrayhub {
 
-inline constexpr int kMaxElementwiseOperands = 3;
 inline constexpr int kElementwiseThreads = 256;
 inline constexpr char kElementwiseEntry[] = "ah_elementwise";
 
 struct ElementwiseSignature {
-  struct Operand {
+  struct Input {
     DType dtype = DType::kFloat32;  // As stored.
     bool scalar = false;            // Passed by value in the arguments, not read from memory.
   };
-  ElementwiseOp op = ElementwiseOp::kCopy;
-  DType compute = DType::kFloat32;
-  DType result = DType::kFloat32;
-  DType output = DType::kFloat32;
-  std::vector<Operand> operands;
-  // 0: every array (the output too) is dense and in the same order, so element i is at index i
-  // of each. Otherwise the arrays are strided with this many (coalesced) dimensions.
+  struct Step {
+    ElementwiseOp op = ElementwiseOp::kCopy;
+    DType compute = DType::kFloat32;
+    DType result = DType::kFloat32;
+    std::vector<int> operands;  // Value numbers, as FusedElementwiseCall::Step::operands.
+  };
+  struct Output {
+    int step = 0;
+    DType dtype = DType::kFloat32;  // As stored.
+  };
+  std::vector<Input> inputs;
+  std::vector<Step> steps;
+  std::vector<Output> outputs;
+  // 0: every array (the outputs too) is dense and in the same order, so element i is at index
+  // i of each. Otherwise the arrays are strided with this many (coalesced) dimensions.
   int rank = 0;
   // rank 0: elements per thread per step, read and written as one aligned vector (1 = none).
   int vector_width = 1;
   // rank > 0: element indices fit 32 bits, which makes the index arithmetic cheaper.
   bool index32 = false;
+
+  int array_inputs() const;
+  int scalar_inputs() const;
 };
 
 // OK when NumPy has a loop for `op` in `compute` (so the device functions define it);
@@ -47,21 +59,17 @@ std::string KernelKey(const ElementwiseSignature& signature);
 // The complete CUDA source (device_math.h's prelude plus the kernel `kElementwiseEntry`).
 std::string KernelSource(const ElementwiseSignature& signature);
 
-// The kernel's single argument, `ah_args`, as laid out in memory: this header, then for
-// rank > 0 `int64 shape[rank]` and `int64 strides[1 + kMaxElementwiseOperands][rank]` (in
-// bytes; the output's first, then each operand's).
-struct ElementwiseArgsHeader {
-  int64_t n = 0;  // Elements.
-  char* out = nullptr;
-  const char* in[kMaxElementwiseOperands] = {};                        // Null for scalar operands.
-  alignas(16) unsigned char scalar[kMaxElementwiseOperands][16] = {};  // Stored bytes.
+// The kernel's single argument, `ah_args`, as the device compiler lays it out:
+//   long long n;                                   // elements
+//   char* out[outputs];                            // each output's first element
+//   const char* in[max(array inputs, 1)];          // each array input's, in input order
+//   alignas(16) unsigned char scalar[max(scalar inputs, 1)][16];  // stored bytes, in order
+//   long long shape[rank];                         // rank > 0 only
+//   long long stride[outputs + array inputs][rank];  // bytes; outputs' rows first
+// padded to 16 bytes.
+struct ElementwiseArgsLayout {
+  size_t out = 0, in = 0, scalar = 0, shape = 0, stride = 0, size = 0;  // Byte offsets.
 };
-// The struct's size, padded to its 16-byte alignment as the device compiler pads it.
-inline constexpr size_t ElementwiseArgsSize(int rank) {
-  const size_t unpadded = sizeof(ElementwiseArgsHeader) + sizeof(int64_t) *
-                                                              static_cast<size_t>(rank) *
-                                                              (2 + kMaxElementwiseOperands);
-  return (unpadded + 15) / 16 * 16;
-}
+ElementwiseArgsLayout ArgsLayoutOf(const ElementwiseSignature& signature);
 
 }  // namespace arrayhub

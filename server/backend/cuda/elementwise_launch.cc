@@ -18,6 +18,9 @@ namespace {
 // Blocks per multiprocessor at most; grid-stride loops cover larger arrays.
 constexpr int64_t kBlocksPerSm = 32;
 
+// The kernel parameter space every device supports (newer ones take more).
+constexpr size_t kMaxKernelArgumentBytes = 4096;
+
 // One array of the call (the output or an array operand) in bytes.
 struct Operand {
   char* base;
@@ -27,7 +30,7 @@ struct Operand {
 
 struct Layout {
   std::vector<int64_t> shape;
-  std::vector<Operand> arrays;  // The output first, then the array operands in order.
+  std::vector<Operand> arrays;  // The outputs first, then the array inputs in order.
 };
 
 // Drops extents of 1 and merges neighbouring dimensions that every array steps through as
@@ -68,37 +71,48 @@ char* BaseOf(const ArrayView& view) {
 
 }  // namespace
 
-absl::Status EnqueueElementwise(const ElementwiseCall& call, const ComputeContext& context) {
-  const size_t arity = call.operands.size();
-  if (arity != static_cast<size_t>(Arity(call.op)) || arity > kMaxElementwiseOperands) {
-    return absl::InternalError(
-        fmt::format("{} with {} operands", OpName(call.op), call.operands.size()));
+absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
+                                     const ComputeContext& context) {
+  ElementwiseSignature signature;
+  const size_t inputs = call.inputs.size();
+  for (const FusedElementwiseCall::Step& step : call.steps) {
+    if (step.operands.size() != static_cast<size_t>(Arity(step.op))) {
+      return absl::InternalError(
+          fmt::format("{} with {} operands", OpName(step.op), step.operands.size()));
+    }
+    for (int operand : step.operands) {
+      if (operand < 0 || static_cast<size_t>(operand) >= inputs + signature.steps.size()) {
+        return absl::InternalError(
+            fmt::format("{} reads value {}, which is not there yet", OpName(step.op), operand));
+      }
+    }
+    AH_RETURN_IF_ERROR(CheckLoopExists(step.op, step.compute_dtype));
+    signature.steps.push_back({.op = step.op,
+                               .compute = step.compute_dtype,
+                               .result = step.result_dtype,
+                               .operands = step.operands});
   }
-  AH_RETURN_IF_ERROR(CheckLoopExists(call.op, call.compute_dtype));
   int64_t n = 1;
   for (int64_t extent : call.shape) n *= extent;
-  if (n == 0) return absl::OkStatus();
+  if (n == 0 || call.outputs.empty()) return absl::OkStatus();
 
-  ElementwiseSignature signature{.op = call.op,
-                                 .compute = call.compute_dtype,
-                                 .result = call.result_dtype,
-                                 .output = call.output.dtype,
-                                 .operands = {}};
-  std::vector<const ArrayView*> views = {&call.output};
+  // The arrays in the order of the argument block: the outputs, then the array inputs.
+  std::vector<const ArrayView*> views;
   Layout layout;
-  layout.arrays.push_back({BaseOf(call.output), ItemSize(call.output.dtype), {}});
-  ElementwiseArgsHeader header;
-  header.n = n;
-  header.out = BaseOf(call.output);
-  for (size_t k = 0; k < arity; ++k) {
-    const ElementwiseOperand& operand = call.operands[k];
-    signature.operands.push_back({.dtype = operand.dtype, .scalar = !operand.array.has_value()});
-    if (operand.array) {
-      views.push_back(&*operand.array);
-      layout.arrays.push_back({BaseOf(*operand.array), ItemSize(operand.dtype), {}});
-      header.in[k] = BaseOf(*operand.array);
-    } else {
-      std::memcpy(header.scalar[k], operand.scalar.data(), sizeof(header.scalar[k]));
+  for (const FusedElementwiseCall::Output& output : call.outputs) {
+    if (output.step < 0 || static_cast<size_t>(output.step) >= call.steps.size()) {
+      return absl::InternalError(
+          fmt::format("an output of step {}, of {} steps", output.step, call.steps.size()));
+    }
+    signature.outputs.push_back({.step = output.step, .dtype = output.view.dtype});
+    views.push_back(&output.view);
+    layout.arrays.push_back({BaseOf(output.view), ItemSize(output.view.dtype), {}});
+  }
+  for (const ElementwiseOperand& input : call.inputs) {
+    signature.inputs.push_back({.dtype = input.dtype, .scalar = !input.array.has_value()});
+    if (input.array) {
+      views.push_back(&*input.array);
+      layout.arrays.push_back({BaseOf(*input.array), ItemSize(input.dtype), {}});
     }
   }
   Coalesce(call.shape, layout, views);
@@ -126,20 +140,36 @@ absl::Status EnqueueElementwise(const ElementwiseCall& call, const ComputeContex
     signature.index32 = n <= int64_t{0xffffffff};
   }
 
-  // The argument block: the header, then extents and strides for the strided kernels.
-  std::vector<std::byte> args(ElementwiseArgsSize(signature.rank));
-  std::memcpy(args.data(), &header, sizeof(header));
+  // The argument block (see ElementwiseArgsLayout).
+  const ElementwiseArgsLayout offsets = ArgsLayoutOf(signature);
+  if (offsets.size > kMaxKernelArgumentBytes) {
+    return absl::InternalError(
+        fmt::format("an elementwise kernel of {} bytes of arguments", offsets.size));
+  }
+  std::vector<std::byte> args(offsets.size);
+  std::memcpy(args.data(), &n, sizeof(n));
+  auto* out = reinterpret_cast<char**>(args.data() + offsets.out);
+  auto* in = reinterpret_cast<const char**>(args.data() + offsets.in);
+  auto* scalar = args.data() + offsets.scalar;
+  for (size_t j = 0; j < call.outputs.size(); ++j) out[j] = layout.arrays[j].base;
+  size_t array = call.outputs.size();
+  for (const ElementwiseOperand& input : call.inputs) {
+    if (input.array) {
+      *in++ = layout.arrays[array++].base;
+    } else {
+      static_assert(sizeof(input.scalar) == 16);
+      std::memcpy(scalar, input.scalar.data(), sizeof(input.scalar));
+      scalar += sizeof(input.scalar);
+    }
+  }
   if (signature.rank > 0) {
     const size_t rank = layout.shape.size();
-    auto* extents = reinterpret_cast<int64_t*>(args.data() + sizeof(header));
+    auto* extents = reinterpret_cast<int64_t*>(args.data() + offsets.shape);
     std::copy(layout.shape.begin(), layout.shape.end(), extents);
-    // Row 0 the output, row 1 + k operand k (scalar operands keep a row of zeros).
-    size_t array = 0;
-    for (size_t row = 0; row <= arity; ++row) {
-      if (row > 0 && signature.operands[row - 1].scalar) continue;
-      std::copy(layout.arrays[array].strides.begin(), layout.arrays[array].strides.end(),
-                extents + rank * (1 + row));
-      ++array;
+    auto* strides = reinterpret_cast<int64_t*>(args.data() + offsets.stride);
+    for (size_t row = 0; row < layout.arrays.size(); ++row) {
+      std::copy(layout.arrays[row].strides.begin(), layout.arrays[row].strides.end(),
+                strides + rank * row);
     }
   }
 
@@ -155,6 +185,20 @@ absl::Status EnqueueElementwise(const ElementwiseCall& call, const ComputeContex
       cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(blocks)),
                        dim3(kElementwiseThreads), kernel_args, 0, context.stream));
   return absl::OkStatus();
+}
+
+absl::Status EnqueueElementwise(const ElementwiseCall& call, const ComputeContext& context) {
+  FusedElementwiseCall fused{.shape = call.shape,
+                             .inputs = call.operands,
+                             .steps = {{.op = call.op,
+                                        .compute_dtype = call.compute_dtype,
+                                        .result_dtype = call.result_dtype,
+                                        .operands = {}}},
+                             .outputs = {{.step = 0, .view = call.output}}};
+  for (size_t k = 0; k < call.operands.size(); ++k) {
+    fused.steps[0].operands.push_back(static_cast<int>(k));
+  }
+  return EnqueueFusedElementwise(fused, context);
 }
 
 absl::Status EnqueueCopy(const ArrayView& source, const ArrayView& destination,

@@ -1,5 +1,6 @@
-// Runs an ElementwiseCall on the GPU: picks the layout class, fetches the matching kernel from
-// the cache (compiling it on first use) and launches it.
+// Runs elementwise calls on the GPU: picks the layout class, fetches the matching kernel from
+// the cache (compiling it on first use) and launches it. A single op and a fused chain of ops
+// take the same path: a single op is a chain of one step.
 #pragma once
 
 #include "absl/status/status.h"
@@ -8,8 +9,12 @@
 
 namespace arrayhub {
 
-// Enqueues `call` on context.stream and returns without waiting for it. Also the building
-// block of the reductions (casts, transposes, deviations).
+// Enqueues `call` on context.stream and returns without waiting for it.
+absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
+                                     const ComputeContext& context);
+
+// As above for one op. Also the building block of the reductions (casts, transposes,
+// deviations).
 absl::Status EnqueueElementwise(const ElementwiseCall& call, const ComputeContext& context);
 
 // Enqueues a cast (or plain copy) of `source` into `destination`, which has the same shape.

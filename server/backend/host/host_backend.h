@@ -42,6 +42,8 @@ class HostBackend final : public Backend {
   absl::StatusOr<int> ExportPoolDescriptor(std::string_view pool_id) override;
 
   absl::Status Elementwise(const ElementwiseCall& call) override;
+  // One Elementwise call per step (fused_steps.h).
+  absl::Status FusedElementwise(const FusedElementwiseCall& call) override;
   absl::Status Reduce(const ReduceCall& call) override;
   absl::Status FillRandom(const RandomCall& call) override;
 

@@ -1,4 +1,5 @@
-// HostBackend::Elementwise, and the strided casts the whole host backend shares.
+// HostBackend::Elementwise and FusedElementwise (one step at a time, fused_steps.h), and the
+// strided casts the whole host backend shares.
 //
 // A call runs as NumPy's buffered iterator does: the loop nest is coalesced, and each row is
 // processed in chunks of kChunk elements. An operand already stored contiguously in the loop
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/backend/fused_steps.h"
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
@@ -407,6 +409,10 @@ absl::Status HostBackend::Elementwise(const ElementwiseCall& call) {
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of host memory for an elementwise operation");
   }
+}
+
+absl::Status HostBackend::FusedElementwise(const FusedElementwiseCall& call) {
+  return RunFusedStepByStep(*this, call);
 }
 
 }  // namespace arrayhub

@@ -1,0 +1,79 @@
+#include "server/backend/fused_steps.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+
+absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& call) {
+  const size_t inputs = call.inputs.size();
+  const size_t steps = call.steps.size();
+  int64_t elements = 1;
+  for (int64_t extent : call.shape) elements *= extent;
+
+  // Where each step's value lives: an output view, or a temporary freed after its last reader.
+  std::vector<std::optional<ArrayView>> values(steps);
+  std::vector<std::shared_ptr<Buffer>> temporaries(steps);
+  std::vector<size_t> last_reader(steps, 0);
+  for (size_t s = 0; s < steps; ++s) {
+    for (int operand : call.steps[s].operands) {
+      if (static_cast<size_t>(operand) >= inputs) last_reader[operand - inputs] = s;
+    }
+  }
+  std::vector<const FusedElementwiseCall::Output*> extra_outputs;  // A step's second output on.
+  for (const FusedElementwiseCall::Output& output : call.outputs) {
+    std::optional<ArrayView>& value = values[output.step];
+    if (!value && output.view.dtype == call.steps[output.step].result_dtype) {
+      value = output.view;
+    } else {
+      extra_outputs.push_back(&output);
+    }
+  }
+
+  for (size_t s = 0; s < steps; ++s) {
+    const FusedElementwiseCall::Step& step = call.steps[s];
+    if (!values[s]) {
+      AH_ASSIGN_OR_RETURN(temporaries[s], backend.Allocate(elements * ItemSize(step.result_dtype)));
+      values[s] = ArrayView{.buffer = temporaries[s].get(),
+                            .offset_bytes = 0,
+                            .dtype = step.result_dtype,
+                            .shape = call.shape,
+                            .strides = ContiguousStrides(call.shape)};
+    }
+    ElementwiseCall single{.op = step.op,
+                           .compute_dtype = step.compute_dtype,
+                           .result_dtype = step.result_dtype,
+                           .shape = call.shape,
+                           .operands = {},
+                           .output = *values[s]};
+    for (int operand : step.operands) {
+      if (static_cast<size_t>(operand) < inputs) {
+        single.operands.push_back(call.inputs[operand]);
+      } else {
+        const ArrayView& value = *values[operand - inputs];
+        single.operands.push_back(ElementwiseOperand{.array = value, .dtype = value.dtype});
+      }
+    }
+    AH_RETURN_IF_ERROR(backend.Elementwise(single));
+    // Outputs of another dtype than the step's result are converted from its value.
+    for (const FusedElementwiseCall::Output* output : extra_outputs) {
+      if (static_cast<size_t>(output->step) != s) continue;
+      AH_RETURN_IF_ERROR(backend.Elementwise(ElementwiseCall{
+          .op = ElementwiseOp::kCopy,
+          .compute_dtype = step.result_dtype,
+          .result_dtype = step.result_dtype,
+          .shape = call.shape,
+          .operands = {ElementwiseOperand{.array = *values[s], .dtype = step.result_dtype}},
+          .output = output->view}));
+    }
+    for (size_t done = 0; done < s; ++done) {
+      if (temporaries[done] && last_reader[done] == s) temporaries[done].reset();
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace arrayhub

@@ -1,0 +1,13 @@
+// A FusedElementwiseCall run as one Elementwise call per step, each value that is not an
+// output held in a contiguous temporary buffer of the backend's until its last reader has run.
+// What a backend without a fused kernel does: the same results, the per-op memory traffic.
+#pragma once
+
+#include "absl/status/status.h"
+#include "server/backend/backend.h"
+
+namespace arrayhub {
+
+absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& call);
+
+}  // namespace arrayhub

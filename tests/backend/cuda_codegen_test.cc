@@ -1,0 +1,96 @@
+// The elementwise kernel generator without a GPU: the sources it writes compile with NVRTC
+// (which needs no device, so this runs in CI wherever the CUDA toolkit is), for single ops,
+// for chains of every op over every loop dtype, and for each layout class; the argument block
+// is laid out as the generated struct declares it. Running the kernels is cuda_compute_test's.
+#include <gtest/gtest.h>
+
+#include "server/backend/cuda/elementwise_codegen.h"
+#include "server/backend/cuda/kernel_cache.h"
+
+namespace arrayhub {
+namespace {
+
+constexpr int kArch = 90;
+
+void ExpectCompiles(const ElementwiseSignature& signature) {
+  const absl::StatusOr<std::string> binary =
+      CompileWithNvrtc(KernelSource(signature), KernelKey(signature), kArch);
+  EXPECT_TRUE(binary.ok()) << KernelKey(signature) << ": " << binary.status();
+}
+
+TEST(ElementwiseCodegenTest, SingleOpsCompileInEachLayoutClass) {
+  ElementwiseSignature add{.inputs = {{.dtype = DType::kFloat32}, {.dtype = DType::kFloat32}},
+                           .steps = {{.op = ElementwiseOp::kAdd,
+                                      .compute = DType::kFloat32,
+                                      .result = DType::kFloat32,
+                                      .operands = {0, 1}}},
+                           .outputs = {{.step = 0, .dtype = DType::kFloat16}}};
+  add.vector_width = 4;
+  ExpectCompiles(add);  // Dense, vectors of 4.
+  add.vector_width = 1;
+  add.rank = 3;
+  add.index32 = true;
+  ExpectCompiles(add);  // Strided, 32-bit indices.
+  add.inputs[1].scalar = true;
+  add.index32 = false;
+  ExpectCompiles(add);  // A scalar operand, 64-bit indices.
+  add.inputs[0].scalar = true;
+  add.rank = 0;
+  ExpectCompiles(add);  // Nothing read from memory.
+}
+
+// One chain per loop dtype through every op that has a loop in it, each step reading the one
+// before (and an input), with three outputs: every device function in the fused form.
+TEST(ElementwiseCodegenTest, ChainsOfEveryOpCompileForEveryLoopDType) {
+  for (DType compute : kAllDTypes) {
+    ElementwiseSignature chain;
+    chain.inputs = {
+        {.dtype = compute}, {.dtype = DType::kInt8}, {.dtype = compute, .scalar = true}};
+    int previous = 0;
+    for (int o = 0; o <= static_cast<int>(ElementwiseOp::kCopy); ++o) {
+      const auto op = static_cast<ElementwiseOp>(o);
+      if (!CheckLoopExists(op, compute).ok()) continue;
+      ElementwiseSignature::Step step{
+          .op = op, .compute = compute, .result = compute, .operands = {}};
+      for (int k = 0; k < Arity(op); ++k) step.operands.push_back(k == 0 ? previous : 2);
+      chain.steps.push_back(step);
+      // Only steps that keep the dtype feed the next one (comparisons give bool, which the
+      // next step reads through a cast as any operand would).
+      previous = static_cast<int>(chain.inputs.size() + chain.steps.size()) - 1;
+    }
+    const int last = static_cast<int>(chain.steps.size()) - 1;
+    chain.outputs = {{.step = last, .dtype = compute},
+                     {.step = 0, .dtype = DType::kFloat64},
+                     {.step = last / 2, .dtype = DType::kBool}};
+    chain.rank = 2;
+    ExpectCompiles(chain);
+  }
+}
+
+TEST(ElementwiseCodegenTest, ArgumentBlockOffsetsFollowTheStruct) {
+  ElementwiseSignature s{.inputs = {{.dtype = DType::kFloat32},
+                                    {.dtype = DType::kInt8, .scalar = true},
+                                    {.dtype = DType::kFloat64}},
+                         .steps = {{.op = ElementwiseOp::kAdd,
+                                    .compute = DType::kFloat64,
+                                    .result = DType::kFloat64,
+                                    .operands = {0, 2}}},
+                         .outputs = {{.step = 0, .dtype = DType::kFloat64},
+                                     {.step = 0, .dtype = DType::kFloat32},
+                                     {.step = 0, .dtype = DType::kInt16}}};
+  s.rank = 2;
+  const ElementwiseArgsLayout layout = ArgsLayoutOf(s);
+  EXPECT_EQ(layout.out, 8u);                   // After n.
+  EXPECT_EQ(layout.in, 8u + 24u);              // Three outputs.
+  EXPECT_EQ(layout.scalar, 48u);               // Two array inputs end at 48, already 16-aligned.
+  EXPECT_EQ(layout.shape, 64u);                // One scalar slot.
+  EXPECT_EQ(layout.stride, 80u);               // Two extents.
+  EXPECT_EQ(layout.size, 80u + 8u * 5u * 2u);  // Five arrays' strides, padded to 16: 160.
+  s.rank = 0;
+  s.inputs[1].scalar = false;
+  EXPECT_EQ(ArgsLayoutOf(s).scalar, 64u);  // Three array pointers end at 56; then 16-aligned.
+  EXPECT_EQ(ArgsLayoutOf(s).size, 80u);    // One (unused) scalar slot.
+}
+
+}  // namespace
+}  // namespace arrayhub
