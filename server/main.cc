@@ -94,6 +94,9 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("max-shared-memory-bytes", config.limits.max_shared_memory_bytes,
       "largest shared-memory region, in bytes (the CUDA backend pins it in host memory)")
       ->check(CLI::NonNegativeNumber);
+  add("fuse-batches", config.limits.fuse_batches,
+      "run each Batch's runs of elementwise ops as fused chains: one kernel per run of one "
+      "shape, intermediate results never in memory (true/false)");
   add("cuda-ipc", config.limits.cuda_ipc,
       "let clients on this host map arrays' device memory in place (CUDA IPC; CUDA backend "
       "only; each tenant's memory then comes from a pool of its own) (true/false)");

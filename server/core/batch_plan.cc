@@ -96,9 +96,11 @@ absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps,
     last_use[i] = i;
     for (const BatchReference& reference : steps[i].references) last_use[reference.op] = i;
   }
-  BatchPlan plan{.free_after = std::vector<std::vector<int64_t>>(ops)};
+  BatchPlan plan{.free_after = std::vector<std::vector<int64_t>>(ops),
+                 .last_use = std::move(last_use),
+                 .kept = std::move(kept)};
   for (int64_t j = 0; j < ops; ++j) {
-    if (!kept[j]) plan.free_after[last_use[j]].push_back(j);
+    if (!plan.kept[j]) plan.free_after[plan.last_use[j]].push_back(j);
   }
   return plan;
 }

@@ -32,6 +32,8 @@ struct BatchPlan {
   // free_after[i]: the ops whose results can be freed once op i has run, because no later op
   // reads them (an op's own index when nothing reads it). Kept results are never listed.
   std::vector<std::vector<int64_t>> free_after;
+  std::vector<int64_t> last_use;  // Per op: its result's last reader (itself when none).
+  std::vector<bool> kept;         // Per op: the client keeps its result.
 };
 
 // INVALID_ARGUMENT for a batch of no ops or of more than `max_ops`. Checked on the request's

@@ -11,10 +11,12 @@
 
 namespace arrayhub {
 
-// An operand: an array handle (as sent, validated later) or a weak Python scalar.
+// An operand: an array handle (as sent, validated later) or a weak Python scalar; inside an
+// elementwise chain (Engine::ElementwiseChain) also the result of an earlier op of the chain.
 struct OperandSpec {
   std::optional<std::string> handle;
   std::optional<Scalar> scalar;
+  std::optional<int64_t> chain_value;  // That op's index in the chain.
 };
 
 struct ElementwiseSpec {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ struct IpcExport {
 struct PoolDescriptor {
   std::string pool_id;
   OwnedFd fd;
+};
+
+// One op of an elementwise chain: a run of a Batch's elementwise ops (engine_chain.cc).
+struct ChainOp {
+  int64_t batch_op = 0;    // Its index in the Batch, for messages.
+  std::string_view label;  // How messages name it ("elementwise add").
+  ElementwiseSpec spec;    // Without `out`.
+  bool keep = false;       // Its result becomes an array (the Batch keeps it or reads it later).
 };
 
 struct EngineStats {
@@ -98,6 +107,13 @@ class Engine {
   absl::StatusOr<ArrayTable::RecordPtr> Elementwise(const Caller& caller,
                                                     const ElementwiseSpec& spec);
   absl::StatusOr<ArrayTable::RecordPtr> Reduce(const Caller& caller, const ReduceSpec& spec);
+  // Runs a chain of elementwise ops with as few backend calls as it can: ops of one shape in a
+  // row are one FusedElementwiseCall (on the GPU one kernel whose intermediate values never
+  // reach memory), and only results marked `keep` and those a later part of the chain reads
+  // are written. Results equal running the ops one by one; errors name the failing op as a
+  // Batch does. Answers each op's array, null where `keep` is false; on failure none is left.
+  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> ElementwiseChain(const Caller& caller,
+                                                                      std::span<const ChainOp> ops);
   // Linear algebra (engine_linalg.cc): numpy.matmul, the tensor products built on it, and
   // numpy.linalg.<op>, whose results come in NumPy's order (svd: U, S, Vh).
   absl::StatusOr<ArrayTable::RecordPtr> Matmul(const Caller& caller, const MatmulSpec& spec);
@@ -160,6 +176,7 @@ class Engine {
   friend class LinalgSteps;   // engine_linalg.cc: scratch arrays and backend calls on views.
   friend class IndexSteps;    // engine_views.cc: index arrays, gathers and scatters.
   friend class ArrayOpSteps;  // engine_array_ops.cc.
+  friend class ChainGroup;    // engine_chain.cc: the fused group being built.
 
   // A record for a new array of the caller's session, memory allocated (and charged to its
   // tenant), contents undefined. A `temporary` array never gets a handle (a copy made for a
@@ -170,6 +187,8 @@ class Engine {
   // Sends the backend calls of the rest of the caller's operation to its session's queue:
   // every public method that computes holds one from before its first Find.
   std::unique_ptr<QueueBinding> Bind(const Caller& caller, std::string_view label);
+  // INVALID_ARGUMENT unless `spec` has as many operands as its op takes.
+  static absl::Status CheckArity(const ElementwiseSpec& spec);
   // RESOURCE_EXHAUSTED when the tenant holds max_arrays handles and publications already.
   absl::Status CheckArrayQuota(const std::string& tenant) const;
   // Reduce when no axis is reduced (axis=() or a 0-d input).

@@ -66,16 +66,20 @@ absl::Status Engine::CopyInto(const ArrayView& source, const ArrayView& target) 
   return backend_->Elementwise(call);
 }
 
+absl::Status Engine::CheckArity(const ElementwiseSpec& spec) {
+  const auto count = static_cast<int>(spec.operands.size());
+  if (count == Arity(spec.op)) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format("{} takes {} operand{}, got {}", OpName(spec.op),
+                                                Arity(spec.op), Arity(spec.op) == 1 ? "" : "s",
+                                                count));
+}
+
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
                                                           const ElementwiseSpec& spec) {
   const std::string_view name = OpName(spec.op);
   const auto bound = Bind(caller, name);
   const auto count = static_cast<int>(spec.operands.size());
-  if (count != Arity(spec.op)) {
-    return absl::InvalidArgumentError(fmt::format("{} takes {} operand{}, got {}", name,
-                                                  Arity(spec.op), Arity(spec.op) == 1 ? "" : "s",
-                                                  count));
-  }
+  AH_RETURN_IF_ERROR(CheckArity(spec));
 
   // Operands: arrays are looked up, scalars kept for typing.
   std::vector<ArrayTable::RecordPtr> arrays(count);

@@ -13,6 +13,9 @@ struct Limits {
   int64_t default_chunk_bytes = int64_t{1} << 20;
   int64_t max_message_bytes = int64_t{4} << 20;  // gRPC receive limit.
   int64_t max_batch_ops = 1024;                  // Most ops in one Batch request.
+  // A Batch's runs of elementwise ops computed as fused chains (Engine::ElementwiseChain);
+  // --fuse-batches=false runs every op on its own (for comparison).
+  bool fuse_batches = true;
   // Client shared-memory regions (RegisterSharedMemory): --shared-memory=false switches the
   // feature off; each session may register at most max_shared_memory_regions of them, each at
   // most max_shared_memory_bytes (the CUDA backend pins that much host memory per region).

@@ -1,6 +1,8 @@
 // Batch: ops run in order, each reading earlier results through the internal handles that the
 // batch gives them; only the results the client keeps are answered, the rest are freed as soon
-// as no later op reads them (server/core/batch_plan.h has the rules).
+// as no later op reads them (server/core/batch_plan.h has the rules). A run of elementwise ops
+// that make new arrays runs as one chain (Engine::ElementwiseChain): its results that nothing
+// after the run reads and the client does not keep never become arrays.
 #include <string>
 
 #include "server/core/batch_plan.h"
@@ -158,6 +160,27 @@ absl::StatusOr<Records> One(absl::StatusOr<ArrayTable::RecordPtr> result) {
   return Records{*std::move(result)};
 }
 
+// Inside a run of elementwise ops [start, ...): results of the run are chain values, earlier
+// ones arrays.
+class ChainOperands final : public BatchResults {
+ public:
+  ChainOperands(const BatchResults& before, int64_t start) : before_(before), start_(start) {}
+  std::string HandleOf(int64_t op) const override { return before_.HandleOf(op); }
+  OperandSpec OperandOf(int64_t op) const override {
+    if (op < start_) return before_.OperandOf(op);
+    return OperandSpec{.handle = std::nullopt, .scalar = std::nullopt, .chain_value = op - start_};
+  }
+
+ private:
+  const BatchResults& before_;
+  int64_t start_;
+};
+
+// An elementwise op that makes a new array: one that can run in an elementwise chain.
+bool Chainable(const BatchOp& op) {
+  return op.op_case() == BatchOp::kElementwise && op.elementwise().out().empty();
+}
+
 // Runs an op as its own RPC would, the batch results it reads named by their handles.
 absl::StatusOr<Records> Run(Engine& engine, const Caller& caller, const BatchOp& op,
                             const BatchResults& results) {
@@ -207,12 +230,39 @@ grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::Batc
     AH_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(steps, keep));
 
     BatchArrays arrays(engine_, caller, steps.size());
-    for (int i = 0; i < request->ops_size(); ++i) {
+    const int ops = request->ops_size();
+    for (int i = 0; i < ops;) {
+      // A run of two or more elementwise ops goes to the engine whole, as a chain.
+      int end = i;
+      while (engine_.limits().fuse_batches && end < ops && Chainable(request->ops(end))) ++end;
+      if (end - i >= 2) {
+        const ChainOperands operands(arrays, i);
+        std::vector<ChainOp> chain;
+        for (int j = i; j < end; ++j) {
+          absl::StatusOr<ElementwiseSpec> spec =
+              ElementwiseSpecFromProto(request->ops(j).elementwise(), &operands);
+          if (!spec.ok()) return InBatchOp(spec.status(), j, steps[j].label);
+          chain.push_back({.batch_op = j,
+                           .label = steps[j].label,
+                           .spec = *std::move(spec),
+                           .keep = plan.kept[j] || plan.last_use[j] >= end});
+        }
+        AH_ASSIGN_OR_RETURN(Records results, engine_.ElementwiseChain(caller, chain));
+        for (int j = i; j < end; ++j) {
+          if (results[j - i]) arrays.Set(j, {results[j - i]}, /*created=*/true);
+        }
+        for (int j = i; j < end; ++j) {
+          for (int64_t done : plan.free_after[j]) arrays.Free(done);
+        }
+        i = end;
+        continue;
+      }
       const BatchOp& op = request->ops(i);
       absl::StatusOr<Records> results = Run(engine_, caller, op, arrays);
       if (!results.ok()) return InBatchOp(results.status(), i, steps[i].label);
       arrays.Set(i, *std::move(results), OutOf(op).empty());
       for (int64_t done : plan.free_after[i]) arrays.Free(done);
+      ++i;
     }
     for (int32_t op : keep) {
       FillInfo(arrays.Of(op), response->add_results());

@@ -86,16 +86,14 @@ absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::st
                                              const BatchResults* batch) {
   switch (operand.value_case()) {
     case v1::Operand::kHandle:
-      return OperandSpec{.handle = operand.handle(), .scalar = std::nullopt};
+      return OperandSpec{
+          .handle = operand.handle(), .scalar = std::nullopt, .chain_value = std::nullopt};
     case v1::Operand::kScalar: {
       AH_ASSIGN_OR_RETURN(Scalar scalar, ScalarFromProto(operand.scalar(), field));
-      return OperandSpec{.handle = std::nullopt, .scalar = scalar};
+      return OperandSpec{.handle = std::nullopt, .scalar = scalar, .chain_value = std::nullopt};
     }
     case v1::Operand::kBatchResult:
-      if (batch != nullptr) {
-        return OperandSpec{.handle = batch->HandleOf(operand.batch_result()),
-                           .scalar = std::nullopt};
-      }
+      if (batch != nullptr) return batch->OperandOf(operand.batch_result());
       return absl::InvalidArgumentError(
           fmt::format("{} refers to a batch result outside a Batch request", field));
     case v1::Operand::VALUE_NOT_SET:

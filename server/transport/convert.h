@@ -43,6 +43,11 @@ class BatchResults {
   virtual ~BatchResults() = default;
   // The handle of op `op`'s result (PlanBatch has checked that it exists and is one array).
   virtual std::string HandleOf(int64_t op) const = 0;
+  // Op `op`'s result as an operand: its handle, or inside an elementwise chain an earlier
+  // op's value.
+  virtual OperandSpec OperandOf(int64_t op) const {
+    return OperandSpec{.handle = HandleOf(op), .scalar = std::nullopt, .chain_value = std::nullopt};
+  }
 };
 
 absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field,

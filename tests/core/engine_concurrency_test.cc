@@ -42,8 +42,8 @@ int Work(Engine& engine, int index, std::chrono::steady_clock::time_point deadli
     const std::string handle = (*ones)->handle.ToString();
     ElementwiseSpec add;
     add.op = ElementwiseOp::kAdd;
-    add.operands = {OperandSpec{.handle = handle, .scalar = {}},
-                    OperandSpec{.handle = handle, .scalar = {}}};
+    add.operands = {OperandSpec{.handle = handle, .scalar = {}, .chain_value = {}},
+                    OperandSpec{.handle = handle, .scalar = {}, .chain_value = {}}};
     expect_ok(engine.Elementwise(caller, add).status(), "add");
     ReduceSpec sum_spec;
     sum_spec.op = ReduceOp::kSum;

@@ -1,0 +1,240 @@
+"""Fused elementwise chains: the daemon runs each run of a batch's elementwise ops that share a
+shape as one fused call (one kernel on the GPU, its intermediate values never in memory).
+Random chains over each dtype family on fresh random data, against NumPy op by op and exactly
+against a daemon started with ``--fuse-batches=false``; chains that must split (a shape
+that grows, more steps, scalars or arrays than one kernel takes); kept and later-read
+intermediates; errors that name the op and leave nothing behind."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import pathlib
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pytest
+
+import arrayhub as ah
+from conftest import assert_matches, start_daemon, stop_daemon
+
+pytestmark = pytest.mark.requires_compute("Elementwise")
+
+
+@pytest.fixture(scope="module")
+def unfused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ah.Client]:
+    """A client of a second daemon that runs every op of a batch on its own."""
+    daemon = start_daemon(pathlib.Path(tmp_path_factory.mktemp("unfused")) / "arrayhubd.log",
+                          "--fuse-batches=false")
+    client = ah.connect(daemon.address)
+    yield client
+    client.close()
+    stop_daemon(daemon)
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng()
+
+
+def _handles(client: ah.Client) -> set[str]:
+    gc.collect()
+    return {info.handle for info in client.list_arrays()}
+
+
+# Ops by the kind of values they read: (name, arity). Each stays inside its kind's dtypes.
+FLOAT_OPS = [("add", 2), ("subtract", 2), ("multiply", 2), ("maximum", 2), ("minimum", 2),
+             ("negative", 1), ("square", 1), ("sin", 1), ("tanh", 1), ("absolute", 1)]
+INT_OPS = [("add", 2), ("subtract", 2), ("multiply", 2), ("maximum", 2), ("minimum", 2),
+           ("bitwise_xor", 2), ("bitwise_and", 2), ("negative", 1), ("absolute", 1)]
+UINT_OPS = [op for op in INT_OPS if op[0] != "negative"]
+COMPLEX_OPS = [("add", 2), ("subtract", 2), ("multiply", 2), ("negative", 1), ("square", 1)]
+BOOL_OPS = [("logical_and", 2), ("logical_or", 2), ("logical_xor", 2), ("logical_not", 1),
+            ("equal", 2), ("not_equal", 2)]
+
+
+def _ops_for(dtype: np.dtype) -> list[tuple[str, int]]:
+    return {"f": FLOAT_OPS, "i": INT_OPS, "u": UINT_OPS, "c": COMPLEX_OPS,
+            "b": BOOL_OPS}[dtype.kind]
+
+
+def _random_values(rng: np.random.Generator, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), size=shape, dtype=dtype)
+    values = rng.normal(size=shape) * 2
+    if dtype.kind == "c":
+        values = values + 1j * rng.normal(size=shape)
+    return values.astype(dtype)
+
+
+def _random_scalar(rng: np.random.Generator, dtype: np.dtype) -> Any:
+    if dtype.kind == "b":
+        return bool(rng.integers(2))
+    if dtype.kind in "iu":
+        return int(rng.integers(1, 4))
+    return float(np.round(rng.normal(), 3))
+
+
+def _build_chain(rng: np.random.Generator, inputs: list[Any], dtype: np.dtype, steps: int,
+                 module: Any) -> list[Any]:
+    """Applies `steps` random ops of `module` (numpy or arrayhub) to `inputs` and answers every
+    value made. Operands are mostly the newest value, else an earlier value, an input or a
+    Python scalar. Draws from `rng` the same way whichever module runs it."""
+    values: list[Any] = []
+    ops = _ops_for(dtype)
+    for _ in range(steps):
+        name, arity = ops[int(rng.integers(len(ops)))]
+        operands = []
+        for _k in range(arity):
+            pick = rng.random()
+            if values and pick < 0.6:
+                operands.append(values[-1])
+            elif values and pick < 0.75:
+                operands.append(values[int(rng.integers(len(values)))])
+            elif pick < 0.9 or arity == 1:
+                operands.append(inputs[int(rng.integers(len(inputs)))])
+            else:
+                operands.append(_random_scalar(rng, dtype))
+        if not any(isinstance(o, (np.ndarray, ah.ndarray)) for o in operands):
+            operands[0] = inputs[0]
+        values.append(getattr(module, name)(*operands))
+    return values
+
+
+def _run_both(seed: int, make_inputs: Callable[[np.random.Generator], list[np.ndarray]],
+              dtype: np.dtype, steps: int, client: ah.Client | None = None
+              ) -> tuple[list[np.ndarray], list[ah.ndarray | None]]:
+    """The same random chain by NumPy and as one arrayhub batch (of `client`, default the
+    test's): every value by NumPy; by arrayhub every fifth value and the last, the others
+    dropped inside the block so that they stay inside the fused chain (None for them)."""
+    host_inputs = make_inputs(np.random.default_rng(seed))
+    with np.errstate(all="ignore"):
+        expected = _build_chain(np.random.default_rng(seed + 1), host_inputs, dtype, steps, np)
+    with client.use() if client else contextlib.nullcontext():
+        inputs = [ah.asarray(x) for x in host_inputs]
+        with ah.batch(client):
+            values = _build_chain(np.random.default_rng(seed + 1), inputs, dtype, steps, ah)
+            got = [v if k % 5 == 0 or k == steps - 1 else None for k, v in enumerate(values)]
+            del values
+    return expected, got
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "int32", "uint8",
+                                   "int64", "complex64", "bool"])
+def test_random_chains_match_numpy_and_the_unfused_daemon_exactly(
+        dtype: str, unfused: ah.Client) -> None:
+    dt = np.dtype(dtype)
+    seed = int(np.random.default_rng().integers(1 << 30))
+
+    def inputs(rng: np.random.Generator) -> list[np.ndarray]:
+        # Contiguous, broadcast along rows, and transposed (strided) operands of one shape.
+        return [_random_values(rng, dt, (6, 9)), _random_values(rng, dt, (9,)),
+                _random_values(rng, dt, (9, 6)).T]
+
+    steps = 10 if dt.kind == "f" and dt.itemsize == 2 else 24
+    expected, fused = _run_both(seed, inputs, dt, steps)
+    _, alone = _run_both(seed, inputs, dt, steps, client=unfused)
+    for k, (want, got, reference) in enumerate(zip(expected, fused, alone)):
+        if got is None:
+            continue
+        assert_matches(got, want, rtol=5e-2 if dt.itemsize == 2 and dt.kind == "f" else None)
+        assert reference is not None
+        assert got.dtype == reference.dtype and got.shape == reference.shape
+        # Exactly equal values (NaN where the other has NaN: payloads are not compared).
+        np.testing.assert_array_equal(got.get(), reference.get(),
+                                      err_msg=f"value {k} of seed {seed}")
+
+
+def test_a_chain_changes_dtype_and_reads_comparisons(rng: np.random.Generator) -> None:
+    hx = rng.normal(size=(64, 33)).astype(np.float32)
+    hy = rng.integers(-50, 50, size=(33,), dtype=np.int16)
+    x, y = ah.asarray(hx), ah.asarray(hy)
+    with ah.batch():
+        wide = x * y                            # float32
+        flags = ah.greater(wide, 0)             # bool
+        picked = ah.where(flags, wide, -wide)   # float32
+        halved = picked * 0.5
+        counted = ah.logical_and(flags, y > 3) + y  # int16
+    with np.errstate(all="ignore"):
+        ewide = hx * hy
+        eflags = np.greater(ewide, 0)
+        epicked = np.where(eflags, ewide, -ewide)
+        assert_matches(halved, epicked * 0.5)
+        assert_matches(counted, np.logical_and(eflags, hy > 3) + hy)
+
+
+def test_chains_split_where_the_shape_grows_and_past_a_kernels_limits(
+        client: ah.Client, rng: np.random.Generator) -> None:
+    before = _handles(client)
+    hx = rng.normal(size=(7,))
+    hgrid = rng.normal(size=(5, 7))
+    hcols = [rng.normal(size=(7,)) for _ in range(20)]
+    x, grid = ah.asarray(hx), ah.asarray(hgrid)
+    cols = [ah.asarray(c) for c in hcols]
+    scalars = [float(s) for s in np.round(rng.normal(size=40), 4)]
+    inputs = _handles(client)
+    with ah.batch():
+        small = ah.sin(x) + 1                  # shape (7,)
+        grown = small * grid - small           # (5, 7): a new group reads small
+        long = grown
+        for _ in range(100):                   # more steps than one kernel takes
+            long = ah.tanh(long) * 1.01
+        many = x
+        for s in scalars:                      # more distinct scalars than one kernel takes
+            many = many * 0.5 + s
+        wide = x
+        for c in cols:                         # more distinct arrays than one kernel takes
+            wide = ah.maximum(wide, c)
+    esmall = np.sin(hx) + 1
+    egrown = esmall * hgrid - esmall
+    elong = egrown
+    for _ in range(100):
+        elong = np.tanh(elong) * 1.01
+    emany = hx
+    for s in scalars:
+        emany = emany * 0.5 + s
+    ewide = hx
+    for c in hcols:
+        ewide = np.maximum(ewide, c)
+    assert_matches(small, esmall)
+    assert_matches(grown, egrown)
+    assert_matches(long, elong)
+    assert_matches(many, emany)
+    assert_matches(wide, ewide)
+    # Only the five results referenced here are new.
+    assert _handles(client) == inputs | {a.handle for a in (small, grown, long, many, wide)}
+    del small, grown, long, many, wide, x, grid, cols
+    assert _handles(client) == before
+
+
+def test_a_failing_op_in_a_chain_is_named_and_leaves_nothing(
+        client: ah.Client, rng: np.random.Generator) -> None:
+    x = ah.asarray(rng.normal(size=(4, 4)))
+    before = _handles(client)
+    with pytest.raises(Exception, match=r"ops\[3\] \(elementwise bitwise_and\)") as raised:
+        with ah.batch():
+            kept = ah.exp(x) + 1
+            odd = ah.bitwise_and(kept * 2, 1)  # No bitwise_and loop for float64.
+            _ = odd + kept
+    assert "bitwise_and" in str(raised.value)
+    assert _handles(client) == before
+    del kept, odd
+
+
+def test_long_dense_chain_keeps_only_its_last_value(client: ah.Client,
+                                                    rng: np.random.Generator) -> None:
+    host = rng.normal(size=(1 << 16,)).astype(np.float32)
+    x = ah.asarray(host)
+    before = _handles(client)
+    with ah.batch():
+        y = x
+        for k in range(64):
+            y = y + np.float32(k % 5) if k % 2 else y * np.float32(0.75)
+    expected = host
+    for k in range(64):
+        expected = expected + np.float32(k % 5) if k % 2 else expected * np.float32(0.75)
+    assert_matches(y, expected)
+    assert _handles(client) == before | {y.handle}

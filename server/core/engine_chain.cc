@@ -1,0 +1,307 @@
+// Engine::ElementwiseChain: a Batch's run of elementwise ops, typed one by one exactly as
+// Engine::Elementwise types them, then computed in groups. A group is ops in a row of one result
+// shape; it becomes one FusedElementwiseCall whose outputs are only the results that leave it
+// (kept by the Batch, or read by a later group). Everything else stays inside the backend's
+// pass: on the GPU, registers of one kernel instead of an array, an allocation and a launch
+// per op.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "server/core/batch_plan.h"
+#include "server/core/broadcast.h"
+#include "server/core/engine.h"
+#include "server/core/status_macros.h"
+#include "server/core/ufunc_rules.h"
+
+namespace arrayhub {
+
+namespace {
+
+// An op of the chain once typed: where its operands come from and what it computes.
+struct TypedOp {
+  struct Operand {
+    ArrayTable::RecordPtr array;         // A handle the op names.
+    std::optional<int64_t> chain_value;  // An earlier op's result.
+    // A scalar, as the op reads it.
+    ElementBytes scalar_bytes{};
+    DType scalar_dtype = DType::kFloat32;
+  };
+  std::vector<Operand> operands;
+  Shape shape;
+  UfuncResolution types;
+};
+
+// The last op of the chain that reads each op's result (-1: none).
+std::vector<int64_t> LastReaders(std::span<const ChainOp> ops) {
+  std::vector<int64_t> last(ops.size(), -1);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (const OperandSpec& operand : ops[i].spec.operands) {
+      if (operand.chain_value) last[*operand.chain_value] = static_cast<int64_t>(i);
+    }
+  }
+  return last;
+}
+
+}  // namespace
+
+// The group being built, and the results of the groups run before it.
+class ChainGroup {
+ public:
+  ChainGroup(Engine& engine, const Caller& caller, std::span<const ChainOp> ops)
+      : engine_(engine),
+        caller_(caller),
+        ops_(ops),
+        last_reader_(LastReaders(ops)),
+        results_(ops.size()),
+        registered_(ops.size()) {}
+
+  // Looks up and types op `i` as Engine::Elementwise does.
+  absl::StatusOr<TypedOp> Type(size_t i) {
+    const ElementwiseSpec& spec = ops_[i].spec;
+    if (!spec.out.empty()) return absl::InternalError("an op with out= in an elementwise chain");
+    AH_RETURN_IF_ERROR(Engine::CheckArity(spec));
+    TypedOp op;
+    std::vector<UfuncOperand> typed(spec.operands.size());
+    std::vector<Shape> shapes;
+    for (size_t k = 0; k < spec.operands.size(); ++k) {
+      const OperandSpec& operand = spec.operands[k];
+      TypedOp::Operand& resolved = op.operands.emplace_back();
+      if (operand.chain_value) {
+        const auto value = static_cast<size_t>(*operand.chain_value);
+        if (value >= i) return absl::InternalError("a chain op reads a later op");
+        resolved.chain_value = *operand.chain_value;
+        typed[k].array_dtype = typed_[value].types.result_dtype;
+        shapes.push_back(typed_[value].shape);
+      } else if (operand.handle) {
+        AH_ASSIGN_OR_RETURN(resolved.array,
+                            engine_.Find(caller_, *operand.handle, fmt::format("operands[{}]", k)));
+        typed[k].array_dtype = resolved.array->dtype;
+        shapes.push_back(resolved.array->shape);
+      } else if (operand.scalar) {
+        typed[k].scalar = *operand.scalar;
+      } else {
+        return absl::InvalidArgumentError(fmt::format("operands[{}] has no value", k));
+      }
+    }
+    AH_ASSIGN_OR_RETURN(op.shape, BroadcastShapes(shapes));
+    AH_ASSIGN_OR_RETURN(op.types, ResolveUfunc(spec.op, typed, spec.dtype));
+    AH_RETURN_IF_ERROR(
+        CheckedArrayBytes(op.shape, op.types.result_dtype, engine_.limits()).status());
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      op.operands[k].scalar_bytes = op.types.scalar_bytes[k];
+      op.operands[k].scalar_dtype = op.types.scalar_dtypes[k];
+    }
+    return op;
+  }
+
+  // Adds op `i` (typed) to the group, running the group first when the op does not fit it.
+  absl::Status Add(size_t i, TypedOp op) {
+    typed_.push_back(std::move(op));
+    if (!Fits(i)) AH_RETURN_IF_ERROR(Run(i));
+    const TypedOp& typed = typed_[i];
+    if (first_ == i) call_.shape = typed.shape;
+    FusedElementwiseCall::Step step{.op = ops_[i].spec.op,
+                                    .compute_dtype = typed.types.compute_dtype,
+                                    .result_dtype = typed.types.result_dtype,
+                                    .operands = {}};
+    for (const TypedOp::Operand& operand : typed.operands) {
+      AH_ASSIGN_OR_RETURN(int value, ValueOf(operand));
+      step.operands.push_back(value);
+    }
+    step_of_[i] = static_cast<int>(call_.steps.size());
+    call_.steps.push_back(std::move(step));
+    return absl::OkStatus();
+  }
+
+  // Runs the group of ops [first_, end): its results that leave it are allocated and written.
+  absl::Status Run(size_t end) {
+    if (call_.steps.empty()) return absl::OkStatus();
+    std::vector<size_t> kept;
+    for (size_t j = first_; j < end; ++j) {
+      if (!Leaves(j, end)) continue;
+      absl::StatusOr<ArrayRecord> record = Allocate(j);
+      if (!record.ok()) return InBatchOp(record.status(), ops_[j].batch_op, ops_[j].label);
+      call_.outputs.push_back({.step = step_of_.at(j), .view = ViewOf(*record)});
+      results_[j] = std::make_shared<const ArrayRecord>(*std::move(record));
+      if (ops_[j].keep) kept.push_back(j);
+    }
+    if (!call_.outputs.empty()) {
+      const absl::Status status = Launch();
+      if (!status.ok()) {
+        return absl::Status(
+            status.code(), fmt::format("ops[{}..{}] (elementwise chain): {}", ops_[first_].batch_op,
+                                       ops_[end - 1].batch_op, std::string(status.message())));
+      }
+    }
+    for (size_t j : kept) registered_[j] = engine_.Register(ArrayRecord(*results_[j]));
+    // Results of earlier groups whose last reader has run (the backend orders the release
+    // after the work enqueued on them).
+    for (size_t j = 0; j < first_; ++j) {
+      if (results_[j] && last_reader_[j] < static_cast<int64_t>(end)) results_[j].reset();
+    }
+    call_ = FusedElementwiseCall();
+    input_of_.clear();
+    step_of_.clear();
+    first_ = end;
+    return absl::OkStatus();
+  }
+
+  // The kept results, once every group has run; on failure, frees those registered so far.
+  std::vector<ArrayTable::RecordPtr> TakeKept() { return std::move(registered_); }
+  void FreeKept() {
+    std::vector<Handle> handles;
+    for (const ArrayTable::RecordPtr& record : registered_) {
+      if (record) handles.push_back(record->handle);
+    }
+    if (!handles.empty()) engine_.Free(caller_, handles).IgnoreError();
+  }
+
+ private:
+  // A new array for op j's result (in the group's shape): a temporary one (no handle) unless
+  // the Batch keeps it.
+  absl::StatusOr<ArrayRecord> Allocate(size_t j) {
+    const DType dtype = typed_[j].types.result_dtype;
+    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(call_.shape, dtype, engine_.limits()));
+    return engine_.NewArray(caller_, dtype, call_.shape, nbytes, /*temporary=*/!ops_[j].keep);
+  }
+
+  // Whether op j's result is needed outside the group that ends before op `end`.
+  bool Leaves(size_t j, size_t end) const {
+    return ops_[j].keep || last_reader_[j] >= static_cast<int64_t>(end);
+  }
+
+  // Whether op i (typed_[i]) can join the group as it is.
+  bool Fits(size_t i) const {
+    if (call_.steps.empty()) return true;
+    const TypedOp& op = typed_[i];
+    if (op.shape != call_.shape || op.shape.size() > static_cast<size_t>(kMaxFusedRank) ||
+        call_.steps.size() >= static_cast<size_t>(kMaxFusedSteps)) {
+      return false;
+    }
+    int arrays = 0;
+    int scalars = 0;
+    for (const ElementwiseOperand& input : call_.inputs) ++(input.array ? arrays : scalars);
+    for (const TypedOp::Operand& operand : op.operands) {
+      if (operand.chain_value && step_of_.contains(*operand.chain_value)) continue;
+      if (operand.chain_value || operand.array) {
+        ++arrays;  // Counted as new even when the group reads it already: a bound, not a count.
+      } else {
+        ++scalars;
+      }
+    }
+    // Outputs if the group ended after op i; a longer group can only have fewer.
+    int outputs = 0;
+    for (size_t j = first_; j <= i; ++j) outputs += Leaves(j, i + 1) ? 1 : 0;
+    return arrays <= kMaxFusedArrayInputs && scalars <= kMaxFusedScalarInputs &&
+           outputs <= kMaxFusedOutputs;
+  }
+
+  // The value number of an operand of an op joining the group: an earlier step of the group,
+  // or an input (added once, whichever ops read it).
+  absl::StatusOr<int> ValueOf(const TypedOp::Operand& operand) {
+    if (operand.chain_value) {
+      if (auto step = step_of_.find(*operand.chain_value); step != step_of_.end()) {
+        return kStepBase + step->second;
+      }
+      if (!results_[*operand.chain_value]) {
+        return absl::InternalError("a chain op reads a result that was not kept for it");
+      }
+    }
+    const ArrayRecord* array =
+        operand.chain_value ? results_[*operand.chain_value].get() : operand.array.get();
+    InputKey key{.array = array,
+                 .scalar_bytes = array ? ElementBytes{} : operand.scalar_bytes,
+                 .scalar_dtype = array ? array->dtype : operand.scalar_dtype};
+    auto [it, inserted] = input_of_.try_emplace(key, static_cast<int>(call_.inputs.size()));
+    if (inserted) {
+      ElementwiseOperand input{.scalar = key.scalar_bytes, .dtype = key.scalar_dtype};
+      if (array) {
+        ArrayView view = ViewOf(*array);
+        view.strides = BroadcastStrides(view.shape, view.strides, call_.shape);
+        view.shape = call_.shape;
+        input.array = view;
+      }
+      call_.inputs.push_back(input);
+    }
+    return it->second;
+  }
+
+  // The backend call for the group: one Elementwise call for a group of one step, which is
+  // what a lone op of a Batch is.
+  absl::Status Launch() {
+    // Steps are numbered after the inputs, which are only complete now.
+    const int inputs = static_cast<int>(call_.inputs.size());
+    for (FusedElementwiseCall::Step& step : call_.steps) {
+      for (int& operand : step.operands) {
+        if (operand >= kStepBase) operand = operand - kStepBase + inputs;
+      }
+    }
+    Backend& backend = engine_.backend();
+    if (call_.steps.size() > 1 || call_.outputs.size() > 1) {
+      return backend.FusedElementwise(call_);
+    }
+    const FusedElementwiseCall::Step& step = call_.steps.front();
+    ElementwiseCall single{.op = step.op,
+                           .compute_dtype = step.compute_dtype,
+                           .result_dtype = step.result_dtype,
+                           .shape = call_.shape,
+                           .operands = {},
+                           .output = call_.outputs.front().view};
+    for (int operand : step.operands) single.operands.push_back(call_.inputs[operand]);
+    return backend.Elementwise(single);
+  }
+
+  // An input of the group: an array (by record) or a scalar (by its bytes).
+  struct InputKey {
+    const ArrayRecord* array = nullptr;
+    ElementBytes scalar_bytes{};
+    DType scalar_dtype = DType::kFloat32;
+    bool operator==(const InputKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const InputKey& key) {
+      return H::combine(std::move(h), key.array, key.scalar_bytes, key.scalar_dtype);
+    }
+  };
+  // Step value numbers while the group grows (inputs are numbered first once it runs).
+  static constexpr int kStepBase = 1 << 20;
+
+  Engine& engine_;
+  const Caller& caller_;
+  std::span<const ChainOp> ops_;
+  std::vector<int64_t> last_reader_;
+  std::vector<TypedOp> typed_;  // Ops typed so far.
+  // Per op: its result once its group ran and it left the group (kept or read later).
+  std::vector<std::shared_ptr<const ArrayRecord>> results_;
+  std::vector<ArrayTable::RecordPtr> registered_;  // Per op: its kept array.
+
+  size_t first_ = 0;  // The group's first op.
+  FusedElementwiseCall call_;
+  absl::flat_hash_map<int64_t, int> step_of_;  // Op -> its step in call_.
+  absl::flat_hash_map<InputKey, int> input_of_;
+};
+
+absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ElementwiseChain(
+    const Caller& caller, std::span<const ChainOp> ops) {
+  const auto bound = Bind(caller, "elementwise chain");
+  ChainGroup group(*this, caller, ops);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    absl::StatusOr<TypedOp> typed = group.Type(i);
+    absl::Status status = typed.ok() ? group.Add(i, *std::move(typed))
+                                     : InBatchOp(typed.status(), ops[i].batch_op, ops[i].label);
+    if (!status.ok()) {
+      group.FreeKept();
+      return status;
+    }
+  }
+  if (absl::Status status = group.Run(ops.size()); !status.ok()) {
+    group.FreeKept();
+    return status;
+  }
+  return group.TakeKept();
+}
+
+}  // namespace arrayhub
