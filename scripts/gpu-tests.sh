@@ -14,6 +14,7 @@ run() {  # run NAME COMMAND...: logs to $out/NAME.log, prints the last lines.
   grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? from .* ran' "$out/$name.log" | tail -4
 }
 run cuda_backend_test cuda_backend_test
+run cuda_codegen_test cuda_codegen_test
 run transport_test_cuda env ARRAYHUB_TEST_BACKEND=cuda transport_test
 run client_test_cuda env ARRAYHUB_TEST_BACKEND=cuda client_test
 run safety_test_cuda env ARRAYHUB_TEST_BACKEND=cuda safety_test
