@@ -120,14 +120,15 @@ class ChainGroup {
   // Runs the group of ops [first_, end): its results that leave it are allocated and written.
   absl::Status Run(size_t end) {
     if (call_.steps.empty()) return absl::OkStatus();
-    std::vector<size_t> kept;
     for (size_t j = first_; j < end; ++j) {
       if (!Leaves(j, end)) continue;
       absl::StatusOr<ArrayRecord> record = Allocate(j);
       if (!record.ok()) return InBatchOp(record.status(), ops_[j].batch_op, ops_[j].label);
       call_.outputs.push_back({.step = step_of_.at(j), .view = ViewOf(*record)});
       results_[j] = std::make_shared<const ArrayRecord>(*std::move(record));
-      if (ops_[j].keep) kept.push_back(j);
+      // Registered at once, so that the next one's array quota check counts it (the work
+      // writing it is enqueued before anything else can read it).
+      if (ops_[j].keep) registered_[j] = engine_.Register(ArrayRecord(*results_[j]));
     }
     if (!call_.outputs.empty()) {
       const absl::Status status = Launch();
@@ -137,7 +138,6 @@ class ChainGroup {
                                        ops_[end - 1].batch_op, std::string(status.message())));
       }
     }
-    for (size_t j : kept) registered_[j] = engine_.Register(ArrayRecord(*results_[j]));
     // Results of earlier groups whose last reader has run (the backend orders the release
     // after the work enqueued on them).
     for (size_t j = 0; j < first_; ++j) {

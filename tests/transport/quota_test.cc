@@ -95,6 +95,19 @@ TEST_F(QuotaTest, BatchIntermediatesCountWhileAlive) {
                   R"(ops { elementwise { op: "add" operands { batch_result: 0 } )"
                   R"(operands { batch_result: 1 } } })")
                   .ok());
+  // Keeping three sums of one chain needs three handles: the third is refused, and the two
+  // kept before it are freed with the failed batch.
+  v1::BatchRequest keep_three;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      a_plus_one + R"(ops { elementwise { op: "add" operands { batch_result: 0 } )" + add_one +
+          R"(ops { elementwise { op: "add" operands { batch_result: 1 } )" + add_one +
+          "keep: 0 keep: 1 keep: 2",
+      &keep_three));
+  v1::BatchResponse kept;
+  EXPECT_STATUS(alice.stub->Batch(alice.Context().get(), keep_three, &kept), RESOURCE_EXHAUSTED,
+                "ops[2] (elementwise add): tenant 'alice' array quota exceeded "
+                "(--tenant-max-arrays 3): the request needs 1 more and the tenant holds 3 handles "
+                "and 0 published names");
   v1::ListResponse listed;
   ASSERT_TRUE(alice.stub->List(alice.Context().get(), {}, &listed).ok());
   EXPECT_EQ(listed.arrays_size(), 1);  // Only a: no batch left anything.
