@@ -40,7 +40,11 @@ std::vector<int64_t> LastReaders(std::span<const ChainOp> ops) {
   std::vector<int64_t> last(ops.size(), -1);
   for (size_t i = 0; i < ops.size(); ++i) {
     for (const OperandSpec& operand : ops[i].spec.operands) {
-      if (operand.chain_value) last[*operand.chain_value] = static_cast<int64_t>(i);
+      // A reference to a later op is refused when the op is typed (Type).
+      if (operand.chain_value && *operand.chain_value >= 0 &&
+          *operand.chain_value < static_cast<int64_t>(i)) {
+        last[*operand.chain_value] = static_cast<int64_t>(i);
+      }
     }
   }
   return last;
@@ -71,8 +75,10 @@ class ChainGroup {
       const OperandSpec& operand = spec.operands[k];
       TypedOp::Operand& resolved = op.operands.emplace_back();
       if (operand.chain_value) {
+        if (*operand.chain_value < 0 || static_cast<size_t>(*operand.chain_value) >= i) {
+          return absl::InternalError("a chain op reads an op that is not before it");
+        }
         const auto value = static_cast<size_t>(*operand.chain_value);
-        if (value >= i) return absl::InternalError("a chain op reads a later op");
         resolved.chain_value = *operand.chain_value;
         typed[k].array_dtype = typed_[value].types.result_dtype;
         shapes.push_back(typed_[value].shape);
