@@ -236,8 +236,7 @@ class ChainGroup {
     return it->second;
   }
 
-  // The backend call for the group: one Elementwise call for a group of one step, which is
-  // what a lone op of a Batch is.
+  // The backend call for the group (a group of one step is a single op's call there too).
   absl::Status Launch() {
     // Steps are numbered after the inputs, which are only complete now.
     const int inputs = static_cast<int>(call_.inputs.size());
@@ -246,19 +245,7 @@ class ChainGroup {
         if (operand >= kStepBase) operand = operand - kStepBase + inputs;
       }
     }
-    Backend& backend = engine_.backend();
-    if (call_.steps.size() > 1 || call_.outputs.size() > 1) {
-      return backend.FusedElementwise(call_);
-    }
-    const FusedElementwiseCall::Step& step = call_.steps.front();
-    ElementwiseCall single{.op = step.op,
-                           .compute_dtype = step.compute_dtype,
-                           .result_dtype = step.result_dtype,
-                           .shape = call_.shape,
-                           .operands = {},
-                           .output = call_.outputs.front().view};
-    for (int operand : step.operands) single.operands.push_back(call_.inputs[operand]);
-    return backend.Elementwise(single);
+    return engine_.backend().FusedElementwise(call_);
   }
 
   // An input of the group: an array (by record) or a scalar (by its bytes).
