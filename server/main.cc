@@ -14,6 +14,7 @@
 
 #include "server/backend/backend_factory.h"
 #include "server/environment_args.h"
+#include "server/host_allocator.h"
 #include "server/shutdown_signals.h"
 #include "server/transport/server.h"
 
@@ -138,6 +139,7 @@ int Fail(const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool allocator_tuned = arrayhub::KeepLargeBlocksForReuse();
   CLI::App app("arrayhubd: serves device-resident arrays over gRPC", "arrayhubd");
   Config config;
   DefineOptions(app, config);
@@ -159,6 +161,9 @@ int main(int argc, char** argv) {
   if (hash_token) return HashToken();
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
+  if (!allocator_tuned) {
+    spdlog::warn("malloc refused the large-block settings: streamed transfers will be slower");
+  }
   arrayhub::Limits& limits = config.limits;
   if (limits.default_chunk_bytes > limits.max_chunk_bytes) {
     return Fail(absl::InvalidArgumentError("--default-chunk-bytes exceeds --max-chunk-bytes"));
