@@ -15,6 +15,7 @@
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
+#include "proto/wire/chunk_messages.h"
 
 namespace arrayhub::client {
 namespace {
@@ -40,73 +41,12 @@ void CheckUploadSize(std::span<const std::byte> data, DType dtype, const Shape& 
 }
 
 // The Upload and Download streams are opened raw (grpc::ByteBuffer messages, through the
-// factories generated stubs use), so that array bytes go between the caller's memory and
-// gRPC's slices directly, never through a protobuf string: an upload chunk is referenced, not
-// copied, and a download chunk is copied once, to its place (Arrow Flight sends its bodies the
-// same way).
+// factories generated stubs use; proto/wire/chunk_messages.h), so that array bytes go between
+// the caller's memory and gRPC's slices directly: an upload chunk is referenced, not copied,
+// and a download chunk is copied once, to its place (Arrow Flight sends its bodies the same
+// way).
 constexpr char kUploadMethod[] = "/arrayhub.v1.ArrayHub/Upload";
 constexpr char kDownloadMethod[] = "/arrayhub.v1.ArrayHub/Download";
-// The tag of `bytes chunk = 2` (length-delimited) in UploadRequest and DownloadResponse.
-constexpr uint8_t kChunkTag = (2 << 3) | 2;
-
-grpc::ByteBuffer Serialized(const google::protobuf::Message& message) {
-  const grpc::Slice slice(message.SerializeAsString());
-  return grpc::ByteBuffer(&slice, 1);
-}
-
-// An UploadRequest whose chunk is `data`, referenced: it must stay valid until the call ends.
-grpc::ByteBuffer ChunkMessage(std::span<const std::byte> data) {
-  std::string prefix(1, static_cast<char>(kChunkTag));
-  for (uint64_t size = data.size();; size >>= 7) {
-    prefix += static_cast<char>(size < 0x80 ? size : (size & 0x7f) | 0x80);
-    if (size < 0x80) break;
-  }
-  const grpc::Slice slices[2] = {grpc::Slice(prefix),
-                                 grpc::Slice(data.data(), data.size(), grpc::Slice::STATIC_SLICE)};
-  return grpc::ByteBuffer(slices, 2);
-}
-
-// When `slices` are one DownloadResponse holding nothing but a chunk, the chunk's offset in
-// them and its size; otherwise (the info message) nullopt.
-std::optional<std::pair<size_t, size_t>> FindChunk(const std::vector<grpc::Slice>& slices) {
-  size_t total = 0;
-  for (const grpc::Slice& slice : slices) total += slice.size();
-  std::array<uint8_t, 11> head{};  // The tag and a varint of up to 10 bytes.
-  size_t have = 0;
-  for (const grpc::Slice& slice : slices) {
-    const size_t n = std::min(slice.size(), head.size() - have);
-    std::memcpy(head.data() + have, slice.begin(), n);
-    have += n;
-    if (have == head.size()) break;
-  }
-  if (have < 2 || head[0] != kChunkTag) return std::nullopt;
-  uint64_t size = 0;
-  for (size_t i = 1; i < have; ++i) {
-    size |= static_cast<uint64_t>(head[i] & 0x7f) << (7 * (i - 1));
-    if ((head[i] & 0x80) == 0) {
-      if (i + 1 + size != total) return std::nullopt;
-      return std::pair{i + 1, static_cast<size_t>(size)};
-    }
-  }
-  return std::nullopt;
-}
-
-// Copies `size` bytes of `slices` from `offset` on to `destination`.
-void CopyOut(const std::vector<grpc::Slice>& slices, size_t offset, size_t size,
-             std::byte* destination) {
-  for (const grpc::Slice& slice : slices) {
-    if (size == 0) return;
-    if (offset >= slice.size()) {
-      offset -= slice.size();
-      continue;
-    }
-    const size_t n = std::min(slice.size() - offset, size);
-    std::memcpy(destination, slice.begin() + offset, n);
-    destination += n;
-    size -= n;
-    offset = 0;
-  }
-}
 
 }  // namespace
 
@@ -148,11 +88,11 @@ Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Sh
   header.mutable_header()->mutable_shape()->Add(shape.begin(), shape.end());
   // A failed Write means the server ended the call (it rejected the header, say); Finish
   // then carries its reason.
-  bool sent = writer->Write(Serialized(header));
+  bool sent = writer->Write(wire::Serialize(header));
   const size_t chunk_bytes = static_cast<size_t>(conn.options.chunk_bytes);
   for (size_t offset = 0; sent && offset < data.size(); offset += chunk_bytes) {
-    sent = writer->Write(
-        ChunkMessage(data.subspan(offset, std::min(chunk_bytes, data.size() - offset))));
+    sent = writer->Write(wire::ReferencingChunkMessage(
+        data.subspan(offset, std::min(chunk_bytes, data.size() - offset))));
   }
   if (sent) writer->WritesDone();
   detail::Check(writer->Finish());
@@ -214,20 +154,15 @@ void Client::DownloadInto(const Array& array, std::span<std::byte> destination) 
   while (reader->Read(&buffer)) {
     slices.clear();
     if (!buffer.Dump(&slices).ok()) throw fail("a message could not be read");
-    if (const std::optional<std::pair<size_t, size_t>> chunk = FindChunk(slices)) {
-      const auto [offset, size] = *chunk;
+    if (const std::optional<wire::ChunkLocation> chunk = wire::FindChunk(slices)) {
       if (!have_info) throw fail("a chunk arrived before the info message");
-      if (size > destination.size() - received) throw fail("more bytes than announced");
-      CopyOut(slices, offset, size, destination.data() + received);
-      received += size;
+      if (chunk->size > destination.size() - received) throw fail("more bytes than announced");
+      wire::CopyChunk(slices, *chunk, destination.data() + received);
+      received += chunk->size;
       continue;
     }
     v1::DownloadResponse message;
-    std::string flat;
-    for (const grpc::Slice& slice : slices) {
-      flat.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-    }
-    if (!message.ParseFromString(flat) || !message.has_info()) {
+    if (!wire::Parse(slices, message) || !message.has_info()) {
       throw fail("a message is neither the info nor a chunk");
     }
     if (have_info) throw fail("a second info message arrived");
