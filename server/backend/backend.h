@@ -19,6 +19,7 @@
 #include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
 #include "server/backend/memory_counters.h"
+#include "server/backend/staging.h"
 #include "server/backend/work_queue.h"
 #include "server/core/dtype.h"
 
@@ -107,6 +108,9 @@ class Backend {
                                     std::span<const std::byte> source) = 0;
   virtual absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                                   std::span<std::byte> destination) = 0;
+
+  // Host memory for one streamed transfer of chunks up to `nbytes` (see staging.h).
+  virtual absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) = 0;
 
   // Opens the first `size` bytes of a client's shared-memory object (`fd`, a regular file of
   // at least `size` bytes, open for reading and writing; the caller keeps and closes it) for

@@ -11,6 +11,7 @@
 
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
+#include "server/backend/cuda/cuda_staging.h"
 #include "server/backend/cuda/exportable_pools.h"
 #include "server/backend/cuda/fill_kernels.cuh"
 #include "server/core/status_macros.h"
@@ -36,6 +37,7 @@ struct CudaBackend::State {
   // the default pool and nothing is exported.
   std::unique_ptr<ExportablePools> exportable;
   MemoryCounters memory;
+  std::shared_ptr<PinnedStagingPool> staging;
 };
 
 class CudaBackend::CudaBuffer final : public CudaQueuedBuffer {
@@ -105,6 +107,8 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
   AH_CUDA_RETURN_IF_ERROR(
       cudaMemPoolSetAttribute(state->pool, cudaMemPoolAttrReleaseThreshold, &threshold));
   state->device_uuid = FormatUuid(props.uuid);
+  state->staging =
+      std::make_shared<PinnedStagingPool>(device_ordinal, PinnedStagingPool::kMaxBytes);
   if (exportable_memory) {
     absl::StatusOr<std::unique_ptr<ExportablePools>> pools =
         ExportablePools::Create(device_ordinal);
@@ -309,6 +313,12 @@ absl::Status CudaBackend::CopyFromHost(Buffer& buffer, int64_t offset,
                                           source.data(), source.size(), cudaMemcpyHostToDevice,
                                           stream));
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<StagingBuffer>> CudaBackend::AllocateStaging(int64_t nbytes) {
+  AH_ASSIGN_OR_RETURN(std::unique_ptr<StagingBuffer> pinned, state_->staging->Take(nbytes));
+  if (pinned != nullptr) return pinned;
+  return NewPageableStaging(*this, nbytes);
 }
 
 absl::Status CudaBackend::CopyToHost(const Buffer& buffer, int64_t offset,

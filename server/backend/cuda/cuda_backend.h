@@ -38,6 +38,8 @@ class CudaBackend final : public Backend {
                             std::span<const std::byte> source) override;
   absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
+  // Pinned memory from a pool shared by all transfers (cuda_staging.h), else ordinary memory.
+  absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) override;
   // Maps and pins the object once (cuda_host_region.cc).
   absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
   absl::StatusOr<ExportedMemory> ExportMemory(const Buffer& buffer,

@@ -35,6 +35,10 @@ class HostBackend final : public Backend {
   absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
   // pread/pwrite on the descriptor (host_file_region.cc).
+  // Ordinary memory: the CPU reads and writes the buffers directly either way.
+  absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) override {
+    return NewPageableStaging(*this, nbytes);
+  }
   absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
   // Host memory has nothing to export: FAILED_PRECONDITION.
   absl::StatusOr<ExportedMemory> ExportMemory(const Buffer& buffer,
