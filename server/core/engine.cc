@@ -171,19 +171,20 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller&
   return std::make_shared<const ArrayRecord>(std::move(copy));
 }
 
-absl::Status Engine::ReadBytes(const Caller& caller, const ArrayRecord& array, int64_t offset,
-                               std::span<std::byte> destination) {
-  if (!array.c_contiguous()) {
-    return absl::InternalError("ReadBytes needs a C-contiguous array (see ContiguousForReading)");
+absl::StatusOr<std::unique_ptr<PendingDownload>> Engine::BeginDownload(const Caller& caller,
+                                                                       std::string_view handle,
+                                                                       int64_t chunk_bytes) {
+  if (chunk_bytes < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("chunk_bytes must not be negative, got {}", chunk_bytes));
   }
-  if (offset < 0 || static_cast<int64_t>(destination.size()) > array.nbytes() - offset) {
-    return absl::OutOfRangeError(
-        fmt::format("read of {} bytes at offset {} is outside the array's {} bytes",
-                    destination.size(), offset, array.nbytes()));
-  }
-  const auto bound = Bind(caller, "download");
-  AH_RETURN_IF_ERROR(backend_->Use(array.buffer));
-  return backend_->CopyToHost(*array.buffer, array.offset_bytes + offset, destination);
+  chunk_bytes = chunk_bytes == 0 ? limits_.default_chunk_bytes
+                                 : std::min(chunk_bytes, limits_.max_chunk_bytes);
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr found, Find(caller, handle));
+  // A view with gaps or another order streams from a C-contiguous copy, made once.
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr contiguous, ContiguousForReading(caller, found));
+  return std::make_unique<PendingDownload>(*backend_, caller.queue, std::move(found),
+                                           std::move(contiguous), chunk_bytes);
 }
 
 absl::StatusOr<int64_t> Engine::Free(const Caller& caller,

@@ -13,6 +13,7 @@
 #include "server/core/array_table.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
+#include "server/core/download.h"
 #include "server/core/ipc_leases.h"
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
@@ -98,10 +99,11 @@ class Engine {
   // a download reads.
   absl::StatusOr<ArrayTable::RecordPtr> ContiguousForReading(const Caller& caller,
                                                              ArrayTable::RecordPtr array);
-  // Copies [offset, offset + destination.size()) of a C-contiguous array's bytes to the host,
-  // after the work enqueued on it so far.
-  absl::Status ReadBytes(const Caller& caller, const ArrayRecord& array, int64_t offset,
-                         std::span<std::byte> destination);
+  // Starts streaming the array `handle` to the host in chunks of `chunk_bytes` (0: the
+  // default; capped at the limit), C-contiguous whatever its layout.
+  absl::StatusOr<std::unique_ptr<PendingDownload>> BeginDownload(const Caller& caller,
+                                                                 std::string_view handle,
+                                                                 int64_t chunk_bytes);
   // Computation (engine_compute.cc). The result is a new array of the caller's session, or
   // the `out` array when the spec names one.
   absl::StatusOr<ArrayTable::RecordPtr> Elementwise(const Caller& caller,

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "server/core/status_macros.h"
 
 namespace arrayhub {
@@ -14,9 +17,8 @@ PendingUpload::PendingUpload(Backend& backend, std::shared_ptr<WorkQueue> queue,
       max_chunk_bytes_(max_chunk_bytes),
       commit_(std::move(commit)) {}
 
-absl::Status PendingUpload::Append(std::span<const std::byte> chunk) {
+absl::Status PendingUpload::CheckChunk(int64_t size) const {
   if (finished_) return absl::FailedPreconditionError("upload already finished");
-  const auto size = static_cast<int64_t>(chunk.size());
   if (size == 0) return absl::InvalidArgumentError("upload chunk is empty");
   if (size > max_chunk_bytes_) {
     return absl::InvalidArgumentError(
@@ -29,11 +31,30 @@ absl::Status PendingUpload::Append(std::span<const std::byte> chunk) {
         "holds {} bytes",
         received_ + size, DTypeName(record_.dtype), FormatShape(record_.shape), expected()));
   }
-  const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "upload");
-  AH_RETURN_IF_ERROR(
-      backend_.CopyFromHost(*record_.buffer, record_.offset_bytes + received_, chunk));
-  received_ += size;
   return absl::OkStatus();
+}
+
+absl::Status PendingUpload::Append(int64_t size,
+                                   absl::FunctionRef<void(std::span<std::byte>)> write) {
+  AH_RETURN_IF_ERROR(CheckChunk(size));
+  std::unique_ptr<StagingBuffer>& staging = staging_[next_staging_];
+  if (staging == nullptr) {
+    AH_ASSIGN_OR_RETURN(staging, backend_.AllocateStaging(std::min(max_chunk_bytes_, expected())));
+  } else {
+    AH_RETURN_IF_ERROR(staging->Wait());  // The copy of the chunk before last.
+  }
+  write(staging->bytes().first(static_cast<size_t>(size)));
+  const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "upload");
+  AH_RETURN_IF_ERROR(staging->CopyTo(*record_.buffer, record_.offset_bytes + received_, size));
+  received_ += size;
+  next_staging_ ^= 1;
+  return absl::OkStatus();
+}
+
+absl::Status PendingUpload::Append(std::span<const std::byte> chunk) {
+  return Append(static_cast<int64_t>(chunk.size()), [chunk](std::span<std::byte> destination) {
+    std::memcpy(destination.data(), chunk.data(), chunk.size());
+  });
 }
 
 absl::StatusOr<std::shared_ptr<const ArrayRecord>> PendingUpload::Finish() {
@@ -42,6 +63,9 @@ absl::StatusOr<std::shared_ptr<const ArrayRecord>> PendingUpload::Finish() {
     return absl::InvalidArgumentError(
         fmt::format("upload ended after {} bytes, but the {} array of shape {} needs {} bytes",
                     received_, DTypeName(record_.dtype), FormatShape(record_.shape), expected()));
+  }
+  for (const std::unique_ptr<StagingBuffer>& staging : staging_) {
+    if (staging != nullptr) AH_RETURN_IF_ERROR(staging->Wait());
   }
   finished_ = true;
   return commit_(std::move(record_));

@@ -1,11 +1,17 @@
 // An upload in progress: memory is reserved up front and the array becomes visible only when
 // exactly the right number of bytes has arrived. Dropping an uncommitted upload (the client
 // went away, sent too much or too little) frees its memory and leaves no handle behind.
+//
+// Each chunk is written into one of two staging buffers (staging.h) and copied to the array
+// from there while the next chunk is received into the other.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
+#include <span>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "server/backend/backend.h"
 #include "server/core/array_record.h"
@@ -21,17 +27,23 @@ class PendingUpload {
   PendingUpload(Backend& backend, std::shared_ptr<WorkQueue> queue, ArrayRecord record,
                 int64_t max_chunk_bytes, Commit commit);
 
-  // Appends the next chunk. INVALID_ARGUMENT for an empty chunk, a chunk over the limit, or
-  // more bytes than the array holds.
+  // Appends the next chunk: `size` bytes, which `write` puts in place (it is handed exactly
+  // `size` bytes of staging memory). INVALID_ARGUMENT, before `write` runs, for an empty
+  // chunk, a chunk over the limit, or more bytes than the array holds.
+  absl::Status Append(int64_t size, absl::FunctionRef<void(std::span<std::byte>)> write);
+  // The same for a chunk already in memory.
   absl::Status Append(std::span<const std::byte> chunk);
 
-  // Finishes the upload. INVALID_ARGUMENT when fewer bytes arrived than the array holds.
+  // Finishes the upload once its copies are done. INVALID_ARGUMENT when fewer bytes arrived
+  // than the array holds.
   absl::StatusOr<std::shared_ptr<const ArrayRecord>> Finish();
 
   int64_t received() const { return received_; }
   int64_t expected() const { return record_.nbytes(); }
 
  private:
+  absl::Status CheckChunk(int64_t size) const;
+
   Backend& backend_;
   std::shared_ptr<WorkQueue> queue_;
   ArrayRecord record_;
@@ -39,6 +51,9 @@ class PendingUpload {
   Commit commit_;
   int64_t received_ = 0;
   bool finished_ = false;
+  // Allocated at the first chunks; destroyed first, each waits for its copy in flight.
+  std::array<std::unique_ptr<StagingBuffer>, 2> staging_;
+  size_t next_staging_ = 0;  // The one the next chunk goes to.
 };
 
 }  // namespace arrayhub

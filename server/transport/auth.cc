@@ -116,7 +116,7 @@ absl::StatusOr<std::string> TokenTable::TenantFor(std::string_view token) const 
   return match->tenant;
 }
 
-absl::StatusOr<std::string> AuthenticateCall(const grpc::ServerContext& context,
+absl::StatusOr<std::string> AuthenticateCall(const grpc::ServerContextBase& context,
                                              const TokenTable* tokens) {
   if (tokens == nullptr) return std::string(kAnonymousTenant);
   const auto& metadata = context.client_metadata();

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 
 namespace grpc {
-class ServerContext;
+class ServerContextBase;
 }
 
 namespace arrayhub {
@@ -55,7 +55,7 @@ class TokenTable {
 
 // The tenant of a call: kAnonymousTenant when `tokens` is null (authentication off), else the
 // tenant of its bearer token, or UNAUTHENTICATED saying what was missing (never the token).
-absl::StatusOr<std::string> AuthenticateCall(const grpc::ServerContext& context,
+absl::StatusOr<std::string> AuthenticateCall(const grpc::ServerContextBase& context,
                                              const TokenTable* tokens);
 
 }  // namespace arrayhub

@@ -1,11 +1,15 @@
 #include "server/transport/request_metrics.h"
 
 #include <google/protobuf/descriptor.h>
+#include <grpcpp/support/byte_buffer.h>
 
 #include <chrono>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "arrayhub/v1/arrays.pb.h"
+#include "proto/wire/chunk_messages.h"
 #include "server/transport/code_name.h"
 
 namespace arrayhub {
@@ -24,6 +28,15 @@ enum class Transfer {
   kSharedMemoryUpload,   // CopyFromSharedMemory: the array written, once it succeeded.
   kSharedMemoryDownload  // CopyToSharedMemory: the array read, once it succeeded.
 };
+
+// The array bytes an Upload or Download message carries: its chunk's size, 0 for the upload
+// header or the download info.
+int64_t ChunkBytes(const grpc::ByteBuffer& message) {
+  std::vector<grpc::Slice> slices;
+  if (!message.Dump(&slices).ok()) return 0;
+  const std::optional<wire::ChunkLocation> chunk = wire::FindChunk(slices);
+  return chunk.has_value() ? static_cast<int64_t>(chunk->size) : 0;
+}
 
 Transfer TransferOf(std::string_view method) {
   if (method == kUploadMethod) return Transfer::kUploadChunks;
@@ -46,23 +59,25 @@ class RequestMetrics final : public grpc::experimental::Interceptor {
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     using grpc::experimental::InterceptionHookPoints;
     using Direction = ServerMetrics::Direction;
-    // The interceptor knows the message types of these methods, so the casts are exact.
+    // The interceptor knows the message types of these methods, so the casts are exact: Upload
+    // and Download are raw (transfer_rpcs.cc), their messages serialized byte buffers.
     if (transfer_ == Transfer::kUploadChunks &&
         methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
-      if (const auto* message = static_cast<const v1::UploadRequest*>(methods->GetRecvMessage())) {
-        metrics_.CountTransfer(Direction::kUpload, static_cast<int64_t>(message->chunk().size()));
+      if (const auto* message = static_cast<const grpc::ByteBuffer*>(methods->GetRecvMessage())) {
+        metrics_.CountTransfer(Direction::kUpload, ChunkBytes(*message));
       }
     }
-    if (transfer_ != Transfer::kNone && transfer_ != Transfer::kUploadChunks &&
+    if (transfer_ == Transfer::kDownloadChunks &&
         methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE)) {
-      if (transfer_ == Transfer::kDownloadChunks) {
-        if (const auto* message =
-                static_cast<const v1::DownloadResponse*>(methods->GetSendMessage())) {
-          metrics_.CountTransfer(Direction::kDownload,
-                                 static_cast<int64_t>(message->chunk().size()));
-        }
-      } else if (const auto* message =
-                     static_cast<const v1::SharedMemoryCopyResponse*>(methods->GetSendMessage())) {
+      if (const auto* message = static_cast<const grpc::ByteBuffer*>(methods->GetSendMessage())) {
+        metrics_.CountTransfer(Direction::kDownload, ChunkBytes(*message));
+      }
+    }
+    if ((transfer_ == Transfer::kSharedMemoryUpload ||
+         transfer_ == Transfer::kSharedMemoryDownload) &&
+        methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+      if (const auto* message =
+              static_cast<const v1::SharedMemoryCopyResponse*>(methods->GetSendMessage())) {
         // A unary response is sent only when the call succeeded.
         metrics_.CountTransfer(
             transfer_ == Transfer::kSharedMemoryUpload ? Direction::kUpload : Direction::kDownload,

@@ -8,13 +8,14 @@
 
 namespace arrayhub {
 
-absl::StatusOr<std::string> ArrayHubService::TenantOf(const grpc::ServerContext& context) const {
+absl::StatusOr<std::string> ArrayHubService::TenantOf(
+    const grpc::ServerContextBase& context) const {
   absl::StatusOr<std::string> tenant = AuthenticateCall(context, tokens_.get());
   if (tenant.ok()) call_tags::SetTenant(&context, *tenant);
   return tenant;
 }
 
-absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContext& context) {
+absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContextBase& context) {
   // Authentication first, so that an unauthenticated caller learns nothing about sessions.
   AH_ASSIGN_OR_RETURN(std::string tenant, TenantOf(context));
   const auto& metadata = context.client_metadata();

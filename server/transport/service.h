@@ -19,7 +19,12 @@ inline constexpr char kSessionMetadataKey[] = "x-arrayhub-session";
 // Tenant of every caller when authentication is off.
 inline constexpr char kAnonymousTenant[] = "anonymous";
 
-class ArrayHubService final : public v1::ArrayHub::Service {
+// Upload and Download are callback methods on raw byte buffers (transfer_rpcs.cc says why);
+// every other method is synchronous.
+using ArrayHubServiceBase = v1::ArrayHub::WithRawCallbackMethod_Upload<
+    v1::ArrayHub::WithRawCallbackMethod_Download<v1::ArrayHub::Service>>;
+
+class ArrayHubService final : public ArrayHubServiceBase {
  public:
   // `tokens` null: authentication is off and every caller is kAnonymousTenant.
   // `ipc_socket_path`: where the CUDA IPC socket listens once the first export needs it (see
@@ -54,11 +59,12 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   grpc::Status Linalg(grpc::ServerContext* context, const v1::LinalgRequest* request,
                       v1::LinalgResponse* response) override;
 
-  // Transfer (transfer_rpcs.cc).
-  grpc::Status Upload(grpc::ServerContext* context, grpc::ServerReader<v1::UploadRequest>* reader,
-                      v1::UploadResponse* response) override;
-  grpc::Status Download(grpc::ServerContext* context, const v1::DownloadRequest* request,
-                        grpc::ServerWriter<v1::DownloadResponse>* writer) override;
+  // Transfer (transfer_rpcs.cc): serialized UploadRequest / UploadResponse, DownloadRequest /
+  // DownloadResponse.
+  grpc::ServerReadReactor<grpc::ByteBuffer>* Upload(grpc::CallbackServerContext* context,
+                                                    grpc::ByteBuffer* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Download(grpc::CallbackServerContext* context,
+                                                       const grpc::ByteBuffer* request) override;
 
   // Bookkeeping (bookkeeping_rpcs.cc).
   grpc::Status Free(grpc::ServerContext* context, const v1::FreeRequest* request,
@@ -116,12 +122,15 @@ class ArrayHubService final : public v1::ArrayHub::Service {
   grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
                             grpc::ServerWriter<v1::SessionEvent>* writer) override;
 
+  // For the transfer reactors (transfer_rpcs.cc) as for the methods.
+  // Tenant plus the session named by the call's metadata.
+  absl::StatusOr<Caller> CallerOf(const grpc::ServerContextBase& context);
+  Engine& engine() { return engine_; }
+  void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
+
  private:
   // The tenant the call's credentials map to; UNAUTHENTICATED without valid ones.
-  absl::StatusOr<std::string> TenantOf(const grpc::ServerContext& context) const;
-  // Tenant plus the session named by the call's metadata.
-  absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context);
-  void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
+  absl::StatusOr<std::string> TenantOf(const grpc::ServerContextBase& context) const;
   // The CUDA IPC socket's path, started on first use (a server nobody exports from has none).
   absl::StatusOr<std::string> IpcSocketPath();
 

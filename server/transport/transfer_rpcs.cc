@@ -1,113 +1,85 @@
-// Upload (client-streamed) and Download (server-streamed).
+// Upload (client-streamed) and Download (server-streamed), as callback methods on raw byte
+// buffers: a chunk goes from gRPC's slices into a staging buffer, and from a staging buffer
+// into a slice, in one copy, without a protobuf string or a thread of its own
+// (proto/wire/chunk_messages.h). The staging buffers are pinned on the CUDA backend, and the
+// DMA of one chunk runs while the next is received or sent (core/upload.h, core/download.h).
+//
+// Reactions run on gRPC's threads and must not block for long: the longest wait here is for
+// the DMA of the chunk before last, which is done long before the next chunk has arrived.
 #include <fmt/format.h>
 
-#include <functional>
-#include <string>
-#include <thread>
+#include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "proto/wire/chunk_messages.h"
 #include "server/core/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 
 namespace arrayhub {
-
 namespace {
 
-// Runs one task at a time on a thread of its own, for the length of one upload: a thread per
-// chunk would cost a thread's creation (system calls) for every megabyte.
-class CopyThread {
+class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
-  CopyThread() : thread_([this] { Run(); }) {}
-  ~CopyThread() {
-    {
-      absl::MutexLock lock(&mutex_);
-      stopping_ = true;
+  UploadReactor(ArrayHubService& service, grpc::CallbackServerContext& context,
+                grpc::ByteBuffer& response)
+      : service_(service), context_(context), response_(response) {
+    // Authentication first, before anything of the stream is read.
+    absl::StatusOr<Caller> caller = service_.CallerOf(context_);
+    if (!caller.ok()) {
+      Finish(ToGrpcStatus(caller.status()));
+      return;
     }
-    thread_.join();
+    caller_ = *std::move(caller);
+    StartRead(&message_);
   }
 
-  // Waits for the task before and returns its status; starts `task` if that one succeeded.
-  absl::Status Then(std::function<absl::Status()> task) {
-    absl::MutexLock lock(&mutex_);
-    mutex_.Await(absl::Condition(this, &CopyThread::Idle));
-    absl::Status previous = std::exchange(status_, absl::OkStatus());
-    if (previous.ok()) task_ = std::move(task);
-    return previous;
+  void OnReadDone(bool ok) override {
+    absl::Status status = ok ? Receive() : Complete();
+    if (!status.ok() || !ok) {
+      Finish(ToGrpcStatus(status));
+      return;
+    }
+    StartRead(&message_);
   }
-  // Waits for the last task and returns its status.
-  absl::Status Wait() {
-    absl::MutexLock lock(&mutex_);
-    mutex_.Await(absl::Condition(this, &CopyThread::Idle));
-    return std::exchange(status_, absl::OkStatus());
-  }
+
+  void OnDone() override { delete this; }
 
  private:
-  bool Idle() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return task_ == nullptr; }
-  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-    return task_ != nullptr || stopping_;
-  }
-  void Run() {
-    absl::MutexLock lock(&mutex_);
-    for (;;) {
-      mutex_.Await(absl::Condition(this, &CopyThread::HasWork));
-      if (task_ == nullptr) return;  // Stopping, nothing left.
-      std::function<absl::Status()> task = task_;
-      mutex_.Unlock();
-      absl::Status status = task();
-      mutex_.Lock();
-      status_.Update(status);
-      task_ = nullptr;
+  absl::Status Receive() {
+    std::vector<grpc::Slice> slices;
+    if (!message_.Dump(&slices).ok()) {
+      return absl::InternalError("an upload message could not be read from gRPC's buffers");
     }
-  }
-
-  absl::Mutex mutex_;
-  std::function<absl::Status()> task_ ABSL_GUARDED_BY(mutex_);
-  absl::Status status_ ABSL_GUARDED_BY(mutex_);
-  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
-  std::thread thread_;  // Last: started once the state above exists.
-};
-
-// Copies an upload's chunks into the array while the next one is being received: the copy of
-// chunk k (to the device, from pageable memory) runs on a second thread while gRPC reads and
-// parses chunk k + 1 on this one, so an upload costs about the receive alone. Two chunks at
-// most are held; a failed copy ends the upload at the next chunk.
-absl::Status ReceiveChunks(grpc::ServerReader<v1::UploadRequest>& reader, PendingUpload& upload) {
-  std::string chunks[2];  // The chunk being copied, and the one just received.
-  int slot = 0;
-  // Declared after `chunks`: destroyed first, it finishes the copy in flight, which reads them.
-  CopyThread copier;
-  v1::UploadRequest message;
-  while (reader.Read(&message)) {
+    if (upload_ == nullptr) return Begin(slices);
+    if (const std::optional<wire::ChunkLocation> chunk = wire::FindChunk(slices)) {
+      return upload_->Append(static_cast<int64_t>(chunk->size),
+                             [&](std::span<std::byte> destination) {
+                               wire::CopyChunk(slices, *chunk, destination.data());
+                             });
+    }
+    // Not a bare chunk: a header, another field beside a chunk, or no valid message at all.
+    v1::UploadRequest message;
+    if (!wire::Parse(slices, message)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "upload message after {} bytes is not a valid UploadRequest", upload_->received()));
+    }
     if (message.part_case() != v1::UploadRequest::kChunk) {
       return absl::InvalidArgumentError(fmt::format(
           "upload message after {} bytes is not a chunk; only the first message may be a header",
-          upload.received()));
+          upload_->received()));
     }
-    // Takes the bytes out of the message without copying them.
-    chunks[slot].swap(*message.mutable_chunk());
-    const std::string& chunk = chunks[slot];
-    AH_RETURN_IF_ERROR(copier.Then([&upload, &chunk] {
-      return upload.Append(
-          std::span(reinterpret_cast<const std::byte*>(chunk.data()), chunk.size()));
-    }));
-    slot ^= 1;
+    return upload_->Append(std::as_bytes(std::span(message.chunk())));
   }
-  return copier.Wait();
-}
 
-}  // namespace
-
-grpc::Status ArrayHubService::Upload(grpc::ServerContext* context,
-                                     grpc::ServerReader<v1::UploadRequest>* reader,
-                                     v1::UploadResponse* response) {
-  return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+  // The first message: the header.
+  absl::Status Begin(const std::vector<grpc::Slice>& slices) {
     v1::UploadRequest message;
-    if (!reader->Read(&message)) {
-      return absl::InvalidArgumentError(
-          "upload stream ended before its header: the first message must be a header");
+    if (!wire::Parse(slices, message)) {
+      return absl::InvalidArgumentError("the first upload message is not a valid UploadRequest");
     }
     if (!message.has_header()) {
       return absl::InvalidArgumentError("the first upload message must be a header, got a chunk");
@@ -118,59 +90,122 @@ grpc::Status ArrayHubService::Upload(grpc::ServerContext* context,
           "upload into an existing array (target_handle) is not implemented by this server yet");
     }
     AH_ASSIGN_OR_RETURN(DType dtype, RequiredDType(header.dtype(), "header.dtype"));
-    // The memory is reserved now and released by `upload`'s destructor on every early return
-    // below, so a broken stream leaves nothing behind.
-    AH_ASSIGN_OR_RETURN(std::unique_ptr<PendingUpload> upload,
-                        engine_.BeginUpload(caller, dtype, ShapeFromProto(header.shape())));
-    AH_RETURN_IF_ERROR(ReceiveChunks(*reader, *upload));
-    if (context->IsCancelled()) {
+    // The memory is reserved now and released when `upload_` goes with the reactor, whatever
+    // ends the stream, so a broken one leaves nothing behind.
+    AH_ASSIGN_OR_RETURN(
+        upload_, service_.engine().BeginUpload(caller_, dtype, ShapeFromProto(header.shape())));
+    return absl::OkStatus();
+  }
+
+  // The stream ended: the client sent its last message, or went away.
+  absl::Status Complete() {
+    if (upload_ == nullptr) {
+      return absl::InvalidArgumentError(
+          "upload stream ended before its header: the first message must be a header");
+    }
+    if (context_.IsCancelled()) {
       return absl::CancelledError(
           fmt::format("upload cancelled by the client after {} of {} bytes; nothing was created",
-                      upload->received(), upload->expected()));
+                      upload_->received(), upload_->expected()));
     }
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, upload->Finish());
-    FillInfo(*record, response->mutable_array());
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, upload_->Finish());
+    v1::UploadResponse response;
+    service_.FillInfo(*record, response.mutable_array());
+    response_ = wire::Serialize(response);
     return absl::OkStatus();
-  }());
+  }
+
+  ArrayHubService& service_;
+  grpc::CallbackServerContext& context_;
+  grpc::ByteBuffer& response_;
+  Caller caller_;
+  grpc::ByteBuffer message_;  // The message being read.
+  std::unique_ptr<PendingUpload> upload_;
+};
+
+// Keeps one chunk ready beside the one being sent: when the send of chunk k completes, chunk
+// k + 1 is already in its message and goes at once, and the next one is prepared (its DMA
+// started one step earlier) while k + 1 is on its way. The writes' completions may come on
+// another thread while a chunk is prepared, hence the mutex.
+class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  DownloadReactor(ArrayHubService& service, grpc::CallbackServerContext& context,
+                  const grpc::ByteBuffer& request)
+      : service_(service) {
+    absl::MutexLock lock(&mutex_);
+    if (absl::Status started = Start(context, request); !started.ok()) {
+      Finish(ToGrpcStatus(started));
+      return;
+    }
+    PrepareNext();
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mutex_);
+    if (!ok) {
+      Finish(ToGrpcStatus(absl::CancelledError(fmt::format(
+          "client went away after {} of {} bytes", download_->sent(), download_->total()))));
+      return;
+    }
+    if (!next_.has_value()) {
+      Finish(ToGrpcStatus(failure_));  // Done, or a chunk failed.
+      return;
+    }
+    sending_ = *std::move(next_);
+    next_.reset();
+    StartWrite(&sending_);
+    PrepareNext();
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  // Checks the request, starts the download and sends the array's info.
+  absl::Status Start(grpc::CallbackServerContext& context, const grpc::ByteBuffer& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    AH_ASSIGN_OR_RETURN(Caller caller, service_.CallerOf(context));
+    std::vector<grpc::Slice> slices;
+    v1::DownloadRequest parsed;
+    if (!request.Dump(&slices).ok() || !wire::Parse(slices, parsed)) {
+      return absl::InvalidArgumentError("the request is not a valid DownloadRequest");
+    }
+    AH_ASSIGN_OR_RETURN(
+        download_, service_.engine().BeginDownload(caller, parsed.handle(), parsed.chunk_bytes()));
+    v1::DownloadResponse info;
+    service_.FillInfo(download_->described(), info.mutable_info());
+    sending_ = wire::Serialize(info);
+    StartWrite(&sending_);
+    return absl::OkStatus();
+  }
+
+  // Puts the next chunk in `next_`; leaves it empty at the end, or on a failure (`failure_`).
+  void PrepareNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    absl::StatusOr<std::span<const std::byte>> chunk = download_->Next();
+    if (!chunk.ok()) {
+      failure_ = chunk.status();
+    } else if (!chunk->empty()) {
+      next_ = wire::CopyingChunkMessage(*chunk);
+    }
+  }
+
+  ArrayHubService& service_;
+  absl::Mutex mutex_;
+  std::unique_ptr<PendingDownload> download_ ABSL_GUARDED_BY(mutex_);
+  grpc::ByteBuffer sending_ ABSL_GUARDED_BY(mutex_);  // Held until its write completes.
+  std::optional<grpc::ByteBuffer> next_ ABSL_GUARDED_BY(mutex_);
+  absl::Status failure_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace
+
+grpc::ServerReadReactor<grpc::ByteBuffer>* ArrayHubService::Upload(
+    grpc::CallbackServerContext* context, grpc::ByteBuffer* response) {
+  return new UploadReactor(*this, *context, *response);
 }
 
-grpc::Status ArrayHubService::Download(grpc::ServerContext* context,
-                                       const v1::DownloadRequest* request,
-                                       grpc::ServerWriter<v1::DownloadResponse>* writer) {
-  return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
-    if (request->chunk_bytes() < 0) {
-      return absl::InvalidArgumentError(
-          fmt::format("chunk_bytes must not be negative, got {}", request->chunk_bytes()));
-    }
-    const Limits& limits = engine_.limits();
-    const int64_t chunk_bytes = request->chunk_bytes() == 0
-                                    ? limits.default_chunk_bytes
-                                    : std::min(request->chunk_bytes(), limits.max_chunk_bytes);
-    // The record holds the memory alive until the download ends, even if the handle is freed
-    // meanwhile.
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr found, engine_.Find(caller, request->handle()));
-    // A view with gaps or another order streams from a C-contiguous copy, made once.
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.ContiguousForReading(caller, found));
-
-    v1::DownloadResponse message;
-    FillInfo(*found, message.mutable_info());
-    if (!writer->Write(message)) return absl::CancelledError("client went away");
-    const int64_t total = array->nbytes();
-    for (int64_t offset = 0; offset < total; offset += chunk_bytes) {
-      const int64_t size = std::min(chunk_bytes, total - offset);
-      std::string* chunk = message.mutable_chunk();
-      chunk->resize(static_cast<size_t>(size));
-      AH_RETURN_IF_ERROR(
-          engine_.ReadBytes(caller, *array, offset,
-                            std::span(reinterpret_cast<std::byte*>(chunk->data()), chunk->size())));
-      if (!writer->Write(message)) {
-        return absl::CancelledError(
-            fmt::format("client went away after {} of {} bytes", offset, total));
-      }
-    }
-    return absl::OkStatus();
-  }());
+grpc::ServerWriteReactor<grpc::ByteBuffer>* ArrayHubService::Download(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  return new DownloadReactor(*this, *context, *request);
 }
 
 }  // namespace arrayhub

@@ -14,6 +14,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "server/core/engine.h"
+#include "tests/support/engine_download.h"
 
 namespace arrayhub {
 namespace {
@@ -88,10 +89,10 @@ class EngineTest : public ::testing::Test {
   }
 
   std::vector<std::byte> Bytes(const ArrayRecord& array) {
-    std::vector<std::byte> bytes(static_cast<size_t>(array.nbytes()));
-    const absl::Status status = engine_.ReadBytes(caller_, array, 0, bytes);
-    EXPECT_TRUE(status.ok()) << status;
-    return bytes;
+    absl::StatusOr<std::vector<std::byte>> bytes =
+        testing::DownloadBytes(engine_, caller_, array, /*chunk_bytes=*/5);
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    return bytes.ok() ? *std::move(bytes) : std::vector<std::byte>{};
   }
 
   // All bytes as little-endian hex, the form of a.tobytes().hex().
@@ -908,15 +909,39 @@ TEST_F(UploadTest, BeginOverTheByteLimitAllocatesNothing) {
   EXPECT_EQ(engine.Stats().bytes_in_use, 0);
 }
 
-TEST_F(UploadTest, ReadOutsideTheArrayIsOutOfRange) {
+TEST_F(UploadTest, DownloadHandsOutChunksOfTheAskedSize) {
+  ArrayTable::RecordPtr a =
+      MustCreate(Arange(I(0), I(5), std::nullopt, DType::kInt16));  // 10 bytes.
+  ASSERT_NE(a, nullptr);
+  for (const auto& [asked, sizes] : std::vector<std::pair<int64_t, std::vector<size_t>>>{
+           {4, {4, 4, 2}}, {5, {5, 5}}, {10, {10}}, {64, {10}}, {0, {10}}}) {
+    std::unique_ptr<PendingDownload> download =
+        engine_.BeginDownload(caller_, a->handle.ToString(), asked).value();
+    EXPECT_EQ(download->total(), 10);
+    std::vector<size_t> got;
+    std::vector<std::byte> bytes;
+    for (std::span<const std::byte> chunk = download->Next().value(); !chunk.empty();
+         chunk = download->Next().value()) {
+      got.push_back(chunk.size());
+      bytes.insert(bytes.end(), chunk.begin(), chunk.end());
+    }
+    EXPECT_EQ(got, sizes) << "chunk_bytes " << asked;
+    EXPECT_EQ(download->sent(), 10);
+    std::vector<int16_t> values(5);
+    ASSERT_EQ(bytes.size(), 10u);
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+    EXPECT_EQ(values, (std::vector<int16_t>{0, 1, 2, 3, 4}));
+    EXPECT_TRUE(download->Next().value().empty()) << "after the end";
+  }
+}
+
+TEST_F(UploadTest, DownloadChecksItsRequest) {
   ArrayTable::RecordPtr a = MustCreate(Zeros({2}, DType::kInt32));
   ASSERT_NE(a, nullptr);
-  std::vector<std::byte> buffer(4);
-  ExpectError(engine_.ReadBytes(caller_, *a, 6, buffer), absl::StatusCode::kOutOfRange,
-              "read of 4 bytes at offset 6 is outside the array's 8 bytes");
-  ExpectError(engine_.ReadBytes(caller_, *a, -1, buffer), absl::StatusCode::kOutOfRange,
-              "offset -1");
-  EXPECT_TRUE(engine_.ReadBytes(caller_, *a, 4, buffer).ok());
+  ExpectError(engine_.BeginDownload(caller_, a->handle.ToString(), -1).status(),
+              absl::StatusCode::kInvalidArgument, "chunk_bytes must not be negative, got -1");
+  ExpectError(engine_.BeginDownload(caller_, "not-a-handle", 0).status(),
+              absl::StatusCode::kInvalidArgument, "handle");
 }
 
 }  // namespace

@@ -5,11 +5,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <thread>
 #include <vector>
 
 #include "server/backend/host/host_backend.h"
 #include "server/core/engine.h"
+#include "tests/support/engine_download.h"
 
 namespace arrayhub {
 namespace {
@@ -52,8 +54,9 @@ int Work(Engine& engine, int index, std::chrono::steady_clock::time_point deadli
     expect_ok(sum.status(), "sum");
     if (sum.ok()) {
       float total = 0;
-      expect_ok(engine.ReadBytes(caller, **sum, 0, std::as_writable_bytes(std::span(&total, 1))),
-                "read");
+      absl::StatusOr<std::vector<std::byte>> bytes = testing::DownloadBytes(engine, caller, **sum);
+      expect_ok(bytes.status(), "read");
+      if (bytes.ok()) std::memcpy(&total, bytes->data(), sizeof(total));
       if (total != 64 + index) {
         ++errors;
         ADD_FAILURE() << "sum " << total << " != " << 64 + index;
