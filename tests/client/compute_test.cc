@@ -318,6 +318,10 @@ TEST_F(ComputeTest, EveryOpAndDTypeMatchesTheCpuBackend) {
   for (int index = 0; index <= static_cast<int>(ElementwiseOp::kWhere); ++index) {
     const auto op = static_cast<ElementwiseOp>(index);
     const std::string name(OpName(op));
+    // On the CUDA backend each op and dtype is a new kernel for NVRTC (~150 ms on the H100),
+    // so the whole test outlasts the default 60 s lease: renew it, as a long-lived client does.
+    client().KeepAlive();
+    reference.KeepAlive();
     for (DType dtype : kNumericDTypes) {
       std::vector<std::vector<std::byte>> inputs;
       std::vector<Array> here, there;
