@@ -8,11 +8,14 @@ namespace arrayhub {
 
 PendingDownload::PendingDownload(Backend& backend, std::shared_ptr<WorkQueue> queue,
                                  std::shared_ptr<const ArrayRecord> described,
-                                 std::shared_ptr<const ArrayRecord> contiguous, int64_t chunk_bytes)
+                                 std::shared_ptr<const ArrayRecord> contiguous, int64_t first_byte,
+                                 int64_t length, int64_t chunk_bytes)
     : backend_(backend),
       queue_(std::move(queue)),
       described_(std::move(described)),
       contiguous_(std::move(contiguous)),
+      first_byte_(first_byte),
+      length_(length),
       chunk_bytes_(chunk_bytes) {}
 
 absl::Status PendingDownload::StartCopy(size_t slot) {
@@ -24,8 +27,8 @@ absl::Status PendingDownload::StartCopy(size_t slot) {
   const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "download");
   // After the work enqueued on the array so far, whichever session enqueued it.
   AH_RETURN_IF_ERROR(backend_.Use(contiguous_->buffer));
-  AH_RETURN_IF_ERROR(
-      staging->CopyFrom(*contiguous_->buffer, contiguous_->offset_bytes + started_, size));
+  AH_RETURN_IF_ERROR(staging->CopyFrom(*contiguous_->buffer,
+                                       contiguous_->offset_bytes + first_byte_ + started_, size));
   staged_bytes_[slot] = size;
   started_ += size;
   return absl::OkStatus();

@@ -16,14 +16,16 @@ namespace arrayhub {
 class PendingDownload {
  public:
   // `described` is the array the client asked for, `contiguous` its bytes in C order (the
-  // array itself, or a copy: Engine::ContiguousForReading); both stay alive until the download
-  // ends, even if their handles are freed meanwhile. Copies run on `queue`, the session's.
+  // array itself, or a copy: Engine::ContiguousForReading), of which bytes [first_byte,
+  // first_byte + length) are sent; both stay alive until the download ends, even if their
+  // handles are freed meanwhile. Copies run on `queue`, the session's.
   PendingDownload(Backend& backend, std::shared_ptr<WorkQueue> queue,
                   std::shared_ptr<const ArrayRecord> described,
-                  std::shared_ptr<const ArrayRecord> contiguous, int64_t chunk_bytes);
+                  std::shared_ptr<const ArrayRecord> contiguous, int64_t first_byte, int64_t length,
+                  int64_t chunk_bytes);
 
   const ArrayRecord& described() const { return *described_; }
-  int64_t total() const { return contiguous_->nbytes(); }
+  int64_t total() const { return length_; }
   int64_t sent() const { return handed_out_; }
 
   // The next chunk, readable until the next call; empty once every byte was handed out. The
@@ -38,6 +40,8 @@ class PendingDownload {
   std::shared_ptr<WorkQueue> queue_;
   std::shared_ptr<const ArrayRecord> described_;
   std::shared_ptr<const ArrayRecord> contiguous_;
+  int64_t first_byte_;
+  int64_t length_;
   int64_t chunk_bytes_;
   int64_t started_ = 0;     // Bytes whose copy has been started.
   int64_t handed_out_ = 0;  // Bytes Next returned.

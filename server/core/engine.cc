@@ -133,9 +133,37 @@ absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUpload(const Caller&
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, limits_));
   const auto bound = Bind(caller, "upload");
   AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, dtype, shape, nbytes));
+  std::string description =
+      fmt::format("{} array of shape {}", DTypeName(dtype), FormatShape(shape));
   return std::make_unique<PendingUpload>(
-      *backend_, caller.queue, std::move(record), limits_.max_chunk_bytes,
-      [this](ArrayRecord done) { return Register(std::move(done)); });
+      *backend_, caller.queue, std::move(record), 0, nbytes, std::move(description),
+      limits_.max_chunk_bytes, [this](ArrayRecord done) { return Register(std::move(done)); });
+}
+
+absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUploadInto(
+    const Caller& caller, std::string_view handle, DType dtype, const Shape& shape,
+    int64_t offset_bytes, int64_t length_bytes) {
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr target,
+                      FindWritable(caller, handle, "header.target_handle",
+                                   "the upload target is a read-only view"));
+  if (target->dtype != dtype || target->shape != shape) {
+    return absl::InvalidArgumentError(
+        fmt::format("the header says {} of shape {}, but the target {} is {} of shape {}",
+                    DTypeName(dtype), FormatShape(shape), target->handle.ToString(),
+                    DTypeName(target->dtype), FormatShape(target->shape)));
+  }
+  if (!target->c_contiguous()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "the upload target {} is not C-contiguous; upload into a contiguous array and copy",
+        target->handle.ToString()));
+  }
+  AH_ASSIGN_OR_RETURN(const ByteRange range,
+                      ResolveByteRange(offset_bytes, length_bytes, target->nbytes(), "header."));
+  std::string description = fmt::format("range [{}, {}) of {}", range.offset,
+                                        range.offset + range.length, target->handle.ToString());
+  return std::make_unique<PendingUpload>(
+      *backend_, caller.queue, *target, range.offset, range.length, std::move(description),
+      limits_.max_chunk_bytes, [target](ArrayRecord /*written*/) { return target; });
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::string_view handle,
@@ -173,7 +201,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller&
 
 absl::StatusOr<std::unique_ptr<PendingDownload>> Engine::BeginDownload(const Caller& caller,
                                                                        std::string_view handle,
-                                                                       int64_t chunk_bytes) {
+                                                                       int64_t chunk_bytes,
+                                                                       int64_t offset_bytes,
+                                                                       int64_t length_bytes) {
   if (chunk_bytes < 0) {
     return absl::InvalidArgumentError(
         fmt::format("chunk_bytes must not be negative, got {}", chunk_bytes));
@@ -181,10 +211,13 @@ absl::StatusOr<std::unique_ptr<PendingDownload>> Engine::BeginDownload(const Cal
   chunk_bytes = chunk_bytes == 0 ? limits_.default_chunk_bytes
                                  : std::min(chunk_bytes, limits_.max_chunk_bytes);
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr found, Find(caller, handle));
+  AH_ASSIGN_OR_RETURN(const ByteRange range,
+                      ResolveByteRange(offset_bytes, length_bytes, found->nbytes(), ""));
   // A view with gaps or another order streams from a C-contiguous copy, made once.
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr contiguous, ContiguousForReading(caller, found));
   return std::make_unique<PendingDownload>(*backend_, caller.queue, std::move(found),
-                                           std::move(contiguous), chunk_bytes);
+                                           std::move(contiguous), range.offset, range.length,
+                                           chunk_bytes);
 }
 
 absl::StatusOr<int64_t> Engine::Free(const Caller& caller,

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "server/backend/backend.h"
 #include "server/core/array_table.h"
+#include "server/core/byte_range.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
 #include "server/core/download.h"
@@ -85,6 +86,14 @@ class Engine {
   absl::StatusOr<ArrayTable::RecordPtr> Create(const Caller& caller, const CreateSpec& spec);
   absl::StatusOr<std::unique_ptr<PendingUpload>> BeginUpload(const Caller& caller, DType dtype,
                                                              const Shape& shape);
+  // Starts an upload into bytes [offset_bytes, offset_bytes + length_bytes) (length 0: through
+  // the end) of the existing array `handle`, which must be writable, C-contiguous and of
+  // `dtype` and `shape`. Several may run at once, from any of the tenant's sessions.
+  absl::StatusOr<std::unique_ptr<PendingUpload>> BeginUploadInto(const Caller& caller,
+                                                                 std::string_view handle,
+                                                                 DType dtype, const Shape& shape,
+                                                                 int64_t offset_bytes,
+                                                                 int64_t length_bytes);
   // `field` names the handle in error messages ("handle", "operands[1]", ...). Inside an
   // operation the work enqueued next is ordered after the array's (Backend::Use).
   absl::StatusOr<ArrayTable::RecordPtr> Find(const Caller& caller, std::string_view handle,
@@ -99,11 +108,14 @@ class Engine {
   // a download reads.
   absl::StatusOr<ArrayTable::RecordPtr> ContiguousForReading(const Caller& caller,
                                                              ArrayTable::RecordPtr array);
-  // Starts streaming the array `handle` to the host in chunks of `chunk_bytes` (0: the
-  // default; capped at the limit), C-contiguous whatever its layout.
+  // Starts streaming bytes [offset_bytes, offset_bytes + length_bytes) (length 0: through
+  // the end) of the array `handle`'s C-order data to the host, in chunks of `chunk_bytes` (0:
+  // the default; capped at the limit), whatever its layout.
   absl::StatusOr<std::unique_ptr<PendingDownload>> BeginDownload(const Caller& caller,
                                                                  std::string_view handle,
-                                                                 int64_t chunk_bytes);
+                                                                 int64_t chunk_bytes,
+                                                                 int64_t offset_bytes = 0,
+                                                                 int64_t length_bytes = 0);
   // Computation (engine_compute.cc). The result is a new array of the caller's session, or
   // the `out` array when the spec names one.
   absl::StatusOr<ArrayTable::RecordPtr> Elementwise(const Caller& caller,

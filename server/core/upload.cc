@@ -10,10 +10,14 @@
 namespace arrayhub {
 
 PendingUpload::PendingUpload(Backend& backend, std::shared_ptr<WorkQueue> queue, ArrayRecord record,
+                             int64_t first_byte, int64_t length, std::string description,
                              int64_t max_chunk_bytes, Commit commit)
     : backend_(backend),
       queue_(std::move(queue)),
       record_(std::move(record)),
+      first_byte_(first_byte),
+      length_(length),
+      description_(std::move(description)),
       max_chunk_bytes_(max_chunk_bytes),
       commit_(std::move(commit)) {}
 
@@ -27,9 +31,8 @@ absl::Status PendingUpload::CheckChunk(int64_t size) const {
   }
   if (size > expected() - received_) {
     return absl::InvalidArgumentError(fmt::format(
-        "upload has more data than the header declares: {} bytes received, {} array of shape {} "
-        "holds {} bytes",
-        received_ + size, DTypeName(record_.dtype), FormatShape(record_.shape), expected()));
+        "upload has more data than the header declares: {} bytes received, {} holds {} bytes",
+        received_ + size, description_, expected()));
   }
   return absl::OkStatus();
 }
@@ -45,7 +48,10 @@ absl::Status PendingUpload::Append(int64_t size,
   }
   write(staging->bytes().first(static_cast<size_t>(size)));
   const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "upload");
-  AH_RETURN_IF_ERROR(staging->CopyTo(*record_.buffer, record_.offset_bytes + received_, size));
+  // An existing array's earlier work, whichever session enqueued it, comes first.
+  AH_RETURN_IF_ERROR(backend_.Use(record_.buffer));
+  AH_RETURN_IF_ERROR(
+      staging->CopyTo(*record_.buffer, record_.offset_bytes + first_byte_ + received_, size));
   received_ += size;
   next_staging_ ^= 1;
   return absl::OkStatus();
@@ -61,8 +67,8 @@ absl::StatusOr<std::shared_ptr<const ArrayRecord>> PendingUpload::Finish() {
   if (finished_) return absl::FailedPreconditionError("upload already finished");
   if (received_ != expected()) {
     return absl::InvalidArgumentError(
-        fmt::format("upload ended after {} bytes, but the {} array of shape {} needs {} bytes",
-                    received_, DTypeName(record_.dtype), FormatShape(record_.shape), expected()));
+        fmt::format("upload ended after {} bytes, but the {} needs {} bytes", received_,
+                    description_, expected()));
   }
   for (const std::unique_ptr<StagingBuffer>& staging : staging_) {
     if (staging != nullptr) AH_RETURN_IF_ERROR(staging->Wait());

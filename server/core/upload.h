@@ -1,6 +1,8 @@
-// An upload in progress: memory is reserved up front and the array becomes visible only when
-// exactly the right number of bytes has arrived. Dropping an uncommitted upload (the client
-// went away, sent too much or too little) frees its memory and leaves no handle behind.
+// An upload in progress. Into a new array: memory is reserved up front and the array becomes
+// visible only when exactly the right number of bytes has arrived; dropping an uncommitted
+// upload (the client went away, sent too much or too little) frees its memory and leaves no
+// handle behind. Into a range of an existing array: the bytes land as they arrive, and the
+// upload succeeds once the whole range has.
 //
 // Each chunk is written into one of two staging buffers (staging.h) and copied to the array
 // from there while the next chunk is received into the other.
@@ -10,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -22,9 +25,12 @@ class PendingUpload {
  public:
   using Commit = std::function<std::shared_ptr<const ArrayRecord>(ArrayRecord)>;
 
-  // `record` describes the array to be (its buffer is already allocated); the chunks are
-  // copied in on `queue` (the session's); `commit` publishes it in the handle table.
+  // The bytes [first_byte, first_byte + length) of the C-contiguous array `record` (a new one,
+  // its buffer allocated, or an existing one), which `description` names in errors ("float32
+  // array of shape [2, 3]"). The chunks are copied in on `queue` (the session's); `commit`
+  // publishes a new array in the handle table, or returns the existing one.
   PendingUpload(Backend& backend, std::shared_ptr<WorkQueue> queue, ArrayRecord record,
+                int64_t first_byte, int64_t length, std::string description,
                 int64_t max_chunk_bytes, Commit commit);
 
   // Appends the next chunk: `size` bytes, which `write` puts in place (it is handed exactly
@@ -39,7 +45,7 @@ class PendingUpload {
   absl::StatusOr<std::shared_ptr<const ArrayRecord>> Finish();
 
   int64_t received() const { return received_; }
-  int64_t expected() const { return record_.nbytes(); }
+  int64_t expected() const { return length_; }
 
  private:
   absl::Status CheckChunk(int64_t size) const;
@@ -47,6 +53,9 @@ class PendingUpload {
   Backend& backend_;
   std::shared_ptr<WorkQueue> queue_;
   ArrayRecord record_;
+  int64_t first_byte_;
+  int64_t length_;
+  std::string description_;
   int64_t max_chunk_bytes_;
   Commit commit_;
   int64_t received_ = 0;

@@ -39,11 +39,14 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
 
   void OnReadDone(bool ok) override {
     absl::Status status = ok ? Receive() : Complete();
-    if (!status.ok() || !ok) {
-      Finish(ToGrpcStatus(status));
+    if (status.ok() && ok) {
+      StartRead(&message_);
       return;
     }
-    StartRead(&message_);
+    // Before answering: a client may look for the memory of a failed upload as soon as it has
+    // the answer.
+    upload_.reset();
+    Finish(ToGrpcStatus(status));
   }
 
   void OnDone() override { delete this; }
@@ -85,15 +88,22 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
       return absl::InvalidArgumentError("the first upload message must be a header, got a chunk");
     }
     const v1::UploadHeader& header = message.header();
-    if (!header.target_handle().empty()) {
-      return absl::UnimplementedError(
-          "upload into an existing array (target_handle) is not implemented by this server yet");
-    }
     AH_ASSIGN_OR_RETURN(DType dtype, RequiredDType(header.dtype(), "header.dtype"));
+    const Shape shape = ShapeFromProto(header.shape());
+    if (!header.target_handle().empty()) {
+      AH_ASSIGN_OR_RETURN(
+          upload_, service_.engine().BeginUploadInto(caller_, header.target_handle(), dtype, shape,
+                                                     header.offset_bytes(), header.length_bytes()));
+      return absl::OkStatus();
+    }
+    if (header.offset_bytes() != 0 || header.length_bytes() != 0) {
+      return absl::InvalidArgumentError(
+          "header.offset_bytes and header.length_bytes need a header.target_handle: a new array "
+          "is uploaded whole");
+    }
     // The memory is reserved now and released when `upload_` goes with the reactor, whatever
     // ends the stream, so a broken one leaves nothing behind.
-    AH_ASSIGN_OR_RETURN(
-        upload_, service_.engine().BeginUpload(caller_, dtype, ShapeFromProto(header.shape())));
+    AH_ASSIGN_OR_RETURN(upload_, service_.engine().BeginUpload(caller_, dtype, shape));
     return absl::OkStatus();
   }
 
@@ -104,9 +114,8 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
           "upload stream ended before its header: the first message must be a header");
     }
     if (context_.IsCancelled()) {
-      return absl::CancelledError(
-          fmt::format("upload cancelled by the client after {} of {} bytes; nothing was created",
-                      upload_->received(), upload_->expected()));
+      return absl::CancelledError(fmt::format("upload cancelled by the client after {} of {} bytes",
+                                              upload_->received(), upload_->expected()));
     }
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, upload_->Finish());
     v1::UploadResponse response;
@@ -143,12 +152,12 @@ class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> 
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mutex_);
     if (!ok) {
-      Finish(ToGrpcStatus(absl::CancelledError(fmt::format(
-          "client went away after {} of {} bytes", download_->sent(), download_->total()))));
+      End(absl::CancelledError(fmt::format("client went away after {} of {} bytes",
+                                           download_->sent(), download_->total())));
       return;
     }
     if (!next_.has_value()) {
-      Finish(ToGrpcStatus(failure_));  // Done, or a chunk failed.
+      End(failure_);  // Done, or a chunk failed.
       return;
     }
     sending_ = *std::move(next_);
@@ -170,12 +179,19 @@ class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> 
       return absl::InvalidArgumentError("the request is not a valid DownloadRequest");
     }
     AH_ASSIGN_OR_RETURN(
-        download_, service_.engine().BeginDownload(caller, parsed.handle(), parsed.chunk_bytes()));
+        download_, service_.engine().BeginDownload(caller, parsed.handle(), parsed.chunk_bytes(),
+                                                   parsed.offset_bytes(), parsed.length_bytes()));
     v1::DownloadResponse info;
     service_.FillInfo(download_->described(), info.mutable_info());
     sending_ = wire::Serialize(info);
     StartWrite(&sending_);
     return absl::OkStatus();
+  }
+
+  // Lets go of the array (which may have been freed meanwhile) before the answer, then answers.
+  void End(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    download_.reset();
+    Finish(ToGrpcStatus(status));
   }
 
   // Puts the next chunk in `next_`; leaves it empty at the end, or on a failure (`failure_`).

@@ -82,12 +82,20 @@ class RpcTest : public ::testing::Test {
   // Uploads `bytes` as one array in chunks of `chunk` bytes.
   grpc::Status Upload(v1::DType dtype, std::vector<int64_t> shape, const std::string& bytes,
                       v1::ArrayInfo* info, size_t chunk = 1 << 20) {
+    v1::UploadHeader header;
+    header.set_dtype(dtype);
+    header.mutable_shape()->Assign(shape.begin(), shape.end());
+    return Upload(header, bytes, info, chunk);
+  }
+
+  // Uploads `bytes` after `header` (a new array, or a range of a target) in chunks of `chunk`.
+  grpc::Status Upload(const v1::UploadHeader& fields, const std::string& bytes, v1::ArrayInfo* info,
+                      size_t chunk = 1 << 20) {
     auto context = Context();
     v1::UploadResponse response;
     auto writer = stub_->Upload(context.get(), &response);
     v1::UploadRequest header;
-    header.mutable_header()->set_dtype(dtype);
-    header.mutable_header()->mutable_shape()->Assign(shape.begin(), shape.end());
+    *header.mutable_header() = fields;
     writer->Write(header);
     for (size_t offset = 0; offset < bytes.size(); offset += chunk) {
       v1::UploadRequest message;
