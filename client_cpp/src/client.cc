@@ -26,6 +26,10 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
     throw Error(StatusCode::kInvalidArgument,
                 "chunk_bytes must be positive, got " + std::to_string(options.chunk_bytes));
   }
+  if (options.transfer_streams <= 0) {
+    throw Error(StatusCode::kInvalidArgument, "transfer_streams must be positive, got " +
+                                                  std::to_string(options.transfer_streams));
+  }
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
   auto connection = std::make_shared<detail::Connection>();
@@ -38,6 +42,12 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
     credentials = grpc::SslCredentials(tls);
   }
   connection->channel = grpc::CreateCustomChannel(address, credentials, arguments);
+  for (int stream = 1; stream < options.transfer_streams; ++stream) {
+    // Channels with equal arguments share one connection; this argument makes each its own.
+    grpc::ChannelArguments stripe = arguments;
+    stripe.SetInt("arrayhub.transfer_stream", stream);
+    connection->stripe_channels.push_back(grpc::CreateCustomChannel(address, credentials, stripe));
+  }
   connection->stub = v1::ArrayHub::NewStub(connection->channel);
   connection->options = std::move(options);
   if (detail::SharedMemoryWanted(address)) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "arrayhub/client.h"
 #include "arrayhub/v1/service.grpc.pb.h"
@@ -22,6 +23,9 @@ inline constexpr std::chrono::seconds kCleanupTimeout{5};
 struct Connection {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::ArrayHub::Stub> stub;  // On `channel`.
+  // The channels of a striped transfer's streams after the first (which uses `channel`), each
+  // its own TCP connection (ClientOptions::transfer_streams).
+  std::vector<std::shared_ptr<grpc::Channel>> stripe_channels;
   ClientOptions options;
   std::string session_id;
   // Cleared once the session is closed: the server has then freed its arrays, so Arrays

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -48,6 +51,147 @@ void CheckUploadSize(std::span<const std::byte> data, DType dtype, const Shape& 
 constexpr char kUploadMethod[] = "/arrayhub.v1.ArrayHub/Upload";
 constexpr char kDownloadMethod[] = "/arrayhub.v1.ArrayHub/Download";
 
+// The channel of a striped transfer's stream `stream` (0: the connection's own).
+const std::shared_ptr<grpc::Channel>& StreamChannel(const detail::Connection& conn, int stream) {
+  return stream == 0 ? conn.channel : conn.stripe_channels[static_cast<size_t>(stream - 1)];
+}
+
+// One Upload stream on stream channel `stream`: a new array of `data` when `target` is empty,
+// else `data` written at byte `offset` of the existing array `target`.
+v1::ArrayInfo UploadStream(detail::Connection& conn, int stream, std::span<const std::byte> data,
+                           DType dtype, const Shape& shape, const std::string& target = "",
+                           int64_t offset = 0) {
+  const std::shared_ptr<grpc::Channel>& channel = StreamChannel(conn, stream);
+  grpc::ClientContext context;
+  conn.Prepare(context);
+  v1::UploadResponse response;
+  const grpc::internal::RpcMethod method(kUploadMethod, grpc::internal::RpcMethod::CLIENT_STREAMING,
+                                         channel);
+  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(channel.get(), method, &context,
+                                                                    &response));
+  v1::UploadRequest header;
+  v1::UploadHeader& fields = *header.mutable_header();
+  fields.set_dtype(detail::ToProto(dtype));
+  fields.mutable_shape()->Add(shape.begin(), shape.end());
+  if (!target.empty()) {
+    fields.set_target_handle(target);
+    fields.set_offset_bytes(offset);
+    fields.set_length_bytes(static_cast<int64_t>(data.size()));
+  }
+  // A failed Write means the server ended the call (it rejected the header, say); Finish
+  // then carries its reason.
+  bool sent = writer->Write(wire::Serialize(header));
+  const size_t chunk_bytes = static_cast<size_t>(conn.options.chunk_bytes);
+  for (size_t at = 0; sent && at < data.size(); at += chunk_bytes) {
+    sent = writer->Write(
+        wire::ReferencingChunkMessage(data.subspan(at, std::min(chunk_bytes, data.size() - at))));
+  }
+  if (sent) writer->WritesDone();
+  detail::Check(writer->Finish());
+  if (!sent) {
+    throw Error(StatusCode::kDataLoss, "upload stream closed before all data was sent");
+  }
+  return response.array();
+}
+
+// One Download stream on stream channel `stream`: bytes [offset, offset + destination.size())
+// of the array `handle`, of `nbytes` bytes in all, into `destination`.
+void DownloadStream(detail::Connection& conn, int stream, const std::string& handle, int64_t nbytes,
+                    std::span<std::byte> destination, int64_t offset = 0) {
+  const std::shared_ptr<grpc::Channel>& channel = StreamChannel(conn, stream);
+  grpc::ClientContext context;
+  conn.Prepare(context);
+  v1::DownloadRequest request;
+  request.set_handle(handle);
+  request.set_chunk_bytes(conn.options.chunk_bytes);
+  if (static_cast<int64_t>(destination.size()) != nbytes) {
+    request.set_offset_bytes(offset);
+    request.set_length_bytes(static_cast<int64_t>(destination.size()));
+  }
+  const grpc::internal::RpcMethod method(kDownloadMethod,
+                                         grpc::internal::RpcMethod::SERVER_STREAMING, channel);
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(channel.get(), method, &context,
+                                                                    request));
+
+  // Ends the call before throwing: the stream must be drained and finished, not abandoned.
+  auto fail = [&](const std::string& what) {
+    context.TryCancel();
+    grpc::ByteBuffer ignored;
+    while (reader->Read(&ignored)) {
+    }
+    (void)reader->Finish();
+    return Error(StatusCode::kDataLoss, "download of " + handle + ": " + what);
+  };
+
+  grpc::ByteBuffer buffer;
+  std::vector<grpc::Slice> slices;
+  bool have_info = false;
+  size_t received = 0;
+  while (reader->Read(&buffer)) {
+    slices.clear();
+    if (!buffer.Dump(&slices).ok()) throw fail("a message could not be read");
+    if (const std::optional<wire::ChunkLocation> chunk = wire::FindChunk(slices)) {
+      if (!have_info) throw fail("a chunk arrived before the info message");
+      if (chunk->size > destination.size() - received) throw fail("more bytes than announced");
+      wire::CopyChunk(slices, *chunk, destination.data() + received);
+      received += chunk->size;
+      continue;
+    }
+    v1::DownloadResponse message;
+    if (!wire::Parse(slices, message) || !message.has_info()) {
+      throw fail("a message is neither the info nor a chunk");
+    }
+    if (have_info) throw fail("a second info message arrived");
+    if (message.info().nbytes() != nbytes) {
+      throw fail("server announced " + std::to_string(message.info().nbytes()) +
+                 " bytes, expected " + std::to_string(nbytes));
+    }
+    have_info = true;
+  }
+  detail::Check(reader->Finish());
+  if (!have_info || received != destination.size()) {
+    throw Error(StatusCode::kDataLoss, "download of " + handle + " ended after " +
+                                           std::to_string(received) + " of " +
+                                           std::to_string(destination.size()) + " bytes");
+  }
+}
+
+// Whether a streamed transfer of `size` bytes goes as several streams.
+bool Striped(const detail::Connection& conn, size_t size) {
+  return !conn.stripe_channels.empty() &&
+         static_cast<int64_t>(size) >= conn.options.stripe_min_bytes;
+}
+
+// Splits `size` bytes into one range per stream (whole chunks, but the last) and calls
+// `move(stream, offset, length)` for each, every stream on a thread of its own but the first,
+// which runs on the caller's. Rethrows the first failure once all have ended.
+void RunStriped(const detail::Connection& conn, size_t size,
+                const std::function<void(int, size_t, size_t)>& move) {
+  const auto chunk = static_cast<size_t>(conn.options.chunk_bytes);
+  const size_t streams = conn.stripe_channels.size() + 1;
+  const size_t stripe = (size / streams + chunk - 1) / chunk * chunk;
+  std::vector<std::exception_ptr> failures(streams);
+  auto run = [&](size_t stream) {
+    const size_t offset = std::min(size, stream * stripe);
+    const size_t length = std::min(stripe, size - offset);
+    if (length == 0) return;
+    try {
+      move(static_cast<int>(stream), offset, length);
+    } catch (...) {
+      failures[stream] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t stream = 1; stream < streams; ++stream) threads.emplace_back(run, stream);
+  run(0);
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+}
+
 }  // namespace
 
 Array Client::Upload(const std::vector<bool>& data, const Shape& shape) {
@@ -74,32 +218,16 @@ Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Sh
       return Adopt(detail::FromProto(*info));
     }
   }
-  grpc::ClientContext context;
-  conn.Prepare(context);
-  v1::UploadResponse response;
-  const grpc::internal::RpcMethod method(kUploadMethod, grpc::internal::RpcMethod::CLIENT_STREAMING,
-                                         conn.channel);
-  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
-      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(conn.channel.get(), method,
-                                                                    &context, &response));
-
-  v1::UploadRequest header;
-  header.mutable_header()->set_dtype(detail::ToProto(dtype));
-  header.mutable_header()->mutable_shape()->Add(shape.begin(), shape.end());
-  // A failed Write means the server ended the call (it rejected the header, say); Finish
-  // then carries its reason.
-  bool sent = writer->Write(wire::Serialize(header));
-  const size_t chunk_bytes = static_cast<size_t>(conn.options.chunk_bytes);
-  for (size_t offset = 0; sent && offset < data.size(); offset += chunk_bytes) {
-    sent = writer->Write(wire::ReferencingChunkMessage(
-        data.subspan(offset, std::min(chunk_bytes, data.size() - offset))));
+  if (!Striped(conn, data.size())) {
+    return Adopt(detail::FromProto(UploadStream(conn, 0, data, dtype, shape)));
   }
-  if (sent) writer->WritesDone();
-  detail::Check(writer->Finish());
-  if (!sent) {
-    throw Error(StatusCode::kDataLoss, "upload stream closed before all data was sent");
-  }
-  return Adopt(detail::FromProto(response.array()));
+  // The array first, then its ranges in parallel; a failure frees it with `array`.
+  Array array = Empty(shape, dtype);
+  RunStriped(conn, data.size(), [&](int stream, size_t offset, size_t length) {
+    UploadStream(conn, stream, data.subspan(offset, length), dtype, shape, array.handle(),
+                 static_cast<int64_t>(offset));
+  });
+  return array;
 }
 
 std::vector<std::byte> Client::DownloadBytes(const Array& array) {
@@ -126,58 +254,14 @@ void Client::DownloadInto(const Array& array, std::span<std::byte> destination) 
     }
     if (conn.shared_memory->Download(conn, array.handle(), destination)) return;
   }
-  grpc::ClientContext context;
-  conn.Prepare(context);
-  v1::DownloadRequest request;
-  request.set_handle(array.handle());
-  request.set_chunk_bytes(conn.options.chunk_bytes);
-  const grpc::internal::RpcMethod method(kDownloadMethod,
-                                         grpc::internal::RpcMethod::SERVER_STREAMING, conn.channel);
-  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
-      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(conn.channel.get(), method,
-                                                                    &context, request));
-
-  // Ends the call before throwing: the stream must be drained and finished, not abandoned.
-  auto fail = [&](const std::string& what) {
-    context.TryCancel();
-    grpc::ByteBuffer ignored;
-    while (reader->Read(&ignored)) {
-    }
-    (void)reader->Finish();
-    return Error(StatusCode::kDataLoss, "download of " + array.handle() + ": " + what);
-  };
-
-  grpc::ByteBuffer buffer;
-  std::vector<grpc::Slice> slices;
-  bool have_info = false;
-  size_t received = 0;
-  while (reader->Read(&buffer)) {
-    slices.clear();
-    if (!buffer.Dump(&slices).ok()) throw fail("a message could not be read");
-    if (const std::optional<wire::ChunkLocation> chunk = wire::FindChunk(slices)) {
-      if (!have_info) throw fail("a chunk arrived before the info message");
-      if (chunk->size > destination.size() - received) throw fail("more bytes than announced");
-      wire::CopyChunk(slices, *chunk, destination.data() + received);
-      received += chunk->size;
-      continue;
-    }
-    v1::DownloadResponse message;
-    if (!wire::Parse(slices, message) || !message.has_info()) {
-      throw fail("a message is neither the info nor a chunk");
-    }
-    if (have_info) throw fail("a second info message arrived");
-    if (message.info().nbytes() != array.nbytes()) {
-      throw fail("server announced " + std::to_string(message.info().nbytes()) +
-                 " bytes, expected " + std::to_string(array.nbytes()));
-    }
-    have_info = true;
+  if (!Striped(conn, destination.size())) {
+    DownloadStream(conn, 0, array.handle(), array.nbytes(), destination);
+    return;
   }
-  detail::Check(reader->Finish());
-  if (!have_info || received != destination.size()) {
-    throw Error(StatusCode::kDataLoss, "download of " + array.handle() + " ended after " +
-                                           std::to_string(received) + " of " +
-                                           std::to_string(destination.size()) + " bytes");
-  }
+  RunStriped(conn, destination.size(), [&](int stream, size_t offset, size_t length) {
+    DownloadStream(conn, stream, array.handle(), array.nbytes(),
+                   destination.subspan(offset, length), static_cast<int64_t>(offset));
+  });
 }
 
 }  // namespace arrayhub::client

@@ -152,6 +152,31 @@ TYPED_TEST(RoundTripTest, IsBitExactAcrossManyChunks) {
   EXPECT_TRUE(BitEqual(client.Download<T>(array), values));
 }
 
+// Streams in parallel, each a range of the array on a connection of its own: ranges of whole
+// chunks and a short last one, and arrays too small for every stream to get a range.
+TEST_F(ClientTest, StripedStreamsRoundTripBitExactly) {
+  setenv("ARRAYHUB_SHARED_MEMORY", "0", 1);  // Read once, by Connect.
+  ClientOptions options;
+  options.chunk_bytes = 4096;
+  options.transfer_streams = 3;
+  options.stripe_min_bytes = 1;
+  Client striped = Client::Connect(server_->address(), options);
+  unsetenv("ARRAYHUB_SHARED_MEMORY");
+  ASSERT_FALSE(striped.UsesSharedMemory());
+  const arrayhub::EngineStats before = Stats();
+  for (int64_t count : {int64_t{33} * 1001, int64_t{1}, int64_t{600}}) {
+    SCOPED_TRACE(count);
+    const std::vector<double> values = RandomValues<double>(static_cast<size_t>(count), 17);
+    {
+      Array array = striped.Upload(values, {count});
+      EXPECT_EQ(array.nbytes(), count * 8);
+      EXPECT_TRUE(BitEqual(striped.Download<double>(array), values));
+      EXPECT_EQ(Stats().arrays, before.arrays + 1) << "one array, whatever the streams";
+    }
+    EXPECT_EQ(Stats().bytes_in_use, before.bytes_in_use);
+  }
+}
+
 TEST_F(ClientTest, PingIsAHealthCheckOnTheSameChannel) {
   client().Ping();
   client().Ping();
