@@ -83,12 +83,16 @@ class DeviceInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., total_memory_bytes: _Optional[int] = ..., free_memory_bytes: _Optional[int] = ...) -> None: ...
 
 class DownloadRequest(_message.Message):
-    __slots__ = ["chunk_bytes", "handle"]
+    __slots__ = ["chunk_bytes", "handle", "length_bytes", "offset_bytes"]
     CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_BYTES_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_BYTES_FIELD_NUMBER: _ClassVar[int]
     chunk_bytes: int
     handle: str
-    def __init__(self, handle: _Optional[str] = ..., chunk_bytes: _Optional[int] = ...) -> None: ...
+    length_bytes: int
+    offset_bytes: int
+    def __init__(self, handle: _Optional[str] = ..., chunk_bytes: _Optional[int] = ..., offset_bytes: _Optional[int] = ..., length_bytes: _Optional[int] = ...) -> None: ...
 
 class DownloadResponse(_message.Message):
     __slots__ = ["chunk", "info"]
@@ -386,14 +390,18 @@ class UnregisterSharedMemoryResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class UploadHeader(_message.Message):
-    __slots__ = ["dtype", "shape", "target_handle"]
+    __slots__ = ["dtype", "length_bytes", "offset_bytes", "shape", "target_handle"]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_BYTES_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_BYTES_FIELD_NUMBER: _ClassVar[int]
     SHAPE_FIELD_NUMBER: _ClassVar[int]
     TARGET_HANDLE_FIELD_NUMBER: _ClassVar[int]
     dtype: _types_pb2.DType
+    length_bytes: int
+    offset_bytes: int
     shape: _containers.RepeatedScalarFieldContainer[int]
     target_handle: str
-    def __init__(self, dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., shape: _Optional[_Iterable[int]] = ..., target_handle: _Optional[str] = ...) -> None: ...
+    def __init__(self, dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., shape: _Optional[_Iterable[int]] = ..., target_handle: _Optional[str] = ..., offset_bytes: _Optional[int] = ..., length_bytes: _Optional[int] = ...) -> None: ...
 
 class UploadRequest(_message.Message):
     __slots__ = ["chunk", "header"]
