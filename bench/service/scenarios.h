@@ -23,6 +23,7 @@ struct BenchOptions {
   int repeats = 5000;   // Round trips per measured call.
   int64_t transfer_bytes = int64_t{1} << 30;
   int transfer_repeats = 3;
+  int transfer_streams = 0;  // Of the striped streaming row; 0: the client's own choice.
   int clients = 256;
   double seconds = 30;
   // cudaMemcpy GB/s from and to pinned host memory, measured in the same run by

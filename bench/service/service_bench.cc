@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", options.repeats, "round trips per measured small call");
   app.add_option("--transfer-bytes", options.transfer_bytes, "size of the transferred array");
   app.add_option("--transfer-repeats", options.transfer_repeats, "transfers per path (median)");
+  app.add_option("--transfer-streams", options.transfer_streams,
+                 "streams of the striped streaming row (0: the client's default)");
   app.add_option("--clients", options.clients, "concurrent clients");
   app.add_option("--seconds", options.seconds, "length of the concurrent run");
   app.add_option("--pinned-copy", pinned_copy,

@@ -23,7 +23,7 @@ namespace arrayhub::bench {
 namespace {
 
 // How the client moves the data.
-enum class Path { kStreaming, kSharedMemory, kPinnedBuffer };
+enum class Path { kOneStream, kStreaming, kSharedMemory, kPinnedBuffer };
 
 struct TransferTimes {
   double upload_s = 0;
@@ -39,8 +39,11 @@ double MedianOf(std::vector<double> values) {
 // Medians of `repeats` uploads and downloads of `data` by a new client along `path`.
 TransferTimes Measure(const BenchOptions& options, const std::vector<std::byte>& data, Path path) {
   // Read once, when the client connects (see the client's ARRAYHUB_SHARED_MEMORY).
-  setenv("ARRAYHUB_SHARED_MEMORY", path == Path::kStreaming ? "0" : "1", 1);
-  Client client = Client::Connect(options.address);
+  const bool streamed = path == Path::kOneStream || path == Path::kStreaming;
+  setenv("ARRAYHUB_SHARED_MEMORY", streamed ? "0" : "1", 1);
+  client::ClientOptions client_options;
+  client_options.transfer_streams = path == Path::kOneStream ? 1 : options.transfer_streams;
+  Client client = Client::Connect(options.address, client_options);
   unsetenv("ARRAYHUB_SHARED_MEMORY");
   const Shape shape{static_cast<int64_t>(data.size() / sizeof(float))};
   // Downloads land in memory allocated and touched once, as the peer's do: a fresh 1 GiB
@@ -75,8 +78,9 @@ TransferTimes Measure(const BenchOptions& options, const std::vector<std::byte>&
     uploads.push_back(up / 1e6);
     downloads.push_back(down / 1e6);
   }
-  std::string how =
-      client.UsesSharedMemory() ? "client used its shared-memory region" : "client streamed";
+  std::string how = client.UsesSharedMemory() ? "client used its shared-memory region"
+                                              : fmt::format("client streamed, {} stream(s)",
+                                                            client_options.transfer_streams);
   if (path == Path::kPinnedBuffer) {
     how = pinned_source.registered() ? "server copied from/to the pinned buffers"
                                      : "pinned buffers not registered: " + how;
@@ -105,7 +109,9 @@ void RunTransfer(const BenchOptions& options) {
     return peer ? fmt::format("{:.2f}", gbs / *peer) : std::string("n/a (no GPU)");
   };
   for (const auto& [name, path] :
-       {std::pair{"gRPC streaming (target >= 2 GB/s each way)", Path::kStreaming},
+       {std::pair{"gRPC streaming, one stream", Path::kOneStream},
+        std::pair{"gRPC streaming, the client's default (target >= 2 GB/s each way)",
+                  Path::kStreaming},
         std::pair{"shared memory, from/to ordinary memory (a client memcpy)", Path::kSharedMemory},
         std::pair{"shared memory, from/to pinned buffers (target >= 0.8 of pinned cudaMemcpy)",
                   Path::kPinnedBuffer}}) {

@@ -1,6 +1,8 @@
 // Sessions, creation and bookkeeping. Transfers are in transfer.cc.
 #include "arrayhub/client.h"
 
+#include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "connection.h"
@@ -14,6 +16,8 @@ namespace {
 // Downloads arrive in chunks of up to the server's cap (2 MiB by default) plus framing; the
 // 4 MiB gRPC default would leave little headroom for servers configured with larger chunks.
 constexpr int kMaxReceiveMessageBytes = 16 << 20;
+// Past a few streams the memory copies at both ends, not the connections, bound a transfer.
+constexpr int kMaxAutomaticStreams = 4;
 
 ArrayInfo CreateArray(detail::Connection& connection, const v1::CreateRequest& request) {
   return detail::FromProto(detail::Call(connection, &v1::ArrayHub::Stub::Create, request));
@@ -26,9 +30,13 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
     throw Error(StatusCode::kInvalidArgument,
                 "chunk_bytes must be positive, got " + std::to_string(options.chunk_bytes));
   }
-  if (options.transfer_streams <= 0) {
-    throw Error(StatusCode::kInvalidArgument, "transfer_streams must be positive, got " +
+  if (options.transfer_streams < 0) {
+    throw Error(StatusCode::kInvalidArgument, "transfer_streams must not be negative, got " +
                                                   std::to_string(options.transfer_streams));
+  }
+  if (options.transfer_streams == 0) {
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    options.transfer_streams = std::clamp(cores / 2, 1, kMaxAutomaticStreams);
   }
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
@@ -113,6 +121,10 @@ void Client::RequireDType(const Array& array, DType expected) {
 }
 
 const std::string& Client::session_id() const { return connection().session_id; }
+
+int Client::TransferStreams() const {
+  return static_cast<int>(connection_->stripe_channels.size()) + 1;
+}
 
 bool Client::UsesSharedMemory() const {
   const detail::Connection& conn = connection();

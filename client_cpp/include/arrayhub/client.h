@@ -44,8 +44,9 @@ struct ClientOptions {
   int64_t chunk_bytes = 1 << 20;             // Upload chunk and requested download chunk size.
   // A streamed transfer of at least `stripe_min_bytes` goes as `transfer_streams` streams in
   // parallel, each moving one range of the array on a connection of its own: one connection
-  // carries about 2 GB/s on a loopback. 1: always one stream.
-  int transfer_streams = 4;
+  // carries about 2 GB/s on a loopback. 1: always one stream; 0: one per two of this host's
+  // cores, at most 4 (each stream keeps a core busy at either end).
+  int transfer_streams = 0;
   int64_t stripe_min_bytes = int64_t{64} << 20;
   TlsOptions tls{};
 };
@@ -234,6 +235,8 @@ class Client {
   // address, or ARRAYHUB_SHARED_MEMORY=1; =0 never); if the server cannot use it the client
   // streams from then on.
   bool UsesSharedMemory() const;
+  // How many streams a large streamed transfer uses (ClientOptions::transfer_streams).
+  int TransferStreams() const;
   // Renews the session's lease.
   void KeepAlive();
   // One round trip that does nothing (grpc.health.v1.Health/Check on this client's channel):
