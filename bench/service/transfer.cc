@@ -78,9 +78,9 @@ TransferTimes Measure(const BenchOptions& options, const std::vector<std::byte>&
     uploads.push_back(up / 1e6);
     downloads.push_back(down / 1e6);
   }
-  std::string how = client.UsesSharedMemory() ? "client used its shared-memory region"
-                                              : fmt::format("client streamed, {} stream(s)",
-                                                            client_options.transfer_streams);
+  std::string how = client.UsesSharedMemory()
+                        ? "client used its shared-memory region"
+                        : fmt::format("client streamed, {} stream(s)", client.TransferStreams());
   if (path == Path::kPinnedBuffer) {
     how = pinned_source.registered() ? "server copied from/to the pinned buffers"
                                      : "pinned buffers not registered: " + how;
