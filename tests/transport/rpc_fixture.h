@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 
 #include "arrayhub/v1/service.grpc.pb.h"
@@ -13,6 +14,14 @@
 namespace arrayhub::testing {
 
 namespace v1 = ::arrayhub::v1;
+
+// `n` bytes of seeded noise, for array payloads.
+inline std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string bytes(n, '\0');
+  for (auto& c : bytes) c = static_cast<char>(rng());
+  return bytes;
+}
 
 class RpcTest : public ::testing::Test {
  protected:

@@ -1,20 +1,12 @@
 // Uploads into byte ranges of an existing array and downloads of byte ranges: what a client
 // striping a large transfer over several streams sends, in any order and at once, and the
 // requests that must be refused.
-#include <random>
 #include <thread>
 
 #include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {
-
-std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string bytes(n, '\0');
-  for (auto& c : bytes) c = static_cast<char>(rng());
-  return bytes;
-}
 
 class TransferRangeTest : public RpcTest {
  protected:

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <random>
 #include <thread>
 
 #include "tests/transport/rpc_fixture.h"
@@ -16,13 +15,6 @@ extern char** environ;
 
 namespace arrayhub::testing {
 namespace {
-
-std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string bytes(n, '\0');
-  for (auto& c : bytes) c = static_cast<char>(rng());
-  return bytes;
-}
 
 // Waits up to 10 s for `condition`.
 template <typename Condition>
