@@ -122,7 +122,7 @@ class ArrayHubService final : public ArrayHubServiceBase {
   grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
                             grpc::ServerWriter<v1::SessionEvent>* writer) override;
 
-  // For the transfer reactors (transfer_rpcs.cc) as for the methods.
+  // Public for the transfer reactors (transfer_rpcs.cc), classes of their own.
   // Tenant plus the session named by the call's metadata.
   absl::StatusOr<Caller> CallerOf(const grpc::ServerContextBase& context);
   Engine& engine() { return engine_; }
