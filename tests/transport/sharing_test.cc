@@ -53,6 +53,36 @@ TEST_F(SharingTest, AReaderAttachesReadsButCannotWrite) {
   EXPECT_EQ(Download(bob, attached.handle()), std::string("\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0", 16));
 }
 
+// An upload into an existing array (a striped client's ranges, ndarray.set) writes like any op:
+// not through a read-only share, and never into another tenant's array by its handle.
+TEST_F(SharingTest, UploadsIntoAShareFollowItsRights) {
+  const TenantClient alice = Connect("alice");
+  const TenantClient bob = Connect("bob");
+  const v1::ArrayInfo array = alice.Zeros({4}, v1::DTYPE_INT32);
+  ASSERT_TRUE(alice.Publish(array.handle(), "counts", {"bob"}).ok());
+  v1::ArrayInfo attached;
+  ASSERT_TRUE(bob.Attach("counts", "alice", &attached).ok());
+  auto upload_into = [&](const std::string& target) {
+    auto context = bob.Context();
+    v1::UploadResponse response;
+    auto writer = bob.stub->Upload(context.get(), &response);
+    v1::UploadRequest header;
+    header.mutable_header()->set_dtype(v1::DTYPE_INT32);
+    header.mutable_header()->add_shape(4);
+    header.mutable_header()->set_target_handle(target);
+    v1::UploadRequest chunk;
+    chunk.set_chunk(std::string(16, '\7'));
+    writer->Write(header);
+    writer->Write(chunk);
+    writer->WritesDone();
+    return writer->Finish();
+  };
+  EXPECT_STATUS(upload_into(attached.handle()), PERMISSION_DENIED,
+                "is shared read-only with tenant 'bob'");
+  EXPECT_STATUS(upload_into(array.handle()), NOT_FOUND, "");  // Alice's own handle.
+  EXPECT_EQ(Download(alice, array.handle()), std::string(16, '\0'));
+}
+
 TEST_F(SharingTest, ViewsOfAReadOnlyShareAreReadOnlyToo) {
   const TenantClient alice = Connect("alice");
   const TenantClient bob = Connect("bob");
