@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "server/backend/backend.h"
 #include "server/core/array_table.h"
@@ -26,6 +27,7 @@
 #include "server/core/shared_memory_specs.h"
 #include "server/core/tenant_usage.h"
 #include "server/core/tenants.h"
+#include "server/core/ufunc_rules.h"
 #include "server/core/upload.h"
 #include "server/core/view_rules.h"
 
@@ -203,6 +205,20 @@ class Engine {
   std::unique_ptr<QueueBinding> Bind(const Caller& caller, std::string_view label);
   // INVALID_ARGUMENT unless `spec` has as many operands as its op takes.
   static absl::Status CheckArity(const ElementwiseSpec& spec);
+  // An elementwise op's operands, looked up and typed for ResolveUfunc: what Elementwise and
+  // each op of a fused chain share.
+  struct ElementwiseOperands {
+    std::vector<ArrayTable::RecordPtr> arrays;  // Null where the operand names no handle.
+    std::vector<UfuncOperand> typed;
+    std::vector<Shape> shapes;  // Of the operands that are arrays or chain values, in order.
+  };
+  // `chain_value(v)`: the dtype and shape of a chain's value v (an earlier op's result), or
+  // why the op may not read it.
+  using ChainValueLookup =
+      absl::FunctionRef<absl::StatusOr<std::pair<DType, Shape>>(int64_t value)>;
+  absl::StatusOr<ElementwiseOperands> LookUpOperands(const Caller& caller,
+                                                     const ElementwiseSpec& spec,
+                                                     ChainValueLookup chain_value);
   // RESOURCE_EXHAUSTED when the tenant holds max_arrays handles and publications already.
   absl::Status CheckArrayQuota(const std::string& tenant) const;
   // Reduce when no axis is reduced (axis=() or a 0-d input).

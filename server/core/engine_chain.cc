@@ -68,33 +68,24 @@ class ChainGroup {
     const ElementwiseSpec& spec = ops_[i].spec;
     if (!spec.out.empty()) return absl::InternalError("an op with out= in an elementwise chain");
     AH_RETURN_IF_ERROR(Engine::CheckArity(spec));
+    AH_ASSIGN_OR_RETURN(
+        Engine::ElementwiseOperands found,
+        engine_.LookUpOperands(
+            caller_, spec, [&](int64_t value) -> absl::StatusOr<std::pair<DType, Shape>> {
+              if (value < 0 || static_cast<size_t>(value) >= i) {
+                return absl::InternalError("a chain op reads an op that is not before it");
+              }
+              const TypedOp& earlier = typed_[static_cast<size_t>(value)];
+              return std::pair{earlier.types.result_dtype, earlier.shape};
+            }));
     TypedOp op;
-    std::vector<UfuncOperand> typed(spec.operands.size());
-    std::vector<Shape> shapes;
     for (size_t k = 0; k < spec.operands.size(); ++k) {
-      const OperandSpec& operand = spec.operands[k];
       TypedOp::Operand& resolved = op.operands.emplace_back();
-      if (operand.chain_value) {
-        if (*operand.chain_value < 0 || static_cast<size_t>(*operand.chain_value) >= i) {
-          return absl::InternalError("a chain op reads an op that is not before it");
-        }
-        const auto value = static_cast<size_t>(*operand.chain_value);
-        resolved.chain_value = *operand.chain_value;
-        typed[k].array_dtype = typed_[value].types.result_dtype;
-        shapes.push_back(typed_[value].shape);
-      } else if (operand.handle) {
-        AH_ASSIGN_OR_RETURN(resolved.array,
-                            engine_.Find(caller_, *operand.handle, fmt::format("operands[{}]", k)));
-        typed[k].array_dtype = resolved.array->dtype;
-        shapes.push_back(resolved.array->shape);
-      } else if (operand.scalar) {
-        typed[k].scalar = *operand.scalar;
-      } else {
-        return absl::InvalidArgumentError(fmt::format("operands[{}] has no value", k));
-      }
+      resolved.array = found.arrays[k];
+      resolved.chain_value = spec.operands[k].chain_value;
     }
-    AH_ASSIGN_OR_RETURN(op.shape, BroadcastShapes(shapes));
-    AH_ASSIGN_OR_RETURN(op.types, ResolveUfunc(spec.op, typed, spec.dtype));
+    AH_ASSIGN_OR_RETURN(op.shape, BroadcastShapes(found.shapes));
+    AH_ASSIGN_OR_RETURN(op.types, ResolveUfunc(spec.op, found.typed, spec.dtype));
     AH_RETURN_IF_ERROR(
         CheckedArrayBytes(op.shape, op.types.result_dtype, engine_.limits()).status());
     for (size_t k = 0; k < op.operands.size(); ++k) {

@@ -74,6 +74,33 @@ absl::Status Engine::CheckArity(const ElementwiseSpec& spec) {
                                                 count));
 }
 
+absl::StatusOr<Engine::ElementwiseOperands> Engine::LookUpOperands(const Caller& caller,
+                                                                   const ElementwiseSpec& spec,
+                                                                   ChainValueLookup chain_value) {
+  const size_t count = spec.operands.size();
+  ElementwiseOperands found{.arrays = std::vector<ArrayTable::RecordPtr>(count),
+                            .typed = std::vector<UfuncOperand>(count),
+                            .shapes = {}};
+  for (size_t i = 0; i < count; ++i) {
+    const OperandSpec& operand = spec.operands[i];
+    if (operand.chain_value) {
+      AH_ASSIGN_OR_RETURN(auto value, chain_value(*operand.chain_value));
+      found.typed[i].array_dtype = value.first;
+      found.shapes.push_back(std::move(value.second));
+    } else if (operand.handle) {
+      AH_ASSIGN_OR_RETURN(found.arrays[i],
+                          Find(caller, *operand.handle, fmt::format("operands[{}]", i)));
+      found.typed[i].array_dtype = found.arrays[i]->dtype;
+      found.shapes.push_back(found.arrays[i]->shape);
+    } else if (operand.scalar) {
+      found.typed[i].scalar = *operand.scalar;  // Kept for typing (NEP 50).
+    } else {
+      return absl::InvalidArgumentError(fmt::format("operands[{}] has no value", i));
+    }
+  }
+  return found;
+}
+
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
                                                           const ElementwiseSpec& spec) {
   const std::string_view name = OpName(spec.op);
@@ -81,29 +108,20 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
   const auto count = static_cast<int>(spec.operands.size());
   AH_RETURN_IF_ERROR(CheckArity(spec));
 
-  // Operands: arrays are looked up, scalars kept for typing.
-  std::vector<ArrayTable::RecordPtr> arrays(count);
-  std::vector<UfuncOperand> typed(count);
-  std::vector<Shape> shapes;
-  for (int i = 0; i < count; ++i) {
-    const OperandSpec& operand = spec.operands[i];
-    if (operand.handle) {
-      AH_ASSIGN_OR_RETURN(arrays[i], Find(caller, *operand.handle, fmt::format("operands[{}]", i)));
-      typed[i].array_dtype = arrays[i]->dtype;
-      shapes.push_back(arrays[i]->shape);
-    } else if (operand.scalar) {
-      typed[i].scalar = *operand.scalar;
-    } else {
-      return absl::InvalidArgumentError(fmt::format("operands[{}] has no value", i));
-    }
-  }
+  AH_ASSIGN_OR_RETURN(
+      ElementwiseOperands found,
+      LookUpOperands(caller, spec, [](int64_t) -> absl::StatusOr<std::pair<DType, Shape>> {
+        return absl::InternalError("an elementwise op reads a chain value outside a chain");
+      }));
+  const std::vector<ArrayTable::RecordPtr>& arrays = found.arrays;
+  std::vector<Shape>& shapes = found.shapes;
   ArrayTable::RecordPtr out;
   if (!spec.out.empty()) {
     AH_ASSIGN_OR_RETURN(out, FindWritable(caller, spec.out, "out"));
     shapes.push_back(out->shape);  // NumPy broadcasts the inputs to out's shape too.
   }
   AH_ASSIGN_OR_RETURN(Shape shape, BroadcastShapes(shapes));
-  AH_ASSIGN_OR_RETURN(UfuncResolution types, ResolveUfunc(spec.op, typed, spec.dtype));
+  AH_ASSIGN_OR_RETURN(UfuncResolution types, ResolveUfunc(spec.op, found.typed, spec.dtype));
 
   // The result: `out`, checked, or a new array.
   std::optional<ArrayRecord> created;
