@@ -171,7 +171,9 @@ void RunStriped(const detail::Connection& conn, size_t size,
                 const std::function<void(int, size_t, size_t)>& move) {
   const auto chunk = static_cast<size_t>(conn.options.chunk_bytes);
   const size_t streams = conn.stripe_channels.size() + 1;
-  const size_t stripe = (size / streams + chunk - 1) / chunk * chunk;
+  // A stream's share rounded up, then to whole chunks: the ranges cover all `size` bytes.
+  const size_t share = (size + streams - 1) / streams;
+  const size_t stripe = (share + chunk - 1) / chunk * chunk;
   std::vector<std::exception_ptr> failures(streams);
   auto run = [&](size_t stream) {
     const size_t offset = std::min(size, stream * stripe);
