@@ -21,6 +21,7 @@ system=$( . "$os_release" && echo "${ID:-unknown} ${VERSION_ID:-}")
 # installs whatever owns the libraries arrayhubd links (scripts/runtime-packages.sh).
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
+  ccache  # Keeps the release, ASan and TSan builds warm between runs on one machine.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
   libopenblas-dev liblapacke-dev libimath-dev libssl-dev
