@@ -11,6 +11,7 @@
 #include <new>
 
 #include "server/backend/host/host_file_region.h"
+#include "server/backend/host/host_queue.h"
 #include "server/core/float16.h"
 
 namespace arrayhub {
@@ -19,10 +20,10 @@ namespace {
 constexpr int64_t kAlignment = 64;  // A cache line, and enough for any SIMD load.
 }  // namespace
 
-class HostBackend::HostBuffer final : public Buffer {
+class HostBackend::HostBuffer final : public HostQueuedBuffer {
  public:
   HostBuffer(void* data, int64_t size, std::shared_ptr<MemoryCounters> counters)
-      : Buffer(data, size), counters_(std::move(counters)) {
+      : HostQueuedBuffer(data, size, CurrentHostQueue()), counters_(std::move(counters)) {
     counters_->Add(size);
   }
   ~HostBuffer() override {
@@ -48,6 +49,28 @@ std::vector<DeviceDescription> HostBackend::Devices() const {
 
 MemoryStats HostBackend::Memory() const { return counters_->Snapshot(); }
 
+absl::StatusOr<std::shared_ptr<WorkQueue>> HostBackend::NewQueue(std::string_view) {
+  return std::make_shared<HostQueue>();
+}
+
+std::unique_ptr<QueueBinding> HostBackend::Bind(std::shared_ptr<WorkQueue> queue,
+                                                std::string_view) {
+  // The backend's default queue, for calls no session made (the backend's own tests).
+  static const auto* const default_queue = new std::shared_ptr<HostQueue>(new HostQueue);
+  std::shared_ptr<HostQueue> host_queue =
+      queue == nullptr ? *default_queue : std::static_pointer_cast<HostQueue>(std::move(queue));
+  if (host_queue == CurrentHostQueue()) return std::make_unique<QueueBinding>();
+  return std::make_unique<HostQueueBinding>(std::move(host_queue));
+}
+
+absl::Status HostBackend::Use(const std::shared_ptr<Buffer>& buffer) {
+  HostQueueBinding* binding = CurrentHostBinding();
+  if (binding != nullptr) {
+    binding->Borrow(static_cast<const HostQueuedBuffer&>(buffer->backend_buffer()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<Buffer>> HostBackend::Allocate(int64_t nbytes) {
   // aligned_alloc wants a multiple of the alignment, and at least one byte so that the
   // pointer is never null.
@@ -63,6 +86,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> HostBackend::Allocate(int64_t nbytes) {
 
 absl::Status HostBackend::FillPattern(Buffer& buffer, int64_t offset, int64_t count,
                                       int64_t stride_bytes, std::span<const std::byte> pattern) {
+  const HostCall held;
   auto* base = static_cast<std::byte*>(buffer.data()) + offset;
   const bool all_zero =
       std::all_of(pattern.begin(), pattern.end(), [](std::byte b) { return b == std::byte{0}; });
@@ -146,6 +170,7 @@ void FillTyped(void* data, const AffineFill& fill) {
 }  // namespace
 
 absl::Status HostBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
+  const HostCall held;
   void* data = buffer.data();
   switch (fill.dtype) {
     case DType::kBool: {
@@ -208,6 +233,7 @@ absl::Status HostBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
 
 absl::Status HostBackend::CopyFromHost(Buffer& buffer, int64_t offset,
                                        std::span<const std::byte> source) {
+  const HostCall held;
   if (source.empty()) return absl::OkStatus();  // An empty span's data() may be null.
   std::memcpy(static_cast<std::byte*>(buffer.data()) + offset, source.data(), source.size());
   return absl::OkStatus();
@@ -215,6 +241,7 @@ absl::Status HostBackend::CopyFromHost(Buffer& buffer, int64_t offset,
 
 absl::Status HostBackend::CopyToHost(const Buffer& buffer, int64_t offset,
                                      std::span<std::byte> destination) {
+  const HostCall held;
   if (destination.empty()) return absl::OkStatus();
   std::memcpy(destination.data(), static_cast<const std::byte*>(buffer.data()) + offset,
               destination.size());

@@ -1,7 +1,6 @@
 // The CPU backend: arrays in 64-byte-aligned host memory, loops on the calling thread.
 #pragma once
 
-#include <atomic>
 #include <memory>
 
 #include "server/backend/backend.h"
@@ -17,14 +16,12 @@ class HostBackend final : public Backend {
   std::string DeviceName() const override { return "cpu"; }
   MemoryStats Memory() const override;
 
-  // Every call runs to completion on the calling thread: queues order nothing.
-  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view) override {
-    return std::make_shared<WorkQueue>();
-  }
-  std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue>, std::string_view) override {
-    return std::make_unique<QueueBinding>();
-  }
-  absl::Status Use(const std::shared_ptr<Buffer>&) override { return absl::OkStatus(); }
+  // Every call runs to completion on the calling thread, as a critical section over the
+  // queues it touches (host_queue.h).
+  absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view memory_owner) override;
+  std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
+                                     std::string_view label) override;
+  absl::Status Use(const std::shared_ptr<Buffer>& buffer) override;
 
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(int64_t nbytes) override;
   absl::Status FillPattern(Buffer& buffer, int64_t offset, int64_t count, int64_t stride_bytes,
@@ -64,7 +61,7 @@ class HostBackend final : public Backend {
   absl::Status Sort(const SortCall& call) override;
   absl::Status Scan(const ScanCall& call) override;
   absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
-  absl::Status Nonzero(const NonzeroCall& call) override;
+  absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
 
  private:

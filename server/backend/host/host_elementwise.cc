@@ -24,6 +24,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
+#include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/host/strided_index.h"
 
@@ -404,6 +405,7 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
 }  // namespace host
 
 absl::Status HostBackend::Elementwise(const ElementwiseCall& call) {
+  const HostCall held;
   try {
     return host::RunElementwise(call);
   } catch (const std::bad_alloc&) {
@@ -412,6 +414,7 @@ absl::Status HostBackend::Elementwise(const ElementwiseCall& call) {
 }
 
 absl::Status HostBackend::FusedElementwise(const FusedElementwiseCall& call) {
+  const HostCall held;
   return RunFusedStepByStep(*this, call);
 }
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "server/backend/host/host_queue.h"
 #include "server/backend/region_file.h"
 #include "server/core/status_macros.h"
 
@@ -18,6 +19,7 @@ class HostFileRegion final : public HostRegion {
 
   absl::Status CopyIn(int64_t region_offset, Buffer& buffer, int64_t buffer_offset,
                       int64_t size) const override {
+    const HostCall held;
     auto* destination = static_cast<std::byte*>(buffer.data()) + buffer_offset;
     int64_t done = 0;
     while (done < size) {
@@ -34,6 +36,7 @@ class HostFileRegion final : public HostRegion {
 
   absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
                        int64_t size) const override {
+    const HostCall held;
     // pwrite past the end would grow the object again rather than fail; refuse instead. A
     // client racing this check can only make the daemon grow its own object back, within the
     // registered size.

@@ -22,6 +22,7 @@
 #include <lapacke.h>
 
 #include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 
 namespace arrayhub {
@@ -534,6 +535,7 @@ absl::Status Guarded(std::string_view what, F&& body) {
 }  // namespace host
 
 absl::Status HostBackend::Matmul(const MatmulCall& call) {
+  const HostCall held;
   return host::Guarded("matmul", [&] {
     return host::VisitDType(call.compute_dtype, [&](auto tag) {
       return host::MatmulTyped<typename decltype(tag)::type>(call);
@@ -542,6 +544,7 @@ absl::Status HostBackend::Matmul(const MatmulCall& call) {
 }
 
 absl::Status HostBackend::Svd(const SvdCall& call) {
+  const HostCall held;
   const size_t rank = call.a.shape.size();
   return host::Guarded("svd", [&] {
     return host::VisitLapackDType(
@@ -551,6 +554,7 @@ absl::Status HostBackend::Svd(const SvdCall& call) {
 }
 
 absl::Status HostBackend::Qr(const QrCall& call) {
+  const HostCall held;
   const size_t rank = call.a.shape.size();
   return host::Guarded("qr", [&] {
     return host::VisitLapackDType(
@@ -560,6 +564,7 @@ absl::Status HostBackend::Qr(const QrCall& call) {
 }
 
 absl::Status HostBackend::Cholesky(const CholeskyCall& call) {
+  const HostCall held;
   return host::Guarded("cholesky", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::CholeskyTyped<typename decltype(tag)::type>(call);
@@ -568,6 +573,7 @@ absl::Status HostBackend::Cholesky(const CholeskyCall& call) {
 }
 
 absl::Status HostBackend::Eigh(const EighCall& call) {
+  const HostCall held;
   return host::Guarded("eigh", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::EighTyped<typename decltype(tag)::type>(call);
@@ -576,6 +582,7 @@ absl::Status HostBackend::Eigh(const EighCall& call) {
 }
 
 absl::Status HostBackend::Solve(const SolveCall& call) {
+  const HostCall held;
   return host::Guarded("solve", [&] {
     return host::VisitLapackDType(
         call.a.dtype, {call.a.shape.back(), call.x.shape.back()},
@@ -584,6 +591,7 @@ absl::Status HostBackend::Solve(const SolveCall& call) {
 }
 
 absl::Status HostBackend::Slogdet(const SlogdetCall& call) {
+  const HostCall held;
   return host::Guarded("slogdet", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::SlogdetTyped<typename decltype(tag)::type>(call);

@@ -18,6 +18,7 @@
 #include <random>
 
 #include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 
 namespace arrayhub {
@@ -163,6 +164,9 @@ absl::Status FillRandom(const RandomCall& call) {
 }  // namespace
 }  // namespace host
 
-absl::Status HostBackend::FillRandom(const RandomCall& call) { return host::FillRandom(call); }
+absl::Status HostBackend::FillRandom(const RandomCall& call) {
+  const HostCall held;
+  return host::FillRandom(call);
+}
 
 }  // namespace arrayhub

@@ -28,6 +28,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
+#include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/host/strided_index.h"
 
@@ -473,6 +474,7 @@ absl::Status RunReduce(const ReduceCall& call) {
 }  // namespace host
 
 absl::Status HostBackend::Reduce(const ReduceCall& call) {
+  const HostCall held;
   try {
     return host::RunReduce(call);
   } catch (const std::bad_alloc&) {

@@ -6,6 +6,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_ops.h"
+#include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
 #include "server/backend/host/host_types.h"
 
@@ -28,6 +29,7 @@ std::pair<int64_t, int64_t> RowsOf(const ArrayView& view) {
 }  // namespace
 
 absl::Status HostBackend::Sort(const SortCall& call) {
+  const HostCall held;
   return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
     const auto [rows, n] = RowsOf(call.input);
     const T* input = DataOf<T>(call.input);
@@ -49,6 +51,7 @@ absl::Status HostBackend::Sort(const SortCall& call) {
 }
 
 absl::Status HostBackend::Scan(const ScanCall& call) {
+  const HostCall held;
   return host::VisitDType(call.data.dtype, [&]<typename T>(host::TypeTag<T>) {
     using M = host::MathType<T>;
     const auto [rows, n] = RowsOf(call.data);
