@@ -137,7 +137,7 @@ int Main(int argc, char** argv) {
       {"nonzero", n + *nonzero_count * 8.0,  // int32 mask: 4 bytes an element, as float32.
        [&] {
          Check(backend.CountNonzero(mask).status(), "CountNonzero");
-         Check(backend.Nonzero({.input = mask, .coordinates = {coordinates}}), "Nonzero");
+         Check(backend.Nonzero({.input = mask, .coordinates = {coordinates}}).status(), "Nonzero");
        }},
       {"searchsorted", m + 2 * m,
        [&] {

@@ -149,7 +149,9 @@ class Backend {
   virtual absl::Status Scan(const ScanCall& call) = 0;
   // Number of elements of `input` that are not zero (NaN counts), as numpy.count_nonzero.
   virtual absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) = 0;
-  virtual absl::Status Nonzero(const NonzeroCall& call) = 0;
+  // Writes the positions of at most as many nonzero elements as the coordinates hold, and
+  // answers how many it found: another call may have written the input since CountNonzero.
+  virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
 };
 

@@ -27,8 +27,10 @@ struct IndexOperand {
 // output[o] = source[o + sum_k index_k[o] * stride_k] for every position o of output.shape:
 // `source` has output's shape and dtype and the data's offset and strides along the axes that
 // basic indexing kept (stride 0 along the axes the index arrays span); the index operands add
-// the offsets of the advanced axes. `output` is C-contiguous. Nothing is written when an index
-// is out of bounds.
+// the offsets of the advanced axes. `output` is C-contiguous, the call's own new memory: when
+// an index is out of bounds its contents are undefined (the kernels check each index where
+// they read it, so that an index rewritten meanwhile is caught, never followed), and core
+// frees it.
 struct GatherCall {
   ArrayView source;
   std::vector<IndexOperand> indices;

@@ -10,6 +10,7 @@
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
 #include "server/core/index_rules.h"
+#include "server/core/nonzero_fill.h"
 #include "server/core/promotion.h"
 #include "server/core/status_macros.h"
 #include "server/core/ufunc_rules.h"
@@ -301,8 +302,9 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(auto along, AlongAxis(*array));
     AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend_->CountNonzero(ViewOf(*condition)));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
-    AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(
-        NonzeroCall{.input = ViewOf(*condition), .coordinates = {positions}}));
+    AH_RETURN_IF_ERROR(
+        FillNonzero(*engine_.backend_,
+                    NonzeroCall{.input = ViewOf(*condition), .coordinates = {positions}}, count));
     return TakeAlong(along.first, along.second, positions);
   }
 
@@ -324,7 +326,7 @@ class ArrayOpSteps {
       call.coordinates.push_back(ViewOf(axis));
       results.push_back(std::move(axis));
     }
-    AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(call));
+    AH_RETURN_IF_ERROR(FillNonzero(*engine_.backend_, call, count));
     Records records;
     for (ArrayRecord& result : results) records.push_back(Register(std::move(result)));
     return records;
@@ -780,8 +782,8 @@ class ArrayOpSteps {
     }
     AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend_->CountNonzero(keep));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
-    AH_RETURN_IF_ERROR(
-        engine_.backend_->Nonzero(NonzeroCall{.input = keep, .coordinates = {positions}}));
+    AH_RETURN_IF_ERROR(FillNonzero(*engine_.backend_,
+                                   NonzeroCall{.input = keep, .coordinates = {positions}}, count));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(array->dtype, {count}));
     ArrayView source = sorted;
     source.shape = {count};

@@ -9,6 +9,7 @@
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
 #include "server/core/index_rules.h"
+#include "server/core/nonzero_fill.h"
 #include "server/core/overlap.h"
 #include "server/core/status_macros.h"
 
@@ -217,7 +218,7 @@ class IndexSteps {
         AH_ASSIGN_OR_RETURN(ArrayView axis, NewScratch(DType::kInt64, advanced.shape));
         call.coordinates.push_back(axis);
       }
-      AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(call));
+      AH_RETURN_IF_ERROR(FillNonzero(*engine_.backend_, call, advanced.shape.at(0)));
       coordinates->second = std::move(call.coordinates);
     }
     return coordinates->second[advanced.component];
@@ -316,6 +317,13 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
 
   if (!plan.advanced) return CopyInto(value, target);
   AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
+  // An index array that shares memory with the target (a[a] = v) would be rewritten by the
+  // assignment it steers: NumPy reads every index first, so the scatter reads a copy.
+  for (IndexOperand& operand : indices) {
+    if (MayShareMemory(operand.indices, target)) {
+      AH_ASSIGN_OR_RETURN(operand.indices, CopyAside(operand.indices, steps.scratch()));
+    }
+  }
   return backend_->Scatter(
       ScatterCall{.target = target, .indices = std::move(indices), .values = value});
 }

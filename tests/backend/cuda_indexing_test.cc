@@ -874,8 +874,9 @@ class NonzeroTest : public CudaIndexingTest {
         call.coordinates.push_back(
             ViewOf(coordinates, on_cuda, DType::kInt64, {{count}, {1}, 1 + d * count, 0}));
       }
-      const absl::Status status = On(on_cuda).Nonzero(call);
-      ASSERT_TRUE(status.ok()) << status;
+      const absl::StatusOr<int64_t> found = On(on_cuda).Nonzero(call);
+      ASSERT_TRUE(found.ok()) << found.status();
+      EXPECT_EQ(*found, count) << what << Seed();
     }
     EXPECT_EQ(Compare(coordinates, DType::kInt64), "") << what << Seed();
   }

@@ -449,12 +449,12 @@ absl::StatusOr<int64_t> CudaBackend::CountNonzero(const ArrayView& input) {
   return static_cast<int64_t>(total);
 }
 
-absl::Status CudaBackend::Nonzero(const NonzeroCall& call) {
+absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
   AH_RETURN_IF_ERROR(Activate());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
-  if (CountOf(call.input.shape) == 0 || call.coordinates.empty()) return absl::OkStatus();
-  const int64_t limit = CountOf(call.coordinates[0].shape);
-  if (limit == 0) return absl::OkStatus();
+  if (CountOf(call.input.shape) == 0) return 0;
+  const int64_t limit = call.coordinates.empty() ? 0 : CountOf(call.coordinates[0].shape);
+  if (limit == 0) return CountNonzero(call.input);
 
   DeviceTable table;
   AH_ASSIGN_OR_RETURN(NonzeroPlan plan, PlanNonzero(call.input, table, context.stream));
@@ -483,7 +483,11 @@ absl::Status CudaBackend::Nonzero(const NonzeroCall& call) {
   plan.args.limit = limit;
   AH_CUDA_RETURN_IF_ERROR(LaunchCountNonzero(plan.args, context.stream));
   AH_CUDA_RETURN_IF_ERROR(LaunchNonzero(plan.args, context.stream));
-  return absl::OkStatus();
+  // The count of this pass, which wrote at most `limit` positions: core compares it with the
+  // count it allocated for (another call may have written the input in between).
+  unsigned long long total = 0;
+  AH_RETURN_IF_ERROR(Read(plan.args.total, &total, sizeof total, context.stream));
+  return static_cast<int64_t>(total);
 }
 
 absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {

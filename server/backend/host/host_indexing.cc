@@ -6,8 +6,10 @@
 #include <cstring>
 
 #include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
 #include "server/backend/host/host_types.h"
+#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {
@@ -52,9 +54,26 @@ absl::Status OutOfBounds(int64_t index, const IndexOperand& operand) {
       "index {} is out of bounds for axis {} with size {}", index, operand.axis, operand.extent));
 }
 
-// For every position of `data`'s shape in C order: visit(data_byte_offset, other_offsets)
-// with the data offset moved by the index operands; the indices are checked first, all of them,
-// so that nothing is visited when one is out of bounds. `others` are walked alongside.
+// The byte offset that the index operands add at one position, every index read once and
+// checked where it is used: an index another call rewrote since an earlier pass is caught here,
+// never followed out of the array.
+absl::StatusOr<int64_t> IndexedOffset(const std::vector<IndexOperand>& indices,
+                                      const std::vector<int64_t>& offsets, int64_t itemsize) {
+  int64_t offset = 0;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t index;
+    std::memcpy(&index, BytesOf(indices[k].indices) + offsets[1 + k], sizeof index);
+    if (index < -indices[k].extent || index >= indices[k].extent) {
+      return OutOfBounds(index, indices[k]);
+    }
+    if (index < 0) index += indices[k].extent;
+    offset += index * indices[k].stride * itemsize;
+  }
+  return offset;
+}
+
+// For every position of `data`'s shape in C order, until one fails: visit(data_byte_offset,
+// other_offsets), the data offset moved by the index operands. `others` are walked alongside.
 template <typename F>
 absl::Status ForEachIndexed(const ArrayView& data, const std::vector<IndexOperand>& indices,
                             const std::vector<const ArrayView*>& others, F&& visit) {
@@ -62,38 +81,27 @@ absl::Status ForEachIndexed(const ArrayView& data, const std::vector<IndexOperan
   for (const IndexOperand& operand : indices) views.push_back(&operand.indices);
   for (const ArrayView* other : others) views.push_back(other);
   const size_t first_other = 1 + indices.size();
+  const int64_t itemsize = ItemSize(data.dtype);
 
   absl::Status status = absl::OkStatus();
   ForEachPosition(data.shape, views, [&](const std::vector<int64_t>& offsets) {
     if (!status.ok()) return;
-    for (size_t k = 0; k < indices.size(); ++k) {
-      int64_t index;
-      std::memcpy(&index, BytesOf(indices[k].indices) + offsets[1 + k], sizeof index);
-      if (index < -indices[k].extent || index >= indices[k].extent) {
-        status = OutOfBounds(index, indices[k]);
-        return;
-      }
+    absl::StatusOr<int64_t> moved = IndexedOffset(indices, offsets, itemsize);
+    if (!moved.ok()) {
+      status = moved.status();
+      return;
     }
+    visit(offsets[0] + *moved, std::span(offsets).subspan(first_other));
   });
-  if (!status.ok()) return status;
-
-  const int64_t itemsize = ItemSize(data.dtype);
-  ForEachPosition(data.shape, views, [&](const std::vector<int64_t>& offsets) {
-    int64_t offset = offsets[0];
-    for (size_t k = 0; k < indices.size(); ++k) {
-      int64_t index;
-      std::memcpy(&index, BytesOf(indices[k].indices) + offsets[1 + k], sizeof index);
-      if (index < 0) index += indices[k].extent;
-      offset += index * indices[k].stride * itemsize;
-    }
-    visit(offset, std::span(offsets).subspan(first_other));
-  });
-  return absl::OkStatus();
+  return status;
 }
 
 }  // namespace
 
 absl::Status HostBackend::Gather(const GatherCall& call) {
+  const HostCall held;
+  // The output is the call's own new array: a failure part way leaves only it written, and
+  // core frees it.
   const int64_t itemsize = ItemSize(call.source.dtype);
   const std::byte* source = BytesOf(call.source);
   std::byte* output = BytesOf(call.output);
@@ -106,14 +114,30 @@ absl::Status HostBackend::Gather(const GatherCall& call) {
 }
 
 absl::Status HostBackend::Scatter(const ScatterCall& call) {
+  const HostCall held;
+  // Every index is checked before anything is written, so that a bad one leaves the target
+  // unchanged. The writing pass reads and checks each index again where it uses it: the
+  // call's locks keep the index arrays still between the passes (host_queue.h), and if
+  // anything ever wrote them regardless, the write stops at the changed index instead of
+  // landing outside the target.
+  AH_RETURN_IF_ERROR(
+      ForEachIndexed(call.target, call.indices, {}, [](int64_t, std::span<const int64_t>) {}));
   // Sequential assignment in C order: a later duplicate overwrites an earlier one, as NumPy.
   const int64_t itemsize = ItemSize(call.target.dtype);
   std::byte* target = BytesOf(call.target);
   const std::byte* values = BytesOf(call.values);
-  return ForEachIndexed(call.target, call.indices, {&call.values},
-                        [&](int64_t offset, std::span<const int64_t> others) {
-                          std::memcpy(target + offset, values + others[0], itemsize);
-                        });
+  const absl::Status written =
+      ForEachIndexed(call.target, call.indices, {&call.values},
+                     [&](int64_t offset, std::span<const int64_t> others) {
+                       std::memcpy(target + offset, values + others[0], itemsize);
+                     });
+  if (!written.ok()) {
+    return absl::AbortedError(fmt::format(
+        "the index arrays changed while the assignment ran (another call wrote them), and it "
+        "stopped part way: {}",
+        std::string(written.message())));
+  }
+  return absl::OkStatus();
 }
 
 namespace {
@@ -134,32 +158,37 @@ void ForEachTruth(const ArrayView& input, F&& visit) {
 }  // namespace
 
 absl::StatusOr<int64_t> HostBackend::CountNonzero(const ArrayView& input) {
+  const HostCall held;
   int64_t count = 0;
   ForEachTruth(input, [&](bool nonzero) { count += nonzero; });
   return count;
 }
 
-absl::Status HostBackend::Nonzero(const NonzeroCall& call) {
+absl::StatusOr<int64_t> HostBackend::Nonzero(const NonzeroCall& call) {
+  const HostCall held;
   const size_t rank = call.input.shape.size();
+  // Never more positions than the coordinates hold, whatever the input holds now.
+  const int64_t capacity = call.coordinates.empty() ? 0 : call.coordinates[0].shape.at(0);
   std::vector<int64_t> index(rank, 0);
   int64_t found = 0;
   ForEachTruth(call.input, [&](bool nonzero) {
-    if (nonzero) {
+    if (nonzero && found < capacity) {
       for (size_t d = 0; d < rank; ++d) {
         std::memcpy(BytesOf(call.coordinates[d]) + found * sizeof(int64_t), &index[d],
                     sizeof(int64_t));
       }
-      ++found;
     }
+    found += nonzero;
     for (size_t d = rank; d-- > 0;) {  // The next C-order multi-index.
       if (++index[d] < call.input.shape[d]) break;
       index[d] = 0;
     }
   });
-  return absl::OkStatus();
+  return found;
 }
 
 absl::Status HostBackend::SearchSorted(const SearchSortedCall& call) {
+  const HostCall held;
   return host::VisitDType(call.sorted.dtype, [&]<typename T>(host::TypeTag<T>) {
     const std::byte* sorted = BytesOf(call.sorted);
     const int64_t n = call.sorted.shape[0];
