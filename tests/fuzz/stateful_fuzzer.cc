@@ -92,32 +92,23 @@ std::shared_ptr<const TokenTable> Tokens() {
 }
 
 // A POSIX shared-memory object with its registration key in its header, as a client makes one,
-// so that registrations and copies get past the proof of ownership. Removed at exit.
+// so that registrations and copies get past the proof of ownership. Made for each input and
+// removed after it (the server keeps what it opened), so that a fuzzer killed between inputs
+// leaves nothing in /dev/shm.
 struct ShmObject {
   std::string name;
   std::string key;
 };
 
-std::vector<std::string>& ShmNamesToRemove() {
-  static auto* names = new std::vector<std::string>();
-  return *names;
-}
-
 ShmObject MakeShmObject(int index) {
   ShmObject object{.name = fmt::format("/arrayhub-stateful-fuzz-{}-{}", getpid(), index),
                    .key = fmt::format("{:.<32}", fmt::format("fuzz-key-{}", index))};
-  const int fd = shm_open(object.name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  const int fd = shm_open(object.name.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0600);
   if (fd < 0 || ftruncate(fd, kShmBytes) != 0 ||
       pwrite(fd, object.key.data(), object.key.size(), 0) != ssize_t(object.key.size())) {
     fuzz::Finding(kFuzzer, "cannot make the shared-memory object " + object.name);
   }
   close(fd);
-  if (ShmNamesToRemove().empty()) {
-    std::atexit([] {
-      for (const std::string& name : ShmNamesToRemove()) shm_unlink(name.c_str());
-    });
-  }
-  ShmNamesToRemove().push_back(object.name);
   return object;
 }
 
@@ -426,7 +417,6 @@ class Harness {
         fuzz::Finding(kFuzzer, "the server does not answer");
       }
     }
-    shm_ = {MakeShmObject(0), MakeShmObject(1)};
     baseline_ = server_->engine().Stats();
   }
 
@@ -434,6 +424,7 @@ class Harness {
     // Counted anew for each input: between inputs libFuzzer itself may open descriptors (the
     // pipes to the symbolizer that names new functions).
     descriptors_ = OpenDescriptors();
+    shm_ = {MakeShmObject(0), MakeShmObject(1)};
     ProgramState state;
     for (int tenant = 0; tenant < program.tenants; ++tenant) {
       for (int i = 0; i < program.sessions_each; ++i) Open(state, tenant);
@@ -490,6 +481,7 @@ class Harness {
       auto caller = engine.ResolveSession(std::string(kTenants[session.tenant]), session.id);
       if (caller.ok()) (void)engine.CloseSession(*caller);
     }
+    for (const ShmObject& object : shm_) shm_unlink(object.name.c_str());
     const EngineStats now = engine.Stats();
     if (now.arrays != baseline_.arrays || now.bytes_in_use != baseline_.bytes_in_use ||
         now.buffers != baseline_.buffers || now.sessions != baseline_.sessions) {
