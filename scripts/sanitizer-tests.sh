@@ -2,8 +2,8 @@
 # Builds the server's core, CPU backend and transport with clang and sanitizers (no CUDA) and
 # runs the tests that need no GPU under them:
 #   build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer: the core, backend, transport and
-#                safety suites; the same build (with libFuzzer coverage) makes the request
-#                fuzzer, which scripts/fuzz.sh then runs.
+#                safety suites; the same build (with libFuzzer coverage) makes the request and
+#                stateful fuzzers, which scripts/fuzz.sh then runs.
 #   build-tsan/  ThreadSanitizer: the handle table, sessions, tenants and the 64-thread engine
 #                test (core_state_test).
 # Only our code is instrumented: Debian's gRPC, protobuf and abseil are not. What that needs
@@ -36,7 +36,8 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 start=$SECONDS
 configure "$builds/build-asan" -DARRAYHUB_SANITIZE=address -DARRAYHUB_FUZZ=ON
 cmake --build "$builds/build-asan" --parallel "$jobs" \
-  --target core_test core_state_test host_backend_test transport_test safety_test request_fuzzer
+  --target core_test core_state_test host_backend_test transport_test safety_test request_fuzzer \
+  stateful_fuzzer
 # Suites of the other executables (client, examples) are not built here: gtest_discover_tests
 # lists each of them as one <name>_NOT_BUILT test, left out.
 ctest --test-dir "$builds/build-asan" --label-exclude gpu --exclude-regex _NOT_BUILT \
