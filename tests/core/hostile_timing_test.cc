@@ -118,8 +118,9 @@ TEST_F(HostileTimingTest, NoUpdateIsLostAcrossSessionsAndTenants) {
       {owner, x}, {owner, x}, {second, x}, {other, bobs_x}};
   std::atomic<int> waiting{static_cast<int>(adders.size())};
   std::vector<std::thread> threads;
-  for (const auto& [caller, handle] : adders) {
-    threads.emplace_back([&, caller, handle] {
+  for (const auto& adder : adders) {
+    threads.emplace_back([&] {
+      const auto& [caller, handle] = adder;
       for (--waiting; waiting > 0;) std::this_thread::yield();  // All start at once.
       for (int i = 0; i < kRounds; ++i) {
         ASSERT_TRUE(
