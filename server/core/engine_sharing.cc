@@ -60,6 +60,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Attach(const Caller& caller, const
   attached.holder = caller.tenant;
   attached.session = caller.session;
   attached.shared_read_only = publisher != caller.tenant && !publication.writable;
+  // The base of a published view is a handle of the publisher's: another tenant's handle
+  // roots its own views instead (RegisterView), so it never learns one of the owner's.
+  if (publisher != caller.tenant) attached.base = Handle();
   return Register(std::move(attached));
 }
 
@@ -67,7 +70,9 @@ std::vector<ArrayTable::RecordPtr> Engine::ListShared(const Caller& caller) cons
   std::vector<ArrayTable::RecordPtr> shared;
   for (const Publication& publication : publications_.SharedWith(caller.tenant)) {
     auto listed = std::make_shared<ArrayRecord>(*publication.record);
-    listed->handle = Handle();  // Another tenant's handle means nothing here: attach by name.
+    // Another tenant's handles mean nothing here and must not leak: attach by name.
+    listed->handle = Handle();
+    listed->base = Handle();
     listed->shared_read_only = !publication.writable;
     shared.push_back(std::move(listed));
   }
