@@ -202,6 +202,39 @@ TEST_F(QuotaTest, SessionsPerTenantAreCapped) {
                 "open");
 }
 
+// A session keeps its client_name: bounded in length, and free of control characters.
+TEST_F(TenantsTest, ClientNamesAreBounded) {
+  auto open = [&](const std::string& name) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + TokenOf("alice"));
+    v1::OpenSessionRequest request;
+    request.set_client_name(name);
+    v1::OpenSessionResponse response;
+    return v1::ArrayHub::NewStub(channel_)->OpenSession(&context, request, &response);
+  };
+  EXPECT_TRUE(open(std::string(256, 'n')).ok());
+  EXPECT_STATUS(open(std::string(3 << 20, 'n')), INVALID_ARGUMENT,
+                "client_name is 3145728 bytes; the server keeps at most 256");
+  EXPECT_STATUS(open("notebook\n[info] forged"), INVALID_ARGUMENT,
+                "client_name must not contain control characters; byte 8 is 0x0a");
+  EXPECT_EQ(server_->engine().Stats().sessions, 1);
+}
+
+// Sessions are finite by default: each holds server memory (its queue, its name) that no byte
+// quota counts.
+TEST_F(TenantsTest, SessionsHaveAFiniteDefaultQuota) {
+  EXPECT_EQ(TenantQuota{}.max_sessions, 256);
+  EXPECT_EQ(TenantQuota{}.max_arrays, 100'000);
+  for (int i = 0; i < 256; ++i) Connect("alice");
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + TokenOf("alice"));
+  v1::OpenSessionResponse response;
+  EXPECT_STATUS(v1::ArrayHub::NewStub(channel_)->OpenSession(&context, {}, &response),
+                RESOURCE_EXHAUSTED,
+                "tenant 'alice' session quota exceeded (--tenant-max-sessions 256): 256 sessions "
+                "are open");
+}
+
 TEST_F(QuotaTest, ServerLimitsNameTheLimitAndTheRequest) {
   const TenantClient alice = Connect("alice");
   EXPECT_STATUS(TryZeros(alice, (1 << 20) + 1, v1::DTYPE_BOOL), RESOURCE_EXHAUSTED,
