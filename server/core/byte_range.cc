@@ -11,10 +11,16 @@ absl::StatusOr<ByteRange> ResolveByteRange(int64_t offset, int64_t length, int64
         fmt::format("{0}offset_bytes and {0}length_bytes must not be negative, got {1} and {2}",
                     field_prefix, offset, length));
   }
-  if (offset > nbytes || (length > 0 && length > nbytes - offset)) {
-    return absl::OutOfRangeError(
-        fmt::format("bytes [{}, {}) are outside the array's {} bytes", offset,
-                    length > 0 ? fmt::format("{}", offset + length) : "end", nbytes));
+  // Compared as nbytes - offset, and the end printed in uint64_t, where the sum of two
+  // non-negative int64_t values cannot overflow: the message shows the range asked for.
+  if (offset > nbytes || length > nbytes - offset) {
+    const std::string end =
+        length > 0
+            ? fmt::format("{}", static_cast<uint64_t>(offset) + static_cast<uint64_t>(length))
+            : "end";
+    return absl::OutOfRangeError(fmt::format(
+        "bytes [{}, {}) ({}offset_bytes {}, {}length_bytes {}) are outside the array's {} bytes",
+        offset, end, field_prefix, offset, field_prefix, length, nbytes));
   }
   return ByteRange{.offset = offset, .length = length > 0 ? length : nbytes - offset};
 }

@@ -51,25 +51,24 @@ int64_t Engine::ReapExpiredSessions() {
   return static_cast<int64_t>(expired.size());
 }
 
-absl::Status Engine::CheckArrayQuota(const std::string& tenant) const {
+absl::Status Engine::CheckArrayQuota(const std::string& tenant, int64_t needed) const {
   const int64_t max = ledger_->quota().max_arrays;
-  // Asked for every new array: without a quota there is nothing to count.
-  if (max == TenantQuota::kUnlimited) return absl::OkStatus();
   const int64_t held = table_.CountHeldBy(tenant), published = publications_.CountOf(tenant);
-  // Checked before the work, not reserved: concurrent requests of one tenant may overshoot by
-  // the number in flight, which the gRPC thread pool bounds.
-  if (held + published >= max) {
+  if (needed > max - held - published) {
     return absl::ResourceExhaustedError(fmt::format(
-        "tenant '{}' array quota exceeded (--tenant-max-arrays {}): the request needs 1 more "
+        "tenant '{}' array quota exceeded (--tenant-max-arrays {}): the request needs {} more "
         "and the tenant holds {} handles and {} published names",
-        tenant, max, held, published));
+        tenant, max, needed, held, published));
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, const Shape& shape,
                                              int64_t nbytes, bool temporary) {
-  if (!temporary) AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
+  // Before allocating: Register is the exact check.
+  if (!temporary && ledger_->quota().max_arrays != TenantQuota::kUnlimited) {
+    AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
+  }
   // Refused before allocating, so that an over-quota request cannot push the device into
   // out-of-memory; Charge below is the exact check.
   AH_RETURN_IF_ERROR(ledger_->CheckRoom(caller.tenant, nbytes));
@@ -90,16 +89,35 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
                      .writable = true};
 }
 
-ArrayTable::RecordPtr Engine::Register(ArrayRecord record) {
-  auto shared = std::make_shared<const ArrayRecord>(std::move(record));
-  table_.Insert(shared);
-  // A call that outlives its session (closed, or reaped when the client died mid-call) must
-  // not leave its result behind in a session nobody will close. Sessions are removed before
-  // their arrays are erased, so either that erase sees this record, or this check sees the
-  // session gone.
-  if (!shared->session.IsNull() && !sessions_.IsOpen(shared->session)) {
-    table_.EraseSession(shared->session);
+absl::StatusOr<ArrayTable::RecordPtr> Engine::Register(ArrayRecord record) {
+  std::vector<ArrayRecord> one;
+  one.push_back(std::move(record));
+  AH_ASSIGN_OR_RETURN(std::vector<ArrayTable::RecordPtr> registered, RegisterAll(std::move(one)));
+  return registered.front();
+}
+
+absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RegisterAll(
+    std::vector<ArrayRecord> records) {
+  std::vector<ArrayTable::RecordPtr> shared;
+  shared.reserve(records.size());
+  for (ArrayRecord& record : records) {
+    shared.push_back(std::make_shared<const ArrayRecord>(std::move(record)));
   }
+  if (shared.empty()) return shared;
+  const std::string& holder = shared.front()->holder;  // The caller: one tenant per request.
+  if (ledger_->quota().max_arrays == TenantQuota::kUnlimited) {
+    for (const ArrayTable::RecordPtr& record : shared) table_.Insert(record);
+  } else {
+    absl::MutexLock lock(&handle_quota_mutex_);
+    AH_RETURN_IF_ERROR(CheckArrayQuota(holder, static_cast<int64_t>(shared.size())));
+    for (const ArrayTable::RecordPtr& record : shared) table_.Insert(record);
+  }
+  // A call that outlives its session (closed, or reaped when the client died mid-call) must
+  // not leave its results behind in a session nobody will close. Sessions are removed before
+  // their arrays are erased, so either that erase sees these records, or this check sees the
+  // session gone.
+  const Handle& session = shared.front()->session;
+  if (!session.IsNull() && !sessions_.IsOpen(session)) table_.EraseSession(session);
   return shared;
 }
 
@@ -163,7 +181,10 @@ absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUploadInto(
                                         range.offset + range.length, target->handle.ToString());
   return std::make_unique<PendingUpload>(
       *backend_, caller.queue, *target, range.offset, range.length, std::move(description),
-      limits_.max_chunk_bytes, [target](ArrayRecord /*written*/) { return target; });
+      limits_.max_chunk_bytes,
+      [target](ArrayRecord /*written*/) -> absl::StatusOr<ArrayTable::RecordPtr> {
+        return target;
+      });
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::string_view handle,

@@ -199,7 +199,11 @@ class Engine {
   // download), so it is not held to the array quota.
   absl::StatusOr<ArrayRecord> NewArray(const Caller& caller, DType dtype, const Shape& shape,
                                        int64_t nbytes, bool temporary = false);
-  ArrayTable::RecordPtr Register(ArrayRecord record);
+  // Gives records their handles: the one place that enforces the array quota, for every
+  // handle however it was made (arrays, views, split parts, attachments, Batch results).
+  // RegisterAll registers all of one request's results or, over the quota, none.
+  absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record);
+  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RegisterAll(std::vector<ArrayRecord> records);
   // Sends the backend calls of the rest of the caller's operation to its session's queue:
   // every public method that computes holds one from before its first Find.
   std::unique_ptr<QueueBinding> Bind(const Caller& caller, std::string_view label);
@@ -219,8 +223,9 @@ class Engine {
   absl::StatusOr<ElementwiseOperands> LookUpOperands(const Caller& caller,
                                                      const ElementwiseSpec& spec,
                                                      ChainValueLookup chain_value);
-  // RESOURCE_EXHAUSTED when the tenant holds max_arrays handles and publications already.
-  absl::Status CheckArrayQuota(const std::string& tenant) const;
+  // RESOURCE_EXHAUSTED when `needed` more handles or publications would take the tenant past
+  // max_arrays. Exact under handle_quota_mutex_; without it, a refusal before the work.
+  absl::Status CheckArrayQuota(const std::string& tenant, int64_t needed = 1) const;
   // Reduce when no axis is reduced (axis=() or a 0-d input).
   absl::Status ReduceNothing(const ReduceSpec& spec, const ArrayRecord& input,
                              const ArrayView& target);
@@ -236,9 +241,12 @@ class Engine {
   absl::StatusOr<ArrayRecord> CopyToNewArray(const Caller& caller, const ArrayView& source,
                                              DType dtype, MemoryOrder order = MemoryOrder::kC,
                                              bool temporary = false);
-  // A new handle for `layout` of `base`'s memory (a view), writable if `writable` and base is.
-  ArrayTable::RecordPtr RegisterView(const Caller& caller, const ArrayRecord& base,
-                                     const Layout& layout, bool writable = true);
+  // A record for `layout` of `base`'s memory (a view), writable if `writable` and base is;
+  // RegisterView gives it a handle.
+  static ArrayRecord ViewRecord(const Caller& caller, const ArrayRecord& base, const Layout& layout,
+                                bool writable = true);
+  absl::StatusOr<ArrayTable::RecordPtr> RegisterView(const Caller& caller, const ArrayRecord& base,
+                                                     const Layout& layout, bool writable = true);
   // FAILED_PRECONDITION when the operator switched shared memory off.
   absl::Status CheckSharedMemoryOn() const;
 
@@ -248,6 +256,9 @@ class Engine {
   SessionManager sessions_;
   std::shared_ptr<TenantLedger> ledger_;
   PublicationRegistry publications_;
+  // Held while a limited array quota is checked and the handles or publication it admits are
+  // added, so that concurrent requests of one tenant cannot pass it together.
+  absl::Mutex handle_quota_mutex_;
   SharedMemoryRegistry regions_{limits_.max_shared_memory_regions};
   IpcLeases ipc_{limits_.max_ipc_leases};
 };

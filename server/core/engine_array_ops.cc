@@ -176,7 +176,9 @@ class ArrayOpSteps {
     return engine_.NewArray(caller_, dtype, shape, nbytes);
   }
 
-  ArrayTable::RecordPtr Register(ArrayRecord record) { return engine_.Register(std::move(record)); }
+  absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record) {
+    return engine_.Register(std::move(record));
+  }
 
   // One elementwise op on views, typed as NumPy types it for arrays of those dtypes.
   absl::Status Ufunc(ElementwiseOp op, const std::vector<ArrayView>& inputs,
@@ -327,9 +329,7 @@ class ArrayOpSteps {
       results.push_back(std::move(axis));
     }
     AH_RETURN_IF_ERROR(FillNonzero(*engine_.backend_, call, count));
-    Records records;
-    for (ArrayRecord& result : results) records.push_back(Register(std::move(result)));
-    return records;
+    return engine_.RegisterAll(std::move(results));
   }
 
   // ---- concatenate, stack ----------------------------------------------------------------
@@ -475,14 +475,14 @@ class ArrayOpSteps {
       for (int64_t i = 1; i < sections; ++i) bounds.push_back(i * (extent / sections));
     }
     bounds.push_back(extent);
-    Records parts;
+    std::vector<ArrayRecord> parts;
     for (size_t i = 0; i + 1 < bounds.size(); ++i) {
       const int64_t count = std::max<int64_t>(bounds[i + 1] - bounds[i], 0);
       ArrayView part = Slab(ViewOf(*array), axis, count > 0 ? bounds[i] : 0, count);
       parts.push_back(
-          engine_.RegisterView(caller_, *array, {part.shape, part.strides, part.offset_bytes}));
+          Engine::ViewRecord(caller_, *array, {part.shape, part.strides, part.offset_bytes}));
     }
-    return parts;
+    return engine_.RegisterAll(std::move(parts));
   }
 
   // ---- tile, repeat -----------------------------------------------------------------------

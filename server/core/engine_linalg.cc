@@ -64,7 +64,12 @@ class LinalgSteps {
     return copy;
   }
 
-  ArrayTable::RecordPtr Register(ArrayRecord record) { return engine_.Register(std::move(record)); }
+  absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record) {
+    return engine_.Register(std::move(record));
+  }
+  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RegisterAll(std::vector<ArrayRecord> records) {
+    return engine_.RegisterAll(std::move(records));
+  }
 
   absl::Status CopyInto(const ArrayView& source, const ArrayView& target) {
     return engine_.CopyInto(source, target);
@@ -504,17 +509,17 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
 
   // The results in NumPy's dtypes: x, residuals, rank (int32), s.
   const ArrayView x_result = plan.b_vector ? WithLayout(x, {{n}, {k}}) : x;
-  std::vector<ArrayTable::RecordPtr> results;
+  std::vector<ArrayRecord> results;
   for (const auto& [view, dtype] :
        {std::pair{x_result, plan.dtype}, std::pair{residuals, real}, std::pair{s, real}}) {
     AH_ASSIGN_OR_RETURN(ArrayRecord record, steps.NewArray(dtype, view.shape));
     AH_RETURN_IF_ERROR(steps.CopyInto(view, ViewOf(record)));
-    results.push_back(steps.Register(std::move(record)));
+    results.push_back(std::move(record));
   }
   AH_ASSIGN_OR_RETURN(ArrayRecord rank_record, steps.NewArray(DType::kInt32, {}));
   AH_RETURN_IF_ERROR(steps.Fill(ViewOf(rank_record), Scalar::Int(rank)));
-  results.insert(results.begin() + 2, steps.Register(std::move(rank_record)));
-  return results;
+  results.insert(results.begin() + 2, std::move(rank_record));
+  return steps.RegisterAll(std::move(results));
 }
 
 }  // namespace
@@ -682,9 +687,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
     }
   }
   AH_RETURN_IF_ERROR(status);
-  std::vector<ArrayTable::RecordPtr> results;
-  for (ArrayRecord& record : outputs.records) results.push_back(Register(std::move(record)));
-  return results;
+  return RegisterAll(std::move(outputs.records));
 }
 
 }  // namespace arrayhub

@@ -24,7 +24,6 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Publish(const Caller& caller,
         fmt::format("handle {} was attached from tenant '{}'; only the owner may publish it",
                     spec.handle, array->owner));
   }
-  AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
 
   // The publication keeps its own record: one that no session holds, so closing the
   // publisher's session frees the handle but not the data.
@@ -37,7 +36,13 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Publish(const Caller& caller,
                           .readers = {spec.reader_tenants.begin(), spec.reader_tenants.end()},
                           .all_tenants = spec.all_tenants,
                           .writable = spec.writable};
-  AH_RETURN_IF_ERROR(publications_.Add(std::move(publication)));
+  if (ledger_->quota().max_arrays == TenantQuota::kUnlimited) {
+    AH_RETURN_IF_ERROR(publications_.Add(std::move(publication)));
+  } else {
+    absl::MutexLock lock(&handle_quota_mutex_);  // A name counts as a handle does.
+    AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
+    AH_RETURN_IF_ERROR(publications_.Add(std::move(publication)));
+  }
   return published;
 }
 
@@ -54,12 +59,14 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Attach(const Caller& caller, const
   const std::string& publisher = owner.empty() ? caller.tenant : owner;
   AH_RETURN_IF_ERROR(ValidateTenantName(publisher, "owner"));
   AH_ASSIGN_OR_RETURN(Publication publication, publications_.Find(caller.tenant, publisher, name));
-  AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
   ArrayRecord attached = *publication.record;
   attached.handle = Handle::Random();
   attached.holder = caller.tenant;
   attached.session = caller.session;
   attached.shared_read_only = publisher != caller.tenant && !publication.writable;
+  // The base of a published view is a handle of the publisher's: another tenant's handle
+  // roots its own views instead (RegisterView), so it never learns one of the owner's.
+  if (publisher != caller.tenant) attached.base = Handle();
   return Register(std::move(attached));
 }
 
@@ -67,7 +74,9 @@ std::vector<ArrayTable::RecordPtr> Engine::ListShared(const Caller& caller) cons
   std::vector<ArrayTable::RecordPtr> shared;
   for (const Publication& publication : publications_.SharedWith(caller.tenant)) {
     auto listed = std::make_shared<ArrayRecord>(*publication.record);
-    listed->handle = Handle();  // Another tenant's handle means nothing here: attach by name.
+    // Another tenant's handles mean nothing here and must not leak: attach by name.
+    listed->handle = Handle();
+    listed->base = Handle();
     listed->shared_read_only = !publication.writable;
     shared.push_back(std::move(listed));
   }

@@ -52,22 +52,28 @@ ArrayView Reversed(ArrayView view) {
 
 }  // namespace
 
-ArrayTable::RecordPtr Engine::RegisterView(const Caller& caller, const ArrayRecord& base,
-                                           const Layout& layout, bool writable) {
-  return Register(ArrayRecord{.handle = Handle::Random(),
-                              .dtype = base.dtype,
-                              .shape = layout.shape,
-                              .strides = layout.strides,
-                              .offset_bytes = layout.offset_bytes,
-                              .buffer = base.buffer,
-                              .owner = base.owner,
-                              .holder = caller.tenant,
-                              .session = caller.session,
-                              // As NumPy's .base: the array that owns the memory.
-                              .base = base.owns_data() ? base.handle : base.base,
-                              .name = "",
-                              .writable = writable && base.writable,
-                              .shared_read_only = base.shared_read_only});
+ArrayRecord Engine::ViewRecord(const Caller& caller, const ArrayRecord& base, const Layout& layout,
+                               bool writable) {
+  return ArrayRecord{.handle = Handle::Random(),
+                     .dtype = base.dtype,
+                     .shape = layout.shape,
+                     .strides = layout.strides,
+                     .offset_bytes = layout.offset_bytes,
+                     .buffer = base.buffer,
+                     .owner = base.owner,
+                     .holder = caller.tenant,
+                     .session = caller.session,
+                     // As NumPy's .base: the array that owns the memory.
+                     .base = base.owns_data() ? base.handle : base.base,
+                     .name = "",
+                     .writable = writable && base.writable,
+                     .shared_read_only = base.shared_read_only};
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::RegisterView(const Caller& caller,
+                                                           const ArrayRecord& base,
+                                                           const Layout& layout, bool writable) {
+  return Register(ViewRecord(caller, base, layout, writable));
 }
 
 absl::StatusOr<ArrayRecord> Engine::CopyToNewArray(const Caller& caller, const ArrayView& source,

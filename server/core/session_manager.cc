@@ -14,10 +14,27 @@ absl::Status SessionNotFound(const Handle& id) {
 
 }  // namespace
 
+absl::Status ValidateClientName(std::string_view client_name) {
+  if (client_name.size() > kMaxClientNameBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("client_name is {} bytes; the server keeps at most {}", client_name.size(),
+                    kMaxClientNameBytes));
+  }
+  for (size_t i = 0; i < client_name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(client_name[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(fmt::format(
+          "client_name must not contain control characters; byte {} is 0x{:02x}", i, c));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Session> SessionManager::Open(const std::string& tenant,
                                              const std::string& client_name,
                                              std::chrono::seconds lease, Clock::time_point now,
                                              std::shared_ptr<WorkQueue> queue) {
+  if (absl::Status name = ValidateClientName(client_name); !name.ok()) return name;
   if (lease.count() <= 0) lease = options_.default_lease;
   lease = std::min(lease, options_.max_lease);
   Session session{.id = Handle::Random(),

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -17,6 +18,13 @@
 namespace arrayhub {
 
 using Clock = std::chrono::steady_clock;
+
+// Longest client_name a session keeps (it is shown to operators by `arrayhub ls`/`top`).
+inline constexpr size_t kMaxClientNameBytes = 256;
+
+// INVALID_ARGUMENT, naming the field and the limit, for a client_name longer than
+// kMaxClientNameBytes or holding control characters (which could forge lines where it is shown).
+absl::Status ValidateClientName(std::string_view client_name);
 
 struct SessionOptions {
   std::chrono::seconds default_lease{60};
@@ -38,7 +46,8 @@ class SessionManager {
   explicit SessionManager(SessionOptions options) : options_(options) {}
 
   // Lease 0 takes the default; longer than the maximum is capped. RESOURCE_EXHAUSTED when the
-  // tenant has max_per_tenant sessions open already.
+  // tenant has max_per_tenant sessions open already; INVALID_ARGUMENT for a client_name that
+  // ValidateClientName refuses.
   absl::StatusOr<Session> Open(const std::string& tenant, const std::string& client_name,
                                std::chrono::seconds lease, Clock::time_point now,
                                std::shared_ptr<WorkQueue> queue = nullptr);

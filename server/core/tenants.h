@@ -19,12 +19,14 @@
 
 namespace arrayhub {
 
-// Limits every tenant is held to (the same for all tenants).
+// Limits every tenant is held to (the same for all tenants). Handles and sessions are finite
+// by default: each costs the server memory (a record, a session's queue) that no byte quota
+// counts, so one tenant could otherwise grow the daemon without bound.
 struct TenantQuota {
   static constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
-  int64_t max_bytes = kUnlimited;     // Backend memory of the arrays the tenant pays for.
-  int64_t max_arrays = kUnlimited;    // Handles the tenant holds plus names it publishes.
-  int64_t max_sessions = kUnlimited;  // Sessions open at once.
+  int64_t max_bytes = kUnlimited;  // Backend memory of the arrays the tenant pays for.
+  int64_t max_arrays = 100'000;    // Handles the tenant holds plus names it publishes.
+  int64_t max_sessions = 256;      // Sessions open at once.
 };
 
 // INVALID_ARGUMENT unless `tenant` is 1-64 characters of [A-Za-z0-9._-]; `field` names it.

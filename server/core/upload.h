@@ -23,12 +23,13 @@ namespace arrayhub {
 
 class PendingUpload {
  public:
-  using Commit = std::function<std::shared_ptr<const ArrayRecord>(ArrayRecord)>;
+  using Commit = std::function<absl::StatusOr<std::shared_ptr<const ArrayRecord>>(ArrayRecord)>;
 
   // The bytes [first_byte, first_byte + length) of the C-contiguous array `record` (a new one,
   // its buffer allocated, or an existing one), which `description` names in errors ("float32
   // array of shape [2, 3]"). The chunks are copied in on `queue` (the session's); `commit`
-  // publishes a new array in the handle table, or returns the existing one.
+  // publishes a new array in the handle table (which may refuse it: the array quota), or
+  // returns the existing one.
   PendingUpload(Backend& backend, std::shared_ptr<WorkQueue> queue, ArrayRecord record,
                 int64_t first_byte, int64_t length, std::string description,
                 int64_t max_chunk_bytes, Commit commit);

@@ -50,7 +50,8 @@ absl::StatusOr<HostPort> SplitAddress(const std::string& address) {
   return HostPort{std::move(host), port};
 }
 
-// A listening socket on the first of the address's resolutions that binds.
+// A listening socket on the first of the address's resolutions that binds; non-blocking, so
+// that Serve accepts every waiting connection and then returns to poll.
 absl::StatusOr<int> Listen(const std::string& address) {
   auto parts = SplitAddress(address);
   if (!parts.ok()) return parts.status();
@@ -67,14 +68,15 @@ absl::StatusOr<int> Listen(const std::string& address) {
   std::string reason = "no address";
   int listener = -1;
   for (addrinfo* ai = found; ai != nullptr && listener < 0; ai = ai->ai_next) {
-    const int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    const int fd =
+        socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
     if (fd < 0) {
       reason = std::strerror(errno);
       continue;
     }
     const int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0) {
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) {
       listener = fd;
     } else {
       reason = std::strerror(errno);
@@ -96,28 +98,20 @@ int PortOf(int socket_fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 }
 
-void SendAll(int connection, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t sent = send(connection, data.data(), data.size(), MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent <= 0) return;  // The client went away or stopped reading: nothing more to do.
-    data.remove_prefix(static_cast<size_t>(sent));
-  }
-}
-
-void Respond(int connection, int status, std::string_view content_type, std::string_view body,
-             bool head_only, std::string_view extra_headers = "") {
+// The whole response, with the body unless `head_only`.
+std::string Response(int status, std::string_view content_type, std::string_view body,
+                     bool head_only, std::string_view extra_headers = "") {
   std::string response =
       fmt::format("{}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n{}\r\n",
                   http::StatusLine(status), content_type, body.size(), extra_headers);
   if (!head_only) response.append(body);
-  SendAll(connection, response);
+  return response;
 }
 
-void RespondError(int connection, int status) {
+std::string ErrorResponse(int status) {
   const std::string body = http::StatusLine(status).substr(9) + "\n";  // "404 Not Found\n"
-  Respond(connection, status, "text/plain; charset=utf-8", body, /*head_only=*/false,
-          status == 405 ? "Allow: GET, HEAD\r\n" : "");
+  return Response(status, "text/plain; charset=utf-8", body, /*head_only=*/false,
+                  status == 405 ? "Allow: GET, HEAD\r\n" : "");
 }
 
 }  // namespace
@@ -147,71 +141,141 @@ MetricsEndpoint::~MetricsEndpoint() {
   if (listener_ >= 0) close(listener_);
 }
 
+struct MetricsEndpoint::Connection {
+  int fd = -1;
+  Clock::time_point deadline;  // For the whole exchange: reading the head and the answer.
+  std::string head;            // What has arrived of the request head.
+  std::string answer;          // Set once the head is whole: what is left to send.
+  bool answering = false;
+  bool done = false;  // To be closed.
+};
+
 void MetricsEndpoint::Serve() {
+  std::vector<Connection> connections;
+  // When accept fails for want of descriptors, the listener stays readable: it is left alone
+  // for a moment instead of being polled in a busy loop.
+  Clock::time_point accept_again = Clock::now();
   while (true) {
-    pollfd fds[2] = {{.fd = listener_, .events = POLLIN, .revents = 0},
-                     {.fd = wake_read_, .events = POLLIN, .revents = 0}};
-    if (poll(fds, 2, -1) < 0) {
+    const Clock::time_point now = Clock::now();
+    const bool accepting = now >= accept_again;
+    std::vector<pollfd> fds = {{.fd = wake_read_, .events = POLLIN, .revents = 0},
+                               {.fd = accepting ? listener_ : -1, .events = POLLIN, .revents = 0}};
+    Clock::time_point wake_at = accepting ? Clock::time_point::max() : accept_again;
+    for (const Connection& connection : connections) {
+      fds.push_back({.fd = connection.fd,
+                     .events = static_cast<short>(connection.answering ? POLLOUT : POLLIN),
+                     .revents = 0});
+      wake_at = std::min(wake_at, connection.deadline);
+    }
+    int timeout_ms = -1;
+    if (wake_at != Clock::time_point::max()) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(wake_at - now).count();
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(left, 0, 60'000));
+    }
+    if (poll(fds.data(), fds.size(), timeout_ms) < 0) {
       if (errno == EINTR) continue;
       spdlog::error("metrics endpoint stops: poll: {}", std::strerror(errno));
-      return;
+      break;
     }
-    if (fds[1].revents != 0) return;
-    if ((fds[0].revents & POLLIN) == 0) continue;
-    const int connection = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection < 0) {
-      // Out of descriptors, or the client gave up between poll and accept: try again later.
-      if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
-        spdlog::warn("metrics endpoint: accept: {}", std::strerror(errno));
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (fds[0].revents != 0) break;  // The destructor closed the pipe.
+
+    const Clock::time_point after = Clock::now();
+    for (size_t i = 0; i < connections.size(); ++i) {
+      Connection& connection = connections[i];
+      const short events = fds[i + 2].revents;
+      if (!connection.answering && (events & (POLLIN | POLLERR | POLLHUP)) != 0) {
+        Read(connection);
       }
-      continue;
+      if (connection.answering && !connection.done) Send(connection);
+      if (!connection.done && after >= connection.deadline) {
+        // Too slow: a client still sending its head is told so, one still reading is cut off.
+        if (!connection.answering) {
+          const std::string timeout = ErrorResponse(408);
+          send(connection.fd, timeout.data(), timeout.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+        connection.done = true;
+      }
     }
-    Answer(connection);
-    close(connection);
+    std::erase_if(connections, [](const Connection& connection) {
+      if (connection.done) close(connection.fd);
+      return connection.done;
+    });
+    if (accepting && (fds[1].revents & POLLIN) != 0 && !Accept(connections)) {
+      accept_again = Clock::now() + std::chrono::milliseconds(100);
+    }
+  }
+  for (const Connection& connection : connections) close(connection.fd);
+}
+
+bool MetricsEndpoint::Accept(std::vector<Connection>& connections) const {
+  while (true) {
+    const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+      // The client gave up between poll and accept: look for the next one.
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      spdlog::warn("metrics endpoint: accept: {}", std::strerror(errno));
+      return false;  // Out of descriptors, most likely.
+    }
+    if (connections.size() >= kMaxConnections) {
+      close(connections.front().fd);  // The oldest: a scrape is over in milliseconds.
+      connections.erase(connections.begin());
+    }
+    Connection connection;
+    connection.fd = fd;
+    connection.deadline = Clock::now() + read_timeout_;
+    connections.push_back(std::move(connection));
   }
 }
 
-void MetricsEndpoint::Answer(int connection) const {
-  // The same deadline bounds writing, so a client that stops reading cannot hold the thread.
-  const timeval send_timeout{.tv_sec = read_timeout_.count() / 1000,
-                             .tv_usec = (read_timeout_.count() % 1000) * 1000};
-  setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
-
-  const Clock::time_point deadline = Clock::now() + read_timeout_;
-  std::string head;
+void MetricsEndpoint::Read(Connection& connection) const {
   char buffer[2048];
-  while (head.find("\r\n\r\n") == std::string::npos) {
-    if (head.size() > http::kMaxHeadBytes) return RespondError(connection, 431);
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    pollfd fd{.fd = connection, .events = POLLIN, .revents = 0};
-    if (left <= 0 || poll(&fd, 1, static_cast<int>(left)) == 0) {
-      return RespondError(connection, 408);
-    }
-    const ssize_t received = recv(connection, buffer, sizeof(buffer), 0);
+  while (true) {
+    const ssize_t received = recv(connection.fd, buffer, sizeof(buffer), 0);
     if (received < 0 && errno == EINTR) continue;
-    if (received <= 0) return;  // Closed or reset before a whole request: no one to answer.
-    head.append(buffer, static_cast<size_t>(received));
+    if (received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (received <= 0) {
+      connection.done = true;  // Closed or reset before a whole request: no one to answer.
+      return;
+    }
+    connection.head.append(buffer, static_cast<size_t>(received));
+    if (connection.head.find("\r\n\r\n") != std::string::npos ||
+        connection.head.size() > http::kMaxHeadBytes) {
+      connection.answer = AnswerTo(connection.head);
+      connection.answering = true;
+      return;
+    }
   }
-  if (head.find("\r\n\r\n") + 4 > http::kMaxHeadBytes) return RespondError(connection, 431);
+}
 
-  const auto parsed = http::ParseRequestHead(head);
-  if (const auto* error = std::get_if<http::Error>(&parsed)) {
-    return RespondError(connection, error->status);
+void MetricsEndpoint::Send(Connection& connection) {
+  while (!connection.answer.empty()) {
+    const ssize_t sent =
+        send(connection.fd, connection.answer.data(), connection.answer.size(), MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // Poll for room.
+    if (sent <= 0) break;                                               // The client went away.
+    connection.answer.erase(0, static_cast<size_t>(sent));
   }
+  connection.done = true;
+}
+
+std::string MetricsEndpoint::AnswerTo(std::string_view head) const {
+  const size_t end = head.find("\r\n\r\n");
+  if (end == std::string_view::npos || end + 4 > http::kMaxHeadBytes) return ErrorResponse(431);
+  const auto parsed = http::ParseRequestHead(head.substr(0, end + 4));
+  if (const auto* error = std::get_if<http::Error>(&parsed)) return ErrorResponse(error->status);
   const auto& request = std::get<http::Request>(parsed);
-  if (request.path != "/metrics") return RespondError(connection, 404);
-  if (request.method != "GET" && request.method != "HEAD") return RespondError(connection, 405);
+  if (request.path != "/metrics") return ErrorResponse(404);
+  if (request.method != "GET" && request.method != "HEAD") return ErrorResponse(405);
   std::string body;
   try {
     body = metrics_.Text();
   } catch (const std::exception& error) {
     spdlog::error("metrics endpoint: collecting metrics failed: {}", error.what());
-    return RespondError(connection, 500);
+    return ErrorResponse(500);
   }
-  Respond(connection, 200, "text/plain; version=0.0.4; charset=utf-8", body,
-          request.method == "HEAD");
+  return Response(200, "text/plain; version=0.0.4; charset=utf-8", body, request.method == "HEAD");
 }
 
 }  // namespace arrayhub

@@ -167,6 +167,35 @@ TEST_F(MetricsTest, EndpointAnswersBadRequestsAndKeepsServing) {
   EXPECT_TRUE(Get(port, "/metrics").starts_with("HTTP/1.1 200 OK\r\n"));
 }
 
+// Idle connections (opened, never a byte sent) cost a scrape nothing: each waits out its own
+// deadline while others are served, and past the cap the oldest make room for new ones.
+TEST_F(MetricsTest, IdleConnectionsDoNotStallScrapes) {
+  auto started = MetricsEndpoint::Start("127.0.0.1:0", server_->metrics(), 2s);
+  ASSERT_TRUE(started.ok()) << started.status();
+  const int port = (*started)->port();
+  auto connect_idle = [port] {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    return fd;
+  };
+  std::vector<int> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(connect_idle());
+  auto timed_scrape = [port] {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string answer = Get(port, "/metrics");
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
+    return std::chrono::steady_clock::now() - start;
+  };
+  EXPECT_LT(timed_scrape(), 1s);  // One at a time, it waited 2 s per idle connection.
+  for (size_t i = 0; i < MetricsEndpoint::kMaxConnections + 8; ++i) idle.push_back(connect_idle());
+  EXPECT_LT(timed_scrape(), 1s);
+  for (int fd : idle) close(fd);
+}
+
 TEST_F(MetricsTest, EndpointRejectsAddressesItCannotUse) {
   for (const char* address : {"9464", "localhost", "127.0.0.1:", "127.0.0.1:99999",
                               "127.0.0.1:12ab", "[::1:9464", ":9464"}) {

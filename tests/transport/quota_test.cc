@@ -3,6 +3,10 @@
 // on. Device out-of-memory fails only the request that hit it.
 #include <google/protobuf/text_format.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "tests/transport/tenants_fixture.h"
 
 namespace arrayhub::testing {
@@ -113,6 +117,80 @@ TEST_F(QuotaTest, BatchIntermediatesCountWhileAlive) {
   EXPECT_EQ(listed.arrays_size(), 1);  // Only a: no batch left anything.
 }
 
+// Every handle counts, however it was made: views, basic indexing, split parts and attached
+// names alike. A request that needs several handles gets all of them or none.
+TEST_F(QuotaTest, ViewsAndSplitPartsAreHandlesToo) {
+  const TenantClient alice = Connect("alice");
+  const v1::ArrayInfo a = alice.Zeros({6});
+  auto split = [&](int64_t sections) {
+    v1::ArrayOpRequest request;
+    request.set_op("split");
+    request.add_operands()->set_handle(a.handle());
+    request.add_ints(sections);
+    v1::ArrayOpResponse response;
+    return alice.stub->ArrayOp(alice.Context().get(), request, &response);
+  };
+  auto view = [&] {
+    v1::ViewRequest request;
+    request.set_handle(a.handle());
+    request.mutable_transpose();
+    v1::ArrayInfo info;
+    return alice.stub->View(alice.Context().get(), request, &info);
+  };
+  auto count_handles = [&] {
+    v1::ListRequest request;
+    request.set_all_sessions(true);
+    v1::ListResponse listed;
+    EXPECT_TRUE(alice.stub->List(alice.Context().get(), request, &listed).ok());
+    return listed.arrays_size();
+  };
+  EXPECT_STATUS(split(3), RESOURCE_EXHAUSTED,
+                "tenant 'alice' array quota exceeded (--tenant-max-arrays 3): the request needs 3 "
+                "more and the tenant holds 1 handles and 0 published names");
+  EXPECT_EQ(count_handles(), 1);  // None of the three parts.
+  ASSERT_TRUE(split(2).ok());
+  EXPECT_STATUS(view(), RESOURCE_EXHAUSTED,
+                "the request needs 1 more and the tenant holds 3 handles");
+  v1::GetItemRequest slice;
+  slice.set_handle(a.handle());
+  slice.add_index()->mutable_slice();
+  v1::ArrayInfo sliced;
+  EXPECT_STATUS(alice.stub->GetItem(alice.Context().get(), slice, &sliced), RESOURCE_EXHAUSTED,
+                "--tenant-max-arrays 3");
+  EXPECT_EQ(count_handles(), 3);
+}
+
+// The quota is checked and the handles added under one lock: many threads making views of one
+// array at once end with exactly the quota's number of handles.
+TEST_F(TenantsTest, ConcurrentViewsStopExactlyAtTheArrayQuota) {
+  ServerOptions options;
+  options.quotas.max_arrays = 10;
+  Start(options);
+  const TenantClient alice = Connect("alice");
+  const std::string a = alice.Zeros({4}).handle();
+  std::atomic<int> made{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        v1::ViewRequest request;
+        request.set_handle(a);
+        request.mutable_transpose();
+        v1::ArrayInfo info;
+        const grpc::Status status = alice.stub->View(alice.Context().get(), request, &info);
+        if (status.ok()) {
+          made.fetch_add(1);
+        } else {
+          EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(made.load(), 9);
+  EXPECT_EQ(server_->engine().Stats().arrays, baseline_.arrays + 10);
+}
+
 TEST_F(QuotaTest, SessionsPerTenantAreCapped) {
   Connect("alice");
   Connect("alice");
@@ -122,6 +200,39 @@ TEST_F(QuotaTest, SessionsPerTenantAreCapped) {
   EXPECT_STATUS(Connect("bob").stub->OpenSession(&context, {}, &response), RESOURCE_EXHAUSTED,
                 "tenant 'alice' session quota exceeded (--tenant-max-sessions 2): 2 sessions are "
                 "open");
+}
+
+// A session keeps its client_name: bounded in length, and free of control characters.
+TEST_F(TenantsTest, ClientNamesAreBounded) {
+  auto open = [&](const std::string& name) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + TokenOf("alice"));
+    v1::OpenSessionRequest request;
+    request.set_client_name(name);
+    v1::OpenSessionResponse response;
+    return v1::ArrayHub::NewStub(channel_)->OpenSession(&context, request, &response);
+  };
+  EXPECT_TRUE(open(std::string(256, 'n')).ok());
+  EXPECT_STATUS(open(std::string(3 << 20, 'n')), INVALID_ARGUMENT,
+                "client_name is 3145728 bytes; the server keeps at most 256");
+  EXPECT_STATUS(open("notebook\n[info] forged"), INVALID_ARGUMENT,
+                "client_name must not contain control characters; byte 8 is 0x0a");
+  EXPECT_EQ(server_->engine().Stats().sessions, 1);
+}
+
+// Sessions are finite by default: each holds server memory (its queue, its name) that no byte
+// quota counts.
+TEST_F(TenantsTest, SessionsHaveAFiniteDefaultQuota) {
+  EXPECT_EQ(TenantQuota{}.max_sessions, 256);
+  EXPECT_EQ(TenantQuota{}.max_arrays, 100'000);
+  for (int i = 0; i < 256; ++i) Connect("alice");
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + TokenOf("alice"));
+  v1::OpenSessionResponse response;
+  EXPECT_STATUS(v1::ArrayHub::NewStub(channel_)->OpenSession(&context, {}, &response),
+                RESOURCE_EXHAUSTED,
+                "tenant 'alice' session quota exceeded (--tenant-max-sessions 256): 256 sessions "
+                "are open");
 }
 
 TEST_F(QuotaTest, ServerLimitsNameTheLimitAndTheRequest) {

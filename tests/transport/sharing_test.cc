@@ -106,6 +106,43 @@ TEST_F(SharingTest, ViewsOfAReadOnlyShareAreReadOnlyToo) {
                 "is shared read-only");
 }
 
+// A published view's base is the owner's private handle: another tenant sees neither it (on
+// the attached handle, its views, or the listing) nor anything that would name it.
+TEST_F(SharingTest, ASharedViewNeverShowsTheOwnersHandles) {
+  const TenantClient alice = Connect("alice");
+  const TenantClient bob = Connect("bob");
+  const v1::ArrayInfo array = alice.Zeros({2, 3});
+  v1::ViewRequest transpose;
+  transpose.set_handle(array.handle());
+  transpose.mutable_transpose();
+  v1::ArrayInfo alices_view;
+  ASSERT_TRUE(alice.stub->View(alice.Context().get(), transpose, &alices_view).ok());
+  EXPECT_EQ(alices_view.base_handle(), array.handle());  // Her own, to her.
+  ASSERT_TRUE(alice.Publish(alices_view.handle(), "view", {"bob"}).ok());
+
+  v1::ArrayInfo attached;
+  ASSERT_TRUE(bob.Attach("view", "alice", &attached).ok());
+  EXPECT_EQ(attached.base_handle(), "");
+  transpose.set_handle(attached.handle());
+  v1::ArrayInfo bobs_view;
+  ASSERT_TRUE(bob.stub->View(bob.Context().get(), transpose, &bobs_view).ok());
+  EXPECT_EQ(bobs_view.base_handle(), attached.handle());
+  v1::ListRequest list;
+  list.set_include_shared(true);
+  v1::ListResponse listed;
+  ASSERT_TRUE(bob.stub->List(bob.Context().get(), list, &listed).ok());
+  for (const v1::ArrayInfo& info : listed.arrays()) {
+    for (const std::string& hidden : {array.handle(), alices_view.handle()}) {
+      EXPECT_NE(info.handle(), hidden);
+      EXPECT_NE(info.base_handle(), hidden) << info.name();
+    }
+  }
+  // Alice attaching her own publication still sees her base.
+  v1::ArrayInfo own;
+  ASSERT_TRUE(alice.Attach("view", "", &own).ok());
+  EXPECT_EQ(own.base_handle(), array.handle());
+}
+
 TEST_F(SharingTest, AWritableShareLetsReadersWriteInPlace) {
   const TenantClient alice = Connect("alice");
   const TenantClient bob = Connect("bob");

@@ -107,9 +107,11 @@ TEST_F(TransferRangeTest, BadRangesAndTargetsAreRefused) {
   const v1::ArrayInfo target = Zeros(v1::DTYPE_INT16, {4, 5});  // 40 bytes.
   v1::ArrayInfo info;
   EXPECT_STATUS(Upload(Into(target, 32, 10), RandomBytes(10, 1), &info), OUT_OF_RANGE,
-                "bytes [32, 42) are outside the array's 40 bytes");
+                "bytes [32, 42) (header.offset_bytes 32, header.length_bytes 10) are outside the "
+                "array's 40 bytes");
   EXPECT_STATUS(Upload(Into(target, 41, 0), "", &info), OUT_OF_RANGE,
-                "bytes [41, end) are outside the array's 40 bytes");
+                "bytes [41, end) (header.offset_bytes 41, header.length_bytes 0) are outside the "
+                "array's 40 bytes");
   EXPECT_STATUS(Upload(Into(target, -2, 4), RandomBytes(4, 1), &info), INVALID_ARGUMENT,
                 "header.offset_bytes and header.length_bytes must not be negative, got -2 and 4");
   v1::UploadHeader wrong_dtype = Into(target, 0, 0);
@@ -139,8 +141,13 @@ TEST_F(TransferRangeTest, BadRangesAndTargetsAreRefused) {
                 "is not C-contiguous");
 
   std::string data;
-  EXPECT_STATUS(DownloadRange(target.handle(), 30, 11, &data), OUT_OF_RANGE,
-                "bytes [30, 41) are outside the array's 40 bytes");
+  EXPECT_STATUS(
+      DownloadRange(target.handle(), 30, 11, &data), OUT_OF_RANGE,
+      "bytes [30, 41) (offset_bytes 30, length_bytes 11) are outside the array's 40 bytes");
+  // A length near the int64 limit: the end is printed as asked, not overflowed.
+  EXPECT_STATUS(DownloadRange(target.handle(), 10, INT64_MAX, &data), OUT_OF_RANGE,
+                "bytes [10, 9223372036854775817) (offset_bytes 10, length_bytes "
+                "9223372036854775807) are outside the array's 40 bytes");
   EXPECT_STATUS(DownloadRange(target.handle(), 0, -1, &data), INVALID_ARGUMENT,
                 "offset_bytes and length_bytes must not be negative");
   // Nothing above wrote to the target.
