@@ -69,12 +69,7 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
   if (!temporary && ledger_->quota().max_arrays != TenantQuota::kUnlimited) {
     AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
   }
-  // Refused before allocating, so that an over-quota request cannot push the device into
-  // out-of-memory; Charge below is the exact check.
-  AH_RETURN_IF_ERROR(ledger_->CheckRoom(caller.tenant, nbytes));
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated, backend_->Allocate(nbytes));
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                      ledger_->Charge(caller.tenant, std::move(allocated)));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, AllocateCharged(caller.tenant, nbytes));
   return ArrayRecord{.handle = Handle::Random(),
                      .dtype = dtype,
                      .shape = shape,
@@ -87,6 +82,27 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
                      .base = Handle(),
                      .name = "",
                      .writable = true};
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> Engine::AllocateCharged(const std::string& tenant,
+                                                                int64_t nbytes) {
+  // Refused before allocating, so that an over-quota request cannot push the device into
+  // out-of-memory; Charge below is the exact check.
+  AH_RETURN_IF_ERROR(ledger_->CheckRoom(tenant, nbytes));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated, backend_->Allocate(nbytes));
+  return ledger_->Charge(tenant, std::move(allocated));
+}
+
+absl::StatusOr<ArrayView> Engine::NewScratch(const Caller& caller, DType dtype, const Shape& shape,
+                                             std::vector<std::shared_ptr<Buffer>>& keep) {
+  AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, limits_));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, AllocateCharged(caller.tenant, nbytes));
+  keep.push_back(buffer);
+  return ArrayView{.buffer = buffer.get(),
+                   .offset_bytes = 0,
+                   .dtype = dtype,
+                   .shape = shape,
+                   .strides = ContiguousStrides(shape)};
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Register(ArrayRecord record) {

@@ -227,14 +227,24 @@ class Engine {
   // max_arrays. Exact under handle_quota_mutex_; without it, a refusal before the work.
   absl::Status CheckArrayQuota(const std::string& tenant, int64_t needed = 1) const;
   // Reduce when no axis is reduced (axis=() or a 0-d input).
-  absl::Status ReduceNothing(const ReduceSpec& spec, const ArrayRecord& input,
+  absl::Status ReduceNothing(const Caller& caller, const ReduceSpec& spec, const ArrayRecord& input,
                              const ArrayView& target);
+  // Backend memory of `nbytes` charged to `tenant`: refused before it is allocated when the
+  // tenant has no room (what NewArray and NewScratch allocate with).
+  absl::StatusOr<std::shared_ptr<Buffer>> AllocateCharged(const std::string& tenant,
+                                                          int64_t nbytes);
+  // Scratch for the rest of the caller's request: a C-contiguous `shape` of `dtype` that
+  // `keep` holds, held to the server's array limits and charged to the caller's tenant as its
+  // arrays are.
+  absl::StatusOr<ArrayView> NewScratch(const Caller& caller, DType dtype, const Shape& shape,
+                                       std::vector<std::shared_ptr<Buffer>>& keep);
   // A copy with conversion from `source` to `target` (same shape, or one `source` broadcasts
-  // to). The two may share memory: an overlapping source is first copied aside.
-  absl::Status CopyInto(const ArrayView& source, const ArrayView& target);
-  // A C-contiguous copy of `source` in memory that `keep` holds for the caller: the input of
+  // to). The two may share memory: an overlapping source is first copied aside, as scratch of
+  // the caller's.
+  absl::Status CopyInto(const Caller& caller, const ArrayView& source, const ArrayView& target);
+  // A C-contiguous copy of `source` in scratch that `keep` holds for the caller: the input of
   // an operation that would otherwise read bytes it writes.
-  absl::StatusOr<ArrayView> CopyAside(const ArrayView& source,
+  absl::StatusOr<ArrayView> CopyAside(const Caller& caller, const ArrayView& source,
                                       std::vector<std::shared_ptr<Buffer>>& keep);
   // A new array of the caller's session holding `source` converted to `dtype`, C-contiguous, or
   // for MemoryOrder::kF with its elements in Fortran order (F-contiguous).

@@ -154,17 +154,14 @@ class ArrayOpSteps {
   }
 
   absl::StatusOr<ArrayView> Scratch(DType dtype, const Shape& shape) {
-    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, engine_.limits_));
-    AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, engine_.backend_->Allocate(nbytes));
-    scratch_.push_back(buffer);
-    return ArrayView{buffer.get(), 0, dtype, shape, ContiguousStrides(shape)};
+    return engine_.NewScratch(caller_, dtype, shape, scratch_);
   }
 
   // The array's elements in C order as a 1-D view: itself when C-contiguous, else a copy.
   absl::StatusOr<ArrayView> Flat(const ArrayRecord& array) {
     ArrayView view = ViewOf(array);
     if (!array.c_contiguous()) {
-      AH_ASSIGN_OR_RETURN(view, engine_.CopyAside(view, scratch_));
+      AH_ASSIGN_OR_RETURN(view, engine_.CopyAside(caller_, view, scratch_));
     }
     view.shape = {array.size()};
     view.strides = {1};
@@ -245,7 +242,7 @@ class ArrayOpSteps {
     const ArrayView source{data.buffer.get(), plan.layout.offset_bytes, data.dtype,
                            plan.layout.shape, plan.layout.strides};
     if (!index) {
-      AH_RETURN_IF_ERROR(engine_.CopyInto(source, ViewOf(result)));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, ViewOf(result)));
       return Register(std::move(result));
     }
     const AdvancedIndex& advanced = plan.arrays.front();
@@ -274,7 +271,7 @@ class ArrayOpSteps {
     }
     if (index.dtype == DType::kInt64) return ViewOf(index);
     AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(DType::kInt64, index.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(ViewOf(index), converted));
+    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, ViewOf(index), converted));
     return converted;
   }
 
@@ -409,7 +406,7 @@ class ArrayOpSteps {
     int64_t start = 0;
     for (const ArrayView& input : inputs) {
       AH_RETURN_IF_ERROR(
-          engine_.CopyInto(input, Slab(ViewOf(result), axis, start, input.shape[axis])));
+          engine_.CopyInto(caller_, input, Slab(ViewOf(result), axis, start, input.shape[axis])));
       start += input.shape[axis];
     }
     return Register(std::move(result));
@@ -433,7 +430,7 @@ class ArrayOpSteps {
       ArrayView target = Slab(ViewOf(result), axis, static_cast<int64_t>(i), 1);
       target.shape.erase(target.shape.begin() + axis);
       target.strides.erase(target.strides.begin() + axis);
-      AH_RETURN_IF_ERROR(engine_.CopyInto(ViewOf(*arrays[i]), target));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, ViewOf(*arrays[i]), target));
     }
     return Register(std::move(result));
   }
@@ -527,7 +524,7 @@ class ArrayOpSteps {
     ArrayView target = ViewOf(result);
     target.shape = shape;
     target.strides = ContiguousStrides(shape);
-    AH_RETURN_IF_ERROR(engine_.CopyInto(source, target));
+    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, target));
     return Register(std::move(result));
   }
 
@@ -575,7 +572,10 @@ class ArrayOpSteps {
     ArrayView counts_source = ViewOf(*counts_array);
     counts_source.shape = {given};
     counts_source.strides = {counts_array->shape.empty() ? 0 : counts_array->strides[0]};
-    AH_RETURN_IF_ERROR(engine_.CopyInto(counts_source, counts_view));
+    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, counts_source, counts_view));
+    // Host vectors are charged as scratch is, for as long as this call holds them.
+    AH_ASSIGN_OR_RETURN(TenantCharge counts_charge,
+                        engine_.ledger_->Reserve(caller_.tenant, given * ItemSize(DType::kInt64)));
     std::vector<int64_t> counts(static_cast<size_t>(given));
     AH_RETURN_IF_ERROR(engine_.backend_->CopyToHost(
         *counts_view.buffer, 0,
@@ -588,8 +588,24 @@ class ArrayOpSteps {
         return absl::InvalidArgumentError("repeat: the result is too large");
       }
     }
-    // Sized (and checked against the server's limits) before the host builds the positions.
-    AH_ASSIGN_OR_RETURN(ArrayView index, Scratch(DType::kInt64, {total}));
+    // Everything the counts size is checked against the server's limits and the tenant's room
+    // before any of it is allocated: the result, and the index on the host and the backend.
+    Shape result_shape = data.shape;
+    result_shape[axis] = total;
+    AH_ASSIGN_OR_RETURN(int64_t result_bytes,
+                        CheckedArrayBytes(result_shape, data.dtype, engine_.limits_));
+    const Shape index_shape = {total};
+    AH_ASSIGN_OR_RETURN(int64_t index_bytes,
+                        CheckedArrayBytes(index_shape, DType::kInt64, engine_.limits_));
+    int64_t needed = result_bytes;
+    if (__builtin_add_overflow(needed, index_bytes, &needed) ||
+        __builtin_add_overflow(needed, index_bytes, &needed)) {
+      return absl::InvalidArgumentError("repeat: the result is too large");
+    }
+    AH_RETURN_IF_ERROR(engine_.ledger_->CheckRoom(caller_.tenant, needed));
+    AH_ASSIGN_OR_RETURN(TenantCharge positions_charge,
+                        engine_.ledger_->Reserve(caller_.tenant, index_bytes));
+    AH_ASSIGN_OR_RETURN(ArrayView index, Scratch(DType::kInt64, index_shape));
     std::vector<int64_t> positions;
     positions.reserve(static_cast<size_t>(total));
     for (int64_t i = 0; i < extent; ++i)
@@ -660,7 +676,7 @@ class ArrayOpSteps {
       if (total[axis] != 0) rolled.push_back(axis);
     }
     if (rolled.empty()) {
-      AH_RETURN_IF_ERROR(engine_.CopyInto(current, ViewOf(result)));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, current, ViewOf(result)));
     }
     for (size_t i = 0; i < rolled.size(); ++i) {
       const int64_t axis = rolled[i], shift = total[axis], extent = current.shape[axis];
@@ -673,9 +689,9 @@ class ArrayOpSteps {
       } else {
         AH_ASSIGN_OR_RETURN(target, Scratch(array->dtype, source.shape));
       }
-      AH_RETURN_IF_ERROR(engine_.CopyInto(Slab(current, axis, 0, extent - shift),
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, Slab(current, axis, 0, extent - shift),
                                           Slab(target, axis, shift, extent - shift)));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(Slab(current, axis, extent - shift, shift),
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, Slab(current, axis, extent - shift, shift),
                                           Slab(target, axis, 0, shift)));
       current = target;
     }
@@ -703,7 +719,7 @@ class ArrayOpSteps {
       }
     }
     AH_ASSIGN_OR_RETURN(ArrayView rows, Scratch(dtype, source.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(source, rows));
+    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, rows));
     return std::pair{rows, axis};
   }
 
@@ -821,7 +837,7 @@ class ArrayOpSteps {
     ArrayView haystack = ViewOf(*sorted);
     if (haystack.dtype != dtype) {
       AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(dtype, haystack.shape));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(haystack, converted));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, haystack, converted));
       haystack = converted;
     }
     ArrayView needles;
@@ -829,7 +845,7 @@ class ArrayOpSteps {
       needles = ViewOf(*values_array);
       if (needles.dtype != dtype) {
         AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(dtype, needles.shape));
-        AH_RETURN_IF_ERROR(engine_.CopyInto(needles, converted));
+        AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, needles, converted));
         needles = converted;
       }
     } else {

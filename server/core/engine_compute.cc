@@ -35,26 +35,19 @@ ArrayView Broadcast(ArrayView view, const Shape& shape) {
 
 }  // namespace
 
-absl::StatusOr<ArrayView> Engine::CopyAside(const ArrayView& source,
+absl::StatusOr<ArrayView> Engine::CopyAside(const Caller& caller, const ArrayView& source,
                                             std::vector<std::shared_ptr<Buffer>>& keep) {
-  AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(source.shape));
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                      backend_->Allocate(count * ItemSize(source.dtype)));
-  const ArrayView copy{.buffer = buffer.get(),
-                       .offset_bytes = 0,
-                       .dtype = source.dtype,
-                       .shape = source.shape,
-                       .strides = ContiguousStrides(source.shape)};
-  keep.push_back(std::move(buffer));
-  AH_RETURN_IF_ERROR(CopyInto(source, copy));
+  AH_ASSIGN_OR_RETURN(ArrayView copy, NewScratch(caller, source.dtype, source.shape, keep));
+  AH_RETURN_IF_ERROR(CopyInto(caller, source, copy));
   return copy;
 }
 
-absl::Status Engine::CopyInto(const ArrayView& source, const ArrayView& target) {
+absl::Status Engine::CopyInto(const Caller& caller, const ArrayView& source,
+                              const ArrayView& target) {
   std::vector<std::shared_ptr<Buffer>> keep;
   ArrayView input = source;
   if (MayShareMemory(input, target) && !SameElements(Broadcast(input, target.shape), target)) {
-    AH_ASSIGN_OR_RETURN(input, CopyAside(input, keep));
+    AH_ASSIGN_OR_RETURN(input, CopyAside(caller, input, keep));
   }
   ElementwiseCall call{.op = ElementwiseOp::kCopy,
                        .compute_dtype = input.dtype,
@@ -151,7 +144,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
     if (arrays[i]) {
       ArrayView operand = ViewOf(*arrays[i]);
       if (MayShareMemory(operand, output) && !SameElements(Broadcast(operand, shape), output)) {
-        AH_ASSIGN_OR_RETURN(operand, CopyAside(operand, copies));
+        AH_ASSIGN_OR_RETURN(operand, CopyAside(caller, operand, copies));
       }
       call.operands.push_back(
           ElementwiseOperand{.array = Broadcast(operand, shape), .dtype = arrays[i]->dtype});
@@ -165,8 +158,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
   return Register(std::move(*created));
 }
 
-absl::Status Engine::ReduceNothing(const ReduceSpec& spec, const ArrayRecord& input,
-                                   const ArrayView& target) {
+absl::Status Engine::ReduceNothing(const Caller& caller, const ReduceSpec& spec,
+                                   const ArrayRecord& input, const ArrayView& target) {
   // A reduction over a single element: the element itself (converted), except that its index
   // is 0 and its variance 0 (NaN once ddof leaves no degrees of freedom), as NumPy.
   std::optional<Scalar> constant;
@@ -175,7 +168,7 @@ absl::Status Engine::ReduceNothing(const ReduceSpec& spec, const ArrayRecord& in
   } else if (spec.op == ReduceOp::kVar || spec.op == ReduceOp::kStd) {
     constant = Scalar::Float(spec.ddof >= 1 ? std::nan("") : 0.0);
   }
-  if (!constant) return CopyInto(ViewOf(input), target);
+  if (!constant) return CopyInto(caller, ViewOf(input), target);
   AH_ASSIGN_OR_RETURN(ElementBytes value, EncodeScalar(*constant, target.dtype));
   int64_t count = 1;
   for (int64_t extent : target.shape) count *= extent;
@@ -225,7 +218,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const
   target.strides = ContiguousStrides(r.result_shape);
 
   if (r.axes.empty()) {  // axis=() or a 0-d input: every element is its own reduction.
-    AH_RETURN_IF_ERROR(ReduceNothing(spec, *input, target));
+    AH_RETURN_IF_ERROR(ReduceNothing(caller, spec, *input, target));
   } else {
     AH_RETURN_IF_ERROR(backend_->Reduce(ReduceCall{.op = spec.op,
                                                    .input = ViewOf(*input),
@@ -247,7 +240,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const
       }
     }
     converted.shape = r.result_shape;
-    AH_RETURN_IF_ERROR(CopyInto(target, converted));
+    AH_RETURN_IF_ERROR(CopyInto(caller, target, converted));
   }
   return out;
 }

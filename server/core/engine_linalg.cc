@@ -60,7 +60,7 @@ class LinalgSteps {
 
   absl::StatusOr<ArrayView> ContiguousCopy(const ArrayView& view, DType dtype) {
     AH_ASSIGN_OR_RETURN(ArrayView copy, Scratch(dtype, view.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(view, copy));
+    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, view, copy));
     return copy;
   }
 
@@ -72,7 +72,7 @@ class LinalgSteps {
   }
 
   absl::Status CopyInto(const ArrayView& source, const ArrayView& target) {
-    return engine_.CopyInto(source, target);
+    return engine_.CopyInto(caller_, source, target);
   }
 
   // Every element of a C-contiguous view set to `value`.

@@ -127,7 +127,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
   AH_ASSIGN_OR_RETURN(ArrayRecord staged, NewArray(caller, target->dtype, target->shape, nbytes,
                                                    /*temporary=*/true));
   AH_RETURN_IF_ERROR(region->host->CopyIn(spec.offset_bytes, *staged.buffer, 0, nbytes));
-  AH_RETURN_IF_ERROR(CopyInto(ViewOf(staged), ViewOf(*target)));
+  AH_RETURN_IF_ERROR(CopyInto(caller, ViewOf(staged), ViewOf(*target)));
   return target;
 }
 

@@ -81,7 +81,7 @@ absl::StatusOr<ArrayRecord> Engine::CopyToNewArray(const Caller& caller, const A
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(source.shape, dtype, limits_));
   AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, dtype, source.shape, nbytes, temporary));
   record.strides = DenseStrides(source.shape, order);
-  AH_RETURN_IF_ERROR(CopyInto(source, ViewOf(record)));
+  AH_RETURN_IF_ERROR(CopyInto(caller, source, ViewOf(record)));
   return record;
 }
 
@@ -214,7 +214,7 @@ class IndexSteps {
     if (array.dtype == DType::kInt64) return ViewOf(array);
     if (array.dtype != DType::kBool) {
       AH_ASSIGN_OR_RETURN(ArrayView copy, NewScratch(DType::kInt64, array.shape));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(ViewOf(array), copy));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, ViewOf(array), copy));
       return copy;
     }
     auto [coordinates, inserted] = nonzero_.try_emplace(advanced.entry);
@@ -231,11 +231,7 @@ class IndexSteps {
   }
 
   absl::StatusOr<ArrayView> NewScratch(DType dtype, const Shape& shape) {
-    AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
-    AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                        engine_.backend_->Allocate(count * ItemSize(dtype)));
-    scratch_.push_back(buffer);
-    return ArrayView{buffer.get(), 0, dtype, shape, ContiguousStrides(shape)};
+    return engine_.NewScratch(caller_, dtype, shape, scratch_);
   }
 
   Engine& engine_;
@@ -291,13 +287,9 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     // A scatter reads the value in another order than it writes, and a value in another dtype
     // must be converted first: both go through a copy.
     if (value.dtype != array->dtype || (plan.advanced && MayShareMemory(value, target))) {
-      AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(value.shape));
-      AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                          backend_->Allocate(count * ItemSize(array->dtype)));
-      const ArrayView converted{buffer.get(), 0, array->dtype, value.shape,
-                                ContiguousStrides(value.shape)};
-      steps.scratch().push_back(std::move(buffer));
-      AH_RETURN_IF_ERROR(CopyInto(value, converted));
+      AH_ASSIGN_OR_RETURN(ArrayView converted,
+                          NewScratch(caller, array->dtype, value.shape, steps.scratch()));
+      AH_RETURN_IF_ERROR(CopyInto(caller, value, converted));
       value = converted;
     }
   } else if (spec.value.scalar) {
@@ -310,18 +302,16 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     }
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, array->dtype));
     const int64_t itemsize = ItemSize(array->dtype);
-    AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, backend_->Allocate(itemsize));
-    AH_RETURN_IF_ERROR(
-        backend_->CopyFromHost(*buffer, 0, std::span(bytes.data(), static_cast<size_t>(itemsize))));
-    value = {buffer.get(), 0, array->dtype, {}, {}};
-    steps.scratch().push_back(std::move(buffer));
+    AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
+    AH_RETURN_IF_ERROR(backend_->CopyFromHost(
+        *value.buffer, 0, std::span(bytes.data(), static_cast<size_t>(itemsize))));
   } else {
     return absl::InvalidArgumentError("value has no value: set a handle or a scalar");
   }
   value.strides = BroadcastStrides(value.shape, value.strides, selection);
   value.shape = selection;
 
-  if (!plan.advanced) return CopyInto(value, target);
+  if (!plan.advanced) return CopyInto(caller, value, target);
   AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
   // An index array that shares memory with the target (a[a] = v) would be rewritten by the
   // assignment it steers: NumPy reads every index first, so the scatter reads a copy.

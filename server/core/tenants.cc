@@ -3,28 +3,46 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
+
+#include "server/core/status_macros.h"
 
 namespace arrayhub {
 
 // A buffer charged to a tenant: the backend's buffer, plus the charge, released with it.
-// Buffers keep the ledger by shared_ptr, as they keep their backend's counters, so a buffer
-// outliving the engine at shutdown still releases cleanly.
+// The charge keeps the ledger by shared_ptr, as buffers keep their backend's counters, so a
+// buffer outliving the engine at shutdown still releases cleanly.
 class ChargedBuffer final : public Buffer {
  public:
-  ChargedBuffer(std::shared_ptr<Buffer> inner, std::shared_ptr<TenantLedger> ledger,
-                std::string tenant)
+  ChargedBuffer(std::shared_ptr<Buffer> inner, TenantCharge charge)
       : Buffer(inner->data(), inner->size()),
         inner_(std::move(inner)),
-        ledger_(std::move(ledger)),
-        tenant_(std::move(tenant)) {}
-  ~ChargedBuffer() override { ledger_->Release(tenant_, size()); }
+        charge_(std::move(charge)) {}
   const Buffer& backend_buffer() const override { return inner_->backend_buffer(); }
 
  private:
   std::shared_ptr<Buffer> inner_;
-  std::shared_ptr<TenantLedger> ledger_;
-  std::string tenant_;
+  TenantCharge charge_;
 };
+
+TenantCharge::TenantCharge(TenantCharge&& other) noexcept
+    : ledger_(std::move(other.ledger_)),
+      tenant_(std::move(other.tenant_)),
+      bytes_(std::exchange(other.bytes_, 0)) {}
+
+TenantCharge& TenantCharge::operator=(TenantCharge&& other) noexcept {
+  if (this != &other) {
+    TenantCharge released(std::move(*this));
+    ledger_ = std::move(other.ledger_);
+    tenant_ = std::move(other.tenant_);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+TenantCharge::~TenantCharge() {
+  if (ledger_ != nullptr) ledger_->Release(tenant_, bytes_);
+}
 
 absl::Status ValidateTenantName(std::string_view tenant, std::string_view field) {
   const bool valid_chars = std::all_of(tenant.begin(), tenant.end(), [](char c) {
@@ -58,18 +76,23 @@ absl::Status TenantLedger::CheckRoom(const std::string& tenant, int64_t nbytes) 
   return RoomFor(tenant, nbytes);
 }
 
-absl::StatusOr<std::shared_ptr<Buffer>> TenantLedger::Charge(const std::string& tenant,
-                                                             std::shared_ptr<Buffer> buffer) {
+absl::StatusOr<TenantCharge> TenantLedger::Reserve(const std::string& tenant, int64_t nbytes) {
   {
     absl::MutexLock lock(&mutex_);
-    if (absl::Status room = RoomFor(tenant, buffer->size()); !room.ok()) return room;
-    if (buffer->size() > 0) bytes_[tenant] += buffer->size();
+    if (absl::Status room = RoomFor(tenant, nbytes); !room.ok()) return room;
+    if (nbytes > 0) bytes_[tenant] += nbytes;
   }
-  return std::make_shared<ChargedBuffer>(std::move(buffer), shared_from_this(), tenant);
+  return TenantCharge(shared_from_this(), tenant, nbytes);
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> TenantLedger::Charge(const std::string& tenant,
+                                                             std::shared_ptr<Buffer> buffer) {
+  AH_ASSIGN_OR_RETURN(TenantCharge charge, Reserve(tenant, buffer->size()));
+  return std::make_shared<ChargedBuffer>(std::move(buffer), std::move(charge));
 }
 
 void TenantLedger::Release(const std::string& tenant, int64_t nbytes) {
-  if (nbytes == 0) return;  // Empty arrays are never entered (see Charge).
+  if (nbytes == 0) return;  // Empty charges are never entered (see Reserve).
   absl::MutexLock lock(&mutex_);
   auto it = bytes_.find(tenant);
   it->second -= nbytes;

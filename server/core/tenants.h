@@ -32,6 +32,29 @@ struct TenantQuota {
 // INVALID_ARGUMENT unless `tenant` is 1-64 characters of [A-Za-z0-9._-]; `field` names it.
 absl::Status ValidateTenantName(std::string_view tenant, std::string_view field);
 
+class TenantLedger;
+
+// Bytes charged to a tenant for as long as this lives (host memory a request holds for a
+// while); move-only, released when it goes. Empty when default-constructed.
+class TenantCharge {
+ public:
+  TenantCharge() = default;
+  TenantCharge(TenantCharge&& other) noexcept;
+  TenantCharge& operator=(TenantCharge&& other) noexcept;
+  ~TenantCharge();
+
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  friend class TenantLedger;
+  TenantCharge(std::shared_ptr<TenantLedger> ledger, std::string tenant, int64_t bytes)
+      : ledger_(std::move(ledger)), tenant_(std::move(tenant)), bytes_(bytes) {}
+
+  std::shared_ptr<TenantLedger> ledger_;
+  std::string tenant_;
+  int64_t bytes_ = 0;
+};
+
 class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
  public:
   explicit TenantLedger(TenantQuota quota) : quota_(quota) {}
@@ -44,6 +67,9 @@ class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
   absl::StatusOr<std::shared_ptr<Buffer>> Charge(const std::string& tenant,
                                                  std::shared_ptr<Buffer> buffer);
 
+  // Charges `nbytes` that are no backend buffer (a host vector), failing as Charge does.
+  absl::StatusOr<TenantCharge> Reserve(const std::string& tenant, int64_t nbytes);
+
   // Fails like Charge would for `nbytes` more, without charging: lets a request be refused
   // before it allocates anything.
   absl::Status CheckRoom(const std::string& tenant, int64_t nbytes) const;
@@ -53,7 +79,7 @@ class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
   absl::flat_hash_map<std::string, int64_t> BytesByTenant() const;
 
  private:
-  friend class ChargedBuffer;
+  friend class TenantCharge;
   absl::Status RoomFor(const std::string& tenant, int64_t nbytes) const
       ABSL_SHARED_LOCKS_REQUIRED(mutex_);
   void Release(const std::string& tenant, int64_t nbytes);

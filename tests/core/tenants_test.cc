@@ -33,6 +33,20 @@ TEST_F(TenantLedgerTest, ChargesLiveAsLongAsTheBuffer) {
   EXPECT_EQ(backend_.Memory().bytes_in_use, 0);
 }
 
+// Host memory a request holds (no buffer) is charged the same way, for as long as the charge
+// lives, wherever it is moved to.
+TEST_F(TenantLedgerTest, ReservationsChargeUntilTheyGo) {
+  auto held = ledger_->Reserve("alice", 70);
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_EQ(ledger_->BytesInUse("alice"), 70);
+  EXPECT_EQ(ledger_->Reserve("alice", 31).status().code(), absl::StatusCode::kResourceExhausted);
+  TenantCharge moved = *std::move(held);
+  EXPECT_EQ(moved.bytes(), 70);
+  EXPECT_EQ(ledger_->BytesInUse("alice"), 70);
+  moved = TenantCharge();
+  EXPECT_EQ(ledger_->BytesInUse("alice"), 0);
+}
+
 // Backends find their own buffer behind the charge (the CUDA backend fences and exports it).
 TEST_F(TenantLedgerTest, TheChargedBufferLeadsToTheBackendsBuffer) {
   std::shared_ptr<Buffer> raw = Allocate(16);

@@ -117,6 +117,54 @@ TEST_F(QuotaTest, BatchIntermediatesCountWhileAlive) {
   EXPECT_EQ(listed.arrays_size(), 1);  // Only a: no batch left anything.
 }
 
+// Scratch and host memory a request uses while it runs are charged like its result: an
+// argsort of 100 int8 needs its input's copy (100 bytes), the sorted indices (800) and the
+// result (800), more than the 900 bytes of room left; afterwards the usage is back.
+TEST_F(QuotaTest, ScratchIsChargedWhileTheRequestRuns) {
+  const TenantClient alice = Connect("alice");
+  v1::ArrayInfo a;
+  ASSERT_TRUE(TryZeros(alice, 100, v1::DTYPE_INT8, &a).ok());
+  v1::ArrayOpRequest argsort;
+  argsort.set_op("argsort");
+  argsort.add_operands()->set_handle(a.handle());
+  v1::ArrayOpResponse response;
+  EXPECT_STATUS(alice.stub->ArrayOp(alice.Context().get(), argsort, &response), RESOURCE_EXHAUSTED,
+                "tenant 'alice' memory quota exceeded (--tenant-max-bytes 1000)");
+  EXPECT_EQ(alice.Info().tenant_bytes_in_use(), 100);
+}
+
+// repeat with a counts array: the result and the index the counts size (on the backend and on
+// the host) are refused before any is allocated. 100 repeats of one int8 make a 100-byte
+// result but an 800-byte index, held twice, while the array, the counts and their int64 copies
+// on the backend and the host hold 25 bytes; a count of 2^40 is refused at once.
+TEST_F(QuotaTest, RepeatCountsAreChargedBeforeTheyAllocate) {
+  const TenantClient alice = Connect("alice");
+  v1::ArrayInfo a;
+  ASSERT_TRUE(TryZeros(alice, 1, v1::DTYPE_INT8, &a).ok());
+  auto repeat = [&](int64_t count) {
+    v1::CreateRequest full;
+    full.set_dtype(v1::DTYPE_INT64);
+    full.add_shape(1);
+    full.mutable_full()->mutable_value()->set_int_value(count);
+    v1::ArrayInfo counts;
+    EXPECT_TRUE(alice.stub->Create(alice.Context().get(), full, &counts).ok());
+    v1::ArrayOpRequest request;
+    request.set_op("repeat");
+    request.add_operands()->set_handle(a.handle());
+    request.add_operands()->set_handle(counts.handle());
+    v1::ArrayOpResponse response;
+    const grpc::Status status = alice.stub->ArrayOp(alice.Context().get(), request, &response);
+    EXPECT_TRUE(alice.Free(counts.handle()).ok());
+    return status;
+  };
+  EXPECT_STATUS(repeat(100), RESOURCE_EXHAUSTED,
+                "tenant 'alice' memory quota exceeded (--tenant-max-bytes 1000): the request needs "
+                "1700 bytes and the tenant already uses 25 bytes");
+  EXPECT_STATUS(repeat(int64_t{1} << 40), RESOURCE_EXHAUSTED, "(--max-array-bytes)");
+  EXPECT_TRUE(repeat(20).ok());  // 20 + 2 * 160 bytes fit.
+  EXPECT_EQ(alice.Info().tenant_bytes_in_use(), 1 + 20);
+}
+
 // Every handle counts, however it was made: views, basic indexing, split parts and attached
 // names alike. A request that needs several handles gets all of them or none.
 TEST_F(QuotaTest, ViewsAndSplitPartsAreHandlesToo) {
