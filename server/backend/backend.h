@@ -149,7 +149,8 @@ class Backend {
   virtual absl::Status Scan(const ScanCall& call) = 0;
   // Number of elements of `input` that are not zero (NaN counts), as numpy.count_nonzero.
   virtual absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) = 0;
-  virtual absl::Status Nonzero(const NonzeroCall& call) = 0;
+  // Returns how many nonzero elements it found (see NonzeroCall).
+  virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
 };
 

@@ -27,8 +27,8 @@ struct IndexOperand {
 // output[o] = source[o + sum_k index_k[o] * stride_k] for every position o of output.shape:
 // `source` has output's shape and dtype and the data's offset and strides along the axes that
 // basic indexing kept (stride 0 along the axes the index arrays span); the index operands add
-// the offsets of the advanced axes. `output` is C-contiguous. Nothing is written when an index
-// is out of bounds.
+// the offsets of the advanced axes. `output` is C-contiguous. An index out of bounds fails the
+// call, and then what `output` holds is unspecified (core discards it).
 struct GatherCall {
   ArrayView source;
   std::vector<IndexOperand> indices;
@@ -71,6 +71,9 @@ struct ScanCall {
 // numpy.nonzero: the C-order positions of the elements of `input` that are not zero (not
 // false, not 0 + 0j; NaN counts as nonzero). coordinates[d] is a C-contiguous int64 array of
 // length count (from CountNonzero) that receives the index along axis d of each such element.
+// The input may have changed since it was counted (another call wrote it): the backend writes
+// the first `count` positions it finds and never more, and returns how many it found, which
+// the caller compares with `count`.
 struct NonzeroCall {
   ArrayView input;
   std::vector<ArrayView> coordinates;  // One per axis of input; input has rank >= 1.

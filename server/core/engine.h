@@ -224,6 +224,9 @@ class Engine {
   // Reduce when no axis is reduced (axis=() or a 0-d input).
   absl::Status ReduceNothing(const ReduceSpec& spec, const ArrayRecord& input,
                              const ArrayView& target);
+  // Backend::Nonzero into coordinates of `count` elements (CountNonzero's answer): ABORTED when
+  // the backend found another number, another call having written the input in between.
+  absl::Status FillNonzero(const NonzeroCall& call, int64_t count);
   // A copy with conversion from `source` to `target` (same shape, or one `source` broadcasts
   // to). The two may share memory: an overlapping source is first copied aside.
   absl::Status CopyInto(const ArrayView& source, const ArrayView& target);

@@ -301,8 +301,8 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(auto along, AlongAxis(*array));
     AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend_->CountNonzero(ViewOf(*condition)));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
-    AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(
-        NonzeroCall{.input = ViewOf(*condition), .coordinates = {positions}}));
+    AH_RETURN_IF_ERROR(engine_.FillNonzero(
+        NonzeroCall{.input = ViewOf(*condition), .coordinates = {positions}}, count));
     return TakeAlong(along.first, along.second, positions);
   }
 
@@ -324,7 +324,7 @@ class ArrayOpSteps {
       call.coordinates.push_back(ViewOf(axis));
       results.push_back(std::move(axis));
     }
-    AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(call));
+    AH_RETURN_IF_ERROR(engine_.FillNonzero(call, count));
     Records records;
     for (ArrayRecord& result : results) records.push_back(Register(std::move(result)));
     return records;
@@ -781,7 +781,7 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend_->CountNonzero(keep));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
     AH_RETURN_IF_ERROR(
-        engine_.backend_->Nonzero(NonzeroCall{.input = keep, .coordinates = {positions}}));
+        engine_.FillNonzero(NonzeroCall{.input = keep, .coordinates = {positions}}, count));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(array->dtype, {count}));
     ArrayView source = sorted;
     source.shape = {count};

@@ -217,7 +217,8 @@ class IndexSteps {
         AH_ASSIGN_OR_RETURN(ArrayView axis, NewScratch(DType::kInt64, advanced.shape));
         call.coordinates.push_back(axis);
       }
-      AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(call));
+      // A boolean array's coordinates have shape (nonzero_count,).
+      AH_RETURN_IF_ERROR(engine_.FillNonzero(call, advanced.shape.at(0)));
       coordinates->second = std::move(call.coordinates);
     }
     return coordinates->second[advanced.component];
@@ -237,6 +238,15 @@ class IndexSteps {
   std::map<size_t, std::vector<ArrayView>> nonzero_;  // Boolean arrays' coordinates.
   std::vector<std::shared_ptr<Buffer>> scratch_;
 };
+
+absl::Status Engine::FillNonzero(const NonzeroCall& call, int64_t count) {
+  AH_ASSIGN_OR_RETURN(const int64_t found, backend_->Nonzero(call));
+  if (found == count) return absl::OkStatus();
+  return absl::AbortedError(fmt::format(
+      "the array changed while its nonzero elements were listed ({} counted, then {} found): "
+      "another call wrote it meanwhile",
+      count, found));
+}
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& caller,
                                                       const GetItemSpec& spec) {

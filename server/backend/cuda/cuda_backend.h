@@ -64,7 +64,7 @@ class CudaBackend final : public Backend {
   absl::Status Sort(const SortCall& call) override;
   absl::Status Scan(const ScanCall& call) override;
   absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
-  absl::Status Nonzero(const NonzeroCall& call) override;
+  absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
 
  private:

@@ -139,24 +139,25 @@ absl::StatusOr<int64_t> HostBackend::CountNonzero(const ArrayView& input) {
   return count;
 }
 
-absl::Status HostBackend::Nonzero(const NonzeroCall& call) {
+absl::StatusOr<int64_t> HostBackend::Nonzero(const NonzeroCall& call) {
   const size_t rank = call.input.shape.size();
+  const int64_t limit = call.coordinates.empty() ? 0 : call.coordinates[0].shape.at(0);
   std::vector<int64_t> index(rank, 0);
   int64_t found = 0;
   ForEachTruth(call.input, [&](bool nonzero) {
-    if (nonzero) {
+    if (nonzero && found < limit) {
       for (size_t d = 0; d < rank; ++d) {
         std::memcpy(BytesOf(call.coordinates[d]) + found * sizeof(int64_t), &index[d],
                     sizeof(int64_t));
       }
-      ++found;
     }
+    found += nonzero;
     for (size_t d = rank; d-- > 0;) {  // The next C-order multi-index.
       if (++index[d] < call.input.shape[d]) break;
       index[d] = 0;
     }
   });
-  return absl::OkStatus();
+  return found;
 }
 
 absl::Status HostBackend::SearchSorted(const SearchSortedCall& call) {
