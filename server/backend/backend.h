@@ -85,9 +85,10 @@ class Backend {
   // the queue the thread has bound already gives an empty binding.
   virtual std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
                                              std::string_view label) = 0;
-  // The bound calls are about to read or write `buffer`: they wait for the work enqueued so far
-  // on the queue that owns it, and, once the binding ends, that queue's later work waits for
-  // them. Nothing to do when the buffer is the bound queue's own or no queue is bound.
+  // The bound calls are about to read or write `buffer`: from now on each of them is a critical
+  // section over the queue that owns it too, after the work that queue enqueued before the call
+  // and before the work it enqueues after (docs/execution.md). Nothing to do when the buffer is
+  // the bound queue's own or no queue is bound.
   virtual absl::Status Use(const std::shared_ptr<Buffer>& buffer) = 0;
 
   // Uninitialised memory of `nbytes` (may be 0). RESOURCE_EXHAUSTED when the device is full.

@@ -134,6 +134,11 @@ absl::Status CudaBackend::Activate() const {
   return absl::OkStatus();
 }
 
+absl::StatusOr<QueueSection> CudaBackend::Enter() const {
+  AH_RETURN_IF_ERROR(Activate());
+  return QueueSection::Enter();
+}
+
 absl::StatusOr<std::shared_ptr<WorkQueue>> CudaBackend::NewQueue(std::string_view memory_owner) {
   AH_RETURN_IF_ERROR(Activate());
   cudaMemPool_t pool = nullptr;  // The default pool.
@@ -175,11 +180,10 @@ std::unique_ptr<QueueBinding> CudaBackend::Bind(std::shared_ptr<WorkQueue> queue
 absl::Status CudaBackend::Use(const std::shared_ptr<Buffer>& buffer) {
   CudaQueueBinding* binding = CurrentBinding();
   if (binding == nullptr) return absl::OkStatus();
-  // Every buffer this backend hands out is a CudaQueuedBuffer, usually behind core's wrapper;
-  // the binding holds the wrapper (and so the memory) until the fence after its work.
+  // Every buffer this backend hands out is a CudaQueuedBuffer, usually behind core's wrapper.
   const auto* queued = dynamic_cast<const CudaQueuedBuffer*>(&buffer->backend_buffer());
-  if (queued == nullptr) return absl::OkStatus();
-  return binding->Borrow(std::shared_ptr<const CudaQueuedBuffer>(buffer, queued));
+  if (queued != nullptr) binding->Borrow(*queued);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> CudaBackend::FreeMemory() const {
@@ -249,7 +253,7 @@ absl::StatusOr<ExportedMemory> CudaBackend::ExportMemory(const Buffer& buffer,
         "CUDA IPC export is off on this server (--cuda-ipc=false, or the device cannot share "
         "memory pools by file descriptor; the daemon's log says which)");
   }
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   // Every buffer this backend hands out is a CudaBuffer, usually behind core's wrapper.
   const auto& cuda_buffer = dynamic_cast<const CudaBuffer&>(buffer.backend_buffer());
   AH_ASSIGN_OR_RETURN(std::string pool_id,
@@ -277,7 +281,7 @@ absl::StatusOr<int> CudaBackend::ExportPoolDescriptor(std::string_view pool_id) 
 
 absl::Status CudaBackend::FillPattern(Buffer& buffer, int64_t offset, int64_t count,
                                       int64_t stride_bytes, std::span<const std::byte> pattern) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
   AH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(static_cast<std::byte*>(buffer.data()) + offset, count,
                                             stride_bytes, pattern.data(),
@@ -286,7 +290,7 @@ absl::Status CudaBackend::FillPattern(Buffer& buffer, int64_t offset, int64_t co
 }
 
 absl::Status CudaBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const AffineFillArgs args{
       .dtype = fill.dtype,
       .count = fill.count,
@@ -305,7 +309,7 @@ absl::Status CudaBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
 
 absl::Status CudaBackend::CopyFromHost(Buffer& buffer, int64_t offset,
                                        std::span<const std::byte> source) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   if (source.empty()) return absl::OkStatus();
   AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
   // From pageable memory the copy is staged before this returns, so `source` may go at once.
@@ -323,7 +327,7 @@ absl::StatusOr<std::unique_ptr<StagingBuffer>> CudaBackend::AllocateStaging(int6
 
 absl::Status CudaBackend::CopyToHost(const Buffer& buffer, int64_t offset,
                                      std::span<std::byte> destination) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   if (destination.empty()) return absl::OkStatus();
   AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(destination.data(),

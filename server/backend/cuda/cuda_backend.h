@@ -8,6 +8,8 @@
 
 namespace arrayhub {
 
+class QueueSection;
+
 // Number of usable CUDA devices; 0 when there is no driver or no device (never fails).
 int CudaDeviceCount();
 
@@ -79,6 +81,9 @@ class CudaBackend final : public Backend {
 
   // Makes this backend's device current on the calling thread (RPCs arrive on any thread).
   absl::Status Activate() const;
+  // Activate(), then the call's critical section over its queues: the first line of every call
+  // that enqueues work or reads buffers (QueueSection, cuda_queue.h).
+  absl::StatusOr<QueueSection> Enter() const;
   // Free device memory now, as the driver reports it.
   absl::StatusOr<int64_t> FreeMemory() const;
 

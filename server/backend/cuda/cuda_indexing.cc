@@ -279,7 +279,7 @@ void BindNonzero(NonzeroPlan& plan, const DeviceTable& table) {
 }  // namespace
 
 absl::Status CudaBackend::Gather(const GatherCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const Shape& shape = call.output.shape;
   const int64_t count = CountOf(shape);
@@ -309,7 +309,7 @@ absl::Status CudaBackend::Gather(const GatherCall& call) {
 }
 
 absl::Status CudaBackend::Scatter(const ScatterCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const Shape& shape = call.target.shape;
   const int64_t count = CountOf(shape);
@@ -353,7 +353,7 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
 }
 
 absl::Status CudaBackend::Sort(const SortCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.input.shape);
   if (count == 0) return absl::OkStatus();
@@ -382,7 +382,7 @@ absl::Status CudaBackend::Sort(const SortCall& call) {
 }
 
 absl::Status CudaBackend::Scan(const ScanCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.data.shape);
   if (count == 0) return absl::OkStatus();
@@ -404,7 +404,7 @@ absl::Status CudaBackend::Scan(const ScanCall& call) {
 }
 
 absl::StatusOr<int64_t> CudaBackend::CountNonzero(const ArrayView& input) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   if (CountOf(input.shape) == 0) return 0;
 
@@ -419,7 +419,7 @@ absl::StatusOr<int64_t> CudaBackend::CountNonzero(const ArrayView& input) {
 }
 
 absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t limit = call.coordinates.empty() ? 0 : CountOf(call.coordinates[0].shape);
   if (limit == 0) return CountNonzero(call.input);  // Nothing to write; the count still says.
@@ -464,7 +464,7 @@ absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
 }
 
 absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.output.shape);
   if (count == 0) return absl::OkStatus();
