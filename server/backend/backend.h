@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
 #include "server/backend/compute.h"
+#include "server/backend/device_health.h"
 #include "server/backend/host_region.h"
 #include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
@@ -75,6 +76,8 @@ class Backend {
   // Device name recorded in ArrayInfo ("cpu", "cuda:0").
   virtual std::string DeviceName() const = 0;
   virtual MemoryStats Memory() const = 0;
+  // Where the backend reports that its device is lost for good, and the server hears of it.
+  DeviceHealth& device_health() { return device_health_; }
 
   // Ordering (see work_queue.h). A new queue for a session of tenant `memory_owner`: memory
   // allocated while it is bound is that tenant's (on a backend that keeps tenants' memory
@@ -153,6 +156,9 @@ class Backend {
   // Returns how many nonzero elements it found (see NonzeroCall).
   virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+
+ private:
+  DeviceHealth device_health_;
 };
 
 }  // namespace arrayhub

@@ -12,6 +12,7 @@
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cuda_staging.h"
+#include "server/backend/cuda/device_loss.h"
 #include "server/backend/cuda/exportable_pools.h"
 #include "server/backend/cuda/fill_kernels.cuh"
 #include "server/core/status_macros.h"
@@ -127,7 +128,12 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
 
 CudaBackend::CudaBackend(std::shared_ptr<State> state, std::string description,
                          int64_t total_memory)
-    : state_(std::move(state)), description_(std::move(description)), total_memory_(total_memory) {}
+    : state_(std::move(state)),
+      description_(std::move(description)),
+      total_memory_(total_memory),
+      loss_watch_(std::make_unique<DeviceLossWatch>(state_->device, device_health())) {}
+
+CudaBackend::~CudaBackend() = default;
 
 absl::Status CudaBackend::Activate() const {
   AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(state_->device));

@@ -8,6 +8,7 @@
 
 namespace arrayhub {
 
+class DeviceLossWatch;
 class QueueSection;
 
 // Number of usable CUDA devices; 0 when there is no driver or no device (never fails).
@@ -22,6 +23,8 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
 
 class CudaBackend final : public Backend {
  public:
+  ~CudaBackend() override;
+
   std::string_view name() const override { return "cuda"; }
   std::vector<DeviceDescription> Devices() const override;
   std::string DeviceName() const override;
@@ -90,6 +93,7 @@ class CudaBackend final : public Backend {
   std::shared_ptr<State> state_;
   std::string description_;
   int64_t total_memory_;
+  std::unique_ptr<DeviceLossWatch> loss_watch_;  // Reports to device_health().
 };
 
 }  // namespace arrayhub

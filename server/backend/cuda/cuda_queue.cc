@@ -95,7 +95,7 @@ absl::Status CudaQueue::Synchronize() {
 }
 
 CudaQueueBinding::CudaQueueBinding(std::shared_ptr<CudaQueue> queue, std::string_view label)
-    : queue_(std::move(queue)), previous_(current_binding) {
+    : queue_(std::move(queue)), label_(label), previous_(current_binding) {
   queue_->NoteCall(label);
   current_binding = this;
 }

@@ -86,6 +86,8 @@ class CudaQueueBinding final : public QueueBinding {
   ~CudaQueueBinding() override;
 
   const std::shared_ptr<CudaQueue>& queue() const { return queue_; }
+  // What the bound calls serve, for reports.
+  const std::string& label() const { return label_; }
 
   // The bound work is about to use `buffer`: from now on, each call of the binding is a
   // critical section over the buffer's home queue too (see QueueSection).
@@ -95,6 +97,7 @@ class CudaQueueBinding final : public QueueBinding {
 
  private:
   std::shared_ptr<CudaQueue> queue_;
+  std::string label_;
   CudaQueueBinding* previous_;
   std::vector<std::shared_ptr<CudaQueue>> homes_;
 };
