@@ -7,6 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -19,6 +21,14 @@
 #include "server/transport/server.h"
 
 namespace {
+
+// Exit status after the device was lost (EX_SOFTWARE in sysexits.h): apart from 0, 2 for a
+// configuration error, 100-127 for a command-line error (CLI11) and 128 + signal.
+constexpr int kExitDeviceLost = 70;
+// How long calls in flight may still run after the device was lost (each fails at its next
+// CUDA call), and how long the whole stop may take before the process exits regardless.
+constexpr std::chrono::seconds kDeviceLossDrain{1};
+constexpr std::chrono::seconds kDeviceLossDeadline{10};
 
 struct Config {
   std::string listen = "127.0.0.1:50051";
@@ -43,7 +53,9 @@ void DefineOptions(CLI::App& app, Config& config) {
   app.footer(
       "Each option can also be set by its environment variable (Env) or, under its long name, "
       "in the\n--config file. A flag wins over the environment, which wins over the file.\n"
-      "SIGTERM or SIGINT drains (see --drain-seconds); a second signal exits at once.");
+      "SIGTERM or SIGINT drains (see --drain-seconds); a second signal exits at once.\n"
+      "Exit status: 0 after a drain, 2 for a configuration error, 70 when the GPU was lost (a\n"
+      "CUDA error that leaves it unusable: restart the daemon), 128 + N after a second signal N.");
   // The envname is shown by --help and read by WithEnvironment, which passes the value on as a
   // flag (so CLI11 itself never has to).
   auto add = [&app](const std::string& name, auto& value, const std::string& help) {
@@ -136,6 +148,29 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
+// Exits with kExitDeviceLost at once: no destructor touches the dead device.
+[[noreturn]] void ExitForDeviceLoss() {
+  spdlog::shutdown();  // Flushes the log.
+  std::fflush(nullptr);
+  std::_Exit(kExitDeviceLost);
+}
+
+// The device is lost (the backend logged how, with the request that found it, and health
+// answers NOT_SERVING): every array is gone with it and every call fails. Calls in flight get
+// kDeviceLossDrain, then the process exits with kExitDeviceLost for its supervisor to restart
+// it, without freeing anything on the dead device, and within kDeviceLossDeadline even if a
+// call is stuck in the driver.
+[[noreturn]] void ExitAfterDeviceLoss(arrayhub::ArrayHubServer& server) {
+  std::thread([] {
+    std::this_thread::sleep_for(kDeviceLossDeadline);
+    spdlog::critical("the stop after the device loss is stuck: exiting {}", kExitDeviceLost);
+    ExitForDeviceLoss();
+  }).detach();
+  spdlog::critical("the device is lost: stopping (exit status {})", kExitDeviceLost);
+  server.Shutdown(kDeviceLossDrain);
+  ExitForDeviceLoss();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,6 +241,7 @@ int main(int argc, char** argv) {
       .tls = config.tls,
       .insecure = config.insecure,
       .ipc_socket = config.ipc_socket,
+      .on_device_lost = arrayhub::RequestStopForDeviceLoss,
   };
   if (tokens != nullptr && config.tls.cert.empty() && !arrayhub::IsLoopbackAddress(config.listen)) {
     spdlog::warn("bearer tokens will cross the network in clear text: add --tls-cert/--tls-key");
@@ -225,6 +261,7 @@ int main(int argc, char** argv) {
   }
 
   const int signal_number = arrayhub::WaitForShutdownSignal();
+  if (signal_number == arrayhub::kDeviceLost) ExitAfterDeviceLoss(**server);
   spdlog::info("received signal {}: draining for up to {} s (send it again to exit at once)",
                signal_number, config.drain_seconds);
   (*server)->Shutdown(std::chrono::seconds(config.drain_seconds));

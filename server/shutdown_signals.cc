@@ -41,6 +41,12 @@ absl::Status InstallShutdownSignals() {
   return absl::OkStatus();
 }
 
+void RequestStopForDeviceLoss() {
+  const unsigned char byte = kDeviceLost;
+  // A failed write leaves the pipe as it was: a signal still stops the daemon.
+  [[maybe_unused]] const ssize_t written = write(signal_pipe[1], &byte, 1);
+}
+
 int WaitForShutdownSignal() {
   unsigned char byte = 0;
   ssize_t got = 0;

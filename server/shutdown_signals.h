@@ -1,5 +1,5 @@
 // SIGTERM and SIGINT: the first asks for a graceful drain, a second exits at once (status
-// 128 + signal).
+// 128 + signal). The daemon can also ask itself to stop, when its device is lost.
 //
 // Handlers, not sigwait with a blocked mask: a mask set in main is not inherited by threads
 // that libraries start before main runs (OpenBLAS starts its pool while it is loaded), and a
@@ -14,7 +14,15 @@ namespace arrayhub {
 // Installs the handlers; call once, before serving.
 absl::Status InstallShutdownSignals();
 
-// Blocks until the first SIGTERM or SIGINT; returns its number.
+// What WaitForShutdownSignal returns after RequestStopForDeviceLoss (no signal is 0).
+inline constexpr int kDeviceLost = 0;
+
+// Blocks until the first SIGTERM or SIGINT, and returns its number, or until
+// RequestStopForDeviceLoss, and returns kDeviceLost.
 int WaitForShutdownSignal();
+
+// Wakes WaitForShutdownSignal with kDeviceLost. From any thread (not from a signal handler);
+// after InstallShutdownSignals.
+void RequestStopForDeviceLoss();
 
 }  // namespace arrayhub

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
 #include "server/backend/compute.h"
+#include "server/backend/device_health.h"
 #include "server/backend/host_region.h"
 #include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
@@ -75,6 +76,8 @@ class Backend {
   // Device name recorded in ArrayInfo ("cpu", "cuda:0").
   virtual std::string DeviceName() const = 0;
   virtual MemoryStats Memory() const = 0;
+  // Where the backend reports that its device is lost for good, and the server hears of it.
+  DeviceHealth& device_health() { return device_health_; }
 
   // Ordering (see work_queue.h). A new queue for a session of tenant `memory_owner`: memory
   // allocated while it is bound is that tenant's (on a backend that keeps tenants' memory
@@ -85,9 +88,10 @@ class Backend {
   // the queue the thread has bound already gives an empty binding.
   virtual std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
                                              std::string_view label) = 0;
-  // The bound calls are about to read or write `buffer`: they wait for the work enqueued so far
-  // on the queue that owns it, and, once the binding ends, that queue's later work waits for
-  // them. Nothing to do when the buffer is the bound queue's own or no queue is bound.
+  // The bound calls are about to read or write `buffer`: from now on each of them is a critical
+  // section over the queue that owns it too, after the work that queue enqueued before the call
+  // and before the work it enqueues after (docs/execution.md). Nothing to do when the buffer is
+  // the bound queue's own or no queue is bound.
   virtual absl::Status Use(const std::shared_ptr<Buffer>& buffer) = 0;
 
   // Uninitialised memory of `nbytes` (may be 0). RESOURCE_EXHAUSTED when the device is full.
@@ -153,6 +157,9 @@ class Backend {
   // answers how many it found: another call may have written the input since CountNonzero.
   virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+
+ private:
+  DeviceHealth device_health_;
 };
 
 }  // namespace arrayhub

@@ -73,6 +73,9 @@ struct ScanCall {
 // numpy.nonzero: the C-order positions of the elements of `input` that are not zero (not
 // false, not 0 + 0j; NaN counts as nonzero). coordinates[d] is a C-contiguous int64 array of
 // length count (from CountNonzero) that receives the index along axis d of each such element.
+// The input may have changed since it was counted (another call wrote it): the backend writes
+// the first `count` positions it finds and never more, and returns how many it found, which
+// the caller compares with `count`.
 struct NonzeroCall {
   ArrayView input;
   std::vector<ArrayView> coordinates;  // One per axis of input; input has rank >= 1.

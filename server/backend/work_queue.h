@@ -13,8 +13,8 @@ class WorkQueue {
 };
 
 // While alive, the backend calls of the thread that bound it enqueue on one queue (see
-// Backend::Bind). Ending it orders, after the calls made meanwhile, the later work of the
-// queues owning buffers it borrowed (Backend::Use): their writes and their frees.
+// Backend::Bind), each ordered between the earlier and the later work of the queues owning the
+// buffers it borrowed (Backend::Use): their writes and their frees.
 // A backend that runs every call at once (the CPU backend) hands out plain QueueBindings.
 class QueueBinding {
  public:

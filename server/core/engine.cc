@@ -138,7 +138,9 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RegisterAll(
 }
 
 std::unique_ptr<QueueBinding> Engine::Bind(const Caller& caller, std::string_view label) {
-  return backend_->Bind(caller.queue, label);
+  // The tenant too: a device error the work causes is logged with the label (the session's own
+  // reports name only its own tenant).
+  return backend_->Bind(caller.queue, fmt::format("{} (tenant '{}')", label, caller.tenant));
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const CreateSpec& spec) {

@@ -52,12 +52,23 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
   // Health answers for the whole server ("") and, by name, for the ArrayHub service.
   server->server_->GetHealthCheckService()->SetServingStatus(v1::ArrayHub::service_full_name(),
                                                              true);
+  // A lost device fails every later call of every tenant: health says so at once (probes and
+  // load balancers look there), and the daemon stops.
+  server->engine_->backend().device_health().SetListener(
+      [s = server.get(), stop = std::move(options.on_device_lost)](std::string_view) {
+        s->server_->GetHealthCheckService()->SetServingStatus(false);
+        if (stop) stop();
+      });
   server->reaper_ =
       std::thread([s = server.get(), interval = options.reap_interval] { s->ReapLoop(interval); });
   return server;
 }
 
-ArrayHubServer::~ArrayHubServer() { Shutdown(); }
+ArrayHubServer::~ArrayHubServer() {
+  Shutdown();
+  // Freeing the arrays may find the device lost: nobody is listening any more.
+  if (engine_ != nullptr) engine_->backend().device_health().SetListener(nullptr);
+}
 
 std::string ArrayHubServer::address() const {
   const std::string host = host_.empty() || host_ == "0.0.0.0" ? "127.0.0.1" : host_;

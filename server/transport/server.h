@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,6 +41,9 @@ struct ServerOptions {
   bool insecure = false;
   // Where the CUDA IPC socket listens (IpcSocket::Start): "" picks an abstract name.
   std::string ipc_socket{};
+  // Called once, on the thread that found it, when the backend's device is lost for good
+  // (device_health.h), after health turned NOT_SERVING: arrayhubd stops then. Must not block.
+  std::function<void()> on_device_lost{};
 };
 
 class ArrayHubServer {

@@ -1,7 +1,8 @@
 // The CUDA backend's queues: work of one queue runs in order without waiting, a queue that uses
-// another queue's buffer waits for that queue's work, and the owner's later free waits for the
-// borrower. The chains are long enough (tens of milliseconds of device work, enqueued in
-// microseconds) that a missing wait shows as wrong values. Runs only where there is a GPU.
+// another queue's buffer waits for that queue's work, the owner's later free waits for the
+// borrower, and calls of two queues on one buffer never overlap. The chains are long enough (tens
+// of milliseconds of device work, enqueued in microseconds) that a missing wait shows as wrong
+// values. Runs only where there is a GPU.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -168,6 +169,42 @@ TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
   std::vector<float> want(values.size());
   for (size_t i = 0; i < values.size(); ++i) want[i] = values[i] * kChain;
   EXPECT_EQ(FirstMismatch(*got, want, 0), -1);
+}
+
+// Two sessions each running add(x, 1, out=x) on x of the first one's queue, from two threads,
+// one operation (binding) per add as core makes them: every update lands. The owner's adds
+// enqueued while a borrower's add was between its start and end used to overlap it (the owner
+// waited for the borrower only when the borrower's binding ended) and lose updates.
+TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
+  constexpr int64_t count = int64_t{8} << 20;
+  constexpr int kAdds = 300;
+  const std::vector<float> start = RandomFloats(count, 5);
+  std::shared_ptr<Buffer> x;
+  {
+    const auto bound = cuda_->Bind(queue_a_, "upload");
+    absl::StatusOr<std::shared_ptr<Buffer>> uploaded = Upload(*cuda_, start);
+    ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+    x = *uploaded;
+  }
+  std::vector<absl::Status> failures(2);
+  std::vector<std::thread> threads;
+  for (const int t : {0, 1}) {
+    threads.emplace_back([&, t] {
+      const std::shared_ptr<WorkQueue>& queue = t == 0 ? queue_a_ : queue_b_;
+      for (int i = 0; i < kAdds && failures[t].ok(); ++i) {
+        const auto bound = cuda_->Bind(queue, "add");
+        failures[t].Update(cuda_->Use(x));
+        failures[t].Update(Add(*cuda_, Operand(*x, count), Scalar(1), *x, count));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures, std::vector<absl::Status>(2));
+  const auto bound = cuda_->Bind(queue_b_, "check");
+  ASSERT_TRUE(cuda_->Use(x).ok());
+  absl::StatusOr<std::vector<float>> got = Download(*cuda_, *x);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(FirstMismatch(*got, start, 2 * kAdds), -1);
 }
 
 // Linear-algebra workers (cuBLAS handles and their workspaces) move between queues: products

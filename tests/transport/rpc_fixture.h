@@ -1,12 +1,16 @@
 // A fixture for transport tests: an in-process server, a raw stub, and an open session.
 #pragma once
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "tests/support/test_server.h"
@@ -115,6 +119,37 @@ class RpcTest : public ::testing::Test {
     grpc::Status status = writer->Finish();
     if (info != nullptr) *info = response.array();
     return status;
+  }
+
+  // grpc.health.v1.Health/Check about the whole server, called through a generic stub (Debian
+  // ships no C++ code for the health proto): the response's bytes, e.g. 08 01 for
+  // HealthCheckResponse{status: SERVING} and 08 02 for NOT_SERVING.
+  std::string HealthCheck() {
+    grpc::GenericStub generic(channel_);
+    grpc::ClientContext context;
+    grpc::Slice empty_message("");
+    grpc::ByteBuffer request(&empty_message, 1), response;
+    grpc::Status status;
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool done = false;
+    generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+                      &response, [&](grpc::Status s) {
+                        std::lock_guard lock(mutex);
+                        status = std::move(s);
+                        done = true;
+                        done_cv.notify_one();
+                      });
+    std::unique_lock lock(mutex);
+    done_cv.wait(lock, [&] { return done; });
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    std::vector<grpc::Slice> slices;
+    EXPECT_TRUE(response.Dump(&slices).ok());
+    std::string bytes;
+    for (const auto& slice : slices) {
+      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    return bytes;
   }
 
   // Server memory and handle counts are back where the test started.

@@ -12,6 +12,7 @@
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cuda_staging.h"
+#include "server/backend/cuda/device_loss.h"
 #include "server/backend/cuda/exportable_pools.h"
 #include "server/backend/cuda/fill_kernels.cuh"
 #include "server/core/status_macros.h"
@@ -127,11 +128,21 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
 
 CudaBackend::CudaBackend(std::shared_ptr<State> state, std::string description,
                          int64_t total_memory)
-    : state_(std::move(state)), description_(std::move(description)), total_memory_(total_memory) {}
+    : state_(std::move(state)),
+      description_(std::move(description)),
+      total_memory_(total_memory),
+      loss_watch_(std::make_unique<DeviceLossWatch>(state_->device, device_health())) {}
+
+CudaBackend::~CudaBackend() = default;
 
 absl::Status CudaBackend::Activate() const {
   AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(state_->device));
   return absl::OkStatus();
+}
+
+absl::StatusOr<QueueSection> CudaBackend::Enter() const {
+  AH_RETURN_IF_ERROR(Activate());
+  return QueueSection::Enter();
 }
 
 absl::StatusOr<std::shared_ptr<WorkQueue>> CudaBackend::NewQueue(std::string_view memory_owner) {
@@ -175,11 +186,10 @@ std::unique_ptr<QueueBinding> CudaBackend::Bind(std::shared_ptr<WorkQueue> queue
 absl::Status CudaBackend::Use(const std::shared_ptr<Buffer>& buffer) {
   CudaQueueBinding* binding = CurrentBinding();
   if (binding == nullptr) return absl::OkStatus();
-  // Every buffer this backend hands out is a CudaQueuedBuffer, usually behind core's wrapper;
-  // the binding holds the wrapper (and so the memory) until the fence after its work.
+  // Every buffer this backend hands out is a CudaQueuedBuffer, usually behind core's wrapper.
   const auto* queued = dynamic_cast<const CudaQueuedBuffer*>(&buffer->backend_buffer());
-  if (queued == nullptr) return absl::OkStatus();
-  return binding->Borrow(std::shared_ptr<const CudaQueuedBuffer>(buffer, queued));
+  if (queued != nullptr) binding->Borrow(*queued);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> CudaBackend::FreeMemory() const {
@@ -249,7 +259,7 @@ absl::StatusOr<ExportedMemory> CudaBackend::ExportMemory(const Buffer& buffer,
         "CUDA IPC export is off on this server (--cuda-ipc=false, or the device cannot share "
         "memory pools by file descriptor; the daemon's log says which)");
   }
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   // Every buffer this backend hands out is a CudaBuffer, usually behind core's wrapper.
   const auto& cuda_buffer = dynamic_cast<const CudaBuffer&>(buffer.backend_buffer());
   AH_ASSIGN_OR_RETURN(std::string pool_id,
@@ -277,7 +287,7 @@ absl::StatusOr<int> CudaBackend::ExportPoolDescriptor(std::string_view pool_id) 
 
 absl::Status CudaBackend::FillPattern(Buffer& buffer, int64_t offset, int64_t count,
                                       int64_t stride_bytes, std::span<const std::byte> pattern) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
   AH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(static_cast<std::byte*>(buffer.data()) + offset, count,
                                             stride_bytes, pattern.data(),
@@ -286,7 +296,7 @@ absl::Status CudaBackend::FillPattern(Buffer& buffer, int64_t offset, int64_t co
 }
 
 absl::Status CudaBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const AffineFillArgs args{
       .dtype = fill.dtype,
       .count = fill.count,
@@ -305,7 +315,7 @@ absl::Status CudaBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
 
 absl::Status CudaBackend::CopyFromHost(Buffer& buffer, int64_t offset,
                                        std::span<const std::byte> source) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   if (source.empty()) return absl::OkStatus();
   AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
   // From pageable memory the copy is staged before this returns, so `source` may go at once.
@@ -323,7 +333,7 @@ absl::StatusOr<std::unique_ptr<StagingBuffer>> CudaBackend::AllocateStaging(int6
 
 absl::Status CudaBackend::CopyToHost(const Buffer& buffer, int64_t offset,
                                      std::span<std::byte> destination) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   if (destination.empty()) return absl::OkStatus();
   AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(destination.data(),

@@ -8,6 +8,9 @@
 
 namespace arrayhub {
 
+class DeviceLossWatch;
+class QueueSection;
+
 // Number of usable CUDA devices; 0 when there is no driver or no device (never fails).
 int CudaDeviceCount();
 
@@ -20,6 +23,8 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
 
 class CudaBackend final : public Backend {
  public:
+  ~CudaBackend() override;
+
   std::string_view name() const override { return "cuda"; }
   std::vector<DeviceDescription> Devices() const override;
   std::string DeviceName() const override;
@@ -79,12 +84,16 @@ class CudaBackend final : public Backend {
 
   // Makes this backend's device current on the calling thread (RPCs arrive on any thread).
   absl::Status Activate() const;
+  // Activate(), then the call's critical section over its queues: the first line of every call
+  // that enqueues work or reads buffers (QueueSection, cuda_queue.h).
+  absl::StatusOr<QueueSection> Enter() const;
   // Free device memory now, as the driver reports it.
   absl::StatusOr<int64_t> FreeMemory() const;
 
   std::shared_ptr<State> state_;
   std::string description_;
   int64_t total_memory_;
+  std::unique_ptr<DeviceLossWatch> loss_watch_;  // Reports to device_health().
 };
 
 }  // namespace arrayhub

@@ -8,10 +8,12 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "server/backend/cuda/device_loss.h"
 
 namespace arrayhub {
 
-// OK for cudaSuccess; RESOURCE_EXHAUSTED for out-of-memory, INTERNAL for anything else.
+// OK for cudaSuccess; RESOURCE_EXHAUSTED for out-of-memory, INTERNAL for anything else. An
+// error that loses the device (IsDeviceLost) is reported (ReportDeviceLost) on its way.
 inline absl::Status CudaStatus(cudaError_t error, std::string_view what) {
   if (error == cudaSuccess) return absl::OkStatus();
   // A failed call also leaves its error as the thread's "last error"; consume it so that the
@@ -20,6 +22,11 @@ inline absl::Status CudaStatus(cudaError_t error, std::string_view what) {
   const std::string message =
       fmt::format("{}: {}: {}", what, cudaGetErrorName(error), cudaGetErrorString(error));
   if (error == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);
+  if (IsDeviceLost(error)) {
+    ReportDeviceLost(message);
+    return absl::InternalError(
+        message + " (the GPU is unusable until the server restarts; its arrays are lost)");
+  }
   return absl::InternalError(message);
 }
 

@@ -3,19 +3,20 @@
 // A fused chain is one kernel whose intermediate values never reach memory.
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/elementwise_launch.h"
 #include "server/core/status_macros.h"
 
 namespace arrayhub {
 
 absl::Status CudaBackend::Elementwise(const ElementwiseCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return EnqueueElementwise(call, context);
 }
 
 absl::Status CudaBackend::FusedElementwise(const FusedElementwiseCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return EnqueueFusedElementwise(call, context);
 }

@@ -5,7 +5,8 @@
 // the object's size to report the truncation as an error.
 //
 // Copies run on the calling thread's queue (cuda_queue.h), after the work enqueued there
-// before them, and wait for it: the client reuses its region as soon as the call returns.
+// before them, each as a critical section over the queues it touches (QueueSection), and wait
+// for it: the client reuses its region as soon as the call returns.
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -54,6 +55,7 @@ class CudaHostRegion final : public HostRegion {
     if (size == 0) return absl::OkStatus();
     AH_RETURN_IF_ERROR(file_.CheckCovers(region_offset + size));
     AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+    AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter());
     AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
     AH_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(destination, source, static_cast<size_t>(size), kind, stream));

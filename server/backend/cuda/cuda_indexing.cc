@@ -5,6 +5,9 @@
 // waits only where a result must come back to the host: the bounds checks of gathers and
 // scatters, nonzero's count, the float sorts' NaN census.
 //
+// Index arrays and nonzero's input may change while the kernels run (see index_kernels.cuh):
+// nothing here trusts a value read from them beyond the kernel that read it.
+//
 // The small tables the kernels read (walks, index operands, the error word) go to the device in
 // one copy per call, in a scratch buffer: any rank fits, where kernel parameters would have to
 // bound it.
@@ -162,60 +165,26 @@ absl::StatusOr<std::unique_ptr<ScratchBuffer>> AllocateRadix(int64_t count, size
 
 // ---- Index operands: checks and errors ----
 
-// A gather's or scatter's index operands as the kernels see them: their records and one check
-// walk each in the call's table, and the error word the checks leave (kNoIndexError while
-// every index is in bounds).
+// A gather's or scatter's index operands as the kernels see them: their records in the call's
+// table, and the error word the kernels leave (kNoIndexError while every index is in bounds).
 struct IndexPlan {
   size_t error_word = 0;
   size_t operands = 0;  // The IndexOperandArgs records.
   std::vector<IndexOperandArgs> records;
-  std::vector<Walk> walks;
-  std::vector<size_t> walk_words;
 };
 
-// Adds the error word, the operand records and the check walks to `table`. An operand's check
-// walks only the dimensions along which its indices change (each index element is checked
-// once), together with the C-order position strides of `shape`, so that the check reports each
-// element at the first position that reads it.
-absl::StatusOr<IndexPlan> PlanIndices(const Shape& shape, const std::vector<IndexOperand>& indices,
+absl::StatusOr<IndexPlan> PlanIndices(const std::vector<IndexOperand>& indices,
                                       DeviceTable& table) {
   IndexPlan plan;
   plan.error_word = table.Add(static_cast<int64_t>(kNoIndexError));
-  const Strides positions = ContiguousStrides(shape);
   for (const IndexOperand& operand : indices) {
     AH_ASSIGN_OR_RETURN(const char* base, Base(operand.indices));
     plan.records.push_back({.indices = reinterpret_cast<const int64_t*>(base),
                             .extent = operand.extent,
                             .stride = operand.stride});
-    Shape varying;
-    Strides index_strides;
-    Strides position_strides;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (operand.indices.strides[d] == 0) continue;
-      varying.push_back(shape[d]);
-      index_strides.push_back(operand.indices.strides[d]);
-      position_strides.push_back(positions[d]);
-    }
-    plan.walks.push_back(Coalesce(varying, {&index_strides, &position_strides}));
-    plan.walk_words.push_back(table.AddWalk(plan.walks.back()));
   }
   plan.operands = table.AddRecords(plan.records);
   return plan;
-}
-
-absl::Status EnqueueChecks(const IndexPlan& plan, const DeviceTable& table, cudaStream_t stream) {
-  for (size_t k = 0; k < plan.records.size(); ++k) {
-    const IndexCheckArgs args{.indices = plan.records[k].indices,
-                              .walk = table.At(plan.walk_words[k]),
-                              .rank = static_cast<int>(plan.walks[k].extents.size()),
-                              .count = CountOf(plan.walks[k].extents),
-                              .extent = plan.records[k].extent,
-                              .operand = static_cast<int>(k),
-                              .operand_count = static_cast<int>(plan.records.size()),
-                              .first_error = table.At<unsigned long long>(plan.error_word)};
-    AH_CUDA_RETURN_IF_ERROR(LaunchCheckIndices(args, stream));
-  }
-  return absl::OkStatus();
 }
 
 // After the call's work: OK when every index was in bounds, else NumPy's IndexError message for
@@ -232,6 +201,8 @@ absl::Status IndexStatus(const IndexPlan& plan, const DeviceTable& table, const 
     offset += position % shape[d] * indices[k].indices.strides[d];
     position /= shape[d];
   }
+  // Read again for the message: only a client rewriting its indices during the call would see
+  // a value here other than the one the kernel refused.
   int64_t index = 0;
   AH_RETURN_IF_ERROR(Read(plan.records[k].indices + offset, &index, sizeof index, stream));
   return absl::InvalidArgumentError(
@@ -308,21 +279,20 @@ void BindNonzero(NonzeroPlan& plan, const DeviceTable& table) {
 }  // namespace
 
 absl::Status CudaBackend::Gather(const GatherCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const Shape& shape = call.output.shape;
   const int64_t count = CountOf(shape);
   if (count == 0) return absl::OkStatus();
 
   DeviceTable table;
-  AH_ASSIGN_OR_RETURN(const IndexPlan plan, PlanIndices(shape, call.indices, table));
+  AH_ASSIGN_OR_RETURN(const IndexPlan plan, PlanIndices(call.indices, table));
   std::vector<const Strides*> arrays = {&call.source.strides};
   for (const IndexOperand& operand : call.indices) arrays.push_back(&operand.indices.strides);
   const Walk walk = Coalesce(shape, arrays);
   const size_t walk_word = table.AddWalk(walk);
   AH_RETURN_IF_ERROR(table.Upload(context.stream));
 
-  AH_RETURN_IF_ERROR(EnqueueChecks(plan, table, context.stream));
   AH_ASSIGN_OR_RETURN(const char* source, Base(call.source));
   AH_ASSIGN_OR_RETURN(char* output, Base(call.output));
   const GatherArgs args{.itemsize = ItemSize(call.source.dtype),
@@ -339,14 +309,14 @@ absl::Status CudaBackend::Gather(const GatherCall& call) {
 }
 
 absl::Status CudaBackend::Scatter(const ScatterCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const Shape& shape = call.target.shape;
   const int64_t count = CountOf(shape);
   if (count == 0) return absl::OkStatus();
 
   DeviceTable table;
-  AH_ASSIGN_OR_RETURN(const IndexPlan plan, PlanIndices(shape, call.indices, table));
+  AH_ASSIGN_OR_RETURN(const IndexPlan plan, PlanIndices(call.indices, table));
   std::vector<const Strides*> arrays = {&call.target.strides, &call.values.strides};
   for (const IndexOperand& operand : call.indices) arrays.push_back(&operand.indices.strides);
   const Walk walk = Coalesce(shape, arrays);
@@ -360,7 +330,6 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
     const int64_t span = (operand.extent - 1) * operand.stride;
     (span < 0 ? low : high) += span;
   }
-  AH_RETURN_IF_ERROR(EnqueueChecks(plan, table, context.stream));
   AH_ASSIGN_OR_RETURN(char* target, Base(call.target));
   AH_ASSIGN_OR_RETURN(const char* values, Base(call.values));
   ScatterArgs args{.itemsize = ItemSize(call.target.dtype),
@@ -384,7 +353,7 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
 }
 
 absl::Status CudaBackend::Sort(const SortCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.input.shape);
   if (count == 0) return absl::OkStatus();
@@ -413,7 +382,7 @@ absl::Status CudaBackend::Sort(const SortCall& call) {
 }
 
 absl::Status CudaBackend::Scan(const ScanCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.data.shape);
   if (count == 0) return absl::OkStatus();
@@ -435,7 +404,7 @@ absl::Status CudaBackend::Scan(const ScanCall& call) {
 }
 
 absl::StatusOr<int64_t> CudaBackend::CountNonzero(const ArrayView& input) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   if (CountOf(input.shape) == 0) return 0;
 
@@ -450,11 +419,11 @@ absl::StatusOr<int64_t> CudaBackend::CountNonzero(const ArrayView& input) {
 }
 
 absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
-  if (CountOf(call.input.shape) == 0) return 0;
   const int64_t limit = call.coordinates.empty() ? 0 : CountOf(call.coordinates[0].shape);
-  if (limit == 0) return CountNonzero(call.input);
+  if (limit == 0) return CountNonzero(call.input);  // Nothing to write; the count still says.
+  if (CountOf(call.input.shape) == 0) return 0;
 
   DeviceTable table;
   AH_ASSIGN_OR_RETURN(NonzeroPlan plan, PlanNonzero(call.input, table, context.stream));
@@ -468,30 +437,34 @@ absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
   AH_RETURN_IF_ERROR(table.Upload(context.stream));
   BindNonzero(plan, table);
 
+  // One scratch buffer: the chunk offsets, the nonzero flags and CUB's scan storage.
   const int64_t chunks = NonzeroChunks(plan.args.count);
   AH_CUDA_RETURN_IF_ERROR(NonzeroScanTempBytes(chunks, &plan.args.scan_temp_bytes));
   const int64_t offsets_bytes = AlignUp(chunks * static_cast<int64_t>(sizeof(int64_t)));
+  const int64_t flags_bytes =
+      AlignUp(NonzeroFlagWords(plan.args.count) * static_cast<int64_t>(sizeof(uint32_t)));
   AH_ASSIGN_OR_RETURN(
       const std::unique_ptr<ScratchBuffer> scratch,
-      AllocateScratch(offsets_bytes + static_cast<int64_t>(plan.args.scan_temp_bytes),
+      AllocateScratch(offsets_bytes + flags_bytes + static_cast<int64_t>(plan.args.scan_temp_bytes),
                       context.stream));
-  plan.args.chunk_offsets = static_cast<int64_t*>(scratch->data());
-  plan.args.scan_temp = static_cast<char*>(scratch->data()) + offsets_bytes;
+  char* const base = static_cast<char*>(scratch->data());
+  plan.args.chunk_offsets = reinterpret_cast<int64_t*>(base);
+  plan.args.flags = reinterpret_cast<uint32_t*>(base + offsets_bytes);
+  plan.args.scan_temp = base + offsets_bytes + flags_bytes;
   plan.args.shape = table.At(shape_word);
   plan.args.coordinate_rank = static_cast<int>(call.input.shape.size());
   plan.args.coordinates = table.At<int64_t* const>(coordinates_word);
   plan.args.limit = limit;
   AH_CUDA_RETURN_IF_ERROR(LaunchCountNonzero(plan.args, context.stream));
   AH_CUDA_RETURN_IF_ERROR(LaunchNonzero(plan.args, context.stream));
-  // The count of this pass, which wrote at most `limit` positions: core compares it with the
-  // count it allocated for (another call may have written the input in between).
+  // The total of the counting pass, whose flags the positions came from.
   unsigned long long total = 0;
   AH_RETURN_IF_ERROR(Read(plan.args.total, &total, sizeof total, context.stream));
   return static_cast<int64_t>(total);
 }
 
 absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.output.shape);
   if (count == 0) return absl::OkStatus();

@@ -11,6 +11,7 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/linalg_context.h"
 #include "server/backend/cuda/linalg_kernels.cuh"
 #include "server/backend/cuda/linalg_status.h"
@@ -122,7 +123,7 @@ absl::Status LuSolve(const MatrixStack& lu, const int* pivots, const MatrixStack
 }  // namespace
 
 absl::Status CudaBackend::Qr(const QrCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const int64_t count = StackOf(call.a).count;
   const int64_t m = call.a.shape.end()[-2];
   const int64_t n = call.a.shape.back();
@@ -181,7 +182,7 @@ absl::Status CudaBackend::Qr(const QrCall& call) {
 }
 
 absl::Status CudaBackend::Cholesky(const CholeskyCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const MatrixStack out = StackOf(call.out);
   const int n = static_cast<int>(out.rows);
   if (out.count == 0 || n == 0) return absl::OkStatus();
@@ -226,7 +227,7 @@ absl::Status CudaBackend::Cholesky(const CholeskyCall& call) {
 }
 
 absl::Status CudaBackend::Eigh(const EighCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0 || n == 0) return absl::OkStatus();
@@ -273,7 +274,7 @@ absl::Status CudaBackend::Eigh(const EighCall& call) {
 }
 
 absl::Status CudaBackend::Solve(const SolveCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const MatrixStack x = StackOf(call.x);
   const int64_t n = x.rows;
   if (x.count == 0 || n == 0 || x.cols == 0) return absl::OkStatus();
@@ -302,7 +303,7 @@ absl::Status CudaBackend::Solve(const SolveCall& call) {
 }
 
 absl::Status CudaBackend::Slogdet(const SlogdetCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0) return absl::OkStatus();

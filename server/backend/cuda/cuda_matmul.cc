@@ -14,6 +14,7 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/linalg_context.h"
 #include "server/backend/cuda/linalg_kernels.cuh"
 #include "server/backend/cuda/linalg_status.h"
@@ -148,7 +149,7 @@ absl::Status Gemm(const MatmulCall& call, LinalgCall& linalg) {
 }  // namespace
 
 absl::Status CudaBackend::Matmul(const MatmulCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const MatrixStack out = StackOf(call.out);
   if (out.count == 0 || out.rows == 0 || out.cols == 0) return absl::OkStatus();
   AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "absl/strings/str_join.h"
 #include "server/backend/cuda/cuda_check.h"
@@ -18,23 +19,20 @@ namespace {
 constexpr size_t kRememberedCalls = 8;
 
 thread_local CudaQueueBinding* current_binding = nullptr;
+// How many QueueSections the thread is inside: only the outermost locks and fences.
+thread_local int section_depth = 0;
 
 void LogIfError(const absl::Status& status) {
   if (!status.ok()) spdlog::error("cuda queue: {}", status.ToString());
 }
 
-// Makes `waiter` wait for the work enqueued on `signaller` so far (GPU-side; the host goes on).
-absl::Status WaitFor(cudaStream_t waiter, cudaStream_t signaller) {
-  cudaEvent_t event = nullptr;
-  AH_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  // An event destroyed while a wait on it is pending is released once it completes.
-  const absl::Status status = [&]() -> absl::Status {
-    AH_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, signaller));
-    AH_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(waiter, event, 0));
-    return absl::OkStatus();
-  }();
-  AH_CUDA_RETURN_IF_ERROR(cudaEventDestroy(event));
-  return status;
+// Makes `waiter`'s stream wait for the work enqueued on `signaller`'s so far (on the device; the
+// host goes on). Both queues' section mutexes are held: `signaller`'s mark is theirs.
+absl::Status WaitFor(const CudaQueue& waiter, cudaEvent_t signaller_mark,
+                     cudaStream_t signaller_stream) {
+  AH_CUDA_RETURN_IF_ERROR(cudaEventRecord(signaller_mark, signaller_stream));
+  AH_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(waiter.stream(), signaller_mark, 0));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -42,7 +40,13 @@ absl::Status WaitFor(cudaStream_t waiter, cudaStream_t signaller) {
 absl::StatusOr<std::shared_ptr<CudaQueue>> CudaQueue::Create(int device, cudaMemPool_t pool) {
   cudaStream_t stream = nullptr;
   AH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  return std::shared_ptr<CudaQueue>(new CudaQueue(device, stream, pool));
+  cudaEvent_t mark = nullptr;
+  if (const cudaError_t error = cudaEventCreateWithFlags(&mark, cudaEventDisableTiming);
+      error != cudaSuccess) {
+    LogIfError(CudaStatus(cudaStreamDestroy(stream), "cudaStreamDestroy"));
+    return CudaStatus(error, "cudaEventCreateWithFlags");
+  }
+  return std::shared_ptr<CudaQueue>(new CudaQueue(device, stream, mark, pool));
 }
 
 absl::StatusOr<std::shared_ptr<CudaQueue>> CudaQueue::DeviceDefault(int device) {
@@ -62,6 +66,9 @@ absl::StatusOr<std::shared_ptr<CudaQueue>> CudaQueue::DeviceDefault(int device) 
 
 CudaQueue::~CudaQueue() {
   LogIfError(CudaStatus(cudaSetDevice(device_), "cudaSetDevice"));
+  // A stream or event destroyed while work or waits on it are pending is released once they
+  // complete.
+  LogIfError(CudaStatus(cudaEventDestroy(mark_), "cudaEventDestroy"));
   LogIfError(CudaStatus(cudaStreamDestroy(stream_), "cudaStreamDestroy"));
 }
 
@@ -88,31 +95,60 @@ absl::Status CudaQueue::Synchronize() {
 }
 
 CudaQueueBinding::CudaQueueBinding(std::shared_ptr<CudaQueue> queue, std::string_view label)
-    : queue_(std::move(queue)), previous_(current_binding) {
+    : queue_(std::move(queue)), label_(label), previous_(current_binding) {
   queue_->NoteCall(label);
   current_binding = this;
 }
 
-CudaQueueBinding::~CudaQueueBinding() {
-  current_binding = previous_;
-  // The homes of borrowed buffers wait for what this binding enqueued (deduplicated: several
-  // buffers of one queue need one wait).
-  std::vector<const CudaQueue*> fenced;
-  for (const std::shared_ptr<const CudaQueuedBuffer>& buffer : borrowed_) {
-    const CudaQueue* home = buffer->home().get();
-    if (std::find(fenced.begin(), fenced.end(), home) != fenced.end()) continue;
-    fenced.push_back(home);
-    LogIfError(WaitFor(home->stream(), queue_->stream()));
-  }
+// Each call fenced its borrowed homes after its work (QueueSection): nothing is left to order
+// when the binding ends.
+CudaQueueBinding::~CudaQueueBinding() { current_binding = previous_; }
+
+void CudaQueueBinding::Borrow(const CudaQueuedBuffer& buffer) {
+  const std::shared_ptr<CudaQueue>& home = buffer.home();
+  if (home == queue_ || std::find(homes_.begin(), homes_.end(), home) != homes_.end()) return;
+  homes_.push_back(home);
 }
 
-absl::Status CudaQueueBinding::Borrow(std::shared_ptr<const CudaQueuedBuffer> buffer) {
-  if (buffer->home() == queue_) return absl::OkStatus();
-  // Waited for each time, not once per home: the home may have enqueued more since (a new
-  // buffer in memory its earlier work still reads, say).
-  AH_RETURN_IF_ERROR(WaitFor(queue_->stream(), buffer->home()->stream()));
-  borrowed_.push_back(std::move(buffer));
-  return absl::OkStatus();
+absl::StatusOr<QueueSection> QueueSection::Enter() {
+  QueueSection section;
+  section.counted_ = true;
+  if (section_depth++ > 0) return section;
+  // From here on, a failure returns a section whose destructor undoes what was done.
+  AH_ASSIGN_OR_RETURN(section.queue_, CurrentQueue());
+  if (current_binding != nullptr) section.homes_ = current_binding->homes();
+  section.locked_.push_back(section.queue_.get());
+  for (const std::shared_ptr<CudaQueue>& home : section.homes_) {
+    section.locked_.push_back(home.get());
+  }
+  // A binding's homes never include its own queue, and the default queue is bound by no one:
+  // the addresses are distinct.
+  std::sort(section.locked_.begin(), section.locked_.end());
+  for (CudaQueue* queue : section.locked_) queue->section_mutex_.Lock();
+  // Waited for at every call, not once per home: the home may have enqueued more since (new
+  // writes to the buffer, or a new buffer in memory its earlier work still reads).
+  for (const std::shared_ptr<CudaQueue>& home : section.homes_) {
+    AH_RETURN_IF_ERROR(WaitFor(*section.queue_, home->mark_, home->stream()));
+  }
+  return section;
+}
+
+QueueSection::QueueSection(QueueSection&& other) noexcept
+    : counted_(std::exchange(other.counted_, false)),
+      queue_(std::move(other.queue_)),
+      homes_(std::move(other.homes_)),
+      locked_(std::move(other.locked_)) {
+  other.locked_.clear();
+}
+
+QueueSection::~QueueSection() {
+  if (!counted_) return;  // Moved from.
+  --section_depth;
+  if (locked_.empty()) return;  // Nested, or failed before locking.
+  for (const std::shared_ptr<CudaQueue>& home : homes_) {
+    LogIfError(WaitFor(*home, queue_->mark_, queue_->stream()));
+  }
+  for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->section_mutex_.Unlock();
 }
 
 CudaQueueBinding* CurrentBinding() { return current_binding; }

@@ -1,11 +1,13 @@
 // The CUDA backend's work queues: a stream per session, the calling thread's binding to one,
-// and the events that order a queue after another where they share a buffer.
+// and the critical sections that order a call after, and before, the other queues whose buffers
+// it uses.
 //
 // Every CUDA call of the backend goes to CurrentStream(): the stream of the queue the thread
 // bound, or the device's default queue when it bound none (the backend's own tests). A buffer
 // belongs to the queue it was allocated on (its "home"): it is freed on that stream, so the
-// memory returns to the pool only after the work queued before the free. Work of another queue
-// that uses the buffer is fenced both ways (see CudaQueueBinding::Borrow).
+// memory returns to the pool only after the work queued before the free. A call that uses
+// buffers of other queues (CudaQueueBinding::Borrow) is fenced against them both ways, as one
+// critical section (QueueSection), so that no work of theirs runs between its start and end.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -45,11 +47,17 @@ class CudaQueue final : public WorkQueue {
   absl::Status Synchronize();
 
  private:
-  CudaQueue(int device, cudaStream_t stream, cudaMemPool_t pool)
-      : device_(device), stream_(stream), pool_(pool) {}
+  friend class QueueSection;
+
+  CudaQueue(int device, cudaStream_t stream, cudaEvent_t mark, cudaMemPool_t pool)
+      : device_(device), stream_(stream), mark_(mark), pool_(pool) {}
 
   const int device_;
   const cudaStream_t stream_;
+  // Held by the QueueSection of a call that enqueues on the queue or fences with it; `mark_`
+  // is recorded on the stream (and waited for by another) only while it is held.
+  absl::Mutex section_mutex_;
+  const cudaEvent_t mark_;
   const cudaMemPool_t pool_;
   absl::Mutex mutex_;
   std::vector<std::string> pending_calls_ ABSL_GUARDED_BY(mutex_);  // The latest few.
@@ -78,17 +86,49 @@ class CudaQueueBinding final : public QueueBinding {
   ~CudaQueueBinding() override;
 
   const std::shared_ptr<CudaQueue>& queue() const { return queue_; }
+  // What the bound calls serve, for reports.
+  const std::string& label() const { return label_; }
 
-  // The bound work is about to use `buffer` of another queue: the bound stream waits for the
-  // work enqueued so far on the buffer's home, and at the end of the binding the home waits
-  // for the bound work, so that its later writes and the buffer's free come after. The
-  // binding holds the buffer until then.
-  absl::Status Borrow(std::shared_ptr<const CudaQueuedBuffer> buffer);
+  // The bound work is about to use `buffer`: from now on, each call of the binding is a
+  // critical section over the buffer's home queue too (see QueueSection).
+  void Borrow(const CudaQueuedBuffer& buffer);
+  // The homes of the buffers borrowed so far, other than the bound queue, once each.
+  const std::vector<std::shared_ptr<CudaQueue>>& homes() const { return homes_; }
 
  private:
   std::shared_ptr<CudaQueue> queue_;
+  std::string label_;
   CudaQueueBinding* previous_;
-  std::vector<std::shared_ptr<const CudaQueuedBuffer>> borrowed_;
+  std::vector<std::shared_ptr<CudaQueue>> homes_;
+};
+
+// A backend call's critical section over the queues it touches: the queue its work goes to
+// (CurrentQueue()) and the homes of every buffer the thread's binding has borrowed so far.
+// Entering takes their section mutexes all at once, in the order of their addresses (so two
+// calls never wait for each other in a cycle), and makes the call's stream wait for the work
+// each home has enqueued so far; leaving makes each home wait for the call's stream, and lets
+// go. So nothing another queue enqueues can run between the start and the end of a call that
+// reads or writes that queue's buffers, and a home's later work (its writes, its frees) runs
+// after the call's. The host waits for nothing but the mutexes; events do the ordering on the
+// device.
+//
+// The first line of every backend entry point that enqueues work or reads buffers. A call the
+// backend makes from inside another on the same thread (the thread's section depth above 0)
+// enters nothing: the outer section already covers its queues.
+class QueueSection {
+ public:
+  static absl::StatusOr<QueueSection> Enter();
+  QueueSection(QueueSection&& other) noexcept;
+  QueueSection& operator=(QueueSection&&) = delete;
+  ~QueueSection();
+
+ private:
+  QueueSection() = default;
+
+  bool counted_ = false;                           // Holds one level of the thread's depth.
+  std::shared_ptr<CudaQueue> queue_;               // The outermost section's: the call's queue...
+  std::vector<std::shared_ptr<CudaQueue>> homes_;  // ...the homes it fences with...
+  std::vector<CudaQueue*> locked_;                 // ...and all of them, in locking order.
 };
 
 // The innermost binding of the calling thread, or null.

@@ -20,6 +20,7 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/jacobi_svd.cuh"
 #include "server/backend/cuda/linalg_context.h"
 #include "server/backend/cuda/linalg_kernels.cuh"
@@ -341,7 +342,7 @@ absl::Status SvdJob::WriteVectors(int64_t b, const void* u, const void* v, bool 
 }  // namespace
 
 absl::Status CudaBackend::Svd(const SvdCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
   SvdJob job(call, linalg);
   AH_RETURN_IF_ERROR(job.Run());

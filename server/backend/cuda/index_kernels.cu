@@ -21,6 +21,7 @@ constexpr int64_t kMaxBlocks = 8192;
 // that the chunks' counts (and so each nonzero element's rank) need no atomics.
 constexpr int kChunkTiles = 16;
 constexpr int64_t kChunk = int64_t{kThreads} * kChunkTiles;
+static_assert(kThreads % 32 == 0, "a tile's warps cover whole words of nonzero flags");
 
 int BlocksFor(int64_t count) {
   return static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, kMaxBlocks));
@@ -70,63 +71,65 @@ cudaError_t WithItem(int64_t itemsize, F&& f) {
   }
 }
 
-// ---- Index checks ----
+// ---- Index operands ----
 
-__global__ void CheckIndicesKernel(IndexCheckArgs a) {
-  for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
-    const int64_t index = a.indices[WalkOffset(a.walk, a.walk + a.rank, a.rank, p)];
-    if (index < -a.extent || index >= a.extent) {
-      const auto position =
-          static_cast<unsigned long long>(WalkOffset(a.walk, a.walk + 2 * a.rank, a.rank, p));
-      atomicMin(a.first_error, position * a.operand_count + a.operand);
-    }
-  }
-}
-
-// The element offset, relative to the data, that the index operands add at position p; the
-// operands' index strides are arrays first_array, first_array + 1, ... of the walk.
-__device__ int64_t IndexedOffset(const int64_t* walk, int rank, int first_array,
-                                 const IndexOperandArgs* operands, int operand_count, int64_t p) {
-  int64_t offset = 0;
+// The element offset, relative to the data, that the index operands add at position p, each
+// index read once and checked against its extent; the operands' index strides are arrays
+// first_array, first_array + 1, ... of the walk. An index out of bounds records the error of
+// (p, k) and makes this false (`offset` is then meaningless).
+__device__ bool IndexedOffset(const int64_t* walk, int rank, int first_array,
+                              const IndexOperandArgs* operands, int operand_count, int64_t p,
+                              unsigned long long* first_error, int64_t& offset) {
+  offset = 0;
   for (int k = 0; k < operand_count; ++k) {
     const IndexOperandArgs op = operands[k];
     int64_t index = op.indices[WalkOffset(walk, walk + (first_array + 1 + k) * rank, rank, p)];
+    if (index < -op.extent || index >= op.extent) {
+      atomicMin(first_error, static_cast<unsigned long long>(p) * operand_count + k);
+      return false;
+    }
     if (index < 0) index += op.extent;
     offset += index * op.stride;
   }
-  return offset;
+  return true;
 }
 
 // ---- Gather ----
 
 template <class Item>
 __global__ void GatherKernel(GatherArgs a) {
-  if (*a.first_error != kNoIndexError) return;
   const auto* source = static_cast<const Item*>(a.source);
   auto* output = static_cast<Item*>(a.output);
   for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
-    const int64_t offset = WalkOffset(a.walk, a.walk + a.rank, a.rank, p) +
-                           IndexedOffset(a.walk, a.rank, 1, a.operands, a.operand_count, p);
-    output[p] = source[offset];
+    int64_t indexed = 0;
+    if (!IndexedOffset(a.walk, a.rank, 1, a.operands, a.operand_count, p, a.first_error, indexed)) {
+      continue;
+    }
+    output[p] = source[WalkOffset(a.walk, a.walk + a.rank, a.rank, p) + indexed];
   }
 }
 
 // ---- Scatter ----
 
-// keys[p] = destination(p) - min_offset, positions[p] = p.
+// keys[p] = destination(p) - min_offset, positions[p] = p; the only pass that reads the
+// indices. A position whose index is out of bounds gets key 0 (in range: the write pass, which
+// then writes nothing, still sorts it).
 template <class Key>
 __global__ void DestinationsKernel(ScatterArgs a, Key* keys, int64_t* positions) {
-  if (*a.first_error != kNoIndexError) return;
   for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
-    const int64_t offset = WalkOffset(a.walk, a.walk + a.rank, a.rank, p) +
-                           IndexedOffset(a.walk, a.rank, 2, a.operands, a.operand_count, p);
-    keys[p] = static_cast<Key>(offset - a.min_offset);
+    int64_t indexed = 0;
+    const bool in_bounds =
+        IndexedOffset(a.walk, a.rank, 2, a.operands, a.operand_count, p, a.first_error, indexed);
+    const int64_t offset = WalkOffset(a.walk, a.walk + a.rank, a.rank, p) + indexed;
+    keys[p] = in_bounds ? static_cast<Key>(offset - a.min_offset) : Key{0};
     positions[p] = p;
   }
 }
 
 // Over the positions sorted stably by destination: the last of each run of equal destinations
-// (the greatest position, as sequential assignment leaves it) writes.
+// (the greatest position, as sequential assignment leaves it) writes, at the key's destination
+// (in the target: the first pass made it from checked indices), nothing if any index was out
+// of bounds.
 template <class Item, class Key>
 __global__ void ScatterWriteKernel(ScatterArgs a, const Key* keys, const int64_t* positions) {
   if (*a.first_error != kNoIndexError) return;
@@ -159,6 +162,7 @@ cudaError_t ScatterWith(ScatterArgs& a, cudaStream_t stream) {
 
 // ---- Nonzero ----
 
+// Whether the element at position p is nonzero: the input's one read (counting pass).
 template <class Item>
 __device__ bool IsNonzero(const NonzeroArgs& a, int64_t p) {
   const Item x = static_cast<const Item*>(a.input)[WalkOffset(a.walk, a.walk + a.rank, a.rank, p)];
@@ -177,7 +181,13 @@ __global__ void __launch_bounds__(kThreads) CountNonzeroKernel(NonzeroArgs a) {
   int count = 0;
   for (int t = 0; t < kChunkTiles; ++t) {
     const int64_t p = start + int64_t{t} * kThreads;
-    if (p < a.count && IsNonzero<Item>(a, p)) ++count;
+    const bool nonzero = p < a.count && IsNonzero<Item>(a, p);
+    count += nonzero ? 1 : 0;
+    if (a.flags != nullptr) {
+      // A warp's 32 positions are consecutive and start at a multiple of 32: one word.
+      const unsigned word = __ballot_sync(0xffffffffu, nonzero);
+      if (threadIdx.x % 32 == 0) a.flags[p / 32] = word;
+    }
   }
   const int total = Reduce(temp).Sum(count);
   if (threadIdx.x == 0) {
@@ -187,8 +197,7 @@ __global__ void __launch_bounds__(kThreads) CountNonzeroKernel(NonzeroArgs a) {
 }
 
 // Each chunk's nonzero elements take the ranks from its offset on, in C order: a block scan
-// per tile, carried over the tiles.
-template <class Item>
+// per tile, carried over the tiles. Reads the counting pass's flags, not the input.
 __global__ void __launch_bounds__(kThreads) NonzeroKernel(NonzeroArgs a) {
   if (a.chunk_counts[blockIdx.x] == 0) return;
   using Scan = cub::BlockScan<int, kThreads>;
@@ -197,7 +206,7 @@ __global__ void __launch_bounds__(kThreads) NonzeroKernel(NonzeroArgs a) {
   const int64_t start = static_cast<int64_t>(blockIdx.x) * kChunk + threadIdx.x;
   for (int t = 0; t < kChunkTiles; ++t) {
     const int64_t p = start + int64_t{t} * kThreads;
-    const int flag = p < a.count && IsNonzero<Item>(a, p) ? 1 : 0;
+    const int flag = p < a.count ? static_cast<int>((a.flags[p / 32] >> (p % 32)) & 1u) : 0;
     int rank = 0;
     int tile_total = 0;
     Scan(temp).ExclusiveSum(flag, rank, tile_total);
@@ -243,12 +252,6 @@ __global__ void SearchSortedKernel(SearchSortedArgs a) {
 
 }  // namespace
 
-cudaError_t LaunchCheckIndices(const IndexCheckArgs& args, cudaStream_t stream) {
-  if (args.count == 0) return cudaSuccess;
-  CheckIndicesKernel<<<BlocksFor(args.count), kThreads, 0, stream>>>(args);
-  return cudaGetLastError();
-}
-
 cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream) {
   if (args.count == 0) return cudaSuccess;
   return WithItem(args.itemsize, [&](auto item) {
@@ -268,6 +271,9 @@ cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream) {
 }
 
 int64_t NonzeroChunks(int64_t count) { return (count + kChunk - 1) / kChunk; }
+
+// Every warp of every chunk writes its word, so the flags cover whole chunks.
+int64_t NonzeroFlagWords(int64_t count) { return NonzeroChunks(count) * (kChunk / 32); }
 
 cudaError_t NonzeroScanTempBytes(int64_t chunks, size_t* bytes) {
   int64_t* none = nullptr;
@@ -292,10 +298,8 @@ cudaError_t LaunchNonzero(const NonzeroArgs& args, cudaStream_t stream) {
       error != cudaSuccess) {
     return error;
   }
-  return WithItem(args.itemsize, [&](auto item) {
-    NonzeroKernel<decltype(item)><<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(args);
-    return cudaGetLastError();
-  });
+  NonzeroKernel<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(args);
+  return cudaGetLastError();
 }
 
 cudaError_t LaunchSearchSorted(const SearchSortedArgs& args, cudaStream_t stream) {

@@ -1,7 +1,12 @@
-// Host-callable launchers of the indexing kernels: index bound checks, gathers, scatters (last
-// write in C order wins), nonzero counts and positions, searchsorted. Each enqueues its work on
+// Host-callable launchers of the indexing kernels: gathers, scatters (last write in C order
+// wins), nonzero counts and positions, searchsorted. Each enqueues its work on
 // `stream` and returns the first launch error, without waiting. Shared by nvcc and the host
 // compiler, so it keeps to the CUDA runtime API and plain types.
+//
+// Indices and nonzero flags are read from device memory that a client may rewrite while the
+// kernels run (another session's work, or a process mapping the array through CUDA IPC), so
+// each kernel reads such a value once, checks it where it uses it, and never reads or writes
+// outside the arrays it was given whatever the value is.
 //
 // Strided views reach the kernels as walks: a walk of `rank` dimensions is a device table of
 // int64 with the rank extents first, then, for each array walked, its rank strides (elements).
@@ -18,26 +23,11 @@
 
 namespace arrayhub {
 
-// The value of `first_error` while no index is out of bounds.
+// The value of an error word (`first_error`) while no index is out of bounds. An index outside
+// [-extent, extent) at position p (C order over the call's shape) of operand k makes the kernel
+// that reads it record p * operand_count + k there by atomicMin, so that the first position in
+// C order (and the first operand at it) is reported whatever order the threads run in.
 inline constexpr unsigned long long kNoIndexError = ~0ull;
-
-// Records the first out-of-bounds index of one operand in `first_error` (device memory,
-// kNoIndexError before the first check): the least position * operand_count + operand over the
-// call's positions, by atomicMin, so that the first position in C order (and the first operand
-// at it) is reported whatever order the threads run in. The walk covers only the dimensions
-// along which the operand's indices change: array 0 is the indices, array 1 the C-order
-// position strides of the call's shape.
-struct IndexCheckArgs {
-  const int64_t* indices = nullptr;
-  const int64_t* walk = nullptr;
-  int rank = 0;
-  int64_t count = 0;  // Positions of the walk.
-  int64_t extent = 0;
-  int operand = 0;
-  int operand_count = 1;
-  unsigned long long* first_error = nullptr;
-};
-cudaError_t LaunchCheckIndices(const IndexCheckArgs& args, cudaStream_t stream);
 
 // An IndexOperand with a device pointer, as the gather and scatter kernels read it (from a
 // device array of operand_count of them).
@@ -48,8 +38,9 @@ struct IndexOperandArgs {
 };
 
 // output[p] = source[source_offset(p) + sum_k index_k(p) * stride_k] for the `count` positions
-// of the walk (arrays: source, then each operand's indices); `output` is C-contiguous. Nothing
-// is written when *first_error says an index is out of bounds.
+// of the walk (arrays: source, then each operand's indices); `output` is C-contiguous. A
+// position with an index out of bounds reads nothing and writes nothing, and records the error
+// in *first_error (then what the output holds is unspecified; the call fails).
 struct GatherArgs {
   int64_t itemsize = 1;
   const void* source = nullptr;
@@ -59,16 +50,18 @@ struct GatherArgs {
   int rank = 0;
   const IndexOperandArgs* operands = nullptr;
   int operand_count = 0;
-  const unsigned long long* first_error = nullptr;
+  unsigned long long* first_error = nullptr;
 };
 cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream);
 
 // target[destination(p)] = values[values_offset(p)], the greatest p winning where destinations
 // repeat, over the `count` positions of the walk (arrays: target, values, then each operand's
 // indices). Destinations, relative to `target`, lie in [min_offset, min_offset + 2^key_bits).
-// The positions are sorted by destination (a stable radix sort in `buffers`, `count` elements)
-// and only the last position of each destination writes. Nothing is written when *first_error
-// says an index is out of bounds.
+// A first pass reads and checks every index once and turns it into a destination key
+// (recording an out-of-bounds one in *first_error); the positions are sorted by key (a stable
+// radix sort in `buffers`, `count` elements), and the last position of each key writes, using
+// only the keys and positions of the first pass. Nothing is written when the first pass found an
+// index out of bounds.
 struct ScatterArgs {
   int64_t itemsize = 1;
   void* target = nullptr;
@@ -80,15 +73,17 @@ struct ScatterArgs {
   int operand_count = 0;
   int64_t min_offset = 0;
   int key_bits = 0;
-  const unsigned long long* first_error = nullptr;
+  unsigned long long* first_error = nullptr;
   RadixBuffers buffers;
 };
 cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream);
 
 // Nonzero tests and positions over the `count` positions of a one-array walk of `input`, in
-// chunks of NonzeroChunk() positions per block. An element is zero when its bytes, masked with
+// chunks of NonzeroChunks() positions per block. An element is zero when its bytes, masked with
 // (mask_lo, mask_hi) (little-endian, the low 8 bytes and the next 8), are all zero: the masks
-// clear the sign bits of float parts, so that -0.0 is zero and NaN is not.
+// clear the sign bits of float parts, so that -0.0 is zero and NaN is not. The input is read
+// once, by the counting pass; the positions pass works from the flags it left, so that counts,
+// offsets and positions agree whatever happens to the input meanwhile.
 struct NonzeroArgs {
   int64_t itemsize = 1;
   uint64_t mask_lo = ~0ull;
@@ -97,13 +92,16 @@ struct NonzeroArgs {
   int64_t count = 0;
   const int64_t* walk = nullptr;
   int rank = 0;
-  // Counting: the nonzero elements of each chunk, and their total (added to, device memory).
+  // Counting: the nonzero elements of each chunk, and their total (added to, device memory);
+  // with `flags` (NonzeroFlagWords(count) words; null when only counting), bit i % 32 of
+  // flags[i / 32] says whether position i is nonzero.
   int64_t* chunk_counts = nullptr;
   unsigned long long* total = nullptr;
+  uint32_t* flags = nullptr;
   // Positions: the exclusive prefix sums of chunk_counts (computed by LaunchNonzero into
   // chunk_offsets), and the coordinates: coordinates[d] (a device array of `coordinate_rank`
   // pointers) receives the index along dimension d of `shape` (device, coordinate_rank
-  // extents) of each of the first `limit` nonzero elements.
+  // extents) of each of the first `limit` nonzero elements, and nothing past `limit`.
   int64_t* chunk_offsets = nullptr;
   void* scan_temp = nullptr;
   size_t scan_temp_bytes = 0;
@@ -113,11 +111,12 @@ struct NonzeroArgs {
   int64_t limit = 0;
 };
 int64_t NonzeroChunks(int64_t count);
+int64_t NonzeroFlagWords(int64_t count);
 // CUB temporary storage for the prefix sums of `chunks` chunk counts.
 cudaError_t NonzeroScanTempBytes(int64_t chunks, size_t* bytes);
-// Writes chunk_counts and adds the total.
+// Writes chunk_counts (and the flags, where asked) and adds the total.
 cudaError_t LaunchCountNonzero(const NonzeroArgs& args, cudaStream_t stream);
-// Expects chunk_counts from LaunchCountNonzero; writes the coordinates.
+// Expects chunk_counts and flags from LaunchCountNonzero; writes the coordinates.
 cudaError_t LaunchNonzero(const NonzeroArgs& args, cudaStream_t stream);
 
 // numpy.searchsorted in numpy.sort's order: output[p] (C-contiguous) = the first i in

@@ -96,7 +96,7 @@ absl::Status Integers(curandGenerator_t generator, const RandomCall& call, void*
 }  // namespace
 
 absl::Status CudaBackend::FillRandom(const RandomCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   int64_t n = 1;
   for (int64_t extent : call.output.shape) n *= extent;

@@ -8,6 +8,7 @@
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cuda_reduce.cuh"
 #include "server/backend/cuda/elementwise_launch.h"
 #include "server/backend/cuda/reduce_plan.h"
@@ -170,7 +171,7 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
 }  // namespace
 
 absl::Status CudaBackend::Reduce(const ReduceCall& call) {
-  AH_RETURN_IF_ERROR(Activate());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return EnqueueReduce(call, context);
 }

@@ -1,0 +1,212 @@
+// Index arrays and nonzero inputs rewritten while gathers, scatters and nonzero read them: a
+// writer thread flips them on a queue of its own, with no fence against the reader (as a client
+// process writing the array through CUDA IPC would), while the reader keeps calling. Every call
+// must answer OK or INVALID_ARGUMENT, never touch memory outside its arrays (the device would
+// fault, poisoning the context, and compute-sanitizer's memcheck reports any out-of-bounds
+// access), and write only what a consistent reading of its input allows. Runs only with a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "server/backend/cuda/cuda_backend.h"
+#include "server/core/status_macros.h"
+#include "tests/backend/cuda_fixture.h"
+
+namespace arrayhub {
+namespace {
+
+constexpr int64_t kIndices = int64_t{1} << 20;  // Positions of each gather and scatter.
+constexpr int64_t kExtent = int64_t{1} << 16;   // The indexed axis.
+constexpr int64_t kOutside = int64_t{1} << 40;  // An index far outside it.
+constexpr int64_t kNonzeroInput = int64_t{1} << 22;
+constexpr int kCalls = 200;  // Reader calls per test.
+
+template <class T>
+std::array<std::byte, sizeof(T)> PatternOf(T value) {
+  std::array<std::byte, sizeof(T)> bytes;
+  std::memcpy(bytes.data(), &value, sizeof(T));
+  return bytes;
+}
+
+ArrayView Vector(Buffer& buffer, DType dtype, int64_t count, int64_t stride = 1) {
+  return ArrayView{
+      .buffer = &buffer, .offset_bytes = 0, .dtype = dtype, .shape = {count}, .strides = {stride}};
+}
+
+template <class T>
+absl::StatusOr<std::vector<T>> Read(Backend& backend, const Buffer& buffer, int64_t count) {
+  std::vector<T> values(static_cast<size_t>(count));
+  AH_RETURN_IF_ERROR(backend.CopyToHost(buffer, 0, std::as_writable_bytes(std::span(values))));
+  return values;
+}
+
+class IndexRaceTest : public CudaFixture {
+ protected:
+  // Flips the first `count` elements of `buffer` between `a` and `b` (patterns of one element)
+  // on a queue of its own until Stop(), waiting for its queue every few flips so that it never
+  // runs far ahead of the reader. Returns once the first flips are done. The buffer's earlier
+  // work must be done (the writer does not wait for it).
+  template <size_t N>
+  void StartWriter(std::shared_ptr<Buffer> buffer, int64_t count, std::array<std::byte, N> a,
+                   std::array<std::byte, N> b) {
+    writer_ = std::thread([this, buffer, count, a, b] {
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue("writer");
+      if (!queue.ok()) {
+        writer_status_ = queue.status();
+        started_ = true;
+        return;
+      }
+      const auto bound = cuda_->Bind(*queue, "flip");
+      std::byte probe[1];
+      while (!stop_) {
+        for (int i = 0; i < 8 && writer_status_.ok(); ++i) {
+          writer_status_.Update(cuda_->FillPattern(*buffer, 0, count, N, i % 2 == 0 ? a : b));
+        }
+        writer_status_.Update(cuda_->CopyToHost(*buffer, 0, probe));  // Waits for the flips.
+        started_ = true;
+        if (!writer_status_.ok()) return;
+      }
+    });
+    while (!started_) std::this_thread::yield();
+  }
+
+  void Stop() {
+    stop_ = true;
+    if (writer_.joinable()) writer_.join();
+    EXPECT_TRUE(writer_status_.ok()) << writer_status_;
+  }
+
+  void TearDown() override { Stop(); }
+
+  std::thread writer_;
+  std::atomic<bool> started_{false};
+  std::atomic<bool> stop_{false};
+  absl::Status writer_status_;
+};
+
+// data[indices] where the indices flip between 0 and 2^40: each gather fails with NumPy's
+// message or returns data[0] everywhere, and the device stays usable.
+TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
+  absl::StatusOr<std::shared_ptr<Buffer>> data = cuda_->Allocate(kExtent * 8);
+  absl::StatusOr<std::shared_ptr<Buffer>> indices = cuda_->Allocate(kIndices * 8);
+  absl::StatusOr<std::shared_ptr<Buffer>> output = cuda_->Allocate(kIndices * 8);
+  ASSERT_TRUE(data.ok() && indices.ok() && output.ok());
+  ASSERT_TRUE(cuda_->FillPattern(**data, 0, kExtent, 8, PatternOf<int64_t>(42)).ok());
+  ASSERT_TRUE(cuda_->FillPattern(**indices, 0, kIndices, 8, PatternOf<int64_t>(0)).ok());
+  ASSERT_TRUE(Read<int64_t>(*cuda_, **indices, 1).ok());
+  StartWriter(*indices, kIndices, PatternOf<int64_t>(0), PatternOf<int64_t>(kOutside));
+
+  const GatherCall call{.source = {.buffer = data->get(),
+                                   .offset_bytes = 0,
+                                   .dtype = DType::kInt64,
+                                   .shape = {kIndices},
+                                   .strides = {0}},
+                        .indices = {{.indices = Vector(**indices, DType::kInt64, kIndices),
+                                     .extent = kExtent,
+                                     .stride = 1,
+                                     .axis = 0}},
+                        .output = Vector(**output, DType::kInt64, kIndices)};
+  int refused = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    const absl::Status status = cuda_->Gather(call);
+    if (status.code() == absl::StatusCode::kInvalidArgument) {
+      ++refused;
+      continue;
+    }
+    ASSERT_TRUE(status.ok()) << "call " << i << ": " << status;
+    absl::StatusOr<std::vector<int64_t>> got = Read<int64_t>(*cuda_, **output, kIndices);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(std::count(got->begin(), got->end(), 42), kIndices) << "call " << i;
+  }
+  Stop();
+  EXPECT_GT(refused, 0) << "the writer never showed the gathers an index out of bounds";
+  ASSERT_TRUE(cuda_->FillPattern(**indices, 0, kIndices, 8, PatternOf<int64_t>(kExtent - 1)).ok());
+  EXPECT_TRUE(cuda_->Gather(call).ok()) << "the device no longer works";
+}
+
+// data[indices] = 5 where the indices flip between 0 and 2^40: each scatter writes data[0] or
+// nothing, every other element keeps its 7, and the device stays usable.
+TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
+  absl::StatusOr<std::shared_ptr<Buffer>> data = cuda_->Allocate(kExtent * 8);
+  absl::StatusOr<std::shared_ptr<Buffer>> indices = cuda_->Allocate(kIndices * 8);
+  absl::StatusOr<std::shared_ptr<Buffer>> five = cuda_->Allocate(8);
+  ASSERT_TRUE(data.ok() && indices.ok() && five.ok());
+  ASSERT_TRUE(cuda_->FillPattern(**data, 0, kExtent, 8, PatternOf<int64_t>(7)).ok());
+  ASSERT_TRUE(cuda_->FillPattern(**five, 0, 1, 8, PatternOf<int64_t>(5)).ok());
+  ASSERT_TRUE(cuda_->FillPattern(**indices, 0, kIndices, 8, PatternOf<int64_t>(0)).ok());
+  ASSERT_TRUE(Read<int64_t>(*cuda_, **indices, 1).ok());
+  StartWriter(*indices, kIndices, PatternOf<int64_t>(0), PatternOf<int64_t>(-kOutside));
+
+  const ScatterCall call{.target = {.buffer = data->get(),
+                                    .offset_bytes = 0,
+                                    .dtype = DType::kInt64,
+                                    .shape = {kIndices},
+                                    .strides = {0}},
+                         .indices = {{.indices = Vector(**indices, DType::kInt64, kIndices),
+                                      .extent = kExtent,
+                                      .stride = 1,
+                                      .axis = 0}},
+                         .values = Vector(**five, DType::kInt64, kIndices, 0)};
+  int refused = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    const absl::Status status = cuda_->Scatter(call);
+    if (status.code() == absl::StatusCode::kInvalidArgument) {
+      ++refused;
+      continue;
+    }
+    ASSERT_TRUE(status.ok()) << "call " << i << ": " << status;
+  }
+  Stop();
+  EXPECT_GT(refused, 0) << "the writer never showed the scatters an index out of bounds";
+  absl::StatusOr<std::vector<int64_t>> got = Read<int64_t>(*cuda_, **data, kExtent);
+  ASSERT_TRUE(got.ok()) << "the device no longer works: " << got.status();
+  for (int64_t i = 1; i < kExtent; ++i) ASSERT_EQ((*got)[i], 7) << "element " << i;
+}
+
+// nonzero of an int8 array that flips between all zeros and all ones, into coordinates of a
+// fixed length L followed by a guard element: each call reports how many it found (n), writes
+// strictly increasing positions into the first min(n, L) and nothing after them.
+TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
+  constexpr int64_t kLimit = kNonzeroInput / 2;
+  absl::StatusOr<std::shared_ptr<Buffer>> input = cuda_->Allocate(kNonzeroInput);
+  absl::StatusOr<std::shared_ptr<Buffer>> coordinates = cuda_->Allocate((kLimit + 1) * 8);
+  ASSERT_TRUE(input.ok() && coordinates.ok());
+  ASSERT_TRUE(cuda_->FillPattern(**input, 0, kNonzeroInput, 1, PatternOf<int8_t>(0)).ok());
+  ASSERT_TRUE(Read<int8_t>(*cuda_, **input, 1).ok());
+  StartWriter(*input, kNonzeroInput, PatternOf<int8_t>(0), PatternOf<int8_t>(1));
+
+  const NonzeroCall call{.input = Vector(**input, DType::kInt8, kNonzeroInput),
+                         .coordinates = {Vector(**coordinates, DType::kInt64, kLimit)}};
+  int64_t most = 0;
+  for (int i = 0; i < kCalls / 2; ++i) {
+    ASSERT_TRUE(cuda_->FillPattern(**coordinates, 0, kLimit + 1, 8, PatternOf<int64_t>(-1)).ok());
+    const absl::StatusOr<int64_t> found = cuda_->Nonzero(call);
+    ASSERT_TRUE(found.ok()) << "call " << i << ": " << found.status();
+    ASSERT_GE(*found, 0);
+    ASSERT_LE(*found, kNonzeroInput);
+    most = std::max(most, *found);
+    absl::StatusOr<std::vector<int64_t>> got = Read<int64_t>(*cuda_, **coordinates, kLimit + 1);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const int64_t written = std::min(*found, kLimit);
+    for (int64_t r = 0; r <= kLimit; ++r) {
+      const int64_t at = (*got)[r];
+      if (r >= written) {
+        ASSERT_EQ(at, -1) << "call " << i << " found " << *found << ", wrote rank " << r;
+      } else {
+        ASSERT_TRUE(at >= 0 && at < kNonzeroInput && (r == 0 || at > (*got)[r - 1]))
+            << "call " << i << " found " << *found << ": rank " << r << " is position " << at
+            << " after " << (r == 0 ? -1 : (*got)[r - 1]);
+      }
+    }
+  }
+  Stop();
+  EXPECT_GT(most, kLimit) << "the writer never showed nonzero more than the coordinates hold";
+}
+
+}  // namespace
+}  // namespace arrayhub
