@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "server/backend/backend_factory.h"
+#include "server/descriptor_limit.h"
 #include "server/environment_args.h"
 #include "server/host_allocator.h"
 #include "server/shutdown_signals.h"
@@ -99,10 +100,14 @@ void DefineOptions(CLI::App& app, Config& config) {
       "sessions each tenant may have open at once")
       ->check(CLI::NonNegativeNumber);
   add("shared-memory", config.limits.shared_memory,
-      "let clients on this host register POSIX shared-memory regions for one-copy transfers "
-      "(true/false)");
+      "let clients on this host register shared-memory regions (memfds handed over the "
+      "descriptor socket) for one-copy transfers (true/false)");
   add("max-shared-memory-regions", config.limits.max_shared_memory_regions,
       "shared-memory regions each session may register")
+      ->check(CLI::NonNegativeNumber);
+  add("tenant-max-shared-memory-regions", config.limits.tenant_max_shared_memory_regions,
+      "shared-memory regions the sessions of each tenant may hold together (each holds a "
+      "file descriptor of the daemon's)")
       ->check(CLI::NonNegativeNumber);
   add("max-shared-memory-bytes", config.limits.max_shared_memory_bytes,
       "largest shared-memory region, in bytes (the CUDA backend pins it in host memory)")
@@ -117,8 +122,9 @@ void DefineOptions(CLI::App& app, Config& config) {
       "CUDA IPC leases each session may hold at once")
       ->check(CLI::NonNegativeNumber);
   add("cuda-ipc-socket", config.ipc_socket,
-      "Unix socket through which clients fetch CUDA IPC pool descriptors: a path, or @name for "
-      "an abstract socket; empty: a fresh abstract name");
+      "Unix socket through which clients on this host exchange descriptors with the daemon "
+      "(CUDA IPC pools, shared-memory regions): a path, or @name for an abstract socket; "
+      "empty: a fresh abstract name");
   add("auth-file", config.auth_file,
       "token file: lines `<tenant> <sha256-hex of token>`; clients send `authorization: Bearer "
       "<token>`. Unset: no authentication, every caller is tenant 'anonymous'");
@@ -203,6 +209,12 @@ int main(int argc, char** argv) {
   if (limits.default_chunk_bytes > limits.max_chunk_bytes) {
     return Fail(absl::InvalidArgumentError("--default-chunk-bytes exceeds --max-chunk-bytes"));
   }
+  // Half the descriptors for clients' shared-memory objects at most, the rest for connections
+  // and everything else, whatever the tenants do.
+  const int64_t descriptors = arrayhub::RaiseDescriptorLimit();
+  limits.max_shared_memory_descriptors = descriptors / 2;
+  spdlog::info("descriptor limit {}; clients' shared-memory objects may hold {} of them",
+               descriptors, limits.max_shared_memory_descriptors);
   // A chunk plus its message framing must fit the gRPC receive limit.
   limits.max_message_bytes =
       std::max<int64_t>(int64_t{4} << 20, limits.max_chunk_bytes + (64 << 10));

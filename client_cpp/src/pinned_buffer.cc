@@ -24,7 +24,7 @@ PinnedBuffer Client::AllocatePinned(int64_t bytes) {
       buffer.region_name_ = region->region_name;
       buffer.mapping_ = region->mapping;
       buffer.mapping_size_ = region->size;
-      buffer.data_ = region->mapping + region->data_offset;
+      buffer.data_ = region->mapping;
       buffer.size_ = bytes;
       return buffer;
     }
@@ -70,11 +70,9 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
 void PinnedBuffer::Release() noexcept {
   if (mapping_ == nullptr) return;
   if (registered()) {
-    auto* mapping = static_cast<std::byte*>(mapping_);
     connection_->shared_memory->ForgetPinned({.region_name = region_name_,
-                                              .mapping = mapping,
-                                              .size = mapping_size_,
-                                              .data_offset = data_ - mapping});
+                                              .mapping = static_cast<std::byte*>(mapping_),
+                                              .size = mapping_size_});
     // A closed session took its regions along; otherwise the server lets go of this one now
     // (unpinning it), before the memory is unmapped here.
     if (connection_->session_open) {

@@ -13,11 +13,11 @@
 
 #include "connection.h"
 #include "convert.h"
+#include "descriptor_socket.h"
 
 namespace arrayhub::client::detail {
 namespace {
 
-constexpr int64_t kHeaderBytes = 32;        // The registration key (see arrays.proto).
 constexpr int64_t kMinimumBytes = 1 << 20;  // Smallest object made, and its unit of growth.
 constexpr char kRegionName[] = "transfer";
 
@@ -49,51 +49,18 @@ bool IsLoopbackTarget(std::string_view target) {
   return target == "localhost";
 }
 
-// Creates an object of `size` bytes, maps it and registers it as `region_name`. Returns the
-// mapping, or null with the server's refusal in `status` (OK when /dev/shm cannot hold it).
-std::byte* CreateRegion(Connection& connection, const std::string& region_name, int64_t size,
-                        grpc::Status& status) {
-  status = grpc::Status::OK;
-  std::array<unsigned char, 8> id{};
-  RandomBytes(id.data(), id.size());
-  std::string name = "/arrayhub-" + std::to_string(getpid()) + "-";
-  for (unsigned char b : id) name += "0123456789abcdef"[b >> 4], name += "0123456789abcdef"[b & 15];
-  // Readable and writable by this user only: the daemon must run as the same user (or root).
-  // The key, which only a reader of the object can know, keeps other tenants from registering
-  // it even where the daemon could open it.
-  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-  if (fd < 0) return nullptr;
-  // The name is needed only until the server has opened the object: it is removed whatever
-  // happens, so that nothing is left in /dev/shm even if this process dies.
-  struct Cleanup {
-    int fd;
-    const std::string& name;
-    ~Cleanup() {
-      close(fd);
-      shm_unlink(name.c_str());
-    }
-  } cleanup{fd, name};
-  // Reserves the pages now: a full /dev/shm fails here (stream instead) rather than as SIGBUS
+// A memfd of `size` bytes, its pages reserved and sealed against shrinking (what the daemon
+// requires), or -1 when this host cannot make one now.
+int MakeSealedObject(int64_t size) {
+  ScopedFd fd(memfd_create("arrayhub-region", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (fd.get() < 0) return -1;
+  // Reserves the pages now: a full tmpfs fails here (stream instead) rather than as SIGBUS
   // when this process writes to the mapping.
-  if (posix_fallocate(fd, 0, static_cast<off_t>(size)) != 0) return nullptr;
-  void* mapped =
-      mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (mapped == MAP_FAILED) return nullptr;
-  auto* mapping = static_cast<std::byte*>(mapped);
-  RandomBytes(mapping, kHeaderBytes);
-
-  grpc::ClientContext context;
-  connection.Prepare(context);
-  v1::RegisterSharedMemoryRequest request;
-  request.set_region_name(region_name);
-  request.set_shm_key(name);
-  request.set_byte_size(size);
-  request.set_key(mapping, kHeaderBytes);
-  v1::RegisterSharedMemoryResponse response;
-  status = connection.stub->RegisterSharedMemory(&context, request, &response);
-  if (status.ok()) return mapping;
-  munmap(mapping, static_cast<size_t>(size));
-  return nullptr;
+  if (posix_fallocate(fd.get(), 0, static_cast<off_t>(size)) != 0 ||
+      fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+    return -1;
+  }
+  return fd.release();
 }
 
 }  // namespace
@@ -118,12 +85,64 @@ void SharedMemoryTransfer::Release() {
   size_ = 0;
 }
 
+const std::string& SharedMemoryTransfer::SocketPath(Connection& connection) {
+  std::lock_guard lock(socket_mutex_);
+  if (!socket_path_.has_value()) {
+    grpc::ClientContext context;
+    connection.Prepare(context, /*with_session=*/false);
+    v1::ServerInfo info;
+    Check(connection.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &info));
+    socket_path_ = info.shared_memory_socket();
+  }
+  return *socket_path_;
+}
+
+std::byte* SharedMemoryTransfer::CreateRegion(Connection& connection,
+                                              const std::string& region_name, int64_t size,
+                                              grpc::Status& status) {
+  status = grpc::Status::OK;
+  const std::string& socket_path = SocketPath(connection);
+  if (socket_path.empty()) {  // Switched off, or a server older than the socket.
+    disabled_ = true;
+    return nullptr;
+  }
+  ScopedFd fd(MakeSealedObject(size));
+  if (fd.get() < 0) return nullptr;
+  void* mapped =
+      mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  auto* mapping = static_cast<std::byte*>(mapped);
+  std::string ticket;
+  try {
+    SocketReply reply = AskDescriptorSocket(socket_path, "REGION", fd.get());
+    // An ERROR says the daemon cannot take a descriptor now (its limits): stream this time.
+    if (reply.line.starts_with("OK ")) ticket = reply.line.substr(3);
+  } catch (const Error&) {
+    // The socket is not on this host (a daemon elsewhere, or in another container).
+    disabled_ = true;
+  }
+  if (!ticket.empty()) {
+    grpc::ClientContext context;
+    connection.Prepare(context);
+    v1::RegisterSharedMemoryRequest request;
+    request.set_region_name(region_name);
+    request.set_byte_size(size);
+    request.set_descriptor_ticket(ticket);
+    v1::RegisterSharedMemoryResponse response;
+    status = connection.stub->RegisterSharedMemory(&context, request, &response);
+    if (status.ok()) return mapping;  // The daemon holds its own descriptor now.
+    if (MeansNeverOnThisServer(status.error_code())) disabled_ = true;
+  }
+  munmap(mapping, static_cast<size_t>(size));
+  return nullptr;
+}
+
 bool SharedMemoryTransfer::Reserve(Connection& connection, int64_t data_bytes) {
   if (disabled_) return false;
-  if (mapping_ != nullptr && data_bytes <= size_ - kHeaderBytes) return true;
+  if (mapping_ != nullptr && data_bytes <= size_) return true;
   // Grown at least twofold, so that a run of growing transfers registers few objects, and
   // in whole MiB.
-  const int64_t wanted = std::max({kMinimumBytes, data_bytes + kHeaderBytes, 2 * size_});
+  const int64_t wanted = std::max({kMinimumBytes, data_bytes, 2 * size_});
   const int64_t size = (wanted + kMinimumBytes - 1) / kMinimumBytes * kMinimumBytes;
   if (mapping_ != nullptr) {
     // Replaced by a larger one: the server lets go of the old one first.
@@ -141,12 +160,11 @@ bool SharedMemoryTransfer::Reserve(Connection& connection, int64_t data_bytes) {
     size_ = size;
     return true;
   }
-  if (MeansNeverOnThisServer(status.error_code())) {
-    disabled_ = true;
+  // Larger than the server's region limit, or over its other limits: this transfer streams,
+  // a smaller or later one may not.
+  if (status.ok() || disabled_ || status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
     return false;
   }
-  // Larger than the server's region limit: this transfer streams, a smaller one may not.
-  if (status.ok() || status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) return false;
   Check(status);
   return false;
 }
@@ -154,10 +172,10 @@ bool SharedMemoryTransfer::Reserve(Connection& connection, int64_t data_bytes) {
 std::optional<PinnedRegion> SharedMemoryTransfer::AllocatePinned(Connection& connection,
                                                                  int64_t data_bytes) {
   if (disabled_) return std::nullopt;
-  // The data starts a page in, page-aligned as cudaMallocHost's memory is, so that DMA to and
-  // from it runs at the same rate.
+  // Page-aligned, as cudaMallocHost's memory is, so that DMA to and from it runs at the same
+  // rate; one page at least, since an object cannot be empty.
   const int64_t page = sysconf(_SC_PAGESIZE);
-  const int64_t size = (page + data_bytes + page - 1) / page * page;
+  const int64_t size = std::max(page, (data_bytes + page - 1) / page * page);
   std::array<unsigned char, 8> id{};
   RandomBytes(id.data(), id.size());
   std::string region_name = "pinned-";
@@ -167,20 +185,18 @@ std::optional<PinnedRegion> SharedMemoryTransfer::AllocatePinned(Connection& con
   grpc::Status status;
   std::byte* mapping = CreateRegion(connection, region_name, size, status);
   if (mapping == nullptr) {
-    if (MeansNeverOnThisServer(status.error_code())) disabled_ = true;
     if (status.ok() || disabled_) return std::nullopt;
     Check(status);  // The server's limits, say.
   }
-  PinnedRegion region{
-      .region_name = std::move(region_name), .mapping = mapping, .size = size, .data_offset = page};
+  PinnedRegion region{.region_name = std::move(region_name), .mapping = mapping, .size = size};
   std::lock_guard lock(pinned_mutex_);
-  pinned_.emplace(mapping + page, region);
+  pinned_.emplace(mapping, region);
   return region;
 }
 
 void SharedMemoryTransfer::ForgetPinned(const PinnedRegion& region) {
   std::lock_guard lock(pinned_mutex_);
-  pinned_.erase(region.mapping + region.data_offset);
+  pinned_.erase(region.mapping);
 }
 
 std::optional<PinnedLocation> SharedMemoryTransfer::Locate(std::span<const std::byte> span) const {
@@ -203,10 +219,10 @@ std::optional<v1::ArrayInfo> SharedMemoryTransfer::Upload(Connection& connection
                                                           DType dtype, const Shape& shape) {
   std::lock_guard lock(mutex_);
   if (!Reserve(connection, static_cast<int64_t>(data.size()))) return std::nullopt;
-  std::memcpy(mapping_ + kHeaderBytes, data.data(), data.size());
+  std::memcpy(mapping_, data.data(), data.size());
   v1::SharedMemoryCopyRequest request;
   request.set_region_name(kRegionName);
-  request.set_offset_bytes(kHeaderBytes);
+  request.set_offset_bytes(0);
   request.set_dtype(ToProto(dtype));
   request.mutable_shape()->Add(shape.begin(), shape.end());
   return Call(connection, &v1::ArrayHub::Stub::CopyFromSharedMemory, request).array();
@@ -218,7 +234,7 @@ bool SharedMemoryTransfer::Download(Connection& connection, const std::string& h
   if (!Reserve(connection, static_cast<int64_t>(destination.size()))) return false;
   v1::SharedMemoryCopyRequest request;
   request.set_region_name(kRegionName);
-  request.set_offset_bytes(kHeaderBytes);
+  request.set_offset_bytes(0);
   request.set_handle(handle);
   const v1::SharedMemoryCopyResponse response =
       Call(connection, &v1::ArrayHub::Stub::CopyToSharedMemory, request);
@@ -228,7 +244,7 @@ bool SharedMemoryTransfer::Download(Connection& connection, const std::string& h
                                            " bytes, expected " +
                                            std::to_string(destination.size()));
   }
-  std::memcpy(destination.data(), mapping_ + kHeaderBytes, destination.size());
+  std::memcpy(destination.data(), mapping_, destination.size());
   return true;
 }
 

@@ -1,14 +1,14 @@
-// The same-host fast path: uploads and downloads through POSIX shared-memory objects the
-// client creates and registers with the server instead of a gRPC stream. One object per
-// session is the transfer region, which data is copied into and out of (one copy on either
-// side); pinned buffers (arrayhub/pinned_buffer.h) are objects of their own that the server
-// copies to and from directly.
+// The same-host fast path: uploads and downloads through shared-memory objects (sealed
+// memfds) the client creates, hands to the daemon over its descriptor socket and registers,
+// instead of a gRPC stream. One object per session is the transfer region, which data is
+// copied into and out of (one copy on either side); pinned buffers (arrayhub/pinned_buffer.h)
+// are objects of their own that the server copies to and from directly.
 //
 // Used when the server is on this host: the address is a loopback or unix-socket one, or
 // ARRAYHUB_SHARED_MEMORY=1 says so (=0 turns the path off). If the server cannot use the
-// object (another host or container: NOT_FOUND; switched off: FAILED_PRECONDITION; a daemon
-// running as another user: PERMISSION_DENIED; an older server: UNIMPLEMENTED), the client
-// streams for the rest of its life.
+// object (switched off: no socket; another host or container: its socket cannot be reached,
+// or the ticket is refused with PERMISSION_DENIED; an older server: UNIMPLEMENTED or no
+// socket), the client streams for the rest of its life.
 #pragma once
 
 #include <atomic>
@@ -35,12 +35,11 @@ struct PinnedLocation {
   int64_t offset = 0;
 };
 
-// A pinned buffer's object, mapped and registered; its data starts at `data_offset`.
+// A pinned buffer's object, mapped and registered; its data starts at `mapping`.
 struct PinnedRegion {
   std::string region_name;
   std::byte* mapping = nullptr;
   int64_t size = 0;
-  int64_t data_offset = 0;
 };
 
 class SharedMemoryTransfer {
@@ -57,9 +56,9 @@ class SharedMemoryTransfer {
   bool Download(Connection& connection, const std::string& handle,
                 std::span<std::byte> destination);
 
-  // A new object with room for `data_bytes` after a page of header, registered with the
-  // server; nullopt when the server cannot use this client's objects or /dev/shm is full.
-  // Throws the server's limits (regions per session, bytes per region).
+  // A new object with room for `data_bytes`, page-aligned, registered with the server;
+  // nullopt when the server cannot use this client's objects or cannot take one now.
+  // Throws the server's limits (regions per session and tenant, bytes per region).
   std::optional<PinnedRegion> AllocatePinned(Connection& connection, int64_t data_bytes);
   // Stops finding `region` (its buffer is going); the caller unregisters and unmaps it.
   void ForgetPinned(const PinnedRegion& region);
@@ -70,9 +69,16 @@ class SharedMemoryTransfer {
   bool active() const;
 
  private:
-  // A registered region with room for `data_bytes` after its header: the current one, or a
-  // larger one replacing it. False when the transfer must stream.
+  // A registered region with room for `data_bytes`: the current one, or a larger one
+  // replacing it. False when the transfer must stream.
   bool Reserve(Connection& connection, int64_t data_bytes);
+  // A new object of `size` bytes, mapped and registered as `region_name`: the mapping, or
+  // null with the server's refusal in `status` (OK when the object could not be made or
+  // handed over now; disabled_ is set where it never can be).
+  std::byte* CreateRegion(Connection& connection, const std::string& region_name, int64_t size,
+                          grpc::Status& status);
+  // The daemon's descriptor socket, asked once; empty where there is none.
+  const std::string& SocketPath(Connection& connection);
   // Unmaps the object and forgets it (the server is told separately).
   void Release();
 
@@ -80,6 +86,9 @@ class SharedMemoryTransfer {
   std::atomic<bool> disabled_ = false;  // The server cannot use it: stream from now on.
   std::byte* mapping_ = nullptr;
   int64_t size_ = 0;
+
+  std::mutex socket_mutex_;
+  std::optional<std::string> socket_path_;  // Unset until asked.
 
   mutable std::mutex pinned_mutex_;
   // The live pinned buffers' data, by the address of their first byte.

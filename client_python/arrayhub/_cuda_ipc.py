@@ -22,7 +22,7 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from arrayhub import _dtypes
+from arrayhub import _descriptor_socket, _dtypes
 from arrayhub._errors import ArrayHubError, client_error
 from arrayhub.v1 import arrays_pb2
 
@@ -133,16 +133,10 @@ def _get_driver() -> _Driver:
 
 def fetch_pool_descriptor(socket_path: str, ticket: str, pool_id: str) -> int:
     """The pool's file descriptor, from the server's IPC socket (see proto ExportIpc)."""
-    address = "\0" + socket_path[1:] if socket_path.startswith("@") else socket_path
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.settimeout(10)
-        try:
-            connection.connect(address)
-            connection.sendall(ticket.encode() + b"\n")
-            message, fds, _, _ = socket.recv_fds(connection, 512, 1)
-        except OSError as error:
-            raise client_error(ArrayHubError, f"IPC socket {socket_path}: {error}") from None
-    reply = message.decode(errors="replace").rstrip("\n")
+    try:
+        reply, fds = _descriptor_socket.ask(socket_path, ticket)
+    except OSError as error:
+        raise client_error(ArrayHubError, f"IPC socket {socket_path}: {error}") from None
     if reply != f"OK {pool_id}" or not fds:
         for fd in fds:
             socket.close(fd)

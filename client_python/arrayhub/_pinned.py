@@ -1,7 +1,7 @@
 """Pinned host arrays: NumPy arrays whose memory the server can copy to and from directly,
 as CuPy's ``cupyx.empty_pinned`` and ``cupyx.zeros_pinned`` give memory the GPU can reach.
 
-The memory is a POSIX shared-memory object of its own, registered with the current client's
+The memory is a shared-memory object (a memfd) of its own, registered with the current client's
 session (on the CUDA backend the server pins it once, at registration). ``arrayhub.asarray``,
 ``arrayhub.array``, ``ndarray.set``, ``ndarray.get(out=...)`` and ``arrayhub.asnumpy(out=...)``
 on such an array, or on a C-contiguous part of one, are then one DMA by the server and no copy
@@ -22,7 +22,6 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from arrayhub import _client, _ops
-from arrayhub._shared_memory import PINNED_DATA_OFFSET
 
 __all__ = ["empty_pinned", "zeros_pinned", "empty_like_pinned", "zeros_like_pinned"]
 
@@ -64,4 +63,4 @@ def _pinned(shape: tuple[int, ...], dtype: np.dtype, order: str, fallback: Any) 
     pinned = _client.get_client()._allocate_pinned(math.prod(shape) * dtype.itemsize)
     if pinned is None:
         return fallback(shape, dtype=dtype, order=order)
-    return np.ndarray(shape, dtype=dtype, buffer=pinned, offset=PINNED_DATA_OFFSET, order=order)
+    return np.ndarray(shape, dtype=dtype, buffer=pinned, order=order)

@@ -1,5 +1,5 @@
-"""The same-host transfer path: uploads and downloads through POSIX shared-memory objects
-registered with the server, instead of a gRPC stream.
+"""The same-host transfer path: uploads and downloads through shared-memory objects registered
+with the server, instead of a gRPC stream.
 
 Two kinds of object: one per session that transfers copy through (the client copies the data
 in or out, the server makes one copy between the object and the array), and pinned host
@@ -7,18 +7,19 @@ arrays (:func:`arrayhub.empty_pinned`), NumPy arrays whose memory is an object o
 which the server copies to and from directly: no copy on the client's side at all.
 
 Used when the server is on this host: its address is a loopback or unix-socket one, or
-``ARRAYHUB_SHARED_MEMORY=1`` says so (``=0`` turns the path off). The client makes the object
-in ``/dev/shm`` (mode 0600: the daemon must run as the same user, or as root), writes 32
-random bytes at its start and sends them with the registration: the server accepts an object
-only from a caller that can read it. The name is removed as soon as the server has opened the
-object, so nothing is left behind. If the server cannot use it (another host or container:
-NOT_FOUND; switched off: FAILED_PRECONDITION; another user: PERMISSION_DENIED; an older
-server: UNIMPLEMENTED), the session streams for the rest of its life.
+``ARRAYHUB_SHARED_MEMORY=1`` says so (``=0`` turns the path off). An object is a memfd, which
+has no name anyone could find, sized and sealed against shrinking; the client hands its
+descriptor to the daemon over the daemon's Unix socket (``ServerInfo.shared_memory_socket``)
+and registers it with the one-use ticket the socket answers (proto RegisterSharedMemory). If
+the server cannot use it (switched off, or older: no socket; another host or container: the
+socket cannot be reached, or the ticket is refused), the session streams for the rest of its
+life.
 """
 
 from __future__ import annotations
 
 import collections
+import fcntl
 import logging
 import mmap
 import os
@@ -29,19 +30,14 @@ from typing import Any, Callable, Optional
 import grpc
 import numpy as np
 
+from arrayhub import _descriptor_socket
 from arrayhub.v1 import arrays_pb2, types_pb2
 
 _log = logging.getLogger("arrayhub")
 
-#: The object's header, the registration key; array data starts after it.
-HEADER_BYTES = 32
-#: Where a pinned host array's data starts in its object: page-aligned, as the pinned memory
-#: of cudaMallocHost is, so that DMA to and from it runs at the same rate.
-PINNED_DATA_OFFSET = mmap.PAGESIZE
 #: Smallest object made, and its unit of growth.
 _MINIMUM_BYTES = 1 << 20
 _REGION_NAME = "transfer"
-_SHM_DIRECTORY = "/dev/shm"
 #: Codes with which the server says it cannot use this client's objects at all.
 _NEVER_ON_THIS_SERVER = frozenset({grpc.StatusCode.FAILED_PRECONDITION,
                                    grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNIMPLEMENTED,
@@ -53,7 +49,7 @@ def wanted(address: str) -> bool:
     setting = os.environ.get("ARRAYHUB_SHARED_MEMORY", "")
     if setting in ("0", "1"):
         return setting == "1"
-    if not os.path.isdir(_SHM_DIRECTORY):
+    if not hasattr(os, "memfd_create"):
         return False
     target = address
     for scheme in ("dns:///", "ipv4:", "ipv6:"):
@@ -73,6 +69,8 @@ class SharedMemoryTransfer:
         self._lock = threading.Lock()
         self._disabled = False
         self._map: Optional[mmap.mmap] = None
+        #: The daemon's descriptor socket, asked once ("" where there is none).
+        self._socket_path: Optional[str] = None
         #: Regions of pinned host arrays that were garbage-collected, to unregister.
         self._released: collections.deque[str] = collections.deque()
 
@@ -88,14 +86,12 @@ class SharedMemoryTransfer:
         with self._lock:
             if not self._reserve(data.size * dtype.itemsize):
                 return None
-            region = np.frombuffer(self._map, dtype=dtype, count=data.size,
-                                   offset=HEADER_BYTES).reshape(data.shape)
+            region = np.frombuffer(self._map, dtype=dtype, count=data.size).reshape(data.shape)
             # The one copy on this side, from any layout or byte order.
             np.copyto(region, data, casting="equiv")
             del region  # An export of the map would keep it from being closed or replaced.
             request = arrays_pb2.SharedMemoryCopyRequest(
-                region_name=_REGION_NAME, offset_bytes=HEADER_BYTES, dtype=wire_dtype,
-                shape=data.shape)
+                region_name=_REGION_NAME, offset_bytes=0, dtype=wire_dtype, shape=data.shape)
             return self._rpc("CopyFromSharedMemory", request).array
 
     def download(self, handle: str, out: np.ndarray) -> bool:
@@ -105,10 +101,9 @@ class SharedMemoryTransfer:
             if not self._reserve(out.nbytes):
                 return False
             request = arrays_pb2.SharedMemoryCopyRequest(
-                region_name=_REGION_NAME, offset_bytes=HEADER_BYTES, handle=handle)
+                region_name=_REGION_NAME, offset_bytes=0, handle=handle)
             self._rpc("CopyToSharedMemory", request)
-            region = np.frombuffer(self._map, dtype=out.dtype, count=out.size,
-                                   offset=HEADER_BYTES).reshape(out.shape)
+            region = np.frombuffer(self._map, dtype=out.dtype, count=out.size).reshape(out.shape)
             np.copyto(out, region)
             del region
             return True
@@ -141,15 +136,15 @@ class SharedMemoryTransfer:
             self._map = None
 
     def _reserve(self, data_bytes: int) -> bool:
-        """A registered region with room for ``data_bytes`` after its header; False when the
-        transfer must stream."""
+        """A registered region with room for ``data_bytes``; False when the transfer must
+        stream."""
         if self._disabled:
             return False
         current = len(self._map) if self._map is not None else 0
-        if current and data_bytes <= current - HEADER_BYTES:
+        if current and data_bytes <= current:
             return True
         # Grown at least twofold, so that a run of growing transfers registers few objects.
-        wanted_bytes = max(_MINIMUM_BYTES, data_bytes + HEADER_BYTES, 2 * current)
+        wanted_bytes = max(_MINIMUM_BYTES, data_bytes, 2 * current)
         size = -(-wanted_bytes // _MINIMUM_BYTES) * _MINIMUM_BYTES
         if self._map is not None:
             self._rpc("UnregisterSharedMemory",
@@ -160,14 +155,16 @@ class SharedMemoryTransfer:
         return self._map is not None
 
     def allocate_pinned(self, nbytes: int) -> Optional[PinnedMap]:
-        """A new object of its own holding ``nbytes`` after PINNED_DATA_OFFSET, registered
-        with the server, or None when the server cannot use this client's objects (the caller
-        then uses ordinary memory). The server's limits (regions per session, bytes per
-        region) raise."""
+        """A new object of its own holding ``nbytes`` from its start (page-aligned, as the
+        pinned memory of cudaMallocHost is, so that DMA to and from it runs at the same rate),
+        registered with the server, or None when the server cannot use this client's objects
+        (the caller then uses ordinary memory). The server's limits (regions per session and
+        tenant, bytes per region) raise."""
         self.send_releases()
         if self._disabled:
             return None
-        size = -(-(PINNED_DATA_OFFSET + nbytes) // mmap.PAGESIZE) * mmap.PAGESIZE
+        # A page at least: an object cannot be empty.
+        size = max(mmap.PAGESIZE, -(-nbytes // mmap.PAGESIZE) * mmap.PAGESIZE)
         region_name = f"pinned-{os.urandom(8).hex()}"
         pinned = self._register(region_name, size, PinnedMap, raise_limits=True)
         if pinned is None:
@@ -214,38 +211,60 @@ class SharedMemoryTransfer:
                 _log.debug("arrayhub: unregistering region %s failed: %s", region_name,
                            error.details())
 
+    def _socket(self) -> str:
+        """The daemon's descriptor socket, "" where there is none (switched off, or a server
+        older than the socket)."""
+        if self._socket_path is None:
+            self._socket_path = self._rpc("GetServerInfo",
+                                          arrays_pb2.ServerInfoRequest()).shared_memory_socket
+        return self._socket_path
+
     def _register(self, region_name: str, size: int, kind: type = mmap.mmap,
                   raise_limits: bool = False) -> Optional[Any]:
         """A new object of ``size`` bytes mapped as ``kind`` and registered as
-        ``region_name``, or None when the transfer must stream (a full /dev/shm, or a server
-        that cannot use it; with ``raise_limits`` a server limit raises instead)."""
-        name = f"arrayhub-{os.getpid()}-{os.urandom(8).hex()}"
-        path = os.path.join(_SHM_DIRECTORY, name)
+        ``region_name``, or None when the transfer must stream (the object cannot be made or
+        handed over now, or the server cannot use it; with ``raise_limits`` a server limit
+        raises instead)."""
+        socket_path = self._socket()
+        if not socket_path:
+            self._disabled = True
+            return None
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+            fd = os.memfd_create("arrayhub-region", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         except OSError:
             return None
         try:
             try:
-                # Reserves the pages now: a full /dev/shm fails here (stream instead) rather
-                # than as SIGBUS when this process writes to the map.
+                # Reserves the pages now: a full tmpfs fails here (stream instead) rather than
+                # as SIGBUS when this process writes to the map. The seal is what the daemon
+                # requires: the object can never become shorter than the region.
                 os.posix_fallocate(fd, 0, size)
+                fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
                 mapped = kind(fd, size)
-            finally:
-                os.close(fd)
-            return self._send_registration(region_name, "/" + name, mapped, raise_limits)
-        except OSError:
-            return None
+            except OSError:
+                return None
+            try:
+                reply, fds = _descriptor_socket.ask(socket_path, "REGION", fd)
+            except OSError:
+                # The socket is not on this host (a daemon elsewhere, or in another container).
+                mapped.close()
+                self._disabled = True
+                return None
         finally:
-            # The name is needed only until the server has opened the object.
-            os.unlink(path)
+            os.close(fd)  # The daemon holds its own descriptor once it has answered.
+        for extra in fds:
+            os.close(extra)
+        if not reply.startswith("OK "):
+            # The daemon cannot take a descriptor now (its limits): stream this time.
+            _log.debug("arrayhub: the daemon refused a shared-memory object: %s", reply)
+            mapped.close()
+            return None
+        return self._send_registration(region_name, reply[3:], mapped, raise_limits)
 
-    def _send_registration(self, region_name: str, shm_key: str, mapped: Any,
+    def _send_registration(self, region_name: str, ticket: str, mapped: Any,
                            raise_limits: bool) -> Optional[Any]:
-        key = os.urandom(HEADER_BYTES)
-        mapped[:HEADER_BYTES] = key
         request = arrays_pb2.RegisterSharedMemoryRequest(
-            region_name=region_name, shm_key=shm_key, byte_size=len(mapped), key=key)
+            region_name=region_name, byte_size=len(mapped), descriptor_ticket=ticket)
         try:
             self._rpc("RegisterSharedMemory", request)
             return mapped

@@ -140,7 +140,7 @@ def test_regions_are_released_when_the_arrays_die(limited: Daemon) -> None:
         third, fourth = ah.empty_pinned(100, np.float32), ah.empty_pinned(100, np.float32)
         assert _is_pinned(client, third) and _is_pinned(client, fourth)
         with pytest.raises(ah.ArrayHubMemoryError, match="--max-shared-memory-bytes"):
-            ah.empty_pinned(1 << 20, np.uint8)  # With its header page, over the limit.
+            ah.empty_pinned((1 << 20) + 1, np.uint8)  # Rounded up to pages, over the limit.
 
 
 def test_a_pinned_array_outlives_its_session(fresh: ah.Client, daemon: Daemon) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import pathlib
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 import pytest
@@ -118,17 +118,46 @@ def test_a_daemon_with_shared_memory_off_is_streamed_to(switched_off: Daemon,
     assert _left_in_dev_shm() == []
 
 
-def test_another_clients_object_cannot_be_registered_without_its_key(fresh: ah.Client,
-                                                                   tmp_path: pathlib.Path) -> None:
+def _field(number: int, value: bytes) -> bytes:
+    """A length-delimited protobuf field (short values only)."""
+    return bytes([number << 3 | 2, len(value)]) + value
+
+
+def _refusal(client: ah.Client, request: Any) -> str:
+    with pytest.raises(PermissionError) as refused:
+        client._rpc("RegisterSharedMemory", request)
+    return str(refused.value)
+
+
+def test_objects_are_proved_by_descriptor_and_every_refusal_looks_the_same(
+        fresh: ah.Client) -> None:
+    from arrayhub import _descriptor_socket
+    from arrayhub.v1 import arrays_pb2
     _upload(fresh, np.ones(2))  # fresh has a region: the path works here.
+    # The old attack: another process's /dev/shm object, named, with the 32 zero bytes every
+    # fresh object starts with as its "key" (fields 2 and 4 of the old request).
     name = f"arrayhub-test-{os.getpid()}-victim"
-    path = pathlib.Path("/dev/shm") / name
-    path.write_bytes(os.urandom(32) + bytes(4096))
+    victim = pathlib.Path("/dev/shm") / name
+    victim.write_bytes(bytes(4096))
     try:
-        from arrayhub.v1 import arrays_pb2
-        request = arrays_pb2.RegisterSharedMemoryRequest(
-            region_name="stolen", shm_key="/" + name, byte_size=4096, key=bytes(32))
-        with pytest.raises(PermissionError, match="key does not match the first 32 bytes"):
-            fresh._rpc("RegisterSharedMemory", request)
+        old = arrays_pb2.RegisterSharedMemoryRequest.FromString(
+            _field(1, b"stolen") + _field(2, b"/" + name.encode()) + bytes([3 << 3, 0x80, 0x20])
+            + _field(4, bytes(32)))
+        assert old.byte_size == 4096
+        messages = [_refusal(fresh, old)]
+        # A made-up ticket, and the victim's own descriptor handed over: refused alike.
+        messages.append(_refusal(fresh, arrays_pb2.RegisterSharedMemoryRequest(
+            region_name="stolen", byte_size=4096, descriptor_ticket="0" * 32)))
+        socket_path = fresh.server_info().shared_memory_socket
+        fd = os.open(victim, os.O_RDWR)
+        try:
+            reply, _ = _descriptor_socket.ask(socket_path, "REGION", fd)
+        finally:
+            os.close(fd)
+        assert reply.startswith("OK ")
+        messages.append(_refusal(fresh, arrays_pb2.RegisterSharedMemoryRequest(
+            region_name="stolen", byte_size=4096, descriptor_ticket=reply[3:])))
     finally:
-        path.unlink()
+        victim.unlink()
+    assert "descriptor_ticket refused" in messages[0]
+    assert messages == [messages[0]] * len(messages)

@@ -116,9 +116,9 @@ class Backend {
   // Host memory for one streamed transfer of chunks up to `nbytes` (see staging.h).
   virtual absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) = 0;
 
-  // Opens the first `size` bytes of a client's shared-memory object (`fd`, a regular file of
-  // at least `size` bytes, open for reading and writing; the caller keeps and closes it) for
-  // copies to and from buffers. The region may outlive `fd`.
+  // Opens the first `size` bytes of a client's shared-memory object (`fd`, a memfd of at least
+  // `size` bytes sealed against shrinking, open for reading and writing; the caller keeps and
+  // closes it) for copies to and from buffers. The region may outlive `fd`.
   virtual absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) = 0;
 
   // Same-host export (CUDA IPC). Waits for the work enqueued on `buffer` so far, then describes

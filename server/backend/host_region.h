@@ -1,7 +1,7 @@
 // A client's shared-memory object opened by a backend, so that an upload or a download is one
 // copy between the object and a buffer. Core checks every offset and size against the
-// registered region before calling; a backend only has to survive the client shrinking the
-// object afterwards (which must give an error, never SIGBUS in the daemon).
+// registered region before calling, and registers only objects sealed against shrinking: a
+// copy never meets the object's end.
 #pragma once
 
 #include <cstdint>

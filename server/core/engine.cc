@@ -43,6 +43,7 @@ absl::StatusOr<int64_t> Engine::CloseSession(const Caller& caller) {
 
 int64_t Engine::ReapExpiredSessions() {
   const std::vector<Session> expired = sessions_.TakeExpired(Clock::now());
+  parked_descriptors_.DropExpired(Clock::now());
   for (const Session& session : expired) {
     regions_.EraseSession(session.id);
     ipc_.EraseSession(session.id);
@@ -283,7 +284,8 @@ EngineStats Engine::Stats() const {
   return {.bytes_in_use = memory.bytes_in_use,
           .buffers = memory.buffers_in_use,
           .arrays = table_.size(),
-          .sessions = sessions_.size()};
+          .sessions = sessions_.size(),
+          .shared_memory_descriptors = shared_memory_descriptors_.held()};
 }
 
 std::map<std::string, TenantUsage> Engine::UsageByTenant() const {

@@ -15,11 +15,13 @@
 #include "server/core/byte_range.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
+#include "server/core/descriptor_budget.h"
 #include "server/core/download.h"
 #include "server/core/ipc_leases.h"
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
+#include "server/core/parked_descriptors.h"
 #include "server/core/publications.h"
 #include "server/core/session_manager.h"
 #include "server/core/shared_memory_object.h"
@@ -63,6 +65,8 @@ struct EngineStats {
   int64_t buffers = 0;       // Live backend buffers.
   int64_t arrays = 0;        // Live handles.
   int64_t sessions = 0;      // Open sessions.
+  // Descriptors of clients' shared-memory objects: registered regions and parked ones.
+  int64_t shared_memory_descriptors = 0;
 };
 
 class Engine {
@@ -165,6 +169,9 @@ class Engine {
 
   // Client shared-memory regions (engine_shared_memory.cc), each belonging to the session that
   // registered it. Every call answers FAILED_PRECONDITION when limits().shared_memory is off.
+  // For the daemon's Unix socket: keeps the descriptor a process of user `sender` handed over
+  // and answers the one-use ticket that RegisterSharedMemory redeems.
+  absl::StatusOr<std::string> ParkSharedMemoryDescriptor(uid_t sender, OwnedFd fd);
   absl::Status RegisterSharedMemory(const Caller& caller,
                                     const SharedMemoryRegistration& registration);
   absl::Status UnregisterSharedMemory(const Caller& caller, const std::string& region_name);
@@ -269,7 +276,10 @@ class Engine {
   // Held while a limited array quota is checked and the handles or publication it admits are
   // added, so that concurrent requests of one tenant cannot pass it together.
   absl::Mutex handle_quota_mutex_;
-  SharedMemoryRegistry regions_{limits_.max_shared_memory_regions};
+  DescriptorBudget shared_memory_descriptors_{limits_.max_shared_memory_descriptors};
+  ParkedDescriptors parked_descriptors_;
+  SharedMemoryRegistry regions_{limits_.max_shared_memory_regions,
+                                limits_.tenant_max_shared_memory_regions};
   IpcLeases ipc_{limits_.max_ipc_leases};
 };
 

@@ -1,5 +1,5 @@
-// Client shared-memory regions: registration (proof of ownership, limits), and uploads and
-// downloads that are one copy between a region and an array's memory.
+// Client shared-memory regions: registration (a descriptor the client handed over, limits),
+// and uploads and downloads that are one copy between a region and an array's memory.
 #include <fmt/format.h>
 
 #include "server/core/engine.h"
@@ -9,14 +9,20 @@
 namespace arrayhub {
 namespace {
 
-// INVALID_ARGUMENT unless [offset, offset + nbytes) lies in the region after its header. No
-// sum is formed, so no value a client sends can overflow.
+// The one answer to every registration whose ticket or object is refused, whatever the reason:
+// nothing about a descriptor or a ticket that is not the caller's can be learnt from it.
+constexpr char kRegistrationRefused[] =
+    "descriptor_ticket refused: a ticket is good once, within 10 s of handing the descriptor "
+    "to the daemon's socket, and the descriptor must be a memfd of the sending process's user, "
+    "open for reading and writing, sealed against shrinking (F_SEAL_SHRINK) but not against "
+    "writing, of at least byte_size bytes";
+
+// INVALID_ARGUMENT unless [offset, offset + nbytes) lies in the region. No sum is formed, so
+// no value a client sends can overflow.
 absl::Status CheckSpan(const SharedMemoryRegion& region, int64_t offset, int64_t nbytes) {
-  if (offset < kSharedMemoryHeaderBytes) {
-    return absl::InvalidArgumentError(fmt::format(
-        "offset_bytes {} lies in the {}-byte header of region '{}'; data starts at offset {} or "
-        "later",
-        offset, kSharedMemoryHeaderBytes, region.name, kSharedMemoryHeaderBytes));
+  if (offset < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("offset_bytes must not be negative, got {}", offset));
   }
   if (offset > region.byte_size || nbytes > region.byte_size - offset) {
     return absl::InvalidArgumentError(
@@ -50,15 +56,23 @@ absl::Status Engine::CheckSharedMemoryOn() const {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> Engine::ParkSharedMemoryDescriptor(uid_t sender, OwnedFd fd) {
+  AH_RETURN_IF_ERROR(CheckSharedMemoryOn());
+  AH_ASSIGN_OR_RETURN(DescriptorCharge charge, shared_memory_descriptors_.Take());
+  return parked_descriptors_.Park(sender, std::move(fd), std::move(charge), Clock::now());
+}
+
 absl::Status Engine::RegisterSharedMemory(const Caller& caller,
                                           const SharedMemoryRegistration& registration) {
   AH_RETURN_IF_ERROR(CheckSharedMemoryOn());
+  // Used up by this call whatever it answers, so that a refused registration keeps no
+  // descriptor waiting.
+  absl::StatusOr<ParkedDescriptor> parked =
+      parked_descriptors_.Redeem(registration.descriptor_ticket, Clock::now());
   AH_RETURN_IF_ERROR(ValidateRegionName(registration.region_name));
-  AH_RETURN_IF_ERROR(ValidateShmKey(registration.shm_key));
-  if (registration.byte_size < kSharedMemoryHeaderBytes) {
+  if (registration.byte_size < 1) {
     return absl::InvalidArgumentError(
-        fmt::format("byte_size must be at least {} (the region's header), got {}",
-                    kSharedMemoryHeaderBytes, registration.byte_size));
+        fmt::format("byte_size must be positive, got {}", registration.byte_size));
   }
   if (registration.byte_size > limits_.max_shared_memory_bytes) {
     return absl::ResourceExhaustedError(fmt::format(
@@ -66,24 +80,20 @@ absl::Status Engine::RegisterSharedMemory(const Caller& caller,
         "(--max-shared-memory-bytes)",
         registration.byte_size, limits_.max_shared_memory_bytes));
   }
-  if (static_cast<int64_t>(registration.key.size()) != kSharedMemoryHeaderBytes) {
-    return absl::InvalidArgumentError(
-        fmt::format("key must be the region's first {} bytes, got {} bytes",
-                    kSharedMemoryHeaderBytes, registration.key.size()));
+  AH_RETURN_IF_ERROR(regions_.CheckRoom(caller.tenant, caller.session, registration.region_name));
+  if (!parked.ok() ||
+      !IsRegistrableObject(parked->fd.get(), parked->sender, registration.byte_size)) {
+    return absl::PermissionDeniedError(kRegistrationRefused);
   }
-  // Before opening anything, so that a refused request costs no descriptor or pinned memory.
-  AH_RETURN_IF_ERROR(regions_.CheckRoom(caller.session, registration.region_name));
-  AH_ASSIGN_OR_RETURN(
-      OwnedFd fd, OpenClientObject(registration.shm_key, registration.byte_size, registration.key));
   AH_ASSIGN_OR_RETURN(std::unique_ptr<HostRegion> host,
-                      backend_->OpenHostRegion(fd.get(), registration.byte_size));
-  AH_RETURN_IF_ERROR(
-      regions_.Add(caller.session, std::make_shared<const SharedMemoryRegion>(SharedMemoryRegion{
-                                       .name = registration.region_name,
-                                       .shm_key = registration.shm_key,
-                                       .byte_size = registration.byte_size,
-                                       .host = std::move(host),
-                                   })));
+                      backend_->OpenHostRegion(parked->fd.get(), registration.byte_size));
+  AH_RETURN_IF_ERROR(regions_.Add(caller.tenant, caller.session,
+                                  std::make_shared<const SharedMemoryRegion>(SharedMemoryRegion{
+                                      .charge = std::move(parked->charge),
+                                      .name = registration.region_name,
+                                      .byte_size = registration.byte_size,
+                                      .host = std::move(host),
+                                  })));
   // As in Register: a session closed while this call ran must not keep the region.
   if (!sessions_.IsOpen(caller.session)) regions_.EraseSession(caller.session);
   return absl::OkStatus();
@@ -117,6 +127,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
   AH_RETURN_IF_ERROR(CheckMatches(spec, *target));
   const int64_t nbytes = target->nbytes();
   AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, nbytes));
+  // All or nothing, by validating everything first: the span lies in the region, and the
+  // object can never become shorter than the region (its F_SEAL_SHRINK seal was checked at
+  // registration), so the copy below cannot stop part-way for anything a client does.
   if (target->c_contiguous()) {
     AH_RETURN_IF_ERROR(
         region->host->CopyIn(spec.offset_bytes, *target->buffer, target->offset_bytes, nbytes));

@@ -17,11 +17,17 @@ struct Limits {
   // --fuse-batches=false runs every op on its own (for comparison).
   bool fuse_batches = true;
   // Client shared-memory regions (RegisterSharedMemory): --shared-memory=false switches the
-  // feature off; each session may register at most max_shared_memory_regions of them, each at
-  // most max_shared_memory_bytes (the CUDA backend pins that much host memory per region).
+  // feature off; each session may register at most max_shared_memory_regions of them, the
+  // sessions of a tenant together tenant_max_shared_memory_regions, each at most
+  // max_shared_memory_bytes (the CUDA backend pins that much host memory per region). Each
+  // region, and each descriptor a client has handed over for one, holds a descriptor (or a
+  // mapping): all tenants together at most max_shared_memory_descriptors, which arrayhubd
+  // sets to half its RLIMIT_NOFILE (server/descriptor_limit.h).
   bool shared_memory = true;
   int64_t max_shared_memory_regions = 64;
+  int64_t tenant_max_shared_memory_regions = 256;
   int64_t max_shared_memory_bytes = int64_t{64} << 30;
+  int64_t max_shared_memory_descriptors = 512;
   // CUDA IPC export (ExportIpc): --cuda-ipc=false switches it off; each session may hold at
   // most max_ipc_leases leases at once.
   bool cuda_ipc = true;

@@ -1,17 +1,12 @@
-// Opening a client's POSIX shared-memory object safely: the name's shape, the object's type
-// and size, and the proof that the caller can read it (the key in its header).
+// A client's shared-memory object as the daemon receives it: a descriptor handed over the
+// daemon's Unix socket, and what it must be before it may become a region.
 #pragma once
 
-#include <cstdint>
-#include <string_view>
+#include <sys/types.h>
 
-#include "absl/status/statusor.h"
+#include <cstdint>
 
 namespace arrayhub {
-
-// Every client region starts with this many bytes of header, the registration key; array data
-// lies after it.
-inline constexpr int64_t kSharedMemoryHeaderBytes = 32;
 
 // A file descriptor, closed when this goes.
 class OwnedFd {
@@ -27,14 +22,13 @@ class OwnedFd {
   int fd_;
 };
 
-// INVALID_ARGUMENT unless `shm_key` is '/' then 1-250 characters of [A-Za-z0-9._-], not only
-// dots: a name directly in /dev/shm, never a path elsewhere.
-absl::Status ValidateShmKey(std::string_view shm_key);
-
-// Opens the object `shm_key` (already validated) for reading and writing. It must be a regular
-// file of at least `byte_size` bytes whose first kSharedMemoryHeaderBytes bytes equal `key`
-// (compared in constant time). The header is read with pread, never through a mapping.
-absl::StatusOr<OwnedFd> OpenClientObject(std::string_view shm_key, int64_t byte_size,
-                                         std::string_view key);
+// Whether `fd`, sent by a process of user `sender`, may back a region of `byte_size` bytes:
+// a regular file in tmpfs (memfd_create with MFD_ALLOW_SEALING) owned by `sender`, open for
+// reading and writing, sealed against shrinking (F_SEAL_SHRINK) but not against writing, and
+// at least `byte_size` bytes long.
+// The seal means the object can never become shorter than the region afterwards, so no copy
+// can meet its end part-way (SIGBUS through a mapping, a short read through pread); tmpfs
+// means a copy never waits on a device or on a user-space filesystem (FUSE) the client runs.
+bool IsRegistrableObject(int fd, uid_t sender, int64_t byte_size);
 
 }  // namespace arrayhub

@@ -32,34 +32,51 @@ absl::Status ValidateRegionName(std::string_view name) {
   return absl::OkStatus();
 }
 
-absl::Status SharedMemoryRegistry::CheckRoomLocked(const Handle& session,
+absl::Status SharedMemoryRegistry::CheckRoomLocked(const std::string& tenant, const Handle& session,
                                                    std::string_view name) const {
-  auto it = sessions_.find(session);
-  if (it == sessions_.end()) return absl::OkStatus();
-  const Regions& regions = it->second;
-  if (regions.contains(std::string(name))) {
-    return absl::AlreadyExistsError(fmt::format(
-        "region_name '{}' is already registered in this session; unregister it first", name));
+  if (auto it = sessions_.find(session); it != sessions_.end()) {
+    const auto& regions = it->second.regions;
+    if (regions.contains(std::string(name))) {
+      return absl::AlreadyExistsError(fmt::format(
+          "region_name '{}' is already registered in this session; unregister it first", name));
+    }
+    if (static_cast<int64_t>(regions.size()) >= max_per_session_) {
+      return absl::ResourceExhaustedError(
+          fmt::format("this session has {} shared-memory regions registered, the most allowed "
+                      "(--max-shared-memory-regions {}); unregister one first",
+                      regions.size(), max_per_session_));
+    }
   }
-  if (static_cast<int64_t>(regions.size()) >= max_per_session_) {
+  if (auto it = per_tenant_.find(tenant);
+      it != per_tenant_.end() && it->second >= max_per_tenant_) {
     return absl::ResourceExhaustedError(
-        fmt::format("this session has {} shared-memory regions registered, the most allowed "
-                    "(--max-shared-memory-regions {}); unregister one first",
-                    regions.size(), max_per_session_));
+        fmt::format("tenant '{}' has {} shared-memory regions registered in its sessions, the "
+                    "most allowed (--tenant-max-shared-memory-regions {}); unregister one first",
+                    tenant, it->second, max_per_tenant_));
   }
   return absl::OkStatus();
 }
 
-absl::Status SharedMemoryRegistry::CheckRoom(const Handle& session, std::string_view name) const {
-  absl::ReaderMutexLock lock(&mutex_);
-  return CheckRoomLocked(session, name);
+void SharedMemoryRegistry::ReleaseLocked(const std::string& tenant, int64_t count) {
+  auto it = per_tenant_.find(tenant);
+  if ((it->second -= count) == 0) per_tenant_.erase(it);
 }
 
-absl::Status SharedMemoryRegistry::Add(const Handle& session, RegionPtr region) {
+absl::Status SharedMemoryRegistry::CheckRoom(const std::string& tenant, const Handle& session,
+                                             std::string_view name) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  return CheckRoomLocked(tenant, session, name);
+}
+
+absl::Status SharedMemoryRegistry::Add(const std::string& tenant, const Handle& session,
+                                       RegionPtr region) {
   absl::MutexLock lock(&mutex_);
-  if (absl::Status room = CheckRoomLocked(session, region->name); !room.ok()) return room;
+  if (absl::Status room = CheckRoomLocked(tenant, session, region->name); !room.ok()) return room;
+  SessionRegions& held = sessions_[session];
+  held.tenant = tenant;
   std::string name = region->name;
-  sessions_[session].emplace(std::move(name), std::move(region));
+  held.regions.emplace(std::move(name), std::move(region));
+  ++per_tenant_[tenant];
   return absl::OkStatus();
 }
 
@@ -68,8 +85,8 @@ absl::StatusOr<SharedMemoryRegistry::RegionPtr> SharedMemoryRegistry::Find(
   absl::ReaderMutexLock lock(&mutex_);
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return NotRegistered(name);
-  auto region = it->second.find(std::string(name));
-  if (region == it->second.end()) return NotRegistered(name);
+  auto region = it->second.regions.find(std::string(name));
+  if (region == it->second.regions.end()) return NotRegistered(name);
   return region->second;
 }
 
@@ -78,22 +95,31 @@ absl::Status SharedMemoryRegistry::Remove(const Handle& session, std::string_vie
   absl::MutexLock lock(&mutex_);
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return NotRegistered(name);
-  auto region = it->second.find(std::string(name));
-  if (region == it->second.end()) return NotRegistered(name);
+  auto region = it->second.regions.find(std::string(name));
+  if (region == it->second.regions.end()) return NotRegistered(name);
   removed = std::move(region->second);
-  it->second.erase(region);
-  if (it->second.empty()) sessions_.erase(it);
+  it->second.regions.erase(region);
+  ReleaseLocked(it->second.tenant, 1);
+  if (it->second.regions.empty()) sessions_.erase(it);
   return absl::OkStatus();
 }
 
 int64_t SharedMemoryRegistry::EraseSession(const Handle& session) {
-  Regions removed;  // Released after the lock.
+  SessionRegions removed;  // Released after the lock.
   absl::MutexLock lock(&mutex_);
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return 0;
   removed = std::move(it->second);
   sessions_.erase(it);
-  return static_cast<int64_t>(removed.size());
+  const auto count = static_cast<int64_t>(removed.regions.size());
+  ReleaseLocked(removed.tenant, count);
+  return count;
+}
+
+int64_t SharedMemoryRegistry::CountOf(const std::string& tenant) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  auto it = per_tenant_.find(tenant);
+  return it == per_tenant_.end() ? 0 : it->second;
 }
 
 }  // namespace arrayhub

@@ -12,9 +12,10 @@ namespace arrayhub {
 
 struct SharedMemoryRegistration {
   std::string region_name;
-  std::string shm_key;  // The object's name for shm_open.
   int64_t byte_size = 0;
-  std::string key;  // Must equal the object's first kSharedMemoryHeaderBytes bytes.
+  // Names the object's descriptor, which the client handed over the daemon's Unix socket
+  // (ParkedDescriptors).
+  std::string descriptor_ticket;
 };
 
 // A copy between a region and an array's C-order bytes at [offset_bytes, + nbytes).

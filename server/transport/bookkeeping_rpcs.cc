@@ -1,4 +1,6 @@
 // Free, Describe, List, GetServerInfo.
+#include <spdlog/spdlog.h>
+
 #include "server/core/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
@@ -70,6 +72,16 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   out->set_max_message_bytes(limits.max_message_bytes);
   response->set_tenant(*tenant);
   response->set_tenant_bytes_in_use(engine_.TenantBytesInUse(*tenant));
+  if (limits.shared_memory) {
+    // A socket that cannot start leaves the field empty: clients then stream, and the rest of
+    // the answer stands.
+    absl::StatusOr<std::string> socket_path = IpcSocketPath();
+    if (socket_path.ok()) {
+      response->set_shared_memory_socket(*socket_path);
+    } else {
+      spdlog::warn("shared memory unavailable: {}", socket_path.status().ToString());
+    }
+  }
   return grpc::Status::OK;
 }
 

@@ -1,5 +1,5 @@
 // ExportIpc and ReleaseIpc: CUDA IPC leases on arrays' device memory (docs/ipc.md), and the
-// socket that hands out the pools' descriptors.
+// socket that hands out the pools' descriptors and takes in shared-memory objects'.
 #include "server/core/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
@@ -9,10 +9,16 @@ namespace arrayhub {
 absl::StatusOr<std::string> ArrayHubService::IpcSocketPath() {
   absl::MutexLock lock(&ipc_socket_mutex_);
   if (ipc_socket_ == nullptr) {
-    AH_ASSIGN_OR_RETURN(ipc_socket_,
-                        IpcSocket::Start(ipc_socket_path_, [this](std::string_view ticket) {
-                          return engine_.RedeemPoolTicket(ticket);
-                        }));
+    AH_ASSIGN_OR_RETURN(
+        ipc_socket_,
+        IpcSocket::Start(
+            ipc_socket_path_,
+            {.redeem_pool =
+                 [this](std::string_view ticket) { return engine_.RedeemPoolTicket(ticket); },
+             .park_region =
+                 [this](uid_t sender, OwnedFd fd) {
+                   return engine_.ParkSharedMemoryDescriptor(sender, std::move(fd));
+                 }}));
   }
   return ipc_socket_->path();
 }

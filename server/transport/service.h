@@ -27,8 +27,8 @@ using ArrayHubServiceBase = v1::ArrayHub::WithRawCallbackMethod_Upload<
 class ArrayHubService final : public ArrayHubServiceBase {
  public:
   // `tokens` null: authentication is off and every caller is kAnonymousTenant.
-  // `ipc_socket_path`: where the CUDA IPC socket listens once the first export needs it (see
-  // IpcSocket::Start; "" picks an abstract name).
+  // `ipc_socket_path`: where the descriptor socket listens once the first export or
+  // shared-memory client needs it (see IpcSocket::Start; "" picks an abstract name).
   explicit ArrayHubService(Engine& engine, std::shared_ptr<const TokenTable> tokens = nullptr,
                            std::string ipc_socket_path = "")
       : engine_(engine), tokens_(std::move(tokens)), ipc_socket_path_(std::move(ipc_socket_path)) {}
@@ -131,7 +131,8 @@ class ArrayHubService final : public ArrayHubServiceBase {
  private:
   // The tenant the call's credentials map to; UNAUTHENTICATED without valid ones.
   absl::StatusOr<std::string> TenantOf(const grpc::ServerContextBase& context) const;
-  // The CUDA IPC socket's path, started on first use (a server nobody exports from has none).
+  // The descriptor socket's path, started on first use (a server that nobody exports from and
+  // no client on its host asks about has none).
   absl::StatusOr<std::string> IpcSocketPath();
 
   Engine& engine_;

@@ -1,5 +1,6 @@
 // RegisterSharedMemory, UnregisterSharedMemory, CopyFromSharedMemory, CopyToSharedMemory: the
-// same-host transfer path through a client's POSIX shared-memory object.
+// same-host transfer path through a client's shared-memory object, whose descriptor the
+// client handed over the descriptor socket (ipc_socket.h).
 #include "server/core/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
@@ -23,10 +24,10 @@ grpc::Status ArrayHubService::RegisterSharedMemory(grpc::ServerContext* context,
                                                    v1::RegisterSharedMemoryResponse*) {
   return ToGrpcStatus([&]() -> absl::Status {
     AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
-    return engine_.RegisterSharedMemory(caller, {.region_name = request->region_name(),
-                                                 .shm_key = request->shm_key(),
-                                                 .byte_size = request->byte_size(),
-                                                 .key = request->key()});
+    return engine_.RegisterSharedMemory(caller,
+                                        {.region_name = request->region_name(),
+                                         .byte_size = request->byte_size(),
+                                         .descriptor_ticket = request->descriptor_ticket()});
   }());
 }
 

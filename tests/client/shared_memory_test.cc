@@ -1,12 +1,10 @@
 // The C++ client's same-host path: on a loopback address transfers go through a registered
 // shared-memory region (growing as needed), or straight from and into pinned buffers, and the
 // client streams instead when the server or ARRAYHUB_SHARED_MEMORY rules it out, with the same
-// results either way.
+// results either way; the server holds a descriptor for each live region and no other.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -31,16 +29,6 @@ std::vector<double> Ramp(size_t n) {
   return values;
 }
 
-// Objects of this process left in /dev/shm: the client removes each name once registered.
-int LeftInDevShm() {
-  const std::string prefix = "arrayhub-" + std::to_string(getpid()) + "-";
-  int count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
-    if (entry.path().filename().string().starts_with(prefix)) ++count;
-  }
-  return count;
-}
-
 class SharedMemoryClientTest : public ::testing::Test {
  protected:
   void Start(arrayhub::ServerOptions options = {}) {
@@ -51,6 +39,8 @@ class SharedMemoryClientTest : public ::testing::Test {
   void TearDown() override { unsetenv("ARRAYHUB_SHARED_MEMORY"); }
 
   Client& client() { return *client_; }
+  // Descriptors of this client's objects the server holds (regions, and any waiting).
+  int64_t ServerDescriptors() { return server_->engine().Stats().shared_memory_descriptors; }
 
   std::unique_ptr<arrayhub::ArrayHubServer> server_;
   std::optional<Client> client_;
@@ -74,7 +64,7 @@ TEST_F(SharedMemoryClientTest, LoopbackTransfersGoThroughSharedMemory) {
   auto b = client().Upload(large, {3 << 17});
   EXPECT_TRUE(client().UsesSharedMemory());
   EXPECT_EQ(client().Download<double>(b), large);
-  EXPECT_EQ(LeftInDevShm(), 0);
+  EXPECT_EQ(ServerDescriptors(), 1);  // The first region went when the larger came.
 }
 
 TEST_F(SharedMemoryClientTest, ZeroDisablesIt) {
@@ -96,7 +86,7 @@ TEST_F(SharedMemoryClientTest, ServerWithSharedMemoryOffIsStreamedTo) {
   EXPECT_FALSE(client().UsesSharedMemory());
   auto b = client().Upload(values, {64});  // Not asked again: still streamed, still right.
   EXPECT_EQ(client().Download<double>(b), values);
-  EXPECT_EQ(LeftInDevShm(), 0);
+  EXPECT_EQ(ServerDescriptors(), 0);
 }
 
 TEST_F(SharedMemoryClientTest, TransfersOverTheServersRegionLimitStream) {
@@ -155,7 +145,7 @@ TEST_F(SharedMemoryClientTest, PinnedBuffersAndTheirPartsTransferWithoutTheRegio
   auto copied = client().Upload(expected, {kCount});
   EXPECT_TRUE(client().UsesSharedMemory());
   EXPECT_EQ(client().Download<float>(copied), expected);
-  EXPECT_EQ(LeftInDevShm(), 0);
+  EXPECT_EQ(ServerDescriptors(), 3);  // Two buffers and the region, nothing waiting.
 }
 
 TEST_F(SharedMemoryClientTest, PinnedBufferTransfersCheckSizesAndTypes) {
@@ -197,14 +187,14 @@ TEST_F(SharedMemoryClientTest, PinnedBuffersCountAgainstTheRegionLimitsUntilDest
   PinnedBuffer third = client().AllocatePinned(1000);
   EXPECT_TRUE(third.registered());
   try {
-    client().AllocatePinned(1 << 20);  // With its header page, over the bytes limit.
+    client().AllocatePinned((1 << 20) + 1);  // Rounded up to pages, over the bytes limit.
     FAIL() << "a region over --max-shared-memory-bytes was registered";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kResourceExhausted);
     EXPECT_NE(std::string(e.what()).find("--max-shared-memory-bytes"), std::string::npos)
         << e.what();
   }
-  EXPECT_EQ(LeftInDevShm(), 0);
+  EXPECT_EQ(ServerDescriptors(), 2);  // The refused ones left nothing behind.
 }
 
 TEST_F(SharedMemoryClientTest, PinnedBuffersAreOrdinaryMemoryWhereSharedMemoryIsOff) {
@@ -230,7 +220,7 @@ TEST_F(SharedMemoryClientTest, PinnedBuffersOfAServerWithSharedMemoryOffAreOrdin
   FillRandom(buffer.as<float>(), 14);
   auto a = client().Upload<float>(buffer.as<float>(), {10});
   EXPECT_TRUE(std::ranges::equal(client().Download<float>(a), buffer.as<float>()));
-  EXPECT_EQ(LeftInDevShm(), 0);
+  EXPECT_EQ(ServerDescriptors(), 0);
 }
 
 TEST_F(SharedMemoryClientTest, APinnedBufferMayOutliveItsClient) {

@@ -114,9 +114,10 @@ SEEDS = [
         c.BatchRequest.Op(elementwise=c.ElementwiseRequest(op="add", operands=[
             operand("1"), c.Operand(batch_result=0)], out="1")),
     ], keep=[2])),
-    # No such object (NOT_FOUND), then copies through a region that was never registered.
+    # A ticket nobody was given (PERMISSION_DENIED), then copies through a region that was
+    # never registered.
     ("RegisterSharedMemory", a.RegisterSharedMemoryRequest(
-        region_name="r", shm_key="/arrayhub-fuzz-none", byte_size=4096, key=bytes(32))),
+        region_name="r", byte_size=4096, descriptor_ticket="0" * 32)),
     ("UnregisterSharedMemory", a.UnregisterSharedMemoryRequest(region_name="r")),
     ("CopyFromSharedMemory", a.SharedMemoryCopyRequest(
         region_name="r", offset_bytes=32, dtype=t.DTYPE_FLOAT32, shape=[4])),

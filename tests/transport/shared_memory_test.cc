@@ -1,6 +1,7 @@
 // RegisterSharedMemory, UnregisterSharedMemory, CopyFromSharedMemory, CopyToSharedMemory over
-// the in-process server: round trips, every refusal with its code and message, a client that
-// shrinks its object, and regions released with their session.
+// the in-process server: objects handed over the descriptor socket, round trips, every refusal
+// with its code and message (one message for every refused object, whoever's it is), uploads
+// that are all or nothing, and descriptors counted, limited and released with their session.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,48 +12,41 @@
 #include <random>
 #include <thread>
 
+#include "client_cpp/src/descriptor_socket.h"
 #include "server/transport/metrics.h"
 #include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {
 
-constexpr int64_t kHeader = 32;
+// What every refused object or ticket is answered.
+constexpr char kRefused[] = "descriptor_ticket refused: a ticket is good once";
 
-// A shared-memory object as a client makes it: a random name, 32 random bytes of key at its
-// start. Unlinked and unmapped when the test ends.
+// A shared-memory object as the clients make it: a memfd sealed against shrinking (unless
+// `sealed` is false), mapped here. Closed and unmapped when the test ends.
 class ClientObject {
  public:
-  explicit ClientObject(int64_t size) : size_(size) {
-    std::random_device random;
-    name_ = "/arrayhub-test-" + std::to_string(getpid()) + "-" + std::to_string(random());
-    const int fd = shm_open(name_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    EXPECT_GE(fd, 0) << std::strerror(errno);
-    EXPECT_EQ(ftruncate(fd, size), 0);
+  explicit ClientObject(int64_t size, bool sealed = true) : size_(size) {
+    fd_ = memfd_create("arrayhub-test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    EXPECT_GE(fd_, 0) << std::strerror(errno);
+    EXPECT_EQ(ftruncate(fd_, size), 0);
+    if (sealed) {
+      EXPECT_EQ(fcntl(fd_, F_ADD_SEALS, F_SEAL_SHRINK), 0) << std::strerror(errno);
+    }
     data_ = static_cast<char*>(
-        mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+        mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0));
     EXPECT_NE(data_, MAP_FAILED);
-    close(fd);
-    for (int64_t i = 0; i < kHeader; ++i) data_[i] = static_cast<char>(random());
   }
   ~ClientObject() {
     munmap(data_, static_cast<size_t>(size_));
-    shm_unlink(name_.c_str());
+    close(fd_);
   }
 
-  const std::string& name() const { return name_; }
-  std::string key() const { return std::string(data_, kHeader); }
+  int fd() const { return fd_; }
   char* data() { return data_; }
-  // Truncates the object as a misbehaving client could (the test never touches the lost pages).
-  void Shrink(int64_t size) {
-    const int fd = shm_open(name_.c_str(), O_RDWR, 0);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(ftruncate(fd, size), 0);
-    close(fd);
-  }
 
  private:
-  std::string name_;
+  int fd_;
   int64_t size_;
   char* data_;
 };
@@ -62,28 +56,65 @@ int OpenDescriptors() {
                                         std::filesystem::directory_iterator()));
 }
 
+// The open descriptors once they are `expected`, or after a second: the socket's thread closes
+// a connection just after its reply, which the test may read first.
+int OpenDescriptorsSettled(int expected) {
+  for (int i = 0; i < 100 && OpenDescriptors() != expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return OpenDescriptors();
+}
+
 class SharedMemoryTest : public RpcTest {
  protected:
-  grpc::Status Register(const std::string& region, const std::string& shm_key, int64_t byte_size,
-                        const std::string& key, const std::string& session = "") {
+  // The daemon's descriptor socket, as clients learn it.
+  std::string SocketPath() {
+    grpc::ClientContext context;
+    v1::ServerInfo info;
+    EXPECT_TRUE(stub_->GetServerInfo(&context, v1::ServerInfoRequest(), &info).ok());
+    return info.shared_memory_socket();
+  }
+  // The socket's reply to "REGION" with `fd` attached.
+  std::string HandOver(int fd) {
+    return client::detail::AskDescriptorSocket(SocketPath(), "REGION", fd).line;
+  }
+  // The ticket for `fd`; fails the test if the socket refuses it.
+  std::string Ticket(int fd) {
+    const std::string reply = HandOver(fd);
+    EXPECT_TRUE(reply.starts_with("OK ")) << reply;
+    return reply.substr(3);
+  }
+
+  grpc::Status Register(const std::string& region, const std::string& ticket, int64_t byte_size,
+                        const std::string& session = "") {
     v1::RegisterSharedMemoryRequest request;
     request.set_region_name(region);
-    request.set_shm_key(shm_key);
     request.set_byte_size(byte_size);
-    request.set_key(key);
+    request.set_descriptor_ticket(ticket);
+    return Register(request, session);
+  }
+  grpc::Status Register(const v1::RegisterSharedMemoryRequest& request,
+                        const std::string& session = "") {
     v1::RegisterSharedMemoryResponse response;
     return stub_->RegisterSharedMemory(Context(session).get(), request, &response);
   }
+  // Hands `object` over and registers it.
   grpc::Status Register(const std::string& region, const ClientObject& object, int64_t byte_size,
                         const std::string& session = "") {
-    return Register(region, object.name(), byte_size, object.key(), session);
+    return Register(region, Ticket(object.fd()), byte_size, session);
   }
-  grpc::Status Unregister(const std::string& region) {
+  grpc::Status Unregister(const std::string& region, const std::string& session = "") {
     v1::UnregisterSharedMemoryRequest request;
     request.set_region_name(region);
     v1::UnregisterSharedMemoryResponse response;
-    return stub_->UnregisterSharedMemory(Context().get(), request, &response);
+    return stub_->UnregisterSharedMemory(Context(session).get(), request, &response);
   }
+  void CloseSession(const std::string& session) {
+    v1::CloseSessionResponse closed;
+    ASSERT_TRUE(
+        stub_->CloseSession(Context(session).get(), v1::CloseSessionRequest(), &closed).ok());
+  }
+  int64_t HeldDescriptors() { return server_->engine().Stats().shared_memory_descriptors; }
 
   static v1::SharedMemoryCopyRequest Copy(const std::string& region, int64_t offset,
                                           const std::string& handle = "",
@@ -238,29 +269,8 @@ TEST_F(SharedMemoryTest, UploadOverwritesAnArrayAndWritesThroughAStridedView) {
 
 TEST_F(SharedMemoryTest, RegistrationRefusals) {
   ClientObject object(1024);
-  const std::string key = object.key();
-  std::string wrong = key;
-  wrong[5] = static_cast<char>(wrong[5] ^ 1);
-  EXPECT_STATUS(Register("r", object.name(), 1024, wrong), PERMISSION_DENIED,
-                "key does not match the first 32 bytes of shared-memory object '" + object.name());
-  EXPECT_STATUS(Register("r", object.name(), 1024, key.substr(0, 31)), INVALID_ARGUMENT,
-                "key must be the region's first 32 bytes, got 31 bytes");
-  EXPECT_STATUS(Register("r", "arrayhub-x", 1024, key), INVALID_ARGUMENT,
-                "shm_key must be '/' followed by 1 to 250 characters, got 'arrayhub-x'");
-  EXPECT_STATUS(Register("r", "/", 1024, key), INVALID_ARGUMENT, "shm_key must be '/' followed");
-  EXPECT_STATUS(Register("r", "/" + std::string(251, 'a'), 1024, key), INVALID_ARGUMENT,
-                "(252 characters)");
-  EXPECT_STATUS(Register("r", "/../etc/passwd", 1024, key), INVALID_ARGUMENT,
-                "shm_key may contain only [A-Za-z0-9._-] after its leading '/'; character 3");
-  EXPECT_STATUS(Register("r", "/..", 1024, key), INVALID_ARGUMENT,
-                "shm_key '/..' names a directory");
-  EXPECT_STATUS(Register("r", "/arrayhub-no-such-object", 1024, key), NOT_FOUND,
-                "shm_key '/arrayhub-no-such-object': no such shared-memory object");
-  EXPECT_STATUS(Register("r", object, 1025), INVALID_ARGUMENT,
-                "byte_size 1025 exceeds the size of shared-memory object '" + object.name() +
-                    "', 1024 bytes");
-  EXPECT_STATUS(Register("r", object, 31), INVALID_ARGUMENT,
-                "byte_size must be at least 32 (the region's header), got 31");
+  EXPECT_STATUS(Register("r", object, 0), INVALID_ARGUMENT, "byte_size must be positive, got 0");
+  EXPECT_STATUS(Register("r", object, -5), INVALID_ARGUMENT, "byte_size must be positive, got -5");
   EXPECT_STATUS(Register("", object, 1024), INVALID_ARGUMENT,
                 "region_name must have 1 to 128 characters, got 0");
   EXPECT_STATUS(Register("a b", object, 1024), INVALID_ARGUMENT,
@@ -275,6 +285,95 @@ TEST_F(SharedMemoryTest, RegistrationRefusals) {
   EXPECT_TRUE(Register("r", object, 512).ok());
 }
 
+TEST_F(SharedMemoryTest, ATicketIsUsedUpByTheFirstCallThatNamesIt) {
+  ClientObject object(1024);
+  const std::string ticket = Ticket(object.fd());
+  ASSERT_TRUE(Register("b", ticket, 1024).ok());
+  EXPECT_STATUS(Register("c", ticket, 1024), PERMISSION_DENIED, kRefused);
+  // A refused call uses its ticket up too: no descriptor is left waiting.
+  ASSERT_TRUE(Register("a", object, 1024).ok());
+  const std::string refused = Ticket(object.fd());
+  EXPECT_EQ(HeldDescriptors(), 3);
+  EXPECT_STATUS(Register("a", refused, 1024), ALREADY_EXISTS, "region_name 'a'");
+  EXPECT_EQ(HeldDescriptors(), 2);
+  EXPECT_STATUS(Register("d", refused, 1024), PERMISSION_DENIED, kRefused);
+}
+
+// The attack this replaced: a tenant named another process's /dev/shm object and "proved" it
+// with 32 header bytes, which such an object has as zeros. Now no request can name an object,
+// and every object that is not the sender's own sealed memfd is refused with one message,
+// whoever owns it and whether or not it exists.
+TEST_F(SharedMemoryTest, ForeignObjectsAreRefusedAndEveryRefusalLooksTheSame) {
+  const std::string victim = "/arrayhub-test-victim-" + std::to_string(getpid());
+  const int foreign = shm_open(victim.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  ASSERT_GE(foreign, 0) << std::strerror(errno);
+  ASSERT_EQ(ftruncate(foreign, 4096), 0);  // A zero header, as every fresh object has.
+  std::vector<std::pair<std::string, grpc::Status>> refusals;
+
+  // A request as the old protocol had it (shm_key = 2, key = 4), for an object that exists
+  // and for one that does not: the fields are no longer read.
+  for (const std::string& name : {victim, std::string("/arrayhub-test-no-such-object")}) {
+    v1::RegisterSharedMemoryRequest old;
+    old.set_region_name("stolen");
+    old.set_byte_size(4096);
+    google::protobuf::UnknownFieldSet* fields = old.GetReflection()->MutableUnknownFields(&old);
+    fields->AddLengthDelimited(2, name);
+    fields->AddLengthDelimited(4, std::string(32, '\0'));
+    refusals.emplace_back("old request for " + name, Register(old));
+  }
+  refusals.emplace_back("no ticket", Register("r", "", 4096));
+  refusals.emplace_back("unknown ticket", Register("r", std::string(32, 'a'), 4096));
+  // The object's own descriptor, handed over: an shm_open object cannot be sealed.
+  refusals.emplace_back("shm_open object", Register("r", Ticket(foreign), 4096));
+  {
+    ClientObject unsealed(4096, /*sealed=*/false);
+    refusals.emplace_back("unsealed memfd", Register("r", unsealed, 4096));
+  }
+  {
+    ClientObject small(4096);
+    refusals.emplace_back("too small", Register("r", small, 4097));
+  }
+  {
+    const int write_sealed = memfd_create("write-sealed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    ASSERT_EQ(ftruncate(write_sealed, 4096), 0);
+    ASSERT_EQ(fcntl(write_sealed, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_WRITE), 0);
+    refusals.emplace_back("sealed against writing", Register("r", Ticket(write_sealed), 4096));
+    close(write_sealed);
+  }
+  {
+    ClientObject object(4096);
+    const int read_only =
+        open(("/proc/self/fd/" + std::to_string(object.fd())).c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(read_only, 0) << std::strerror(errno);
+    refusals.emplace_back("read-only descriptor", Register("r", Ticket(read_only), 4096));
+    close(read_only);
+  }
+  if (geteuid() == 0) {
+    // Another user's object, which only root could open: refused even so.
+    ClientObject others(4096);
+    ASSERT_EQ(fchown(others.fd(), 65534, 65534), 0) << std::strerror(errno);
+    refusals.emplace_back("another user's memfd", Register("r", others, 4096));
+  }
+  for (const auto& [what, status] : refusals) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << what;
+    EXPECT_EQ(status.error_message(), refusals.front().second.error_message()) << what;
+  }
+  EXPECT_NE(refusals.front().second.error_message().find(kRefused), std::string::npos)
+      << refusals.front().second.error_message();
+  // Nothing was registered, and no descriptor is kept.
+  EXPECT_STATUS(CopyIn(Copy("stolen", 0, "", v1::DTYPE_INT8, {4})), NOT_FOUND, "region_name");
+  EXPECT_STATUS(CopyIn(Copy("r", 0, "", v1::DTYPE_INT8, {4})), NOT_FOUND, "region_name");
+  EXPECT_EQ(HeldDescriptors(), 0);
+  close(foreign);
+  shm_unlink(victim.c_str());
+}
+
+TEST_F(SharedMemoryTest, TheSocketTakesExactlyOneDescriptorPerRegion) {
+  EXPECT_EQ(client::detail::AskDescriptorSocket(SocketPath(), "REGION").line,
+            "ERROR attach exactly one descriptor to REGION");
+  EXPECT_EQ(HeldDescriptors(), 0);
+}
+
 TEST_F(SharedMemoryTest, CopyRefusals) {
   ClientObject object(1024);
   ASSERT_TRUE(Register("io", object, 1000).ok());
@@ -283,14 +382,13 @@ TEST_F(SharedMemoryTest, CopyRefusals) {
   EXPECT_STATUS(CopyIn(Copy("nope", 32, "", v1::DTYPE_INT64, {8})), NOT_FOUND,
                 "region_name 'nope': no shared-memory region");
   EXPECT_STATUS(CopyOut(Copy("nope", 32, array.handle())), NOT_FOUND, "region_name 'nope'");
-  EXPECT_STATUS(CopyIn(Copy("io", 31, "", v1::DTYPE_INT64, {8})), INVALID_ARGUMENT,
-                "offset_bytes 31 lies in the 32-byte header of region 'io'");
   EXPECT_STATUS(CopyOut(Copy("io", -8, array.handle())), INVALID_ARGUMENT,
-                "offset_bytes -8 lies in the 32-byte header");
+                "offset_bytes must not be negative, got -8");
   // Within the registered 1000 bytes, not the object's 1024.
   EXPECT_STATUS(CopyIn(Copy("io", 937, "", v1::DTYPE_INT64, {8})), INVALID_ARGUMENT,
                 "offset_bytes 937 plus the array's 64 bytes exceeds region 'io' of 1000 bytes");
   EXPECT_TRUE(CopyIn(Copy("io", 936, "", v1::DTYPE_INT64, {8})).ok());
+  EXPECT_TRUE(CopyIn(Copy("io", 0, "", v1::DTYPE_INT64, {8})).ok());
   EXPECT_STATUS(CopyOut(Copy("io", std::numeric_limits<int64_t>::max(), array.handle())),
                 INVALID_ARGUMENT, "offset_bytes 9223372036854775807 plus the array's 64 bytes");
   EXPECT_STATUS(CopyOut(Copy("io", 1000, array.handle())), INVALID_ARGUMENT,
@@ -330,43 +428,51 @@ TEST_F(SharedMemoryTest, AnotherSessionsRegionIsNotFound) {
   EXPECT_TRUE(Register("mine", object, 1024, other).ok());
 }
 
-TEST_F(SharedMemoryTest, ShrunkObjectGivesAnErrorNotACrash) {
+// What used to leave an array half written: the client shrank its object under an upload into
+// the array, and the copy stopped part-way. A registered object is sealed against shrinking,
+// so the copy either is refused before it starts or writes everything.
+TEST_F(SharedMemoryTest, AnUploadIntoAnArrayIsAllOrNothing) {
   ClientObject object(1 << 16);
   ASSERT_TRUE(Register("io", object, 1 << 16).ok());
   const v1::ArrayInfo array = Arange(1024, v1::DTYPE_FLOAT64);  // 8 KiB.
-  object.Shrink(4096);
-  const EngineStats before = server_->engine().Stats();
-  EXPECT_STATUS(CopyIn(Copy("io", 1024, "", v1::DTYPE_FLOAT64, {1024})), FAILED_PRECONDITION,
-                "the shared-memory object shrank to 4096 bytes after it was registered");
-  // The failed upload left no array and no memory behind.
-  EXPECT_EQ(server_->engine().Stats().arrays, before.arrays);
-  EXPECT_EQ(server_->engine().Stats().bytes_in_use, before.bytes_in_use);
-  EXPECT_STATUS(CopyIn(Copy("io", 1024, array.handle())), FAILED_PRECONDITION,
-                "shrank to 4096 bytes");
-  EXPECT_STATUS(CopyOut(Copy("io", 1024, array.handle())), FAILED_PRECONDITION,
-                "shrank to 4096 bytes after it was registered; the copy needs 9216 bytes");
-  // What still lies inside the object works.
-  EXPECT_TRUE(CopyOut(Copy("io", 64, Arange(4, v1::DTYPE_INT8).handle())).ok());
+  const std::string before = DownloadAll(array.handle());
+  EXPECT_NE(ftruncate(object.fd(), 4096), 0);
+  EXPECT_EQ(errno, EPERM);
+  // Refused before anything is written.
+  EXPECT_STATUS(CopyIn(Copy("io", (1 << 16) - 4096, array.handle())), INVALID_ARGUMENT,
+                "exceeds region 'io'");
+  EXPECT_EQ(DownloadAll(array.handle()), before);
+  // Pages the client punches out read as zeros: the copy still writes all of the array.
+  std::vector<double> fresh(1024);
+  for (size_t i = 0; i < fresh.size(); ++i) fresh[i] = 0.25 * static_cast<double>(i) + 1;
+  std::memcpy(object.data() + 8192, fresh.data(), 8192);
+  ASSERT_EQ(fallocate(object.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 8192, 4096), 0);
+  ASSERT_TRUE(CopyIn(Copy("io", 8192, array.handle())).ok());
+  std::fill(fresh.begin(), fresh.begin() + 512, 0.0);
+  EXPECT_EQ(DownloadAll(array.handle()), Bytes(fresh));
 }
 
 TEST_F(SharedMemoryTest, RegionsAreReleasedWithTheirSession) {
   ClientObject object(1024);
+  SocketPath();  // Starts the socket first: its own descriptors are not the regions'.
   const int before = OpenDescriptors();
   const std::string session = OpenSession();
   ASSERT_TRUE(Register("a", object, 1024, session).ok());
   ASSERT_TRUE(Register("b", object, 512, session).ok());
-  EXPECT_EQ(OpenDescriptors(), before + 2);
+  EXPECT_EQ(OpenDescriptorsSettled(before + 2), before + 2);
+  EXPECT_EQ(HeldDescriptors(), 2);
   ASSERT_TRUE(Register("c", object, 1024).ok());
   ASSERT_TRUE(Unregister("c").ok());
-  EXPECT_EQ(OpenDescriptors(), before + 2);
+  EXPECT_EQ(OpenDescriptorsSettled(before + 2), before + 2);
 
-  v1::CloseSessionResponse closed;
-  ASSERT_TRUE(stub_->CloseSession(Context(session).get(), v1::CloseSessionRequest(), &closed).ok());
-  EXPECT_EQ(OpenDescriptors(), before);
+  CloseSession(session);
+  EXPECT_EQ(OpenDescriptorsSettled(before), before);
+  EXPECT_EQ(HeldDescriptors(), 0);
 }
 
 TEST_F(SharedMemoryTest, RegionsAreReleasedWhenTheLeaseRunsOut) {
   ClientObject object(1024);
+  SocketPath();  // Starts the socket first: its own descriptors are not the regions'.
   const int before = OpenDescriptors();
   grpc::ClientContext context;
   v1::OpenSessionRequest open;
@@ -374,15 +480,13 @@ TEST_F(SharedMemoryTest, RegionsAreReleasedWhenTheLeaseRunsOut) {
   v1::OpenSessionResponse opened;
   ASSERT_TRUE(stub_->OpenSession(&context, open, &opened).ok());
   ASSERT_TRUE(Register("a", object, 1024, opened.session_id()).ok());
-  EXPECT_EQ(OpenDescriptors(), before + 1);
+  EXPECT_EQ(OpenDescriptorsSettled(before + 1), before + 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   // The server's own reaper may have closed the session already (CI's sanitizer run saw it
   // win), or may be closing it now: reap, then wait a little for the descriptor to go.
   server_->engine().ReapExpiredSessions();
-  for (int i = 0; i < 100 && OpenDescriptors() != before; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_EQ(OpenDescriptors(), before);
+  EXPECT_EQ(OpenDescriptorsSettled(before), before);
+  EXPECT_EQ(HeldDescriptors(), 0);
   v1::KeepAliveResponse renewed;
   EXPECT_EQ(stub_->KeepAlive(Context(opened.session_id()).get(), v1::KeepAliveRequest(), &renewed)
                 .error_code(),
@@ -394,7 +498,9 @@ class SharedMemoryLimitsTest : public SharedMemoryTest {
   ServerOptions Options() const override {
     ServerOptions options;
     options.limits.max_shared_memory_regions = 2;
+    options.limits.tenant_max_shared_memory_regions = 3;
     options.limits.max_shared_memory_bytes = 4096;
+    options.limits.max_shared_memory_descriptors = 5;
     return options;
   }
 };
@@ -411,6 +517,36 @@ TEST_F(SharedMemoryLimitsTest, RegionsPerSessionAndSizeAreLimited) {
                 "(--max-shared-memory-regions 2)");
 }
 
+// One tenant, however many sessions it opens, holds a bounded number of regions, and all
+// tenants together a bounded number of descriptors; every one comes back when its session ends.
+TEST_F(SharedMemoryLimitsTest, DescriptorsAreBoundedPerTenantAndInAllAndComeBack) {
+  ClientObject object(4096);
+  SocketPath();  // Starts the socket first: its own descriptors are not the regions'.
+  const int before = OpenDescriptors();
+  const std::string first = OpenSession(), second = OpenSession();
+  ASSERT_TRUE(Register("a", object, 4096, first).ok());
+  ASSERT_TRUE(Register("b", object, 4096, first).ok());
+  ASSERT_TRUE(Register("a", object, 4096, second).ok());
+  EXPECT_STATUS(Register("b", object, 4096, second), RESOURCE_EXHAUSTED,
+                "tenant 'anonymous' has 3 shared-memory regions registered in its sessions, the "
+                "most allowed (--tenant-max-shared-memory-regions 3)");
+  // 3 descriptors held (the refused registration's went with it): room for 2 more.
+  EXPECT_EQ(HeldDescriptors(), 3);
+  EXPECT_TRUE(HandOver(object.fd()).starts_with("OK "));
+  EXPECT_TRUE(HandOver(object.fd()).starts_with("OK "));
+  EXPECT_EQ(HandOver(object.fd()),
+            "ERROR the server holds 5 descriptors of shared-memory objects, the most its "
+            "descriptor limit leaves room for; unregister regions or stream instead");
+  EXPECT_EQ(OpenDescriptorsSettled(before + 5), before + 5);
+
+  CloseSession(first);
+  CloseSession(second);
+  EXPECT_EQ(HeldDescriptors(), 2);  // The two tickets nobody redeemed, until they expire.
+  server_->engine().ReapExpiredSessions();
+  EXPECT_EQ(HeldDescriptors(), 2);
+  EXPECT_EQ(OpenDescriptorsSettled(before + 2), before + 2);
+}
+
 class SharedMemoryOffTest : public SharedMemoryTest {
  protected:
   ServerOptions Options() const override {
@@ -421,9 +557,9 @@ class SharedMemoryOffTest : public SharedMemoryTest {
 };
 
 TEST_F(SharedMemoryOffTest, EveryCallSaysTheFeatureIsOff) {
-  ClientObject object(1024);
   const char* off = "shared memory is switched off on this server";
-  EXPECT_STATUS(Register("a", object, 1024), FAILED_PRECONDITION, off);
+  EXPECT_EQ(SocketPath(), "");  // Clients are not even shown a socket.
+  EXPECT_STATUS(Register("a", std::string(32, 'a'), 1024), FAILED_PRECONDITION, off);
   EXPECT_STATUS(Unregister("a"), FAILED_PRECONDITION, off);
   EXPECT_STATUS(CopyIn(Copy("a", 32, "", v1::DTYPE_INT8, {4})), FAILED_PRECONDITION, off);
   EXPECT_STATUS(CopyOut(Copy("a", 32, Arange(4, v1::DTYPE_INT8).handle())), FAILED_PRECONDITION,

@@ -1,5 +1,5 @@
 // Host memory the server copies to and from directly, as CUDA's pinned memory (cudaMallocHost)
-// is for cudaMemcpy: made by Client::AllocatePinned, it is a POSIX shared-memory object of
+// is for cudaMemcpy: made by Client::AllocatePinned, it is a shared-memory object (a memfd) of
 // its own, registered with the client's session (the CUDA backend pins it once, then).
 // Client::Upload / UploadBytes from any part of it, and DownloadInto any part of it, are one
 // DMA by the server and no copy in this process; other memory goes through the session's
@@ -55,7 +55,7 @@ class PinnedBuffer {
 
   std::shared_ptr<detail::Connection> connection_;
   std::string region_name_;  // Empty: not registered.
-  void* mapping_ = nullptr;  // The whole mapping, header included.
+  void* mapping_ = nullptr;  // The whole mapping, rounded up to pages; data_ is its start.
   int64_t mapping_size_ = 0;
   std::byte* data_ = nullptr;
   int64_t size_ = 0;

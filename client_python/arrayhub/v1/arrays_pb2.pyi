@@ -278,16 +278,14 @@ class RandomSpec(_message.Message):
     def __init__(self, has_seed: bool = ..., seed: _Optional[int] = ..., uniform: _Optional[_Union[RandomSpec.Uniform, _Mapping]] = ..., normal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., integers: _Optional[_Union[RandomSpec.Integers, _Mapping]] = ...) -> None: ...
 
 class RegisterSharedMemoryRequest(_message.Message):
-    __slots__ = ["byte_size", "key", "region_name", "shm_key"]
+    __slots__ = ["byte_size", "descriptor_ticket", "region_name"]
     BYTE_SIZE_FIELD_NUMBER: _ClassVar[int]
-    KEY_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTOR_TICKET_FIELD_NUMBER: _ClassVar[int]
     REGION_NAME_FIELD_NUMBER: _ClassVar[int]
-    SHM_KEY_FIELD_NUMBER: _ClassVar[int]
     byte_size: int
-    key: bytes
+    descriptor_ticket: str
     region_name: str
-    shm_key: str
-    def __init__(self, region_name: _Optional[str] = ..., shm_key: _Optional[str] = ..., byte_size: _Optional[int] = ..., key: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, region_name: _Optional[str] = ..., byte_size: _Optional[int] = ..., descriptor_ticket: _Optional[str] = ...) -> None: ...
 
 class RegisterSharedMemoryResponse(_message.Message):
     __slots__ = []
@@ -304,13 +302,14 @@ class ReleaseIpcResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfo(_message.Message):
-    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "limits", "sessions", "tenant", "tenant_bytes_in_use", "version"]
+    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "version"]
     ARRAYS_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
     DEVICES_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    SHARED_MEMORY_SOCKET_FIELD_NUMBER: _ClassVar[int]
     TENANT_BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -320,10 +319,11 @@ class ServerInfo(_message.Message):
     devices: _containers.RepeatedCompositeFieldContainer[DeviceInfo]
     limits: ServerLimits
     sessions: int
+    shared_memory_socket: str
     tenant: str
     tenant_bytes_in_use: int
     version: str
-    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ...) -> None: ...
 
 class ServerInfoRequest(_message.Message):
     __slots__ = []

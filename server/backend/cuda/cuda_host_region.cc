@@ -1,8 +1,7 @@
 // The CUDA backend's HostRegion: the client's object is mapped and pinned once
 // (cudaHostRegister), and every copy is one DMA between the pinned pages and device memory.
-// The daemon's CPU never reads or writes the mapping, so a client truncating its object cannot
-// raise SIGBUS here: the pinned pages stay valid for the device, and each copy first checks
-// the object's size to report the truncation as an error.
+// Core registers only objects sealed against shrinking, so the mapping stays backed; the
+// mapping needs no descriptor once made.
 //
 // Copies run on the calling thread's queue (cuda_queue.h), after the work enqueued there
 // before them, each as a critical section over the queues it touches (QueueSection), and wait
@@ -15,7 +14,6 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
-#include "server/backend/region_file.h"
 #include "server/core/status_macros.h"
 
 namespace arrayhub {
@@ -24,8 +22,8 @@ namespace {
 class CudaHostRegion final : public HostRegion {
  public:
   // Takes over `mapping` (`size` bytes, already registered with CUDA).
-  CudaHostRegion(RegionFile file, void* mapping, int64_t size, int device)
-      : file_(std::move(file)), mapping_(mapping), size_(size), device_(device) {}
+  CudaHostRegion(void* mapping, int64_t size, int device)
+      : mapping_(mapping), size_(size), device_(device) {}
 
   ~CudaHostRegion() override {
     // Errors cannot be reported from here; the mapping goes either way.
@@ -38,22 +36,21 @@ class CudaHostRegion final : public HostRegion {
   absl::Status CopyIn(int64_t region_offset, Buffer& buffer, int64_t buffer_offset,
                       int64_t size) const override {
     return Copy(static_cast<std::byte*>(buffer.data()) + buffer_offset,
-                static_cast<const std::byte*>(mapping_) + region_offset, region_offset, size,
+                static_cast<const std::byte*>(mapping_) + region_offset, size,
                 cudaMemcpyHostToDevice);
   }
 
   absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
                        int64_t size) const override {
     return Copy(static_cast<std::byte*>(mapping_) + region_offset,
-                static_cast<const std::byte*>(buffer.data()) + buffer_offset, region_offset, size,
+                static_cast<const std::byte*>(buffer.data()) + buffer_offset, size,
                 cudaMemcpyDeviceToHost);
   }
 
  private:
-  absl::Status Copy(void* destination, const void* source, int64_t region_offset, int64_t size,
+  absl::Status Copy(void* destination, const void* source, int64_t size,
                     cudaMemcpyKind kind) const {
     if (size == 0) return absl::OkStatus();
-    AH_RETURN_IF_ERROR(file_.CheckCovers(region_offset + size));
     AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
     AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter());
     AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
@@ -62,7 +59,6 @@ class CudaHostRegion final : public HostRegion {
     return SynchronizeCurrentQueue();
   }
 
-  RegionFile file_;
   void* mapping_;
   int64_t size_;
   int device_;
@@ -74,15 +70,13 @@ absl::StatusOr<std::unique_ptr<HostRegion>> CudaBackend::OpenHostRegion(int fd, 
   AH_RETURN_IF_ERROR(Activate());
   int device = 0;
   AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
-  AH_ASSIGN_OR_RETURN(RegionFile file, RegionFile::Duplicate(fd));
   void* mapping =
       mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (mapping == MAP_FAILED) {
     return absl::ResourceExhaustedError(fmt::format(
         "cannot map the shared-memory object ({} bytes): {}", size, std::strerror(errno)));
   }
-  // Pinning faults every page in through the kernel, not through this process's loads, so an
-  // object truncated meanwhile makes this call fail instead of killing the daemon.
+  // Pinning faults every page in through the kernel, not through this process's loads.
   if (const cudaError_t error =
           cudaHostRegister(mapping, static_cast<size_t>(size), cudaHostRegisterDefault);
       error != cudaSuccess) {
@@ -90,7 +84,7 @@ absl::StatusOr<std::unique_ptr<HostRegion>> CudaBackend::OpenHostRegion(int fd, 
     return CudaStatus(error,
                       fmt::format("cudaHostRegister of a {}-byte shared-memory region", size));
   }
-  return std::make_unique<CudaHostRegion>(std::move(file), mapping, size, device);
+  return std::make_unique<CudaHostRegion>(mapping, size, device);
 }
 
 }  // namespace arrayhub

@@ -27,8 +27,12 @@ class HostFileRegion final : public HostRegion {
                               static_cast<off_t>(region_offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return IoError("read", errno);
-      // End of file before the end of the copy: the object was truncated.
-      if (n == 0) return RegionFile::ShrunkError(region_offset + done, region_offset + size);
+      // The seal core checked keeps the object at least as long as the region; a loop that
+      // read nothing must still end.
+      if (n == 0) {
+        return absl::InternalError(fmt::format(
+            "the shared-memory object ended at byte {}, inside its region", region_offset + done));
+      }
       done += n;
     }
     return absl::OkStatus();
@@ -37,10 +41,6 @@ class HostFileRegion final : public HostRegion {
   absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
                        int64_t size) const override {
     const HostCall held;
-    // pwrite past the end would grow the object again rather than fail; refuse instead. A
-    // client racing this check can only make the daemon grow its own object back, within the
-    // registered size.
-    AH_RETURN_IF_ERROR(file_.CheckCovers(region_offset + size));
     const auto* source = static_cast<const std::byte*>(buffer.data()) + buffer_offset;
     int64_t done = 0;
     while (done < size) {
@@ -55,10 +55,12 @@ class HostFileRegion final : public HostRegion {
 
  private:
   static absl::Status IoError(std::string_view what, int error) {
-    // ENOSPC: /dev/shm is full (a truncated object being filled again).
+    // ENOSPC: tmpfs is full (writing into a hole the client punched). EPERM: the client sealed
+    // the object against writing after registering it.
     const std::string message =
         fmt::format("cannot {} the shared-memory object: {}", what, std::strerror(error));
     if (error == ENOSPC) return absl::ResourceExhaustedError(message);
+    if (error == EPERM) return absl::FailedPreconditionError(message);
     return absl::InternalError(message);
   }
 

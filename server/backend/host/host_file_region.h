@@ -1,6 +1,6 @@
-// The CPU backend's HostRegion: pread/pwrite on the object's descriptor, never a mapping, so
-// that a client shrinking its object yields a short read (an error) instead of SIGBUS. That is
-// still one copy, the kernel's, between the object's pages and the buffer.
+// The CPU backend's HostRegion: pread/pwrite on the object's descriptor, one copy (the
+// kernel's) between the object's pages and the buffer. Core registers only objects sealed
+// against shrinking, so a copy within the region never meets the object's end.
 #pragma once
 
 #include <memory>
