@@ -75,8 +75,13 @@ void DefineOptions(CLI::App& app, Config& config) {
       ->check(CLI::NonNegativeNumber);
   add("metrics-listen", config.metrics_listen,
       "host:port for Prometheus metrics at http://host:port/metrics; empty: no metrics endpoint");
-  add("max-array-elements", config.limits.max_array_elements, "most elements of one array")
+  add("max-array-elements", config.limits.max_array_elements,
+      "most elements of one array or view (broadcast views included)")
       ->check(CLI::NonNegativeNumber);
+  add("max-list-entries", config.limits.max_list_entries,
+      "most entries of a request's open-ended lists (arrays to join, split points, handles to "
+      "free, reader tenants)")
+      ->check(CLI::PositiveNumber);
   add("tenant-max-bytes", config.quotas.max_bytes,
       "memory quota of each tenant, in bytes of the arrays it made (published ones included)")
       ->check(CLI::NonNegativeNumber);

@@ -237,8 +237,10 @@ class Engine {
                                              DType dtype, MemoryOrder order = MemoryOrder::kC,
                                              bool temporary = false);
   // A new handle for `layout` of `base`'s memory (a view), writable if `writable` and base is.
-  ArrayTable::RecordPtr RegisterView(const Caller& caller, const ArrayRecord& base,
-                                     const Layout& layout, bool writable = true);
+  // The layout is held to the limits as a new array's shape would be (CheckShape): every op
+  // that reads the view walks all of its elements.
+  absl::StatusOr<ArrayTable::RecordPtr> RegisterView(const Caller& caller, const ArrayRecord& base,
+                                                     const Layout& layout, bool writable = true);
   // FAILED_PRECONDITION when the operator switched shared memory off.
   absl::Status CheckSharedMemoryOn() const;
 

@@ -235,9 +235,8 @@ class ArrayOpSteps {
     } else {
       entries.push_back({.kind = IndexEntry::Kind::kInteger, .integer = integer});
     }
-    AH_ASSIGN_OR_RETURN(IndexPlan plan,
-                        PlanIndex({data.shape, data.strides, data.offset_bytes},
-                                  ItemSize(data.dtype), entries, engine_.limits_.max_rank));
+    AH_ASSIGN_OR_RETURN(IndexPlan plan, PlanIndex({data.shape, data.strides, data.offset_bytes},
+                                                  ItemSize(data.dtype), entries, engine_.limits_));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(data.dtype, plan.layout.shape));
     const ArrayView source{data.buffer.get(), plan.layout.offset_bytes, data.dtype,
                            plan.layout.shape, plan.layout.strides};
@@ -477,8 +476,10 @@ class ArrayOpSteps {
     for (size_t i = 0; i + 1 < bounds.size(); ++i) {
       const int64_t count = std::max<int64_t>(bounds[i + 1] - bounds[i], 0);
       ArrayView part = Slab(ViewOf(*array), axis, count > 0 ? bounds[i] : 0, count);
-      parts.push_back(
+      AH_ASSIGN_OR_RETURN(
+          ArrayTable::RecordPtr view,
           engine_.RegisterView(caller_, *array, {part.shape, part.strides, part.offset_bytes}));
+      parts.push_back(std::move(view));
     }
     return parts;
   }
@@ -488,6 +489,10 @@ class ArrayOpSteps {
   absl::StatusOr<ArrayTable::RecordPtr> Tile() {
     AH_RETURN_IF_ERROR(Arity(1, 1));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
+    // The result has max(len(reps), ndim) axes: a longer reps list is refused before the
+    // padding below, which is quadratic in its length.
+    AH_RETURN_IF_ERROR(
+        CheckRank(static_cast<int64_t>(spec_.ints.size()), engine_.limits_, "tile's reps (ints)"));
     std::vector<int64_t> reps = spec_.ints;
     ArrayView source = ViewOf(*array);
     if (std::any_of(reps.begin(), reps.end(), [](int64_t r) { return r < 0; })) {

@@ -51,8 +51,10 @@ ArrayView Reversed(ArrayView view) {
 
 }  // namespace
 
-ArrayTable::RecordPtr Engine::RegisterView(const Caller& caller, const ArrayRecord& base,
-                                           const Layout& layout, bool writable) {
+absl::StatusOr<ArrayTable::RecordPtr> Engine::RegisterView(const Caller& caller,
+                                                           const ArrayRecord& base,
+                                                           const Layout& layout, bool writable) {
+  AH_RETURN_IF_ERROR(CheckShape(layout.shape, limits_, "a view of shape").status());
   return Register(ArrayRecord{.handle = Handle::Random(),
                               .dtype = base.dtype,
                               .shape = layout.shape,
@@ -86,7 +88,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& caller, const V
   // reshape and ravel: a view when strides can express it, else a copy in the requested order.
   std::optional<ReshapePlan> reshape;
   if (const auto* op = std::get_if<ReshapeSpec>(&spec.op)) {
-    AH_ASSIGN_OR_RETURN(reshape, PlanReshape(layout, *op));
+    AH_ASSIGN_OR_RETURN(reshape, PlanReshape(layout, *op, limits_));
   } else if (const auto* op = std::get_if<RavelSpec>(&spec.op)) {
     reshape = PlanRavel(layout, op->order);
   }
@@ -114,9 +116,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& caller, const V
   } else if (const auto* op = std::get_if<SqueezeSpec>(&spec.op)) {
     view = SqueezeLayout(layout, *op);
   } else if (const auto* op = std::get_if<ExpandDimsSpec>(&spec.op)) {
-    view = ExpandDimsLayout(layout, *op, limits_.max_rank);
+    view = ExpandDimsLayout(layout, *op, limits_);
   } else if (const auto* op = std::get_if<BroadcastToSpec>(&spec.op)) {
-    view = BroadcastToLayout(layout, *op, limits_.max_rank);
+    view = BroadcastToLayout(layout, *op, limits_);
     writable = false;
   } else {
     view = DiagonalLayout(layout, ItemSize(array->dtype), std::get<DiagonalSpec>(spec.op));
@@ -154,7 +156,7 @@ class IndexSteps {
       entries.push_back(std::move(entry));
     }
     return PlanIndex({data.shape, data.strides, data.offset_bytes}, ItemSize(data.dtype), entries,
-                     engine_.limits_.max_rank);
+                     engine_.limits_);
   }
 
   // The backend's index operands for an advanced plan: each index array as int64, broadcast

@@ -221,7 +221,7 @@ absl::StatusOr<Records> Run(Engine& engine, const Caller& caller, const BatchOp&
 grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                                     v1::BatchResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_RETURN_IF_ERROR(CheckBatchSize(request->ops_size(), engine_.limits().max_batch_ops));
     std::vector<BatchStep> steps;
     steps.reserve(request->ops_size());

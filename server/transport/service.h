@@ -125,6 +125,10 @@ class ArrayHubService final : public ArrayHubServiceBase {
   // Public for the transfer reactors (transfer_rpcs.cc), classes of their own.
   // Tenant plus the session named by the call's metadata.
   absl::StatusOr<Caller> CallerOf(const grpc::ServerContextBase& context);
+  // The same, once every list of `request` is within its bound (request_bounds.h): what
+  // every handler with a request to read starts with.
+  absl::StatusOr<Caller> CallerOf(const grpc::ServerContextBase& context,
+                                  const google::protobuf::Message& request);
   Engine& engine() { return engine_; }
   void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
 
