@@ -5,9 +5,11 @@
 // by --config (or ARRAYHUB_CONFIG); otherwise its default applies (see environment_args.h).
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <thread>
 #include <vector>
@@ -19,6 +21,10 @@
 #include "server/transport/server.h"
 
 namespace {
+
+// How long past --drain-seconds the process may take to stop: calls stop at their next check
+// once the drain runs out, and the arrays are freed, within milliseconds.
+constexpr std::chrono::seconds kExitGrace{1};
 
 struct Config {
   std::string listen = "127.0.0.1:50051";
@@ -71,7 +77,7 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("max-session-ttl", config.max_session_ttl, "longest lease a client may ask for, in seconds")
       ->check(CLI::PositiveNumber);
   add("drain-seconds", config.drain_seconds,
-      "on SIGTERM/SIGINT, how long in-flight calls may run before they are cancelled")
+      "on SIGTERM/SIGINT, how long in-flight calls may run before they are stopped")
       ->check(CLI::NonNegativeNumber);
   add("metrics-listen", config.metrics_listen,
       "host:port for Prometheus metrics at http://host:port/metrics; empty: no metrics endpoint");
@@ -232,8 +238,21 @@ int main(int argc, char** argv) {
   const int signal_number = arrayhub::WaitForShutdownSignal();
   spdlog::info("received signal {}: draining for up to {} s (send it again to exit at once)",
                signal_number, config.drain_seconds);
+  // A call inside one long library call (BLAS, LAPACK) reaches no check until it returns; the
+  // drain ends on time all the same, without it.
+  std::promise<void> stopped;
+  std::thread watchdog([done = stopped.get_future(),
+                        limit = std::chrono::seconds(config.drain_seconds) + kExitGrace] {
+    if (done.wait_for(limit) == std::future_status::ready) return;
+    spdlog::error("calls still running {} s after the drain began: exiting without them",
+                  limit.count());
+    spdlog::default_logger()->flush();
+    _exit(1);
+  });
   (*server)->Shutdown(std::chrono::seconds(config.drain_seconds));
   server->reset();  // Frees every array before exit.
+  stopped.set_value();
+  watchdog.join();
   spdlog::info("arrayhubd stopped");
   return 0;
 }

@@ -103,8 +103,9 @@ ArrayTable::RecordPtr Engine::Register(ArrayRecord record) {
   return shared;
 }
 
-std::unique_ptr<QueueBinding> Engine::Bind(const Caller& caller, std::string_view label) {
-  return backend_->Bind(caller.queue, label);
+Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
+  return Binding{.stop = ScopedStopSignal(caller.stop.get()),
+                 .queue = backend_->Bind(caller.queue, label)};
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const CreateSpec& spec) {

@@ -200,9 +200,14 @@ class Engine {
   absl::StatusOr<ArrayRecord> NewArray(const Caller& caller, DType dtype, const Shape& shape,
                                        int64_t nbytes, bool temporary = false);
   ArrayTable::RecordPtr Register(ArrayRecord record);
-  // Sends the backend calls of the rest of the caller's operation to its session's queue:
-  // every public method that computes holds one from before its first Find.
-  std::unique_ptr<QueueBinding> Bind(const Caller& caller, std::string_view label);
+  // The rest of the caller's operation on this thread: its backend calls go to its session's
+  // queue, and its long backend loops poll its stop signal. Every public method that computes
+  // holds one from before its first Find.
+  struct Binding {
+    ScopedStopSignal stop;  // First: a backend that waits in Bind can poll it.
+    std::unique_ptr<QueueBinding> queue;
+  };
+  Binding Bind(const Caller& caller, std::string_view label);
   // INVALID_ARGUMENT unless `spec` has as many operands as its op takes.
   static absl::Status CheckArity(const ElementwiseSpec& spec);
   // An elementwise op's operands, looked up and typed for ResolveUfunc: what Elementwise and

@@ -26,7 +26,11 @@ absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContextBase& 
         "missing {} metadata: call OpenSession first and send its session_id on every call",
         kSessionMetadataKey));
   }
-  return engine_.ResolveSession(tenant, std::string_view(it->second.data(), it->second.size()));
+  AH_ASSIGN_OR_RETURN(
+      Caller caller,
+      engine_.ResolveSession(tenant, std::string_view(it->second.data(), it->second.size())));
+  caller.stop = std::make_shared<const CallStopSignal>(context, drain_);
+  return caller;
 }
 
 absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContextBase& context,

@@ -1,6 +1,9 @@
 // Cost limits on work: a request's work is bounded before it starts (elements, through views
-// too; ranks on every path that makes a shape; the lengths of its lists).
+// too; ranks on every path that makes a shape; the lengths of its lists), and long work stops
+// when its caller goes away or the server's drain runs out, freeing what it made.
 #include <chrono>
+#include <functional>
+#include <thread>
 
 #include "tests/transport/rpc_fixture.h"
 
@@ -8,6 +11,7 @@ namespace arrayhub::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 class WorkBoundsTest : public RpcTest {
@@ -28,6 +32,38 @@ class WorkBoundsTest : public RpcTest {
   grpc::Status ArrayOp(const v1::ArrayOpRequest& request) {
     v1::ArrayOpResponse response;
     return stub_->ArrayOp(Context().get(), request, &response);
+  }
+
+  // A random float64 array of 2^20 elements, then `sorts` sorts of it (1023: a full batch),
+  // minutes of work.
+  static v1::BatchRequest Sorts(int sorts) {
+    v1::BatchRequest batch;
+    v1::CreateRequest* data = batch.add_ops()->mutable_create();
+    data->set_dtype(v1::DTYPE_FLOAT64);
+    data->add_shape(int64_t{1} << 20);
+    data->mutable_random()->set_has_seed(true);
+    data->mutable_random()->mutable_uniform()->set_high(1);
+    for (int i = 0; i < sorts; ++i) {
+      v1::ArrayOpRequest* sort = batch.add_ops()->mutable_array_op();
+      sort->set_op("sort");
+      sort->add_operands()->set_batch_result(0);
+    }
+    return batch;
+  }
+
+  // Whether `done` holds within `limit`, asked every 5 ms.
+  static bool Within(milliseconds limit, const std::function<bool()>& done) {
+    const auto end = Clock::now() + limit;
+    while (!done()) {
+      if (Clock::now() > end) return false;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return true;
+  }
+
+  bool Idle() {
+    const EngineStats now = server_->engine().Stats();
+    return now.arrays == baseline_.arrays && now.bytes_in_use == baseline_.bytes_in_use;
   }
 };
 
@@ -112,6 +148,37 @@ TEST_F(WorkBoundsTest, LongListsAreRefusedBeforeAnyWork) {
   EXPECT_STATUS(stub_->Create(Context().get(), create, &info), INVALID_ARGUMENT,
                 "shape has 1000000 dimensions; the server allows at most 64 (--max-rank)");
   EXPECT_LT(Clock::now() - start, seconds(1));
+}
+
+TEST_F(WorkBoundsTest, ABatchOfSortsStopsSoonAfterItsDeadlineAndLeavesNothing) {
+  auto context = Context();
+  context->set_deadline(std::chrono::system_clock::now() + milliseconds(300));
+  v1::BatchResponse response;
+  const grpc::Status status = stub_->Batch(context.get(), Sorts(1023), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  // The server's side stops at its next check and frees the batch's arrays.
+  EXPECT_TRUE(Within(seconds(2), [&] { return Idle(); }));
+  ExpectNothingLeaked();
+}
+
+TEST_F(WorkBoundsTest, TheDrainStopsALongBatchWhenItsTimeRunsOut) {
+  grpc::Status status;
+  std::thread client([&] {
+    v1::BatchResponse response;
+    status = stub_->Batch(Context().get(), Sorts(1023), &response);
+  });
+  // Once the batch runs (its random array exists), drain with a short limit.
+  EXPECT_TRUE(Within(seconds(10), [&] { return !Idle(); }));
+  const auto start = Clock::now();
+  server_->Shutdown(milliseconds(300));
+  const auto took = Clock::now() - start;
+  client.join();
+  EXPECT_GE(took, milliseconds(300));
+  EXPECT_LT(took, milliseconds(300 + 1000));
+  EXPECT_STATUS(status, UNAVAILABLE,
+                "the server is shutting down: the call was stopped when its drain time "
+                "(--drain-seconds) ran out");
+  ExpectNothingLeaked();
 }
 
 }  // namespace
