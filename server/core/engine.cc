@@ -90,7 +90,7 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
                      .writable = true};
 }
 
-ArrayTable::RecordPtr Engine::Register(ArrayRecord record) {
+absl::StatusOr<ArrayTable::RecordPtr> Engine::Register(ArrayRecord record) {
   auto shared = std::make_shared<const ArrayRecord>(std::move(record));
   table_.Insert(shared);
   // A call that outlives its session (closed, or reaped when the client died mid-call) must
@@ -99,6 +99,10 @@ ArrayTable::RecordPtr Engine::Register(ArrayRecord record) {
   // session gone.
   if (!shared->session.IsNull() && !sessions_.IsOpen(shared->session)) {
     table_.EraseSession(shared->session);
+    return absl::NotFoundError(
+        fmt::format("session {} was closed while the call ran (by its client, or because its "
+                    "lease ran out); the result was freed",
+                    shared->session.ToString()));
   }
   return shared;
 }

@@ -199,7 +199,10 @@ class Engine {
   // download), so it is not held to the array quota.
   absl::StatusOr<ArrayRecord> NewArray(const Caller& caller, DType dtype, const Shape& shape,
                                        int64_t nbytes, bool temporary = false);
-  ArrayTable::RecordPtr Register(ArrayRecord record);
+  // Gives `record` its handle in the caller's session. NOT_FOUND, the record freed, when the
+  // session was closed or reaped while the call ran: its client would get a handle that no
+  // longer exists.
+  absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record);
   // The rest of the caller's operation on this thread: its backend calls go to its session's
   // queue, and its long backend loops poll its stop signal. Every public method that computes
   // holds one from before its first Find.

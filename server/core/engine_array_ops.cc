@@ -175,7 +175,9 @@ class ArrayOpSteps {
     return engine_.NewArray(caller_, dtype, shape, nbytes);
   }
 
-  ArrayTable::RecordPtr Register(ArrayRecord record) { return engine_.Register(std::move(record)); }
+  absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record) {
+    return engine_.Register(std::move(record));
+  }
 
   // One elementwise op on views, typed as NumPy types it for arrays of those dtypes.
   absl::Status Ufunc(ElementwiseOp op, const std::vector<ArrayView>& inputs,
@@ -325,7 +327,10 @@ class ArrayOpSteps {
     }
     AH_RETURN_IF_ERROR(engine_.backend_->Nonzero(call));
     Records records;
-    for (ArrayRecord& result : results) records.push_back(Register(std::move(result)));
+    for (ArrayRecord& result : results) {
+      AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, Register(std::move(result)));
+      records.push_back(std::move(record));
+    }
     return records;
   }
 

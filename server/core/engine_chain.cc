@@ -125,7 +125,14 @@ class ChainGroup {
       results_[j] = std::make_shared<const ArrayRecord>(*std::move(record));
       // Registered at once, so that the next one's array quota check counts it (the work
       // writing it is enqueued before anything else can read it).
-      if (ops_[j].keep) registered_[j] = engine_.Register(ArrayRecord(*results_[j]));
+      if (ops_[j].keep) {
+        absl::StatusOr<ArrayTable::RecordPtr> registered =
+            engine_.Register(ArrayRecord(*results_[j]));
+        if (!registered.ok()) {
+          return InBatchOp(registered.status(), ops_[j].batch_op, ops_[j].label);
+        }
+        registered_[j] = *std::move(registered);
+      }
     }
     if (!call_.outputs.empty()) {
       const absl::Status status = Launch();

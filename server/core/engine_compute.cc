@@ -161,7 +161,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
     }
   }
   AH_RETURN_IF_ERROR(backend_->Elementwise(call));
-  return out ? out : Register(std::move(*created));
+  if (out) return out;
+  return Register(std::move(*created));
 }
 
 absl::Status Engine::ReduceNothing(const ReduceSpec& spec, const ArrayRecord& input,

@@ -64,7 +64,9 @@ class LinalgSteps {
     return copy;
   }
 
-  ArrayTable::RecordPtr Register(ArrayRecord record) { return engine_.Register(std::move(record)); }
+  absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record) {
+    return engine_.Register(std::move(record));
+  }
 
   absl::Status CopyInto(const ArrayView& source, const ArrayView& target) {
     return engine_.CopyInto(source, target);
@@ -509,11 +511,13 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
        {std::pair{x_result, plan.dtype}, std::pair{residuals, real}, std::pair{s, real}}) {
     AH_ASSIGN_OR_RETURN(ArrayRecord record, steps.NewArray(dtype, view.shape));
     AH_RETURN_IF_ERROR(steps.CopyInto(view, ViewOf(record)));
-    results.push_back(steps.Register(std::move(record)));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr registered, steps.Register(std::move(record)));
+    results.push_back(std::move(registered));
   }
   AH_ASSIGN_OR_RETURN(ArrayRecord rank_record, steps.NewArray(DType::kInt32, {}));
   AH_RETURN_IF_ERROR(steps.Fill(ViewOf(rank_record), Scalar::Int(rank)));
-  results.insert(results.begin() + 2, steps.Register(std::move(rank_record)));
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr rank_result, steps.Register(std::move(rank_record)));
+  results.insert(results.begin() + 2, std::move(rank_result));
   return results;
 }
 
@@ -687,7 +691,10 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
   }
   AH_RETURN_IF_ERROR(status);
   std::vector<ArrayTable::RecordPtr> results;
-  for (ArrayRecord& record : outputs.records) results.push_back(Register(std::move(record)));
+  for (ArrayRecord& record : outputs.records) {
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr registered, Register(std::move(record)));
+    results.push_back(std::move(registered));
+  }
   return results;
 }
 

@@ -23,7 +23,7 @@ namespace arrayhub {
 
 class PendingUpload {
  public:
-  using Commit = std::function<std::shared_ptr<const ArrayRecord>(ArrayRecord)>;
+  using Commit = std::function<absl::StatusOr<std::shared_ptr<const ArrayRecord>>(ArrayRecord)>;
 
   // The bytes [first_byte, first_byte + length) of the C-contiguous array `record` (a new one,
   // its buffer allocated, or an existing one), which `description` names in errors ("float32

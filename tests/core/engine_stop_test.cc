@@ -1,10 +1,12 @@
 // A call's work stops when its stop signal says so (core/stop_signal.h), answering the signal's
-// status and leaving nothing behind.
+// status and leaving nothing behind; and a call that outlives its session answers NOT_FOUND,
+// its result freed.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <thread>
 
 #include "server/backend/host/host_backend.h"
 #include "server/core/engine.h"
@@ -96,6 +98,33 @@ TEST_F(EngineStopTest, StoppedCallsAnswerTheSignalsStatusAndFreeWhatTheyMade) {
   // The same calls run to their end while the signal says go on.
   stopping.stop = std::make_shared<TestSignal>([] { return absl::OkStatus(); });
   EXPECT_TRUE(engine_.ArrayOp(stopping, SortOf(*input)).ok());
+}
+
+TEST_F(EngineStopTest, ALateResultOfAReapedSessionIsNotFoundAndFreed) {
+  // The session's lease runs out while its sort runs, and the reaper closes it: the sort must
+  // not answer OK with a handle that no longer exists.
+  const auto opened = std::chrono::steady_clock::now();
+  Caller caller = Open(seconds(1));
+  const ArrayTable::RecordPtr input = Random(caller);
+  ASSERT_NE(input, nullptr);
+  std::atomic<int64_t> reaped{0};
+  caller.stop = std::make_shared<TestSignal>([&] {
+    if (reaped == 0) {
+      std::this_thread::sleep_until(opened + std::chrono::milliseconds(1100));
+      reaped = engine_.ReapExpiredSessions();
+    }
+    return absl::OkStatus();
+  });
+  const absl::StatusOr<std::vector<ArrayTable::RecordPtr>> sorted =
+      engine_.ArrayOp(caller, SortOf(*input));
+  EXPECT_EQ(reaped, 1);
+  ASSERT_FALSE(sorted.ok());
+  EXPECT_EQ(sorted.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(std::string(sorted.status().message()),
+            "session " + caller.session.ToString() +
+                " was closed while the call ran (by its client, or because its lease ran out); "
+                "the result was freed");
+  EXPECT_EQ(engine_.Stats().arrays, 0);
 }
 
 }  // namespace
