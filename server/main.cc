@@ -5,11 +5,13 @@
 // by --config (or ARRAYHUB_CONFIG); otherwise its default applies (see environment_args.h).
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <thread>
 #include <vector>
@@ -30,6 +32,9 @@ constexpr int kExitDeviceLost = 70;
 // CUDA call), and how long the whole stop may take before the process exits regardless.
 constexpr std::chrono::seconds kDeviceLossDrain{1};
 constexpr std::chrono::seconds kDeviceLossDeadline{10};
+// How long past --drain-seconds the process may take to stop: calls stop at their next check
+// once the drain runs out, and the arrays are freed, within milliseconds.
+constexpr std::chrono::seconds kExitGrace{1};
 
 struct Config {
   std::string listen = "127.0.0.1:50051";
@@ -84,12 +89,17 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("max-session-ttl", config.max_session_ttl, "longest lease a client may ask for, in seconds")
       ->check(CLI::PositiveNumber);
   add("drain-seconds", config.drain_seconds,
-      "on SIGTERM/SIGINT, how long in-flight calls may run before they are cancelled")
+      "on SIGTERM/SIGINT, how long in-flight calls may run before they are stopped")
       ->check(CLI::NonNegativeNumber);
   add("metrics-listen", config.metrics_listen,
       "host:port for Prometheus metrics at http://host:port/metrics; empty: no metrics endpoint");
-  add("max-array-elements", config.limits.max_array_elements, "most elements of one array")
+  add("max-array-elements", config.limits.max_array_elements,
+      "most elements of one array or view (broadcast views included)")
       ->check(CLI::NonNegativeNumber);
+  add("max-list-entries", config.limits.max_list_entries,
+      "most entries of a request's open-ended lists (arrays to join, split points, handles to "
+      "free, reader tenants)")
+      ->check(CLI::PositiveNumber);
   add("tenant-max-bytes", config.quotas.max_bytes,
       "memory quota of each tenant, in bytes of the arrays it made (published ones included)")
       ->check(CLI::NonNegativeNumber);
@@ -276,8 +286,21 @@ int main(int argc, char** argv) {
   if (signal_number == arrayhub::kDeviceLost) ExitAfterDeviceLoss(**server);
   spdlog::info("received signal {}: draining for up to {} s (send it again to exit at once)",
                signal_number, config.drain_seconds);
+  // A call inside one long library call (BLAS, LAPACK) reaches no check until it returns; the
+  // drain ends on time all the same, without it.
+  std::promise<void> stopped;
+  std::thread watchdog([done = stopped.get_future(),
+                        limit = std::chrono::seconds(config.drain_seconds) + kExitGrace] {
+    if (done.wait_for(limit) == std::future_status::ready) return;
+    spdlog::error("calls still running {} s after the drain began: exiting without them",
+                  limit.count());
+    spdlog::default_logger()->flush();
+    _exit(1);
+  });
   (*server)->Shutdown(std::chrono::seconds(config.drain_seconds));
   server->reset();  // Frees every array before exit.
+  stopped.set_value();
+  watchdog.join();
   spdlog::info("arrayhubd stopped");
   return 0;
 }

@@ -19,7 +19,7 @@ health_pb2 = pytest.importorskip("grpc_health.v1.health_pb2")
 health_pb2_grpc = pytest.importorskip("grpc_health.v1.health_pb2_grpc")
 
 import arrayhub
-from arrayhub.v1 import arrays_pb2, types_pb2
+from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
 from conftest import Daemon, start_daemon
 from ops_helpers import raw_session, wait_exit
 
@@ -149,4 +149,40 @@ def test_a_second_signal_exits_at_once(launch: Callable[..., Daemon]) -> None:
     with pytest.raises(grpc.RpcError):
         upload.result(timeout=10)
     stall.set()
+    session.close()
+
+
+def test_the_drain_ends_on_time_even_inside_work_that_cannot_stop(
+        launch: Callable[..., Daemon]) -> None:
+    """A product of two 4096 x 4096 matrices is one BLAS call, with no point where it could
+    stop: the daemon exits a second past --drain-seconds without it (status 1, saying so)."""
+    daemon = launch("--drain-seconds", "1")
+    session = raw_session(daemon.address)
+    n = 4096
+
+    def random(seed: int) -> str:
+        spec = arrays_pb2.RandomSpec(has_seed=True, seed=seed,
+                                     uniform=arrays_pb2.RandomSpec.Uniform(high=1))
+        request = arrays_pb2.CreateRequest(dtype=types_pb2.DTYPE_FLOAT64, shape=[n, n],
+                                           random=spec)
+        return session.stub.Create(request, metadata=session.metadata, timeout=60).handle
+
+    a, b = random(1), random(2)
+    product = session.stub.Matmul.future(
+        compute_pb2.MatmulRequest(a=compute_pb2.Operand(handle=a),
+                                  b=compute_pb2.Operand(handle=b)),
+        metadata=session.metadata)
+    time.sleep(0.5)  # The product is under way.
+
+    begun = time.monotonic()
+    daemon.process.send_signal(signal.SIGTERM)
+    status = wait_exit(daemon.process, 30)
+    took = time.monotonic() - begun
+    assert took < 1 + 1 + 1.5, f"the drain took {took:.1f} s"
+    if product.exception(timeout=10) is None:
+        assert status == 0  # A fast machine finished the product within the drain.
+    else:
+        assert status == 1
+        assert "calls still running 2 s after the drain began: exiting without them" in \
+            daemon.log.read_text()
     session.close()

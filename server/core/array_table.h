@@ -11,15 +11,17 @@
 #include "absl/synchronization/mutex.h"
 #include "server/backend/work_queue.h"
 #include "server/core/array_record.h"
+#include "server/core/stop_signal.h"
 
 namespace arrayhub {
 
 // Who is asking: the tenant the credentials map to and the session of the call, with the
-// session's queue, where its work goes.
+// session's queue, where its work goes, and the call's stop signal.
 struct Caller {
   std::string tenant;
   Handle session;
-  std::shared_ptr<WorkQueue> queue = nullptr;  // Null: the backend's default queue.
+  std::shared_ptr<WorkQueue> queue = nullptr;        // Null: the backend's default queue.
+  std::shared_ptr<const StopSignal> stop = nullptr;  // Null: the work always runs to its end.
 };
 
 class ArrayTable {

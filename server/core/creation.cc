@@ -296,30 +296,6 @@ absl::StatusOr<CreationPlan> PlanShaped(const CreateSpec& spec, DType dtype,
 
 }  // namespace
 
-absl::StatusOr<int64_t> CheckedArrayBytes(std::span<const int64_t> shape, DType dtype,
-                                          const Limits& limits) {
-  if (static_cast<int64_t>(shape.size()) > limits.max_rank) {
-    return absl::InvalidArgumentError(
-        fmt::format("shape has {} dimensions; the server allows at most {} (--max-rank)",
-                    shape.size(), limits.max_rank));
-  }
-  AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
-  AH_ASSIGN_OR_RETURN(int64_t nbytes, ByteCount(count, ItemSize(dtype)));
-  if (nbytes > limits.max_array_bytes) {
-    return absl::ResourceExhaustedError(
-        fmt::format("array of shape {} and dtype {} needs {} bytes; the server allows at most {} "
-                    "bytes per array (--max-array-bytes)",
-                    FormatShape(shape), DTypeName(dtype), nbytes, limits.max_array_bytes));
-  }
-  if (count > limits.max_array_elements) {
-    return absl::ResourceExhaustedError(
-        fmt::format("array of shape {} has {} elements; the server allows at most {} elements "
-                    "per array (--max-array-elements)",
-                    FormatShape(shape), count, limits.max_array_elements));
-  }
-  return nbytes;
-}
-
 absl::StatusOr<CreationPlan> PlanCreation(const CreateSpec& spec, const Limits& limits) {
   const DType fallback = spec.dtype.value_or(DType::kFloat64);
   return std::visit(

@@ -12,6 +12,7 @@
 #include "server/core/limits.h"
 #include "server/core/scalar.h"
 #include "server/core/shape.h"
+#include "server/core/shape_limits.h"
 
 namespace arrayhub {
 
@@ -81,9 +82,5 @@ struct CreationPlan {
 // Checks the request completely (shape, dtype, values, limits) and derives the result's
 // dtype and shape with NumPy's rules. Nothing is allocated.
 absl::StatusOr<CreationPlan> PlanCreation(const CreateSpec& spec, const Limits& limits);
-
-// Checks a shape against the limits and returns its byte size for `dtype`.
-absl::StatusOr<int64_t> CheckedArrayBytes(std::span<const int64_t> shape, DType dtype,
-                                          const Limits& limits);
 
 }  // namespace arrayhub

@@ -134,14 +134,22 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RegisterAll(
   // their arrays are erased, so either that erase sees these records, or this check sees the
   // session gone.
   const Handle& session = shared.front()->session;
-  if (!session.IsNull() && !sessions_.IsOpen(session)) table_.EraseSession(session);
+  if (!session.IsNull() && !sessions_.IsOpen(session)) {
+    table_.EraseSession(session);
+    return absl::NotFoundError(
+        fmt::format("session {} was closed while the call ran (by its client, or because its "
+                    "lease ran out); the result was freed",
+                    session.ToString()));
+  }
   return shared;
 }
 
-std::unique_ptr<QueueBinding> Engine::Bind(const Caller& caller, std::string_view label) {
+Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
   // The tenant too: a device error the work causes is logged with the label (the session's own
   // reports name only its own tenant).
-  return backend_->Bind(caller.queue, fmt::format("{} (tenant '{}')", label, caller.tenant));
+  return Binding{.stop = ScopedStopSignal(caller.stop.get()),
+                 .queue = backend_->Bind(caller.queue,
+                                         fmt::format("{} (tenant '{}')", label, caller.tenant))};
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const CreateSpec& spec) {

@@ -208,12 +208,19 @@ class Engine {
                                        int64_t nbytes, bool temporary = false);
   // Gives records their handles: the one place that enforces the array quota, for every
   // handle however it was made (arrays, views, split parts, attachments, Batch results).
-  // RegisterAll registers all of one request's results or, over the quota, none.
+  // RegisterAll registers all of one request's results or, over the quota, none. NOT_FOUND,
+  // the records freed, when the session was closed or reaped while the call ran: its client
+  // would get handles that no longer exist.
   absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record);
   absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RegisterAll(std::vector<ArrayRecord> records);
-  // Sends the backend calls of the rest of the caller's operation to its session's queue:
-  // every public method that computes holds one from before its first Find.
-  std::unique_ptr<QueueBinding> Bind(const Caller& caller, std::string_view label);
+  // The rest of the caller's operation on this thread: its backend calls go to its session's
+  // queue, and its long backend loops poll its stop signal. Every public method that computes
+  // holds one from before its first Find.
+  struct Binding {
+    ScopedStopSignal stop;  // First: a backend that waits in Bind can poll it.
+    std::unique_ptr<QueueBinding> queue;
+  };
+  Binding Bind(const Caller& caller, std::string_view label);
   // INVALID_ARGUMENT unless `spec` has as many operands as its op takes.
   static absl::Status CheckArity(const ElementwiseSpec& spec);
   // An elementwise op's operands, looked up and typed for ResolveUfunc: what Elementwise and

@@ -235,9 +235,8 @@ class ArrayOpSteps {
     } else {
       entries.push_back({.kind = IndexEntry::Kind::kInteger, .integer = integer});
     }
-    AH_ASSIGN_OR_RETURN(IndexPlan plan,
-                        PlanIndex({data.shape, data.strides, data.offset_bytes},
-                                  ItemSize(data.dtype), entries, engine_.limits_.max_rank));
+    AH_ASSIGN_OR_RETURN(IndexPlan plan, PlanIndex({data.shape, data.strides, data.offset_bytes},
+                                                  ItemSize(data.dtype), entries, engine_.limits_));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(data.dtype, plan.layout.shape));
     const ArrayView source{data.buffer.get(), plan.layout.offset_bytes, data.dtype,
                            plan.layout.shape, plan.layout.strides};
@@ -487,6 +486,10 @@ class ArrayOpSteps {
   absl::StatusOr<ArrayTable::RecordPtr> Tile() {
     AH_RETURN_IF_ERROR(Arity(1, 1));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
+    // The result has max(len(reps), ndim) axes: a longer reps list is refused before the
+    // padding below, which is quadratic in its length.
+    AH_RETURN_IF_ERROR(
+        CheckRank(static_cast<int64_t>(spec_.ints.size()), engine_.limits_, "tile's reps (ints)"));
     std::vector<int64_t> reps = spec_.ints;
     ArrayView source = ViewOf(*array);
     if (std::any_of(reps.begin(), reps.end(), [](int64_t r) { return r < 0; })) {

@@ -128,8 +128,9 @@ class ChainGroup {
       if (ops_[j].keep) {
         absl::StatusOr<ArrayTable::RecordPtr> registered =
             engine_.Register(ArrayRecord(*results_[j]));
-        if (!registered.ok())
+        if (!registered.ok()) {
           return InBatchOp(registered.status(), ops_[j].batch_op, ops_[j].label);
+        }
         registered_[j] = *std::move(registered);
       }
     }

@@ -560,6 +560,10 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::TensorProduct(const Caller& caller
   AH_ASSIGN_OR_RETURN(TensorProductPlan plan, PlanTensorProduct(spec.op, a->dtype, a->shape,
                                                                 b->dtype, b->shape, spec.axes));
   const std::string_view name = OpName(spec.op);
+  // tensordot's result has the ranks of both operands less the contracted axes: refused before
+  // the operands are rearranged.
+  AH_RETURN_IF_ERROR(
+      CheckShape(plan.result_shape, limits_, fmt::format("the result of {}", name)).status());
   if (out) {
     if (out->shape != plan.result_shape) {
       return absl::InvalidArgumentError(

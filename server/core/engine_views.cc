@@ -73,6 +73,9 @@ ArrayRecord Engine::ViewRecord(const Caller& caller, const ArrayRecord& base, co
 absl::StatusOr<ArrayTable::RecordPtr> Engine::RegisterView(const Caller& caller,
                                                            const ArrayRecord& base,
                                                            const Layout& layout, bool writable) {
+  // Every op that reads the view walks all of its elements: its layout is held to the limits
+  // as a new array's shape would be.
+  AH_RETURN_IF_ERROR(CheckShape(layout.shape, limits_, "a view of shape").status());
   return Register(ViewRecord(caller, base, layout, writable));
 }
 
@@ -93,7 +96,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& caller, const V
   // reshape and ravel: a view when strides can express it, else a copy in the requested order.
   std::optional<ReshapePlan> reshape;
   if (const auto* op = std::get_if<ReshapeSpec>(&spec.op)) {
-    AH_ASSIGN_OR_RETURN(reshape, PlanReshape(layout, *op));
+    AH_ASSIGN_OR_RETURN(reshape, PlanReshape(layout, *op, limits_));
   } else if (const auto* op = std::get_if<RavelSpec>(&spec.op)) {
     reshape = PlanRavel(layout, op->order);
   }
@@ -121,9 +124,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& caller, const V
   } else if (const auto* op = std::get_if<SqueezeSpec>(&spec.op)) {
     view = SqueezeLayout(layout, *op);
   } else if (const auto* op = std::get_if<ExpandDimsSpec>(&spec.op)) {
-    view = ExpandDimsLayout(layout, *op, limits_.max_rank);
+    view = ExpandDimsLayout(layout, *op, limits_);
   } else if (const auto* op = std::get_if<BroadcastToSpec>(&spec.op)) {
-    view = BroadcastToLayout(layout, *op, limits_.max_rank);
+    view = BroadcastToLayout(layout, *op, limits_);
     writable = false;
   } else {
     view = DiagonalLayout(layout, ItemSize(array->dtype), std::get<DiagonalSpec>(spec.op));
@@ -161,7 +164,7 @@ class IndexSteps {
       entries.push_back(std::move(entry));
     }
     return PlanIndex({data.shape, data.strides, data.offset_bytes}, ItemSize(data.dtype), entries,
-                     engine_.limits_.max_rank);
+                     engine_.limits_);
   }
 
   // The backend's index operands for an advanced plan: each index array as int64, broadcast

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "server/core/broadcast.h"
+#include "server/core/shape_limits.h"
 #include "server/core/status_macros.h"
 
 namespace arrayhub {
@@ -92,7 +93,7 @@ absl::Status OutOfBounds(int64_t index, int64_t axis, int64_t extent) {
 }  // namespace
 
 absl::StatusOr<IndexPlan> PlanIndex(const Layout& data, int64_t itemsize,
-                                    const std::vector<IndexEntry>& entries, int64_t max_rank) {
+                                    const std::vector<IndexEntry>& entries, const Limits& limits) {
   const auto rank = static_cast<int64_t>(data.shape.size());
   int64_t consumed = 0;
   int ellipses = 0;
@@ -196,14 +197,11 @@ absl::StatusOr<IndexPlan> PlanIndex(const Layout& data, int64_t itemsize,
     for (size_t k = 0; k < block->size(); ++k) axes[plan.block_start + k].extent = (*block)[k];
   }
   axes.insert(axes.end(), after.begin(), after.end());
-  if (static_cast<int64_t>(axes.size()) > max_rank) {
-    return absl::InvalidArgumentError(fmt::format(
-        "indexing gives {} dimensions; this server allows at most {}", axes.size(), max_rank));
-  }
   for (const Axis& axis : axes) {
     plan.layout.shape.push_back(axis.extent);
     plan.layout.strides.push_back(axis.stride);
   }
+  AH_RETURN_IF_ERROR(CheckShape(plan.layout.shape, limits, "the result of indexing").status());
   return plan;
 }
 

@@ -46,9 +46,10 @@ struct IndexPlan {
   std::vector<AdvancedIndex> arrays;
 };
 
-// The result of indexing `data` (items of `itemsize` bytes) with `entries`. `max_rank` bounds
-// the result's rank (newaxis can add axes).
+// The result of indexing `data` (items of `itemsize` bytes) with `entries`. The result's shape
+// is held to `limits` (newaxis adds axes; broadcast index arrays select more elements than the
+// data has), whether a gather reads it or a scatter writes it.
 absl::StatusOr<IndexPlan> PlanIndex(const Layout& data, int64_t itemsize,
-                                    const std::vector<IndexEntry>& entries, int64_t max_rank);
+                                    const std::vector<IndexEntry>& entries, const Limits& limits);
 
 }  // namespace arrayhub

@@ -7,6 +7,7 @@
 
 #include "server/core/axes.h"
 #include "server/core/broadcast.h"
+#include "server/core/shape_limits.h"
 #include "server/core/status_macros.h"
 
 namespace arrayhub {
@@ -116,7 +117,9 @@ std::optional<Strides> ReshapeStrides(const Layout& layout, const Shape& new_sha
   return strides;
 }
 
-absl::StatusOr<ReshapePlan> PlanReshape(const Layout& layout, const ReshapeSpec& spec) {
+absl::StatusOr<ReshapePlan> PlanReshape(const Layout& layout, const ReshapeSpec& spec,
+                                        const Limits& limits) {
+  AH_RETURN_IF_ERROR(CheckRank(static_cast<int64_t>(spec.shape.size()), limits, "reshape.shape"));
   const int64_t size = SizeOf(layout.shape);
   AH_ASSIGN_OR_RETURN(Shape shape, ResolveNewShape(size, spec.shape));
   ReshapePlan plan{.shape = shape, .view_strides = std::nullopt, .order = spec.order};
@@ -186,12 +189,9 @@ absl::StatusOr<Layout> SqueezeLayout(const Layout& layout, const SqueezeSpec& sp
 }
 
 absl::StatusOr<Layout> ExpandDimsLayout(const Layout& layout, const ExpandDimsSpec& spec,
-                                        int64_t max_rank) {
+                                        const Limits& limits) {
   const auto rank = static_cast<int64_t>(layout.shape.size() + spec.axes.size());
-  if (rank > max_rank) {
-    return absl::InvalidArgumentError(fmt::format(
-        "expand_dims would give {} dimensions; this server allows at most {}", rank, max_rank));
-  }
+  AH_RETURN_IF_ERROR(CheckRank(rank, limits, "the result of expand_dims"));
   AH_ASSIGN_OR_RETURN(std::vector<int64_t> axes, NormalizeAxes(spec.axes, rank, "repeated axis"));
   Layout result{.shape = {}, .strides = {}, .offset_bytes = layout.offset_bytes};
   size_t next = 0;
@@ -209,16 +209,12 @@ absl::StatusOr<Layout> ExpandDimsLayout(const Layout& layout, const ExpandDimsSp
 }
 
 absl::StatusOr<Layout> BroadcastToLayout(const Layout& layout, const BroadcastToSpec& spec,
-                                         int64_t max_rank) {
-  if (static_cast<int64_t>(spec.shape.size()) > max_rank) {
-    return absl::InvalidArgumentError(
-        fmt::format("broadcast shape has {} dimensions; this server allows at most {}",
-                    spec.shape.size(), max_rank));
-  }
+                                         const Limits& limits) {
+  AH_RETURN_IF_ERROR(
+      CheckRank(static_cast<int64_t>(spec.shape.size()), limits, "broadcast_to.shape"));
   if (std::any_of(spec.shape.begin(), spec.shape.end(), [](int64_t e) { return e < 0; })) {
     return absl::InvalidArgumentError("all elements of broadcast shape must be non-negative");
   }
-  AH_RETURN_IF_ERROR(ElementCount(spec.shape).status());
   const size_t rank = layout.shape.size();
   bool fits = rank <= spec.shape.size();
   for (size_t i = 0; fits && i < rank; ++i) {
@@ -231,6 +227,7 @@ absl::StatusOr<Layout> BroadcastToLayout(const Layout& layout, const BroadcastTo
         "{}  and requested shape {}",
         CompactShape(layout.shape), CompactShape(spec.shape)));
   }
+  AH_RETURN_IF_ERROR(CheckShape(spec.shape, limits, "broadcast_to.shape").status());
   return Layout{.shape = spec.shape,
                 .strides = BroadcastStrides(layout.shape, layout.strides, spec.shape),
                 .offset_bytes = layout.offset_bytes};

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "server/core/limits.h"
 #include "server/core/manipulation_specs.h"
 #include "server/core/shape.h"
 
@@ -36,8 +37,10 @@ std::optional<Strides> ReshapeStrides(const Layout& layout, const Shape& shape,
                                       MemoryOrder order = MemoryOrder::kC);
 
 // numpy.reshape: "cannot reshape array of size 12 into shape (5,3)", "can only specify one
-// unknown dimension" (any negative length is the unknown one, as in NumPy 2).
-absl::StatusOr<ReshapePlan> PlanReshape(const Layout& layout, const ReshapeSpec& spec);
+// unknown dimension" (any negative length is the unknown one, as in NumPy 2). The new shape's
+// rank is held to `limits`.
+absl::StatusOr<ReshapePlan> PlanReshape(const Layout& layout, const ReshapeSpec& spec,
+                                        const Limits& limits);
 // numpy.ravel: a view when the array is contiguous in the requested order, else a copy.
 ReshapePlan PlanRavel(const Layout& layout, MemoryOrder order);
 
@@ -46,11 +49,13 @@ absl::StatusOr<Layout> TransposeLayout(const Layout& layout, const TransposeSpec
 absl::StatusOr<Layout> SwapAxesLayout(const Layout& layout, const SwapAxesSpec& spec);
 // numpy.squeeze: "cannot select an axis to squeeze out which has size not equal to one".
 absl::StatusOr<Layout> SqueezeLayout(const Layout& layout, const SqueezeSpec& spec);
+// The result's rank is held to `limits`.
 absl::StatusOr<Layout> ExpandDimsLayout(const Layout& layout, const ExpandDimsSpec& spec,
-                                        int64_t max_rank);
-// numpy.broadcast_to (a read-only view).
+                                        const Limits& limits);
+// numpy.broadcast_to (a read-only view). The shape is held to `limits` like a new array's:
+// every op that reads the view walks all of its elements.
 absl::StatusOr<Layout> BroadcastToLayout(const Layout& layout, const BroadcastToSpec& spec,
-                                         int64_t max_rank);
+                                         const Limits& limits);
 // numpy.diagonal (a read-only view): the diagonal axis last.
 absl::StatusOr<Layout> DiagonalLayout(const Layout& layout, int64_t itemsize,
                                       const DiagonalSpec& spec);

@@ -3,6 +3,8 @@
 // as no later op reads them (server/core/batch_plan.h has the rules). A run of elementwise ops
 // that make new arrays runs as one chain (Engine::ElementwiseChain): its results that nothing
 // after the run reads and the client does not keep never become arrays.
+#include <fmt/format.h>
+
 #include <string>
 
 #include "server/core/batch_plan.h"
@@ -221,7 +223,7 @@ absl::StatusOr<Records> Run(Engine& engine, const Caller& caller, const BatchOp&
 grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                                     v1::BatchResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_RETURN_IF_ERROR(CheckBatchSize(request->ops_size(), engine_.limits().max_batch_ops));
     std::vector<BatchStep> steps;
     steps.reserve(request->ops_size());
@@ -232,6 +234,13 @@ grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::Batc
     BatchArrays arrays(engine_, caller, steps.size());
     const int ops = request->ops_size();
     for (int i = 0; i < ops;) {
+      // A caller that went away, or a drain that ran out, ends the batch here; `arrays` frees
+      // what it made.
+      if (absl::Status stop = CheckStop(caller.stop.get()); !stop.ok()) {
+        return absl::Status(
+            stop.code(), fmt::format("{} (before ops[{}] ({}) of {})", std::string(stop.message()),
+                                     i, steps[i].label, ops));
+      }
       // A run of two or more elementwise ops goes to the engine whole, as a chain.
       int end = i;
       while (engine_.limits().fuse_batches && end < ops && Chainable(request->ops(end))) ++end;

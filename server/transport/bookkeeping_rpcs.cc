@@ -10,7 +10,7 @@ namespace arrayhub {
 grpc::Status ArrayHubService::Free(grpc::ServerContext* context, const v1::FreeRequest* request,
                                    v1::FreeResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     const std::vector<std::string> handles(request->handles().begin(), request->handles().end());
     AH_ASSIGN_OR_RETURN(int64_t freed, engine_.Free(caller, handles));
     response->set_freed(freed);

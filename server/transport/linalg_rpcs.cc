@@ -8,7 +8,7 @@ namespace arrayhub {
 grpc::Status ArrayHubService::Matmul(grpc::ServerContext* context, const v1::MatmulRequest* request,
                                      v1::ArrayInfo* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(MatmulSpec spec, MatmulSpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.Matmul(caller, spec));
     FillInfo(*result, response);
@@ -20,7 +20,7 @@ grpc::Status ArrayHubService::TensorProduct(grpc::ServerContext* context,
                                             const v1::TensorProductRequest* request,
                                             v1::ArrayInfo* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(TensorProductSpec spec, TensorProductSpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.TensorProduct(caller, spec));
     FillInfo(*result, response);
@@ -31,7 +31,7 @@ grpc::Status ArrayHubService::TensorProduct(grpc::ServerContext* context,
 grpc::Status ArrayHubService::Linalg(grpc::ServerContext* context, const v1::LinalgRequest* request,
                                      v1::LinalgResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(LinalgSpec spec, LinalgSpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(std::vector<ArrayTable::RecordPtr> results, engine_.Linalg(caller, spec));
     for (const ArrayTable::RecordPtr& result : results) FillInfo(*result, response->add_results());

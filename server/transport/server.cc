@@ -96,7 +96,12 @@ void ArrayHubServer::Shutdown(std::chrono::milliseconds deadline) {
   reaper_wakeup_.notify_all();
   if (server_ != nullptr) {
     server_->GetHealthCheckService()->SetServingStatus(false);
-    server_->Shutdown(std::chrono::system_clock::now() + deadline);
+    // Calls in flight stop at their next check once the drain has run out, answering
+    // UNAVAILABLE (a client may retry elsewhere). A moment later gRPC cancels what is left:
+    // streams waiting for their client, and calls between checks, which then stop as
+    // cancelled. Shutdown returns once every handler has.
+    service_->Drain(std::chrono::steady_clock::now() + deadline);
+    server_->Shutdown(std::chrono::system_clock::now() + deadline + kDrainCancelDelay);
   }
   if (reaper_.joinable()) reaper_.join();
 }

@@ -60,8 +60,13 @@ class ArrayHubServer {
   // Port of the /metrics endpoint; 0 when there is none.
   int metrics_port() const;
 
-  // Stops accepting calls, waits up to `deadline` for in-flight ones, then cancels the rest.
+  // Stops accepting calls and lets in-flight ones run for up to `deadline`; then they stop at
+  // their next check (between a Batch's ops, between chunks of long loops) with UNAVAILABLE,
+  // and kDrainCancelDelay later gRPC cancels whatever still runs. Returns once every handler
+  // has returned: a handler inside one long library call (BLAS, LAPACK) holds it until that
+  // call ends, which is why arrayhubd also bounds the drain itself (server/main.cc).
   void Shutdown(std::chrono::milliseconds deadline = std::chrono::milliseconds(5000));
+  static constexpr std::chrono::milliseconds kDrainCancelDelay{250};
   // Blocks until Shutdown has completed.
   void Wait();
 

@@ -5,6 +5,7 @@
 #include "server/core/status_macros.h"
 #include "server/transport/call_tags.h"
 #include "server/transport/convert.h"
+#include "server/transport/request_bounds.h"
 
 namespace arrayhub {
 
@@ -25,7 +26,18 @@ absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContextBase& 
         "missing {} metadata: call OpenSession first and send its session_id on every call",
         kSessionMetadataKey));
   }
-  return engine_.ResolveSession(tenant, std::string_view(it->second.data(), it->second.size()));
+  AH_ASSIGN_OR_RETURN(
+      Caller caller,
+      engine_.ResolveSession(tenant, std::string_view(it->second.data(), it->second.size())));
+  caller.stop = std::make_shared<const CallStopSignal>(context, drain_);
+  return caller;
+}
+
+absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContextBase& context,
+                                                 const google::protobuf::Message& request) {
+  AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(context));
+  AH_RETURN_IF_ERROR(CheckListLengths(request, engine_.limits()));
+  return caller;
 }
 
 void ArrayHubService::FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const {

@@ -10,6 +10,7 @@
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "server/core/engine.h"
 #include "server/transport/auth.h"
+#include "server/transport/call_stop.h"
 #include "server/transport/ipc_socket.h"
 
 namespace arrayhub {
@@ -122,9 +123,17 @@ class ArrayHubService final : public ArrayHubServiceBase {
   grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
                             grpc::ServerWriter<v1::SessionEvent>* writer) override;
 
+  // From `deadline` on, the calls in flight stop at their next check with UNAVAILABLE
+  // (ArrayHubServer::Shutdown's drain).
+  void Drain(std::chrono::steady_clock::time_point deadline) { drain_.Set(deadline); }
+
   // Public for the transfer reactors (transfer_rpcs.cc), classes of their own.
-  // Tenant plus the session named by the call's metadata.
+  // Tenant plus the session named by the call's metadata, and the call's stop signal.
   absl::StatusOr<Caller> CallerOf(const grpc::ServerContextBase& context);
+  // The same, once every list of `request` is within its bound (request_bounds.h): what
+  // every handler with a request to read starts with.
+  absl::StatusOr<Caller> CallerOf(const grpc::ServerContextBase& context,
+                                  const google::protobuf::Message& request);
   Engine& engine() { return engine_; }
   void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
 
@@ -136,6 +145,7 @@ class ArrayHubService final : public ArrayHubServiceBase {
   absl::StatusOr<std::string> IpcSocketPath();
 
   Engine& engine_;
+  DrainDeadline drain_;
   std::shared_ptr<const TokenTable> tokens_;
   const std::string ipc_socket_path_;
   absl::Mutex ipc_socket_mutex_;

@@ -44,7 +44,7 @@ grpc::Status ArrayHubService::CopyFromSharedMemory(grpc::ServerContext* context,
                                                    const v1::SharedMemoryCopyRequest* request,
                                                    v1::SharedMemoryCopyResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(SharedMemoryCopySpec spec, CopySpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.CopyFromSharedMemory(caller, spec));
     FillInfo(*array, response->mutable_array());
@@ -56,7 +56,7 @@ grpc::Status ArrayHubService::CopyToSharedMemory(grpc::ServerContext* context,
                                                  const v1::SharedMemoryCopyRequest* request,
                                                  v1::SharedMemoryCopyResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(SharedMemoryCopySpec spec, CopySpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.CopyToSharedMemory(caller, spec));
     FillInfo(*array, response->mutable_array());

@@ -9,7 +9,7 @@ grpc::Status ArrayHubService::Publish(grpc::ServerContext* context,
                                       const v1::PublishRequest* request,
                                       v1::PublishResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     const PublishSpec spec{
         .handle = request->handle(),
         .name = request->name(),

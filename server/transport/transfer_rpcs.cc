@@ -17,6 +17,7 @@
 #include "proto/wire/chunk_messages.h"
 #include "server/core/status_macros.h"
 #include "server/transport/convert.h"
+#include "server/transport/request_bounds.h"
 #include "server/transport/service.h"
 
 namespace arrayhub {
@@ -87,6 +88,7 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
     if (!message.has_header()) {
       return absl::InvalidArgumentError("the first upload message must be a header, got a chunk");
     }
+    AH_RETURN_IF_ERROR(CheckListLengths(message, service_.engine().limits()));
     const v1::UploadHeader& header = message.header();
     AH_ASSIGN_OR_RETURN(DType dtype, RequiredDType(header.dtype(), "header.dtype"));
     const Shape shape = ShapeFromProto(header.shape());

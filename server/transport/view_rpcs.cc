@@ -8,7 +8,7 @@ namespace arrayhub {
 grpc::Status ArrayHubService::View(grpc::ServerContext* context, const v1::ViewRequest* request,
                                    v1::ArrayInfo* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(ViewSpec spec, ViewSpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.View(caller, spec));
     FillInfo(*result, response);
@@ -19,7 +19,7 @@ grpc::Status ArrayHubService::View(grpc::ServerContext* context, const v1::ViewR
 grpc::Status ArrayHubService::GetItem(grpc::ServerContext* context,
                                       const v1::GetItemRequest* request, v1::ArrayInfo* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(GetItemSpec spec, GetItemSpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.GetItem(caller, spec));
     FillInfo(*result, response);
@@ -30,7 +30,7 @@ grpc::Status ArrayHubService::GetItem(grpc::ServerContext* context,
 grpc::Status ArrayHubService::SetItem(grpc::ServerContext* context,
                                       const v1::SetItemRequest* request, v1::SetItemResponse*) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(SetItemSpec spec, SetItemSpecFromProto(*request));
     return engine_.SetItem(caller, spec);
   }());
@@ -40,7 +40,7 @@ grpc::Status ArrayHubService::ArrayOp(grpc::ServerContext* context,
                                       const v1::ArrayOpRequest* request,
                                       v1::ArrayOpResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(ArrayOpSpec spec, ArrayOpSpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(std::vector<ArrayTable::RecordPtr> results, engine_.ArrayOp(caller, spec));
     for (const ArrayTable::RecordPtr& result : results) FillInfo(*result, response->add_results());

@@ -34,7 +34,7 @@ const Layout kCube{{2, 3, 4}, {12, 4, 1}, 0};  // np.zeros((2, 3, 4))
 
 IndexPlan Plan(const Layout& data, const std::vector<IndexEntry>& entries,
                int64_t max_rank = kMaxRank) {
-  absl::StatusOr<IndexPlan> plan = PlanIndex(data, kItem, entries, max_rank);
+  absl::StatusOr<IndexPlan> plan = PlanIndex(data, kItem, entries, Limits{.max_rank = max_rank});
   EXPECT_TRUE(plan.ok()) << plan.status();
   return plan.ok() ? *std::move(plan) : IndexPlan{};
 }
@@ -50,7 +50,8 @@ void ExpectView(const Layout& data, const std::vector<IndexEntry>& entries, cons
 
 void ExpectError(const Layout& data, const std::vector<IndexEntry>& entries,
                  std::string_view message, int64_t max_rank = kMaxRank) {
-  const absl::StatusOr<IndexPlan> plan = PlanIndex(data, kItem, entries, max_rank);
+  const absl::StatusOr<IndexPlan> plan =
+      PlanIndex(data, kItem, entries, Limits{.max_rank = max_rank});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(plan.status().message()), message);
@@ -107,7 +108,9 @@ TEST(PlanIndexTest, NewAxisAddsAxesOfLengthOne) {
   ExpectView(kMatrix, {NewAxis(), Dots(), NewAxis()}, {1, 3, 4, 1}, {0, 4, 1, 0}, 0);
   ExpectView(kMatrix, {Sl(), NewAxis(), Int(2)}, {3, 1}, {4, 0}, 2);
   ExpectView(kVector, {NewAxis(), Int(0)}, {1}, {0}, 0);
-  ExpectError(kMatrix, {NewAxis()}, "indexing gives 3 dimensions; this server allows at most 2", 2);
+  ExpectError(kMatrix, {NewAxis()},
+              "the result of indexing has 3 dimensions; the server allows at most 2 (--max-rank)",
+              2);
 }
 
 TEST(PlanIndexTest, BasicIndexErrorsQuoteNumPy) {
@@ -226,7 +229,20 @@ TEST(PlanIndexTest, AdvancedIndexErrorsQuoteNumPy) {
               "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) "
               "(3,) ");
   ExpectError(kMatrix, {IntArray({2, 2, 2}), Sl()},
-              "indexing gives 4 dimensions; this server allows at most 3", 3);
+              "the result of indexing has 4 dimensions; the server allows at most 3 (--max-rank)",
+              3);
+}
+
+TEST(PlanIndexTest, SelectionsAreHeldToTheElementLimit) {
+  // np.zeros((3, 4))[np.zeros((2**20, 1), int), np.zeros((1, 2**20), int)] selects 2**40
+  // elements: a scatter through it would write every one of them.
+  const absl::StatusOr<IndexPlan> plan =
+      PlanIndex(kMatrix, kItem, {IntArray({1 << 20, 1}), IntArray({1, 1 << 20})}, Limits{});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(plan.status().message()),
+            "the result of indexing (1048576, 1048576) has 1099511627776 elements; the server "
+            "allows at most 68719476736 elements per array (--max-array-elements)");
 }
 
 // NumPy prints the shapes without spaces, each followed by a space.

@@ -28,28 +28,31 @@ void ExpectLayout(const absl::StatusOr<Layout>& layout, const Shape& shape, cons
 // np.zeros((2, 3, 4))[...] with a byte offset of 8, as a view of a larger buffer has.
 const Layout kCube{{2, 3, 4}, {12, 4, 1}, 8};
 const Layout kMatrix{{3, 4}, {4, 1}, 0};
+const Limits kLimits{};
+
+Limits MaxRank(int64_t rank) { return Limits{.max_rank = rank}; }
 
 // --- reshape, ravel --------------------------------------------------------------------------
 
 TEST(PlanReshapeTest, ContiguousArraysGiveViews) {
   // np.arange(12).reshape(3, 4).reshape(-1, 6)
-  absl::StatusOr<ReshapePlan> plan = PlanReshape(kMatrix, {.shape = {-1, 6}});
+  absl::StatusOr<ReshapePlan> plan = PlanReshape(kMatrix, {.shape = {-1, 6}}, kLimits);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->shape, Shape({2, 6}));
   EXPECT_EQ(plan->view_strides, Strides({6, 1}));
   EXPECT_EQ(plan->order, MemoryOrder::kC);
   // np.asfortranarray(np.zeros((3, 4))).reshape(2, 6, order="F")
   const Layout fortran{{3, 4}, {1, 3}, 0};
-  plan = PlanReshape(fortran, {.shape = {2, 6}, .order = MemoryOrder::kF});
+  plan = PlanReshape(fortran, {.shape = {2, 6}, .order = MemoryOrder::kF}, kLimits);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->view_strides, Strides({1, 2}));
   EXPECT_EQ(plan->order, MemoryOrder::kF);
   // np.zeros((4, 6)).T.reshape(24, order="F"): a transposed C array is F-contiguous.
-  plan = PlanReshape({{6, 4}, {1, 6}, 0}, {.shape = {24}, .order = MemoryOrder::kF});
+  plan = PlanReshape({{6, 4}, {1, 6}, 0}, {.shape = {24}, .order = MemoryOrder::kF}, kLimits);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->view_strides, Strides({1}));
   // np.zeros((0, 3)).reshape(3, -1)
-  plan = PlanReshape({{0, 3}, {3, 1}, 0}, {.shape = {3, -1}});
+  plan = PlanReshape({{0, 3}, {3, 1}, 0}, {.shape = {3, -1}}, kLimits);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->shape, Shape({3, 0}));
 }
@@ -57,13 +60,13 @@ TEST(PlanReshapeTest, ContiguousArraysGiveViews) {
 TEST(PlanReshapeTest, ReadingInTheOtherOrderCopies) {
   // np.arange(12).reshape(3, 4).reshape(4, 3, order="F") is a copy.
   absl::StatusOr<ReshapePlan> plan =
-      PlanReshape(kMatrix, {.shape = {4, 3}, .order = MemoryOrder::kF});
+      PlanReshape(kMatrix, {.shape = {4, 3}, .order = MemoryOrder::kF}, kLimits);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->shape, Shape({4, 3}));
   EXPECT_EQ(plan->view_strides, std::nullopt);
   EXPECT_EQ(plan->order, MemoryOrder::kF);
   // np.asfortranarray(np.zeros((3, 4))).reshape(12) is a copy too.
-  plan = PlanReshape({{3, 4}, {1, 3}, 0}, {.shape = {12}});
+  plan = PlanReshape({{3, 4}, {1, 3}, 0}, {.shape = {12}}, kLimits);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->view_strides, std::nullopt);
   EXPECT_EQ(plan->order, MemoryOrder::kC);
@@ -71,32 +74,41 @@ TEST(PlanReshapeTest, ReadingInTheOtherOrderCopies) {
 
 TEST(PlanReshapeTest, MessagesQuoteNumPy) {
   // np.arange(12).reshape(5, 3), .reshape(5, -1), .reshape(12, -1, 5), .reshape(-1, -1)
-  ExpectError(PlanReshape(kMatrix, {.shape = {5, 3}}).status(),
+  ExpectError(PlanReshape(kMatrix, {.shape = {5, 3}}, kLimits).status(),
               "cannot reshape array of size 12 into shape (5,3)");
-  ExpectError(PlanReshape(kMatrix, {.shape = {5, -1}}).status(),
+  ExpectError(PlanReshape(kMatrix, {.shape = {5, -1}}, kLimits).status(),
               "cannot reshape array of size 12 into shape (5,newaxis)");
-  ExpectError(PlanReshape(kMatrix, {.shape = {12, -1, 5}}).status(),
+  ExpectError(PlanReshape(kMatrix, {.shape = {12, -1, 5}}, kLimits).status(),
               "cannot reshape array of size 12 into shape (12,newaxis,5)");
-  ExpectError(PlanReshape(kMatrix, {.shape = {7}}).status(),
+  ExpectError(PlanReshape(kMatrix, {.shape = {7}}, kLimits).status(),
               "cannot reshape array of size 12 into shape (7,)");
-  ExpectError(PlanReshape(kMatrix, {.shape = {-1, -1}}).status(),
+  ExpectError(PlanReshape(kMatrix, {.shape = {-1, -1}}, kLimits).status(),
               "can only specify one unknown dimension");
   // A product of lengths that overflows is refused, not wrapped.
-  ExpectError(PlanReshape(kMatrix, {.shape = {int64_t{1} << 40, int64_t{1} << 40}}).status(),
-              "cannot reshape array of size 12 into shape (1099511627776,1099511627776)");
+  ExpectError(
+      PlanReshape(kMatrix, {.shape = {int64_t{1} << 40, int64_t{1} << 40}}, kLimits).status(),
+      "cannot reshape array of size 12 into shape (1099511627776,1099511627776)");
 }
 
 // NumPy's convert_shape_to_string leaves out leading unknown lengths, and NumPy 2.4 reads any
 // negative length as the unknown one.
+TEST(PlanReshapeTest, TheNewShapesRankIsHeldToTheLimit) {
+  // A reshape to rank 20,001 was accepted, and every later transpose or sum of it was quadratic.
+  const Layout one{{1}, {1}, 0};
+  ExpectError(PlanReshape(one, {.shape = Shape(20001, 1)}, kLimits).status(),
+              "reshape.shape has 20001 dimensions; the server allows at most 64 (--max-rank)");
+  EXPECT_TRUE(PlanReshape(one, {.shape = Shape(64, 1)}, kLimits).ok());
+}
+
 TEST(PlanReshapeTest, LeadingUnknownAndOtherNegativesAsNumPy) {
   // np.arange(12).reshape(-1, 5)
-  ExpectError(PlanReshape(kMatrix, {.shape = {-1, 5}}).status(),
+  ExpectError(PlanReshape(kMatrix, {.shape = {-1, 5}}, kLimits).status(),
               "cannot reshape array of size 12 into shape (5)");
   // np.zeros((0, 3)).reshape(-1, 0): the unknown length cannot be found.
-  ExpectError(PlanReshape({{0, 3}, {3, 1}, 0}, {.shape = {-1, 0}}).status(),
+  ExpectError(PlanReshape({{0, 3}, {3, 1}, 0}, {.shape = {-1, 0}}, kLimits).status(),
               "cannot reshape array of size 0 into shape (0)");
   // np.arange(12).reshape(-3, 4).shape == (3, 4)
-  absl::StatusOr<ReshapePlan> plan = PlanReshape(kMatrix, {.shape = {-3, 4}});
+  absl::StatusOr<ReshapePlan> plan = PlanReshape(kMatrix, {.shape = {-3, 4}}, kLimits);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->shape, Shape({3, 4}));
 }
@@ -180,55 +192,72 @@ TEST(SqueezeLayoutTest, MessagesQuoteNumPy) {
 
 TEST(ExpandDimsLayoutTest, InsertsAxesAtTheirResultPositions) {
   // np.expand_dims(np.zeros((3, 4)), 0), (..., -1), (..., (0, 2)), (..., (3, 0))
-  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {0}}, 64), {1, 3, 4}, {0, 4, 1});
-  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {-1}}, 64), {3, 4, 1}, {4, 1, 0});
-  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {0, 2}}, 64), {1, 3, 1, 4}, {0, 4, 0, 1});
-  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {3, 0}}, 64), {1, 3, 4, 1}, {0, 4, 1, 0});
-  ExpectLayout(ExpandDimsLayout(kCube, {.axes = {}}, 64), {2, 3, 4}, {12, 4, 1}, 8);
+  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {0}}, kLimits), {1, 3, 4}, {0, 4, 1});
+  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {-1}}, kLimits), {3, 4, 1}, {4, 1, 0});
+  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {0, 2}}, kLimits), {1, 3, 1, 4}, {0, 4, 0, 1});
+  ExpectLayout(ExpandDimsLayout(kMatrix, {.axes = {3, 0}}, kLimits), {1, 3, 4, 1}, {0, 4, 1, 0});
+  ExpectLayout(ExpandDimsLayout(kCube, {.axes = {}}, kLimits), {2, 3, 4}, {12, 4, 1}, 8);
 }
 
 TEST(ExpandDimsLayoutTest, Messages) {
   // np.expand_dims(np.zeros((3, 4)), (0, 0)), (..., 3), (..., -4)
-  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {0, 0}}, 64).status(), "repeated axis");
-  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {3}}, 64).status(),
+  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {0, 0}}, kLimits).status(), "repeated axis");
+  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {3}}, kLimits).status(),
               "axis 3 is out of bounds for array of dimension 3");
-  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {-4}}, 64).status(),
+  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {-4}}, kLimits).status(),
               "axis -4 is out of bounds for array of dimension 3");
-  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {0}}, 2).status(),
-              "expand_dims would give 3 dimensions; this server allows at most 2");
+  ExpectError(ExpandDimsLayout(kMatrix, {.axes = {0}}, MaxRank(2)).status(),
+              "the result of expand_dims has 3 dimensions; the server allows at most 2 "
+              "(--max-rank)");
 }
 
 // --- broadcast_to ----------------------------------------------------------------------------
 
 TEST(BroadcastToLayoutTest, StretchedAxesHaveStrideZero) {
   // np.broadcast_to(np.zeros((3, 1)), (2, 3, 4))
-  ExpectLayout(BroadcastToLayout({{3, 1}, {1, 1}, 16}, {.shape = {2, 3, 4}}, 64), {2, 3, 4},
+  ExpectLayout(BroadcastToLayout({{3, 1}, {1, 1}, 16}, {.shape = {2, 3, 4}}, kLimits), {2, 3, 4},
                {0, 1, 0}, 16);
-  ExpectLayout(BroadcastToLayout({{}, {}, 0}, {.shape = {2, 2}}, 64), {2, 2}, {0, 0});
-  ExpectLayout(BroadcastToLayout(kMatrix, {.shape = {3, 4}}, 64), {3, 4}, {4, 1});
-  ExpectLayout(BroadcastToLayout({{1}, {1}, 0}, {.shape = {0}}, 64), {0}, {0});
+  ExpectLayout(BroadcastToLayout({{}, {}, 0}, {.shape = {2, 2}}, kLimits), {2, 2}, {0, 0});
+  ExpectLayout(BroadcastToLayout(kMatrix, {.shape = {3, 4}}, kLimits), {3, 4}, {4, 1});
+  ExpectLayout(BroadcastToLayout({{1}, {1}, 0}, {.shape = {0}}, kLimits), {0}, {0});
 }
 
 TEST(BroadcastToLayoutTest, Messages) {
   // np.broadcast_to(np.zeros(3), (-1,))
-  ExpectError(BroadcastToLayout({{3}, {1}, 0}, {.shape = {-1}}, 64).status(),
+  ExpectError(BroadcastToLayout({{3}, {1}, 0}, {.shape = {-1}}, kLimits).status(),
               "all elements of broadcast shape must be non-negative");
-  ExpectError(BroadcastToLayout(kMatrix, {.shape = {1, 1, 3, 4}}, 3).status(),
-              "broadcast shape has 4 dimensions; this server allows at most 3");
+  ExpectError(BroadcastToLayout(kMatrix, {.shape = {1, 1, 3, 4}}, MaxRank(3)).status(),
+              "broadcast_to.shape has 4 dimensions; the server allows at most 3 (--max-rank)");
   // A shape with fewer axes than the array cannot hold it.
-  const absl::Status fewer = BroadcastToLayout(kMatrix, {.shape = {4}}, 64).status();
+  const absl::Status fewer = BroadcastToLayout(kMatrix, {.shape = {4}}, kLimits).status();
   EXPECT_EQ(fewer.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(fewer.message()).find("and requested shape (4,)"), std::string::npos)
       << fewer;
 }
 
+TEST(BroadcastToLayoutTest, ElementsAreHeldToTheLimitOfAnArray) {
+  // A 41-byte Reduce over np.broadcast_to(np.zeros(1), (2**25, 2**25)) walks 2**50 elements.
+  const Layout one{{1}, {1}, 0};
+  const absl::Status huge =
+      BroadcastToLayout(one, {.shape = {int64_t{1} << 25, int64_t{1} << 25}}, kLimits).status();
+  EXPECT_EQ(huge.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(huge.message()),
+            "broadcast_to.shape (33554432, 33554432) has 1125899906842624 elements; the server "
+            "allows at most 68719476736 elements per array (--max-array-elements)");
+  ExpectLayout(BroadcastToLayout(one, {.shape = {4, 4}}, Limits{.max_array_elements = 16}), {4, 4},
+               {0, 0});
+  EXPECT_EQ(
+      BroadcastToLayout(one, {.shape = {17}}, Limits{.max_array_elements = 16}).status().code(),
+      absl::StatusCode::kResourceExhausted);
+}
+
 // NumPy prints shapes without spaces here and puts two spaces before "and".
 TEST(BroadcastToLayoutTest, MessagesQuoteNumPyExactly) {
   // np.broadcast_to(np.zeros(3), (4,)), np.broadcast_to(np.zeros((2, 3)), (4, 3))
-  ExpectError(BroadcastToLayout({{3}, {1}, 0}, {.shape = {4}}, 64).status(),
+  ExpectError(BroadcastToLayout({{3}, {1}, 0}, {.shape = {4}}, kLimits).status(),
               "operands could not be broadcast together with remapped shapes "
               "[original->remapped]: (3,)  and requested shape (4,)");
-  ExpectError(BroadcastToLayout({{2, 3}, {3, 1}, 0}, {.shape = {4, 3}}, 64).status(),
+  ExpectError(BroadcastToLayout({{2, 3}, {3, 1}, 0}, {.shape = {4, 3}}, kLimits).status(),
               "operands could not be broadcast together with remapped shapes "
               "[original->remapped]: (2,3)  and requested shape (4,3)");
 }

@@ -25,6 +25,7 @@
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
 #include "server/backend/host/host_queue.h"
+#include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/host/strided_index.h"
 
@@ -396,6 +397,7 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
       std::byte* const out = output + offsets[kOutput] + start * output_stride;
       kernel.run(n, in.data(), direct_output ? out : result_buffer->data());
       if (scatter != nullptr) scatter(n, result_buffer->data(), result_size, out, output_stride);
+      PollStop(n);
     }
   });
   return absl::OkStatus();
@@ -410,6 +412,8 @@ absl::Status HostBackend::Elementwise(const ElementwiseCall& call) {
     return host::RunElementwise(call);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of host memory for an elementwise operation");
+  } catch (const host::Stopped& stopped) {
+    return stopped.status;
   }
 }
 

@@ -29,6 +29,7 @@
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
 #include "server/backend/host/host_queue.h"
+#include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/host/strided_index.h"
 
@@ -283,6 +284,7 @@ void InnerWalk(const Geometry& g, const Reducer& reducer, CastFn cast,
         cast(n, g.base + kept_offset + row_offset[0] + start * stride, stride, chunk.bytes(),
              sizeof(In));
         cascade.Add(reducer.Chunk(chunk.data(), n, row * size + start, o));
+        PollStop(n);
       }
     });
     results[o] = reducer.Finish(cascade.Total(), o);
@@ -314,6 +316,7 @@ void OuterWalk(const Geometry& g, const Reducer& reducer, CastFn cast,
             acc[j] = reducer.Combine(acc[j], reducer.Single(x[j], r, first + j));
           }
         }
+        PollStop(n);
       }
     });
   });
@@ -479,6 +482,8 @@ absl::Status HostBackend::Reduce(const ReduceCall& call) {
     return host::RunReduce(call);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of host memory for a reduction");
+  } catch (const host::Stopped& stopped) {
+    return stopped.status;
   }
 }
 

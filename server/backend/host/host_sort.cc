@@ -8,6 +8,7 @@
 #include "server/backend/host/host_ops.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
+#include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
 
 namespace arrayhub {
@@ -26,57 +27,113 @@ std::pair<int64_t, int64_t> RowsOf(const ArrayView& view) {
   return {rows, n};
 }
 
+// Sorts and scans run in blocks of this many elements, with a stop point after each.
+constexpr int64_t kBlock = int64_t{1} << 16;
+// Sorting a block costs about log2(kBlock) steps per element, as much as that many elementwise
+// passes: what a sorted block counts towards the next stop point.
+constexpr int64_t kSortStepsPerElement = 16;
+
+// The stable merge of the sorted runs [a, a_end) and [b, b_end) into `out`: equal elements of
+// the first run come first. A stop point after every kBlock elements written.
+template <typename Less>
+void MergeRuns(const int64_t* a, const int64_t* a_end, const int64_t* b, const int64_t* b_end,
+               int64_t* out, const Less& less) {
+  while (a != a_end && b != b_end) {
+    for (int64_t k = 0; k < kBlock && a != a_end && b != b_end; ++k) {
+      *out++ = less(*b, *a) ? *b++ : *a++;
+    }
+    host::PollStop(kBlock);
+  }
+  out = std::copy(a, a_end, out);
+  std::copy(b, b_end, out);
+}
+
+// `order` (as long as its row) becomes the positions 0..n-1 in the stable order of
+// `less`: std::stable_sort on blocks of kBlock, then the sorted runs merged pairwise into
+// `spare` and back, their length doubling each pass. This is the merge sort std::stable_sort
+// runs itself, cut into pieces between which the call can stop.
+template <typename Less>
+void StableOrder(std::vector<int64_t>& order, std::vector<int64_t>& spare, const Less& less) {
+  const auto n = static_cast<int64_t>(order.size());
+  std::iota(order.begin(), order.end(), 0);
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t end = std::min(n, start + kBlock);
+    std::stable_sort(order.begin() + start, order.begin() + end, less);
+    host::PollStop((end - start) * kSortStepsPerElement);
+  }
+  if (n > kBlock) spare.resize(static_cast<size_t>(n));
+  for (int64_t width = kBlock; width < n; width *= 2) {
+    for (int64_t left = 0; left < n; left += 2 * width) {
+      const int64_t middle = std::min(left + width, n), right = std::min(left + 2 * width, n);
+      MergeRuns(order.data() + left, order.data() + middle, order.data() + middle,
+                order.data() + right, spare.data() + left, less);
+    }
+    order.swap(spare);
+  }
+}
+
 }  // namespace
 
 absl::Status HostBackend::Sort(const SortCall& call) {
   const HostCall held;
-  return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
-    const auto [rows, n] = RowsOf(call.input);
-    const T* input = DataOf<T>(call.input);
-    std::vector<int64_t> order(n);
-    for (int64_t row = 0; row < rows; ++row) {
-      const T* values = input + row * n;
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t a, int64_t b) { return host::SortLess(values[a], values[b]); });
-      if (call.values) {
-        T* sorted = DataOf<T>(*call.values) + row * n;
-        for (int64_t i = 0; i < n; ++i) sorted[i] = values[order[i]];
+  try {
+    return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
+      const auto [rows, n] = RowsOf(call.input);
+      const T* input = DataOf<T>(call.input);
+      std::vector<int64_t> order(n), spare;
+      for (int64_t row = 0; row < rows; ++row) {
+        const T* values = input + row * n;
+        StableOrder(order, spare,
+                    [&](int64_t a, int64_t b) { return host::SortLess(values[a], values[b]); });
+        if (call.values) {
+          T* sorted = DataOf<T>(*call.values) + row * n;
+          for (int64_t i = 0; i < n; ++i) sorted[i] = values[order[i]];
+        }
+        if (call.indices)
+          std::copy(order.begin(), order.end(), DataOf<int64_t>(*call.indices) + row * n);
       }
-      if (call.indices)
-        std::copy(order.begin(), order.end(), DataOf<int64_t>(*call.indices) + row * n);
-    }
-    return absl::OkStatus();
-  });
+      return absl::OkStatus();
+    });
+  } catch (const host::Stopped& stopped) {
+    return stopped.status;
+  }
 }
 
 absl::Status HostBackend::Scan(const ScanCall& call) {
   const HostCall held;
-  return host::VisitDType(call.data.dtype, [&]<typename T>(host::TypeTag<T>) {
-    using M = host::MathType<T>;
-    const auto [rows, n] = RowsOf(call.data);
-    T* data = DataOf<T>(call.data);
-    auto combine = [&](M a, M b) -> M {
-      if constexpr (std::is_same_v<T, bool>) {
-        return call.op == ScanOp::kSum ? (a || b) : (a && b);  // Core never sends bool.
-      } else if constexpr (host::kIsInteger<T>) {
-        return call.op == ScanOp::kSum ? host::WrapAdd(a, b) : host::WrapMultiply(a, b);
-      } else if constexpr (host::kIsComplex<T>) {
-        return call.op == ScanOp::kSum ? a + b : host::ComplexMultiply(a, b);
-      } else {
-        return call.op == ScanOp::kSum ? a + b : a * b;
+  try {
+    return host::VisitDType(call.data.dtype, [&]<typename T>(host::TypeTag<T>) {
+      using M = host::MathType<T>;
+      const auto [rows, n] = RowsOf(call.data);
+      T* data = DataOf<T>(call.data);
+      auto combine = [&](M a, M b) -> M {
+        if constexpr (std::is_same_v<T, bool>) {
+          return call.op == ScanOp::kSum ? (a || b) : (a && b);  // Core never sends bool.
+        } else if constexpr (host::kIsInteger<T>) {
+          return call.op == ScanOp::kSum ? host::WrapAdd(a, b) : host::WrapMultiply(a, b);
+        } else if constexpr (host::kIsComplex<T>) {
+          return call.op == ScanOp::kSum ? a + b : host::ComplexMultiply(a, b);
+        } else {
+          return call.op == ScanOp::kSum ? a + b : a * b;
+        }
+      };
+      for (int64_t row = 0; row < rows; ++row) {
+        T* values = data + row * n;
+        for (int64_t start = 1; start < n; start += kBlock) {
+          const int64_t end = std::min(n, start + kBlock);
+          for (int64_t i = start; i < end; ++i) {
+            // Each step rounds to T, as NumPy's accumulate loop stores each partial result.
+            values[i] =
+                static_cast<T>(combine(static_cast<M>(values[i - 1]), static_cast<M>(values[i])));
+          }
+          host::PollStop(end - start);
+        }
       }
-    };
-    for (int64_t row = 0; row < rows; ++row) {
-      T* values = data + row * n;
-      for (int64_t i = 1; i < n; ++i) {
-        // Each step rounds to T, as NumPy's accumulate loop stores each partial result.
-        values[i] =
-            static_cast<T>(combine(static_cast<M>(values[i - 1]), static_cast<M>(values[i])));
-      }
-    }
-    return absl::OkStatus();
-  });
+      return absl::OkStatus();
+    });
+  } catch (const host::Stopped& stopped) {
+    return stopped.status;
+  }
 }
 
 }  // namespace arrayhub

@@ -1,0 +1,49 @@
+// The stop signal of one gRPC call (server/core/stop_signal.h): the engine and the backends
+// ask it between steps and chunks, and it answers from what gRPC knows of the call and from
+// the server's drain.
+#pragma once
+
+#include <grpcpp/server_context.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+
+#include "server/core/stop_signal.h"
+
+namespace arrayhub {
+
+// When the server's drain runs out: unset until a shutdown begins.
+class DrainDeadline {
+ public:
+  void Set(std::chrono::steady_clock::time_point deadline) {
+    nanoseconds_.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  bool Passed() const {
+    return std::chrono::steady_clock::now().time_since_epoch().count() >=
+           nanoseconds_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  using Rep = std::chrono::steady_clock::duration::rep;
+  std::atomic<Rep> nanoseconds_{std::numeric_limits<Rep>::max()};
+};
+
+class CallStopSignal final : public StopSignal {
+ public:
+  // Both must outlive the signal: the call's context and the server's drain.
+  CallStopSignal(const grpc::ServerContextBase& context, const DrainDeadline& drain)
+      : context_(context), drain_(drain) {}
+
+  // UNAVAILABLE once the drain ran out (a client may retry on another server), else
+  // DEADLINE_EXCEEDED once the call's deadline passed, else CANCELLED once gRPC knows the
+  // call ended otherwise (the client cancelled it or its connection went).
+  absl::Status Check() const override;
+
+ private:
+  const grpc::ServerContextBase& context_;
+  const DrainDeadline& drain_;
+};
+
+}  // namespace arrayhub
