@@ -76,8 +76,10 @@ TEST(CudaDeviceLossTest, AFaultingKernelLosesTheDeviceOnceWithTheCallThatFoundIt
   absl::StatusOr<std::shared_ptr<Buffer>> real = cuda.Allocate(8);
   ASSERT_TRUE(real.ok()) << real.status();
   Unallocated nowhere;
-  // The launch succeeds; the fault surfaces when the queue is waited for.
-  (void)cuda.FillPattern(nowhere, 0, 512, 8, std::array<std::byte, 8>{});
+  // A strided pattern takes the fill kernel (a contiguous one-byte pattern would be a memset,
+  // which the runtime refuses at once). The launch succeeds; the fault surfaces when the queue
+  // is waited for, if not already at the launch's check.
+  (void)cuda.FillPattern(nowhere, 0, 256, 16, std::array<std::byte, 8>{std::byte{1}});
   std::array<std::byte, 8> bytes{};
   const absl::Status status = cuda.CopyToHost(**real, 0, bytes);
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);

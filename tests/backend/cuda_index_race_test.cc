@@ -129,8 +129,11 @@ TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
   EXPECT_TRUE(cuda_->Gather(call).ok()) << "the device no longer works";
 }
 
-// data[indices] = 5 where the indices flip between 0 and 2^40: each scatter writes data[0] or
-// nothing, every other element keeps its 7, and the device stays usable.
+// data[indices] = 5 where the indices flip between 0 and 2^40 + 12345: each scatter writes data[0]
+// or nothing, every other element keeps its 7, and the device stays usable. (The bad index's low
+// 32 bits are those of a valid one, 12345, not 0: a destination key truncated to 32 bits, as the
+// code before this test let one be, then lands inside the array, on an element that must stay 7.
+// With -2^40, truncated to 0, that code passed.)
 TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
   absl::StatusOr<std::shared_ptr<Buffer>> data = cuda_->Allocate(kExtent * 8);
   absl::StatusOr<std::shared_ptr<Buffer>> indices = cuda_->Allocate(kIndices * 8);
@@ -140,7 +143,7 @@ TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
   ASSERT_TRUE(cuda_->FillPattern(**five, 0, 1, 8, PatternOf<int64_t>(5)).ok());
   ASSERT_TRUE(cuda_->FillPattern(**indices, 0, kIndices, 8, PatternOf<int64_t>(0)).ok());
   ASSERT_TRUE(Read<int64_t>(*cuda_, **indices, 1).ok());
-  StartWriter(*indices, kIndices, PatternOf<int64_t>(0), PatternOf<int64_t>(-kOutside));
+  StartWriter(*indices, kIndices, PatternOf<int64_t>(0), PatternOf<int64_t>(kOutside + 12345));
 
   const ScatterCall call{.target = {.buffer = data->get(),
                                     .offset_bytes = 0,

@@ -5,6 +5,7 @@
 // values. Runs only where there is a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -172,13 +173,17 @@ TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
 }
 
 // Two sessions each running add(x, 1, out=x) on x of the first one's queue, from two threads,
-// one operation (binding) per add as core makes them: every update lands. The owner's adds
-// enqueued while a borrower's add was between its start and end used to overlap it (the owner
-// waited for the borrower only when the borrower's binding ended) and lose updates.
+// one operation (binding) per add as core makes them, with host work on each side of the add
+// as core has (operand lookup, checks and allocation before; registering the result after):
+// every update lands. Before each call was a critical section over the queues it touches, the
+// borrower waited for the owner's work only when it looked x up, and the owner for the
+// borrower only when the borrower's operation ended: the owner's adds enqueued in between ran
+// beside the borrower's and updates were lost (the first version of this test, with no host
+// work in the operations, passed on that code: the window was a few microseconds).
 TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
-  constexpr int64_t count = int64_t{8} << 20;
   constexpr int kAdds = 300;
-  const std::vector<float> start = RandomFloats(count, 5);
+  constexpr auto kCoreWork = std::chrono::microseconds(100);
+  const std::vector<float> start = RandomFloats(kCount, 5);
   std::shared_ptr<Buffer> x;
   {
     const auto bound = cuda_->Bind(queue_a_, "upload");
@@ -194,7 +199,9 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
       for (int i = 0; i < kAdds && failures[t].ok(); ++i) {
         const auto bound = cuda_->Bind(queue, "add");
         failures[t].Update(cuda_->Use(x));
-        failures[t].Update(Add(*cuda_, Operand(*x, count), Scalar(1), *x, count));
+        std::this_thread::sleep_for(kCoreWork);
+        failures[t].Update(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount));
+        std::this_thread::sleep_for(kCoreWork);
       }
     });
   }

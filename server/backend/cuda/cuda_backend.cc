@@ -51,7 +51,7 @@ class CudaBackend::CudaBuffer final : public CudaQueuedBuffer {
   // The pool the memory came from: its home queue's.
   cudaMemPool_t pool() const { return home()->pool() != nullptr ? home()->pool() : state_->pool; }
   // Stream-ordered: the memory goes back to the pool once the work its queue holds is done
-  // (other queues that used it made this queue wait for them; see CudaQueueBinding).
+  // (each call of another queue that used it made this queue wait for it; see QueueSection).
   ~CudaBuffer() override {
     LogIfError(CudaStatus(cudaSetDevice(state_->device), "cudaSetDevice"));
     LogIfError(CudaStatus(cudaFreeAsync(data(), home()->stream()), "cudaFreeAsync"));
