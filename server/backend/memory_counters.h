@@ -18,6 +18,15 @@ class MemoryCounters {
     bytes_ += bytes;
     buffers_ += 1;
   }
+  // Adds `bytes` unless that would take the bytes in use past `limit`; false then.
+  bool TryAdd(int64_t bytes, int64_t limit) {
+    int64_t in_use = bytes_.load();
+    do {
+      if (bytes > limit - in_use) return false;
+    } while (!bytes_.compare_exchange_weak(in_use, in_use + bytes));
+    buffers_ += 1;
+    return true;
+  }
   void Remove(int64_t bytes) {
     bytes_ -= bytes;
     buffers_ -= 1;

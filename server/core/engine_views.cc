@@ -320,7 +320,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
   // assignment it steers: NumPy reads every index first, so the scatter reads a copy.
   for (IndexOperand& operand : indices) {
     if (MayShareMemory(operand.indices, target)) {
-      AH_ASSIGN_OR_RETURN(operand.indices, CopyAside(operand.indices, steps.scratch()));
+      AH_ASSIGN_OR_RETURN(operand.indices, CopyAside(caller, operand.indices, steps.scratch()));
     }
   }
   return backend_->Scatter(

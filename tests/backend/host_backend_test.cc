@@ -86,6 +86,28 @@ class HostBackendTest : public ::testing::Test {
   HostBackend backend_;
 };
 
+// Allocations are virtual until written, so the backend itself refuses to hand out more than
+// the host (or the container) holds: a header-only upload cannot reserve memory that is not
+// there. By default the limit is the host's memory.
+TEST(HostBackendMemoryTest, AllocationsStopAtTheMemoryLimit) {
+  EXPECT_EQ(HostBackend().memory_limit(), HostMemoryCapacity());
+  EXPECT_GT(HostMemoryCapacity(), 0);
+  HostBackend backend(1000);
+  auto first = backend.Allocate(600);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = backend.Allocate(401);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(second.status().message(),
+              HasSubstr("out of host memory allocating 401 bytes: arrays hold 600 of the 1000 "
+                        "bytes this host can give them"));
+  EXPECT_EQ(backend.Memory().bytes_in_use, 600);
+  EXPECT_EQ(backend.Memory().buffers_in_use, 1);
+  EXPECT_TRUE(backend.Allocate(400).ok());  // Exactly up to the limit (and freed at once).
+  first->reset();
+  EXPECT_TRUE(backend.Allocate(1000).ok());
+  EXPECT_EQ(backend.Memory().bytes_in_use, 0);
+}
+
 TEST_F(HostBackendTest, NamesItselfCpu) {
   EXPECT_EQ(backend_.name(), "cpu");
   EXPECT_EQ(backend_.DeviceName(), "cpu");

@@ -20,12 +20,11 @@ namespace {
 constexpr int64_t kAlignment = 64;  // A cache line, and enough for any SIMD load.
 }  // namespace
 
+// Its bytes are added to the counters before it is made (HostBackend::Allocate).
 class HostBackend::HostBuffer final : public HostQueuedBuffer {
  public:
   HostBuffer(void* data, int64_t size, std::shared_ptr<MemoryCounters> counters)
-      : HostQueuedBuffer(data, size, CurrentHostQueue()), counters_(std::move(counters)) {
-    counters_->Add(size);
-  }
+      : HostQueuedBuffer(data, size, CurrentHostQueue()), counters_(std::move(counters)) {}
   ~HostBuffer() override {
     std::free(data());
     counters_->Remove(size());
@@ -35,7 +34,8 @@ class HostBackend::HostBuffer final : public HostQueuedBuffer {
   std::shared_ptr<MemoryCounters> counters_;
 };
 
-HostBackend::HostBackend() : counters_(std::make_shared<MemoryCounters>()) {}
+HostBackend::HostBackend(int64_t memory_limit)
+    : memory_limit_(memory_limit), counters_(std::make_shared<MemoryCounters>()) {}
 
 std::vector<DeviceDescription> HostBackend::Devices() const {
   const int64_t page = sysconf(_SC_PAGESIZE);
@@ -74,10 +74,19 @@ absl::Status HostBackend::Use(const std::shared_ptr<Buffer>& buffer) {
 absl::StatusOr<std::shared_ptr<Buffer>> HostBackend::Allocate(int64_t nbytes) {
   // aligned_alloc wants a multiple of the alignment, and at least one byte so that the
   // pointer is never null.
+  // Counted before it is allocated, and refused past the limit: malloc would hand out memory
+  // the host does not have (it is only virtual until written).
+  if (!counters_->TryAdd(nbytes, memory_limit_)) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "out of host memory allocating {} bytes: arrays hold {} of the {} bytes this host can "
+        "give them",
+        nbytes, counters_->Snapshot().bytes_in_use, memory_limit_));
+  }
   const int64_t rounded =
       std::max<int64_t>(kAlignment, (nbytes + kAlignment - 1) / kAlignment * kAlignment);
   void* data = std::aligned_alloc(kAlignment, static_cast<size_t>(rounded));
   if (data == nullptr) {
+    counters_->Remove(nbytes);
     return absl::ResourceExhaustedError(
         fmt::format("out of host memory allocating {} bytes", nbytes));
   }

@@ -4,12 +4,17 @@
 #include <memory>
 
 #include "server/backend/backend.h"
+#include "server/backend/host/host_memory.h"
 
 namespace arrayhub {
 
 class HostBackend final : public Backend {
  public:
-  HostBackend();
+  // Arrays may hold at most `memory_limit` bytes at once (the host's memory, or the container's
+  // limit: host_memory.h); an allocation past it is RESOURCE_EXHAUSTED.
+  explicit HostBackend(int64_t memory_limit = HostMemoryCapacity());
+
+  int64_t memory_limit() const { return memory_limit_; }
 
   std::string_view name() const override { return "cpu"; }
   std::vector<DeviceDescription> Devices() const override;
@@ -66,6 +71,7 @@ class HostBackend final : public Backend {
 
  private:
   class HostBuffer;
+  int64_t memory_limit_;
   std::shared_ptr<MemoryCounters> counters_;
 };
 
