@@ -15,6 +15,7 @@ run() {  # run NAME COMMAND...: logs to $out/NAME.log, prints the last lines.
 }
 run cuda_backend_test cuda_backend_test
 run cuda_codegen_test cuda_codegen_test
+run cuda_device_loss_test cuda_device_loss_test
 run transport_test_cuda env ARRAYHUB_TEST_BACKEND=cuda transport_test
 run client_test_cuda env ARRAYHUB_TEST_BACKEND=cuda client_test
 run safety_test_cuda env ARRAYHUB_TEST_BACKEND=cuda safety_test
