@@ -7,9 +7,9 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
-#include <fstream>
 
 #include "server/backend/host/host_backend.h"
+#include "tests/support/resident_memory.h"
 #include "tests/transport/rpc_fixture.h"
 
 extern char** environ;
@@ -18,21 +18,6 @@ namespace arrayhub::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// The process's resident memory, from /proc/self/status.
-int64_t ResidentBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  int64_t kib = 0;
-  while (status >> key) {
-    if (key == "VmRSS:") {
-      status >> kib;
-      return kib << 10;
-    }
-    status.ignore(1 << 20, '\n');
-  }
-  return 0;
-}
 
 // An upload whose client sent its header and then nothing.
 struct StalledUpload {

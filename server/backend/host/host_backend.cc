@@ -27,6 +27,7 @@ class HostBackend::HostBuffer final : public Buffer {
   ~HostBuffer() override {
     std::free(data());
     counters_->Remove(size());
+    NoteHostMemoryFreed(size());
   }
 
  private:
