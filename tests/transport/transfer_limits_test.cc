@@ -90,6 +90,21 @@ TEST_F(TransferLimitsTest, AnUploadEndsWithItsSession) {
   ExpectNothingLeaked();
 }
 
+TEST_F(TransferLimitsTest, AnUploadEndsWhenItsSessionsLeaseRunsOut) {
+  grpc::ClientContext context;
+  v1::OpenSessionRequest request;
+  request.set_lease_seconds(1);
+  v1::OpenSessionResponse leased;
+  ASSERT_TRUE(stub_->OpenSession(&context, request, &leased).ok());
+  StalledUpload upload = HeaderOnly(8 << 20, leased.session_id());
+  ASSERT_TRUE(Eventually([&] {
+    return server_->engine().Stats().bytes_in_use == baseline_.bytes_in_use + (8 << 20);
+  }));
+  EXPECT_TRUE(MemoryIsBack());  // Reaped after its second, not after 60 s of idling.
+  EXPECT_EQ(upload.Finish().error_code(), grpc::StatusCode::CANCELLED);
+  ExpectNothingLeaked();
+}
+
 TEST_F(TransferLimitsTest, TransfersInFlightAreCappedPerTenant) {
   v1::CreateRequest zeros;
   zeros.set_dtype(v1::DTYPE_UINT8);
