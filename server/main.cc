@@ -44,6 +44,7 @@ struct Config {
   int64_t session_ttl = 60;
   int64_t max_session_ttl = 3600;
   int64_t drain_seconds = 10;
+  int64_t transfer_idle_seconds = 60;
   std::string metrics_listen;
   arrayhub::TenantQuota quotas;
   std::string auth_file;
@@ -109,6 +110,13 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("tenant-max-sessions", config.quotas.max_sessions,
       "sessions each tenant may have open at once")
       ->check(CLI::NonNegativeNumber);
+  add("tenant-max-transfers", config.quotas.max_transfers,
+      "uploads and downloads each tenant may have in flight at once")
+      ->check(CLI::NonNegativeNumber);
+  add("transfer-idle-seconds", config.transfer_idle_seconds,
+      "an upload or download that moves no chunk for this long is cancelled (an upload's "
+      "reserved array freed)")
+      ->check(CLI::PositiveNumber);
   add("shared-memory", config.limits.shared_memory,
       "let clients on this host register shared-memory regions (memfds handed over the "
       "descriptor socket) for one-copy transfers (true/false)");
@@ -216,6 +224,7 @@ int main(int argc, char** argv) {
     spdlog::warn("malloc refused the large-block settings: streamed transfers will be slower");
   }
   arrayhub::Limits& limits = config.limits;
+  limits.transfer_idle_timeout = std::chrono::seconds(config.transfer_idle_seconds);
   if (limits.default_chunk_bytes > limits.max_chunk_bytes) {
     return Fail(absl::InvalidArgumentError("--default-chunk-bytes exceeds --max-chunk-bytes"));
   }

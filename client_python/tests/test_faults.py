@@ -25,7 +25,7 @@ LEASE_SECONDS = 1
 @pytest.fixture(scope="module")
 def fault_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     """A daemon of its own, with one-second leases so that abandoned sessions go quickly, and
-    room for the thousand sessions one test abandons (the default is 256 a tenant)."""
+    room for the thousand sessions one test abandons (the default is 1024 per tenant)."""
     started = start_daemon(tmp_path_factory.mktemp("faults") / "arrayhubd.log",
                            "--session-ttl", str(LEASE_SECONDS), "--tenant-max-sessions", "2000")
     yield started

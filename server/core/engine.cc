@@ -14,7 +14,8 @@ Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions s
         session_options.max_per_tenant = quota.max_sessions;
         return session_options;
       }()),
-      ledger_(std::make_shared<TenantLedger>(quota)) {}
+      ledger_(std::make_shared<TenantLedger>(quota)),
+      transfers_(quota.max_transfers) {}
 
 absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
                                             const std::string& client_name,
@@ -36,6 +37,7 @@ absl::StatusOr<Session> Engine::KeepAlive(const Caller& caller) {
 
 absl::StatusOr<int64_t> Engine::CloseSession(const Caller& caller) {
   AH_RETURN_IF_ERROR(sessions_.Close(caller.tenant, caller.session));
+  transfers_.CancelSession(caller.session);
   regions_.EraseSession(caller.session);
   ipc_.EraseSession(caller.session);
   return table_.EraseSession(caller.session);
@@ -45,11 +47,29 @@ int64_t Engine::ReapExpiredSessions() {
   const std::vector<Session> expired = sessions_.TakeExpired(Clock::now());
   parked_descriptors_.DropExpired(Clock::now());
   for (const Session& session : expired) {
+    transfers_.CancelSession(session.id);
     regions_.EraseSession(session.id);
     ipc_.EraseSession(session.id);
     table_.EraseSession(session.id);
   }
   return static_cast<int64_t>(expired.size());
+}
+
+absl::StatusOr<std::unique_ptr<TransferRegistry::Ticket>> Engine::BeginTransfer(
+    const Caller& caller, std::function<void()> cancel) {
+  AH_ASSIGN_OR_RETURN(std::unique_ptr<TransferRegistry::Ticket> ticket,
+                      transfers_.Begin(caller, std::move(cancel)));
+  // As in RegisterAll: sessions are removed before their transfers are cancelled, so either
+  // that cancel sees this one, or this check sees the session gone.
+  if (!sessions_.IsOpen(caller.session)) {
+    return absl::NotFoundError(
+        fmt::format("session {} closed before the transfer began", caller.session.ToString()));
+  }
+  return ticket;
+}
+
+int64_t Engine::CancelIdleTransfers() {
+  return transfers_.CancelIdle(Clock::now() - limits_.transfer_idle_timeout);
 }
 
 absl::Status Engine::CheckArrayQuota(const std::string& tenant, int64_t needed) const {

@@ -29,6 +29,7 @@
 #include "server/core/shared_memory_specs.h"
 #include "server/core/tenant_usage.h"
 #include "server/core/tenants.h"
+#include "server/core/transfers.h"
 #include "server/core/ufunc_rules.h"
 #include "server/core/upload.h"
 #include "server/core/view_rules.h"
@@ -87,6 +88,15 @@ class Engine {
   absl::StatusOr<int64_t> CloseSession(const Caller& caller);
   // Closes every session whose lease has run out; returns how many.
   int64_t ReapExpiredSessions();
+
+  // Streamed transfers (transfers.h): an upload or download holds a ticket from before its
+  // first message to its end, and `cancel` stops its call. RESOURCE_EXHAUSTED past the tenant's
+  // transfer quota; NOT_FOUND when the session closed meanwhile. Closing or reaping the session
+  // cancels its transfers.
+  absl::StatusOr<std::unique_ptr<TransferRegistry::Ticket>> BeginTransfer(
+      const Caller& caller, std::function<void()> cancel);
+  // Cancels the transfers idle for limits().transfer_idle_timeout; returns how many.
+  int64_t CancelIdleTransfers();
 
   // Arrays.
   absl::StatusOr<ArrayTable::RecordPtr> Create(const Caller& caller, const CreateSpec& spec);
@@ -279,6 +289,7 @@ class Engine {
   ArrayTable table_;
   SessionManager sessions_;
   std::shared_ptr<TenantLedger> ledger_;
+  TransferRegistry transfers_;
   PublicationRegistry publications_;
   // Held while a limited array quota is checked and the handles or publication it admits are
   // added, so that concurrent requests of one tenant cannot pass it together.

@@ -1,6 +1,7 @@
 // Server-wide limits applied to every request (per-tenant quotas are separate).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 namespace arrayhub {
@@ -35,6 +36,9 @@ struct Limits {
   // most max_ipc_leases leases at once.
   bool cuda_ipc = true;
   int64_t max_ipc_leases = 1024;
+  // An upload or download that moves no chunk for this long is cancelled, and what it holds
+  // (an upload's whole array) freed (--transfer-idle-seconds).
+  std::chrono::milliseconds transfer_idle_timeout{60'000};
 };
 
 }  // namespace arrayhub

@@ -26,7 +26,8 @@ struct TenantQuota {
   static constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
   int64_t max_bytes = kUnlimited;  // Backend memory of the arrays the tenant pays for.
   int64_t max_arrays = 100'000;    // Handles the tenant holds plus names it publishes.
-  int64_t max_sessions = 256;      // Sessions open at once.
+  int64_t max_sessions = 1024;     // Sessions open at once.
+  int64_t max_transfers = 32;      // Uploads and downloads in flight at once (transfers.h).
 };
 
 // INVALID_ARGUMENT unless `tenant` is 1-64 characters of [A-Za-z0-9._-]; `field` names it.

@@ -85,6 +85,10 @@ void ArrayHubServer::ReapLoop(std::chrono::milliseconds interval) {
     if (int64_t reaped = engine_->ReapExpiredSessions(); reaped > 0) {
       spdlog::info("closed {} session(s) whose lease ran out", reaped);
     }
+    if (int64_t idle = engine_->CancelIdleTransfers(); idle > 0) {
+      spdlog::info("cancelled {} transfer(s) that moved nothing for {} ms", idle,
+                   engine_->limits().transfer_idle_timeout.count());
+    }
   }
 }
 

@@ -29,7 +29,7 @@ struct ServerOptions {
   std::string listen_address = "127.0.0.1:50051";  // Port 0 picks a free one.
   Limits limits{};
   SessionOptions sessions{};
-  // How often expired sessions are looked for.
+  // How often expired sessions and idle transfers are looked for.
   std::chrono::milliseconds reap_interval{1000};
   // host:port of the Prometheus endpoint (/metrics); empty: none. Port 0 picks a free one.
   std::string metrics_listen{};

@@ -35,10 +35,19 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
       return;
     }
     caller_ = *std::move(caller);
+    // Counted from before the header, so that a stream that sends nothing also ends.
+    absl::StatusOr<std::unique_ptr<TransferRegistry::Ticket>> ticket =
+        service_.engine().BeginTransfer(caller_, [&context] { context.TryCancel(); });
+    if (!ticket.ok()) {
+      Finish(ToGrpcStatus(ticket.status()));
+      return;
+    }
+    ticket_ = *std::move(ticket);
     StartRead(&message_);
   }
 
   void OnReadDone(bool ok) override {
+    if (ok) ticket_->Touch();
     absl::Status status = ok ? Receive() : Complete();
     if (status.ok() && ok) {
       StartRead(&message_);
@@ -116,8 +125,10 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
           "upload stream ended before its header: the first message must be a header");
     }
     if (context_.IsCancelled()) {
-      return absl::CancelledError(fmt::format("upload cancelled by the client after {} of {} bytes",
-                                              upload_->received(), upload_->expected()));
+      return absl::CancelledError(
+          fmt::format("upload cancelled (by the client, its session's end, or after "
+                      "--transfer-idle-seconds without a chunk) after {} of {} bytes",
+                      upload_->received(), upload_->expected()));
     }
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, upload_->Finish());
     v1::UploadResponse response;
@@ -132,12 +143,20 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   Caller caller_;
   grpc::ByteBuffer message_;  // The message being read.
   std::unique_ptr<PendingUpload> upload_;
+  // Declared last, so destroyed first: no cancel reaches the call once the reactor goes.
+  std::unique_ptr<TransferRegistry::Ticket> ticket_;
 };
 
 // Keeps one chunk ready beside the one being sent: when the send of chunk k completes, chunk
 // k + 1 is already in its message and goes at once, and the next one is prepared (its DMA
 // started one step earlier) while k + 1 is on its way. The writes' completions may come on
 // another thread while a chunk is prepared, hence the mutex.
+//
+// That is the flow control: a write completes only once HTTP/2's window lets the transport
+// take it, so a download holds at most four chunks (two staging buffers, the message in flight
+// and the one ready) however slowly its client reads, and the tenant's transfer quota bounds
+// how many downloads it runs; one whose client reads nothing is cancelled after
+// --transfer-idle-seconds.
 class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   DownloadReactor(ArrayHubService& service, grpc::CallbackServerContext& context,
@@ -153,6 +172,7 @@ class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> 
 
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mutex_);
+    if (ok) ticket_->Touch();
     if (!ok) {
       End(absl::CancelledError(fmt::format("client went away after {} of {} bytes",
                                            download_->sent(), download_->total())));
@@ -175,6 +195,8 @@ class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> 
   absl::Status Start(grpc::CallbackServerContext& context, const grpc::ByteBuffer& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     AH_ASSIGN_OR_RETURN(Caller caller, service_.CallerOf(context));
+    AH_ASSIGN_OR_RETURN(
+        ticket_, service_.engine().BeginTransfer(caller, [&context] { context.TryCancel(); }));
     std::vector<grpc::Slice> slices;
     v1::DownloadRequest parsed;
     if (!request.Dump(&slices).ok() || !wire::Parse(slices, parsed)) {
@@ -212,6 +234,8 @@ class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> 
   grpc::ByteBuffer sending_ ABSL_GUARDED_BY(mutex_);  // Held until its write completes.
   std::optional<grpc::ByteBuffer> next_ ABSL_GUARDED_BY(mutex_);
   absl::Status failure_ ABSL_GUARDED_BY(mutex_);
+  // Declared last, so destroyed first: no cancel reaches the call once the reactor goes.
+  std::unique_ptr<TransferRegistry::Ticket> ticket_;
 };
 
 }  // namespace

@@ -6,12 +6,17 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
+
+#include "tests/support/resident_memory.h"
 
 namespace arrayhub {
 namespace {
@@ -106,6 +111,32 @@ TEST(HostBackendMemoryTest, AllocationsStopAtTheMemoryLimit) {
   first->reset();
   EXPECT_TRUE(backend.Allocate(1000).ok());
   EXPECT_EQ(backend.Memory().bytes_in_use, 0);
+}
+
+// Freed arrays go back to the system: glibc keeps freed chunks inside its heaps, and with
+// arrayhubd's settings (server/host_allocator.h: blocks up to 32 MiB from the heap, only a
+// heap's top past 64 MiB trimmed) 256 MiB of 4 MiB arrays below a small live block stayed
+// resident after they were freed.
+TEST(HostBackendMemoryTest, FreedArraysAreReturnedToTheSystem) {
+  ASSERT_EQ(mallopt(M_MMAP_THRESHOLD, 32 << 20), 1);  // As arrayhubd's main sets them.
+  ASSERT_EQ(mallopt(M_TRIM_THRESHOLD, 64 << 20), 1);
+  HostBackend backend;
+  std::vector<std::shared_ptr<Buffer>> arrays;
+  for (int i = 0; i < 64; ++i) {
+    arrays.push_back(backend.Allocate(4 << 20).value());
+    std::memset(arrays.back()->data(), 1, 4 << 20);  // Resident, as a written array is.
+  }
+  auto top = backend.Allocate(64).value();  // Keeps the heap's top in use.
+  const int64_t peak = testing::ResidentBytes();
+  arrays.clear();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (testing::ResidentBytes() > peak - (200 << 20) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_LT(testing::ResidentBytes(), peak - (200 << 20))
+      << "resident " << (testing::ResidentBytes() >> 20) << " MiB after a peak of " << (peak >> 20)
+      << " MiB";
 }
 
 TEST_F(HostBackendTest, NamesItselfCpu) {

@@ -271,16 +271,16 @@ TEST_F(TenantsTest, ClientNamesAreBounded) {
 // Sessions are finite by default: each holds server memory (its queue, its name) that no byte
 // quota counts.
 TEST_F(TenantsTest, SessionsHaveAFiniteDefaultQuota) {
-  EXPECT_EQ(TenantQuota{}.max_sessions, 256);
+  EXPECT_EQ(TenantQuota{}.max_sessions, 1024);
   EXPECT_EQ(TenantQuota{}.max_arrays, 100'000);
-  for (int i = 0; i < 256; ++i) Connect("alice");
+  for (int i = 0; i < 1024; ++i) Connect("alice");
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + TokenOf("alice"));
   v1::OpenSessionResponse response;
   EXPECT_STATUS(v1::ArrayHub::NewStub(channel_)->OpenSession(&context, {}, &response),
                 RESOURCE_EXHAUSTED,
-                "tenant 'alice' session quota exceeded (--tenant-max-sessions 256): 256 sessions "
-                "are open");
+                "tenant 'alice' session quota exceeded (--tenant-max-sessions 1024): 1024 "
+                "sessions are open");
 }
 
 TEST_F(QuotaTest, ServerLimitsNameTheLimitAndTheRequest) {

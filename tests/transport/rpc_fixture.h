@@ -5,11 +5,13 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "arrayhub/v1/service.grpc.pb.h"
@@ -25,6 +27,17 @@ inline std::string RandomBytes(size_t n, uint64_t seed) {
   std::string bytes(n, '\0');
   for (auto& c : bytes) c = static_cast<char>(rng());
   return bytes;
+}
+
+// Waits up to 10 s for `condition`.
+template <typename Condition>
+bool Eventually(Condition condition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 class RpcTest : public ::testing::Test {

@@ -16,17 +16,6 @@ extern char** environ;
 namespace arrayhub::testing {
 namespace {
 
-// Waits up to 10 s for `condition`.
-template <typename Condition>
-bool Eventually(Condition condition) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
-
 class TransferTest : public RpcTest {
  protected:
   // Sends raw messages, for the malformed-stream cases.

@@ -28,6 +28,7 @@ class HostBackend::HostBuffer final : public HostQueuedBuffer {
   ~HostBuffer() override {
     std::free(data());
     counters_->Remove(size());
+    NoteHostMemoryFreed(size());
   }
 
  private:
