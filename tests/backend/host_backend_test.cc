@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/host_allocator.h"
 #include "tests/support/resident_memory.h"
 
 namespace arrayhub {
@@ -116,10 +117,10 @@ TEST(HostBackendMemoryTest, AllocationsStopAtTheMemoryLimit) {
 // Freed arrays go back to the system: glibc keeps freed chunks inside its heaps, and with
 // arrayhubd's settings (server/host_allocator.h: blocks up to 32 MiB from the heap, only a
 // heap's top past 64 MiB trimmed) 256 MiB of 4 MiB arrays below a small live block stayed
-// resident after they were freed.
+// resident after they were freed. Where glibc refuses a setting (a CI machine did, under a
+// malloc tunable), arrayhubd runs with its defaults, and so does this test.
 TEST(HostBackendMemoryTest, FreedArraysAreReturnedToTheSystem) {
-  ASSERT_EQ(mallopt(M_MMAP_THRESHOLD, 32 << 20), 1);  // As arrayhubd's main sets them.
-  ASSERT_EQ(mallopt(M_TRIM_THRESHOLD, 64 << 20), 1);
+  KeepLargeBlocksForReuse();  // As arrayhubd's main does.
   HostBackend backend;
   std::vector<std::shared_ptr<Buffer>> arrays;
   for (int i = 0; i < 64; ++i) {
