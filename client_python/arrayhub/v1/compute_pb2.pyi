@@ -38,67 +38,85 @@ class ArrayOpResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ...) -> None: ...
 
 class BatchRequest(_message.Message):
-    __slots__ = ["keep", "ops"]
+    __slots__ = ["free", "keep", "ops", "read"]
     class Op(_message.Message):
-        __slots__ = ["array_op", "create", "elementwise", "matmul", "reduce", "view"]
+        __slots__ = ["array_op", "create", "elementwise", "get_item", "matmul", "reduce", "view"]
         ARRAY_OP_FIELD_NUMBER: _ClassVar[int]
         CREATE_FIELD_NUMBER: _ClassVar[int]
         ELEMENTWISE_FIELD_NUMBER: _ClassVar[int]
+        GET_ITEM_FIELD_NUMBER: _ClassVar[int]
         MATMUL_FIELD_NUMBER: _ClassVar[int]
         REDUCE_FIELD_NUMBER: _ClassVar[int]
         VIEW_FIELD_NUMBER: _ClassVar[int]
         array_op: ArrayOpRequest
         create: _arrays_pb2.CreateRequest
         elementwise: ElementwiseRequest
+        get_item: GetItemRequest
         matmul: MatmulRequest
         reduce: ReduceRequest
         view: ViewRequest
-        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ...) -> None: ...
+        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ...) -> None: ...
+    FREE_FIELD_NUMBER: _ClassVar[int]
     KEEP_FIELD_NUMBER: _ClassVar[int]
     OPS_FIELD_NUMBER: _ClassVar[int]
+    READ_FIELD_NUMBER: _ClassVar[int]
+    free: _containers.RepeatedScalarFieldContainer[str]
     keep: _containers.RepeatedScalarFieldContainer[int]
     ops: _containers.RepeatedCompositeFieldContainer[BatchRequest.Op]
-    def __init__(self, ops: _Optional[_Iterable[_Union[BatchRequest.Op, _Mapping]]] = ..., keep: _Optional[_Iterable[int]] = ...) -> None: ...
+    read: int
+    def __init__(self, ops: _Optional[_Iterable[_Union[BatchRequest.Op, _Mapping]]] = ..., keep: _Optional[_Iterable[int]] = ..., free: _Optional[_Iterable[str]] = ..., read: _Optional[int] = ...) -> None: ...
 
 class BatchResponse(_message.Message):
-    __slots__ = ["results"]
+    __slots__ = ["data", "data_omitted", "read_info", "results"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    DATA_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    READ_INFO_FIELD_NUMBER: _ClassVar[int]
     RESULTS_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    data_omitted: bool
+    read_info: _types_pb2.ArrayInfo
     results: _containers.RepeatedCompositeFieldContainer[_types_pb2.ArrayInfo]
-    def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ...) -> None: ...
+    def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ..., data: _Optional[bytes] = ..., read_info: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ..., data_omitted: bool = ...) -> None: ...
 
 class ElementwiseRequest(_message.Message):
-    __slots__ = ["dtype", "op", "operands", "out"]
+    __slots__ = ["dtype", "op", "operands", "out", "out_batch_result"]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     OPERANDS_FIELD_NUMBER: _ClassVar[int]
     OP_FIELD_NUMBER: _ClassVar[int]
+    OUT_BATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
     OUT_FIELD_NUMBER: _ClassVar[int]
     dtype: _types_pb2.DType
     op: str
     operands: _containers.RepeatedCompositeFieldContainer[Operand]
     out: str
-    def __init__(self, op: _Optional[str] = ..., operands: _Optional[_Iterable[_Union[Operand, _Mapping]]] = ..., out: _Optional[str] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
+    out_batch_result: int
+    def __init__(self, op: _Optional[str] = ..., operands: _Optional[_Iterable[_Union[Operand, _Mapping]]] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
 
 class GetItemRequest(_message.Message):
-    __slots__ = ["handle", "index"]
+    __slots__ = ["batch_handle", "handle", "index"]
+    BATCH_HANDLE_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
+    batch_handle: int
     handle: str
     index: _containers.RepeatedCompositeFieldContainer[IndexItem]
-    def __init__(self, handle: _Optional[str] = ..., index: _Optional[_Iterable[_Union[IndexItem, _Mapping]]] = ...) -> None: ...
+    def __init__(self, handle: _Optional[str] = ..., batch_handle: _Optional[int] = ..., index: _Optional[_Iterable[_Union[IndexItem, _Mapping]]] = ...) -> None: ...
 
 class IndexItem(_message.Message):
-    __slots__ = ["array", "ellipsis", "index", "new_axis", "slice"]
+    __slots__ = ["array", "batch_array", "ellipsis", "index", "new_axis", "slice"]
     ARRAY_FIELD_NUMBER: _ClassVar[int]
+    BATCH_ARRAY_FIELD_NUMBER: _ClassVar[int]
     ELLIPSIS_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     NEW_AXIS_FIELD_NUMBER: _ClassVar[int]
     SLICE_FIELD_NUMBER: _ClassVar[int]
     array: str
+    batch_array: int
     ellipsis: bool
     index: int
     new_axis: bool
     slice: Slice
-    def __init__(self, index: _Optional[int] = ..., slice: _Optional[_Union[Slice, _Mapping]] = ..., ellipsis: bool = ..., new_axis: bool = ..., array: _Optional[str] = ...) -> None: ...
+    def __init__(self, index: _Optional[int] = ..., slice: _Optional[_Union[Slice, _Mapping]] = ..., ellipsis: bool = ..., new_axis: bool = ..., array: _Optional[str] = ..., batch_array: _Optional[int] = ...) -> None: ...
 
 class LinalgRequest(_message.Message):
     __slots__ = ["axis", "compute_uv", "full_matrices", "keepdims", "mode", "op", "operands", "ord", "precision", "rcond", "uplo"]
@@ -133,11 +151,12 @@ class LinalgResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ...) -> None: ...
 
 class MatmulRequest(_message.Message):
-    __slots__ = ["a", "b", "conjugate_a", "conjugate_b", "out", "precision", "transpose_a", "transpose_b"]
+    __slots__ = ["a", "b", "conjugate_a", "conjugate_b", "out", "out_batch_result", "precision", "transpose_a", "transpose_b"]
     A_FIELD_NUMBER: _ClassVar[int]
     B_FIELD_NUMBER: _ClassVar[int]
     CONJUGATE_A_FIELD_NUMBER: _ClassVar[int]
     CONJUGATE_B_FIELD_NUMBER: _ClassVar[int]
+    OUT_BATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
     OUT_FIELD_NUMBER: _ClassVar[int]
     PRECISION_FIELD_NUMBER: _ClassVar[int]
     TRANSPOSE_A_FIELD_NUMBER: _ClassVar[int]
@@ -147,10 +166,11 @@ class MatmulRequest(_message.Message):
     conjugate_a: bool
     conjugate_b: bool
     out: str
+    out_batch_result: int
     precision: Precision
     transpose_a: bool
     transpose_b: bool
-    def __init__(self, a: _Optional[_Union[Operand, _Mapping]] = ..., b: _Optional[_Union[Operand, _Mapping]] = ..., transpose_a: bool = ..., transpose_b: bool = ..., conjugate_a: bool = ..., conjugate_b: bool = ..., out: _Optional[str] = ..., precision: _Optional[_Union[Precision, str]] = ...) -> None: ...
+    def __init__(self, a: _Optional[_Union[Operand, _Mapping]] = ..., b: _Optional[_Union[Operand, _Mapping]] = ..., transpose_a: bool = ..., transpose_b: bool = ..., conjugate_a: bool = ..., conjugate_b: bool = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., precision: _Optional[_Union[Precision, str]] = ...) -> None: ...
 
 class Operand(_message.Message):
     __slots__ = ["batch_result", "handle", "scalar"]
@@ -163,13 +183,14 @@ class Operand(_message.Message):
     def __init__(self, handle: _Optional[str] = ..., scalar: _Optional[_Union[_types_pb2.Scalar, _Mapping]] = ..., batch_result: _Optional[int] = ...) -> None: ...
 
 class ReduceRequest(_message.Message):
-    __slots__ = ["axis", "ddof", "dtype", "input", "keepdims", "op", "out"]
+    __slots__ = ["axis", "ddof", "dtype", "input", "keepdims", "op", "out", "out_batch_result"]
     AXIS_FIELD_NUMBER: _ClassVar[int]
     DDOF_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
     KEEPDIMS_FIELD_NUMBER: _ClassVar[int]
     OP_FIELD_NUMBER: _ClassVar[int]
+    OUT_BATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
     OUT_FIELD_NUMBER: _ClassVar[int]
     axis: _types_pb2.AxisList
     ddof: int
@@ -178,7 +199,8 @@ class ReduceRequest(_message.Message):
     keepdims: bool
     op: str
     out: str
-    def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ...) -> None: ...
+    out_batch_result: int
+    def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ...) -> None: ...
 
 class SetItemRequest(_message.Message):
     __slots__ = ["handle", "index", "value"]
