@@ -42,7 +42,8 @@ def _spd_system(n: int) -> Callable[[np.random.Generator], tuple[np.ndarray, ...
     return make
 
 
-def _blobs(n: int, k: int = 8, d: int = 4) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
+def _blobs(n: int, k: int = 8,
+           d: int = 4) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
     """n float32 points in k well-separated blobs (centers on corners of a hypercube of side
     10, unit noise), and one point of each blob as the starting centers: no point lies near a
     boundary, so both modules assign every point alike."""

@@ -145,8 +145,10 @@ def row(case: Case, ours: Side, peer: Side, judge: bool) -> tuple[str, bool]:
     if agree is False:
         print(f"\n!!! MISMATCH in {case.name}: ArrayHub answered {ours.answer!r}, "
               f"{peer.label} {peer.answer!r} (rtol {case.rtol})\n", file=sys.stderr)
-    answer = {True: "same", False: f"**MISMATCH** {ours.answer:.7g} vs {peer.answer:.7g}",
-              None: "-"}[agree]
+    if agree is None:
+        answer = "-"
+    else:
+        answer = "same" if agree else f"**MISMATCH** {ours.answer:.7g} vs {peer.answer:.7g}"
     ratio = met = "-"
     if ours.times and peer.times:
         value = quantile(ours.times, 0.5) / quantile(peer.times, 0.5)
