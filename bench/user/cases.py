@@ -1,0 +1,101 @@
+"""What the runner times: each script of workloads.py with its starting data, its target
+(ArrayHub time / peer time, from issue 18) and the tolerance its answer is checked with.
+
+Starting data is made on the host with a seeded NumPy generator, so both modules start from
+the same values; uploading it is not timed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+import workloads
+
+
+@dataclass(frozen=True)
+class Case:
+    script: int  # The script's number in README.md (selects it with --scripts).
+    name: str  # Row label of the table.
+    workload: Callable[..., float]
+    inputs: Callable[[np.random.Generator], tuple[np.ndarray, ...]]  # Host starting data.
+    target: float  # Largest ArrayHub / peer time ratio that meets the issue's target.
+    rtol: float  # Relative tolerance between the two modules' answers.
+    ops: int = 0  # Ops in the loop, to report time per op (0: not reported).
+
+
+def _uniform(*shape: int) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
+    """One float32 array per shape given, uniform in [0, 1)."""
+    return lambda rng: tuple(rng.random(s, dtype=np.float32) for s in shape)
+
+
+def _spd_system(n: int) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
+    """A float64 SPD matrix and a right-hand side. Its eigenvalues lie in about [0.05, 4.05]
+    (Marchenko-Pastur plus a shift), so 50 CG steps shrink the residual by several orders of
+    magnitude but stay well above rounding, where the two modules' answers would differ."""
+    def make(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        m = rng.standard_normal((n, n))
+        a = m @ m.T / n + 0.05 * np.eye(n)
+        return a, rng.standard_normal(n)
+    return make
+
+
+def _blobs(n: int, k: int = 8,
+           d: int = 4) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
+    """n float32 points in k well-separated blobs (centers on corners of a hypercube of side
+    10, unit noise), and one point of each blob as the starting centers: no point lies near a
+    boundary, so both modules assign every point alike."""
+    def make(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        corners = 10.0 * ((np.arange(k)[:, None] >> np.arange(d)[None, :]) & 1)
+        labels = np.arange(n) % k
+        points = corners[labels] + rng.standard_normal((n, d))
+        return points.astype(np.float32), points[:k].astype(np.float32)
+    return make
+
+
+def _size_label(n: int) -> str:
+    return f"1e{len(str(n)) - 1}"
+
+
+def _count(n: int) -> str:
+    """500k, 50M: element counts as the issue writes them."""
+    for unit, scale in (("M", 10**6), ("k", 10**3)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def all_cases(quick: bool) -> list[Case]:
+    """The scripts at full size (about 2.5 GB of device memory per module at most), or with
+    --quick scaled down for a CPU daemon."""
+    chain_n = 500_000 if quick else 50_000_000
+    sum_n = 1_000_000 if quick else 100_000_000
+    matmul_n = 256 if quick else 4096
+    cg_n = 256 if quick else 2048
+    kmeans_n = 20_000 if quick else 1_000_000
+    by_size = [10**e for e in range(3, 7 if quick else 9)]
+    cases = [
+        Case(1, "1. 200 x `y = y + 1` (1000 float32), `float(y[0])`", workloads.small_op_loop,
+             _uniform(1000), 2.0, 1e-6, ops=200),
+        Case(2, "2. `float((x + 1)[0])` (1000 float32)", workloads.one_op_one_read,
+             _uniform(1000), 5.0, 1e-6),
+        Case(3, f"3. `a * b + a`, `exp(y) * 0.5`, `float(z.sum())` ({_count(chain_n)} float32)",
+             workloads.chain_with_sum, _uniform(chain_n, chain_n), 1.0, 1e-4),
+        Case(4, f"4. `float(a.sum())` ({_count(sum_n)} float32)", workloads.sum_all,
+             _uniform(sum_n), 2.0, 1e-4),
+        Case(5, f"5. `float((a @ b)[0, 0])` ({matmul_n}^2 float32)", workloads.matmul_corner,
+             _uniform((matmul_n, matmul_n), (matmul_n, matmul_n)), 1.05, 1e-3),
+    ]
+    cases += [
+        Case(6, f"6. `float((a * b + a).sum())` ({_size_label(n)} float32)", workloads.fma_sum,
+             _uniform(n, n), 2.0 if n <= 10**6 else 1.0, 1e-4)
+        for n in by_size]
+    cases += [
+        Case(7, f"7. conjugate gradient, 50 steps ({cg_n}^2 float64)",
+             workloads.conjugate_gradient, _spd_system(cg_n), 1.5, 1e-4),
+        Case(8, f"8. k-means, 10 iterations ({_count(kmeans_n)} points, 4-d, 8 clusters, float32)",
+             workloads.kmeans, _blobs(kmeans_n), 1.5, 1e-4),
+    ]
+    return cases
