@@ -70,6 +70,71 @@ inline Op Matmul(v1::Operand a, v1::Operand b) {
   return op;
 }
 
+inline Op Zeros(std::vector<int64_t> shape) {
+  Op op;
+  op.mutable_create()->set_dtype(v1::DTYPE_FLOAT64);
+  op.mutable_create()->mutable_shape()->Assign(shape.begin(), shape.end());
+  op.mutable_create()->mutable_zeros();
+  return op;
+}
+
+inline Op Sum(v1::Operand input) {
+  Op op;
+  op.mutable_reduce()->set_op("sum");
+  *op.mutable_reduce()->mutable_input() = input;
+  return op;
+}
+
+// `op` (elementwise, matmul or reduce) writing into op `target`'s result (out_batch_result).
+inline Op WritingInto(Op op, int32_t target) {
+  switch (op.op_case()) {
+    case Op::kElementwise:
+      op.mutable_elementwise()->set_out_batch_result(target);
+      break;
+    case Op::kMatmul:
+      op.mutable_matmul()->set_out_batch_result(target);
+      break;
+    case Op::kReduce:
+      op.mutable_reduce()->set_out_batch_result(target);
+      break;
+    default:
+      ADD_FAILURE() << "only elementwise, matmul and reduce ops write into an out array";
+  }
+  return op;
+}
+
+// a[start::step].
+inline v1::IndexItem Slice(int64_t start, int64_t step) {
+  v1::IndexItem item;
+  item.mutable_slice()->set_has_start(true);
+  item.mutable_slice()->set_start(start);
+  item.mutable_slice()->set_step(step);
+  return item;
+}
+
+// An index array: a handle (`array`) or a batch result (`batch_array`).
+inline v1::IndexItem IndexArray(const v1::Operand& of) {
+  v1::IndexItem item;
+  if (of.value_case() == v1::Operand::kBatchResult) {
+    item.set_batch_array(of.batch_result());
+  } else {
+    item.set_array(of.handle());
+  }
+  return item;
+}
+
+// of[index], `of` a handle (`handle`) or a batch result (`batch_handle`).
+inline Op GetItem(const v1::Operand& of, std::vector<v1::IndexItem> index) {
+  Op op;
+  if (of.value_case() == v1::Operand::kBatchResult) {
+    op.mutable_get_item()->set_batch_handle(of.batch_result());
+  } else {
+    op.mutable_get_item()->set_handle(of.handle());
+  }
+  for (v1::IndexItem& item : index) *op.mutable_get_item()->add_index() = item;
+  return op;
+}
+
 inline v1::BatchRequest Batch(std::vector<Op> ops, std::vector<int32_t> keep) {
   v1::BatchRequest request;
   for (Op& op : ops) *request.add_ops() = op;

@@ -138,8 +138,9 @@ TEST_F(BatchTest, TheBatchIsCheckedBeforeAnythingRuns) {
   ExpectFails(Batch({write, Split(Handle(a), 2)}, {1}), grpc::StatusCode::INVALID_ARGUMENT,
               "keep[0] = 1 names ops[1] (array_op split), which gives several arrays; only an op "
               "giving one array can be read by later ops or kept");
-  ExpectFails(Batch({write, Op()}, {}), grpc::StatusCode::INVALID_ARGUMENT,
-              "ops[1] has no op set (elementwise, matmul, reduce, view, array_op or create)");
+  ExpectFails(
+      Batch({write, Op()}, {}), grpc::StatusCode::INVALID_ARGUMENT,
+      "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create or get_item)");
   ExpectFails(Batch({}, {}), grpc::StatusCode::INVALID_ARGUMENT,
               "ops is empty: a batch needs at least one op");
   ExpectFails(Batch(std::vector<Op>(1025, write), {}), grpc::StatusCode::INVALID_ARGUMENT,
