@@ -80,14 +80,11 @@ class ChainOperands final : public BatchResults {
 };
 
 // Runs the ops in order, runs of elementwise ops as chains, freeing each result the plan says
-// after its last reader. `progress`, when the batch reads a result back, is told of every op
-// done (the read holds a transfer ticket, which idles only while an op runs).
+// after its last reader.
 absl::Status RunOps(Engine& engine, const Caller& caller, const v1::BatchRequest& request,
-                    std::span<const BatchStep> steps, const BatchPlan& plan, BatchArrays& arrays,
-                    TransferRegistry::Ticket* progress) {
+                    std::span<const BatchStep> steps, const BatchPlan& plan, BatchArrays& arrays) {
   const int ops = request.ops_size();
   for (int i = 0; i < ops;) {
-    if (progress != nullptr) progress->Touch();
     // A caller that went away, or a drain that ran out, ends the batch here; `arrays` frees
     // what it made.
     if (absl::Status stop = CheckStop(caller.stop.get()); !stop.ok()) {
@@ -189,18 +186,13 @@ grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::Batc
         request->has_read() ? std::optional<int64_t>(request->read()) : std::nullopt;
     AH_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(steps, keep, read));
     AH_ASSIGN_OR_RETURN(std::vector<Handle> frees, FreesOf(request->free()));
-    // The read is a transfer, as a Download is: counted against the tenant's quota before
-    // anything runs.
-    std::unique_ptr<TransferRegistry::Ticket> ticket;
-    if (read) {
-      AH_ASSIGN_OR_RETURN(ticket,
-                          engine_.BeginTransfer(caller, [context] { context->TryCancel(); }));
-    }
+    // The read is not a transfer (no --tenant-max-transfers slot): it is one message of at
+    // most --max-inline-read-bytes, which a view's C-order copy, charged, is too.
 
     // From here on the frees are made whatever happens to the ops.
     const absl::Status ran = [&]() -> absl::Status {
       BatchArrays arrays(engine_, caller, steps.size());
-      AH_RETURN_IF_ERROR(RunOps(engine_, caller, *request, steps, plan, arrays, ticket.get()));
+      AH_RETURN_IF_ERROR(RunOps(engine_, caller, *request, steps, plan, arrays));
       if (read) {
         const absl::Status done =
             ReadBack(*this, caller, arrays.Of(*read), plan.kept[*read], response);
