@@ -111,8 +111,8 @@ absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps, std::span<
   for (int64_t i = 0; i < ops; ++i) {
     if (!steps[i].has_op) {
       return absl::InvalidArgumentError(fmt::format(
-          "ops[{}] has no op set (elementwise, matmul, reduce, view, array_op, create or "
-          "get_item)",
+          "ops[{}] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
+          "tensor_product or linalg)",
           i));
     }
     AH_RETURN_IF_ERROR(CheckReferences(steps, i));

@@ -40,6 +40,10 @@ std::string LabelOf(const BatchOp& op) {
       return Label("create", SetMember(op.create(), op.create().kind_case()));
     case BatchOp::kGetItem:
       return "get_item";
+    case BatchOp::kTensorProduct:
+      return Label("tensor_product", op.tensor_product().op());
+    case BatchOp::kLinalg:
+      return Label("linalg", op.linalg().op());
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -86,6 +90,14 @@ bool HasOut(const Request& request) {
   return request.out_array_case() == Request::kOutBatchResult || !request.out().empty();
 }
 
+// The linalg routines that give several arrays (NumPy's tuples), as the request asks for them.
+bool LinalgGivesSeveral(const v1::LinalgRequest& request) {
+  const std::string& op = request.op();
+  if (op == "svd") return request.compute_uv();
+  if (op == "qr") return request.mode() != "r";
+  return op == "eigh" || op == "slogdet" || op == "lstsq";
+}
+
 absl::StatusOr<Records> One(absl::StatusOr<ArrayTable::RecordPtr> result) {
   if (!result.ok()) return result.status();
   return Records{*std::move(result)};
@@ -126,6 +138,15 @@ BatchStep StepOf(const BatchOp& op) {
     case BatchOp::kGetItem:
       AddGetItemReferences(op.get_item(), step);
       break;
+    case BatchOp::kTensorProduct:
+      AddReference(op.tensor_product().a(), "a", step);
+      AddReference(op.tensor_product().b(), "b", step);
+      AddOutReference(op.tensor_product(), step);
+      break;
+    case BatchOp::kLinalg:
+      AddReferences(op.linalg().operands(), step);
+      step.gives_several = LinalgGivesSeveral(op.linalg());
+      break;
     case BatchOp::kCreate:
     case BatchOp::OP_NOT_SET:
       break;
@@ -141,6 +162,8 @@ bool WritesIntoOut(const BatchOp& op) {
       return HasOut(op.matmul());
     case BatchOp::kReduce:
       return HasOut(op.reduce());
+    case BatchOp::kTensorProduct:
+      return HasOut(op.tensor_product());
     default:
       return false;
   }
@@ -181,6 +204,15 @@ absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const B
     case BatchOp::kGetItem: {
       AH_ASSIGN_OR_RETURN(GetItemSpec spec, GetItemSpecFromProto(op.get_item(), &results));
       return One(engine.GetItem(caller, spec));
+    }
+    case BatchOp::kTensorProduct: {
+      AH_ASSIGN_OR_RETURN(TensorProductSpec spec,
+                          TensorProductSpecFromProto(op.tensor_product(), &results));
+      return One(engine.TensorProduct(caller, spec));
+    }
+    case BatchOp::kLinalg: {
+      AH_ASSIGN_OR_RETURN(LinalgSpec spec, LinalgSpecFromProto(op.linalg(), &results));
+      return engine.Linalg(caller, spec);
     }
     case BatchOp::OP_NOT_SET:
       break;

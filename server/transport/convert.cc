@@ -114,8 +114,8 @@ absl::StatusOr<std::string> BatchHandleFromProto(int64_t op, std::string_view fi
 
 namespace {
 
-// The `out_array` oneof of ElementwiseRequest, MatmulRequest and ReduceRequest: the handle of
-// the array to write into, empty for a new one.
+// The `out_array` oneof of ElementwiseRequest, MatmulRequest, ReduceRequest and
+// TensorProductRequest: the handle of the array to write into, empty for a new one.
 template <typename Request>
 absl::StatusOr<std::string> OutFromProto(const Request& request, const BatchResults* batch) {
   if (request.out_array_case() == Request::kOutBatchResult) {
@@ -200,7 +200,7 @@ absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request,
 }
 
 absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
-    const v1::TensorProductRequest& request) {
+    const v1::TensorProductRequest& request, const BatchResults* batch) {
   TensorProductSpec spec;
   std::optional<TensorProductOp> op = TensorProductOpFromName(request.op());
   if (!op) {
@@ -208,15 +208,16 @@ absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
         "unknown tensor product '{}' (dot, vdot, inner, outer or tensordot)", request.op()));
   }
   spec.op = *op;
-  AH_ASSIGN_OR_RETURN(spec.a, OperandFromProto(request.a(), "a"));
-  AH_ASSIGN_OR_RETURN(spec.b, OperandFromProto(request.b(), "b"));
+  AH_ASSIGN_OR_RETURN(spec.a, OperandFromProto(request.a(), "a", batch));
+  AH_ASSIGN_OR_RETURN(spec.b, OperandFromProto(request.b(), "b", batch));
   spec.axes = request.axes();
-  spec.out = request.out();
+  AH_ASSIGN_OR_RETURN(spec.out, OutFromProto(request, batch));
   AH_ASSIGN_OR_RETURN(spec.precision, PrecisionFromProto(request.precision()));
   return spec;
 }
 
-absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request) {
+absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
+                                               const BatchResults* batch) {
   LinalgSpec spec;
   std::optional<LinalgOp> op = LinalgOpFromName(request.op());
   if (!op) {
@@ -224,8 +225,9 @@ absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request)
   }
   spec.op = *op;
   for (int i = 0; i < request.operands_size(); ++i) {
-    AH_ASSIGN_OR_RETURN(OperandSpec operand,
-                        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i)));
+    AH_ASSIGN_OR_RETURN(
+        OperandSpec operand,
+        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
     spec.operands.push_back(std::move(operand));
   }
   spec.full_matrices = request.full_matrices();

@@ -67,8 +67,9 @@ absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request,
 absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request,
                                                const BatchResults* batch = nullptr);
 absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
-    const v1::TensorProductRequest& request);
-absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request);
+    const v1::TensorProductRequest& request, const BatchResults* batch = nullptr);
+absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
+                                               const BatchResults* batch = nullptr);
 // convert_manipulation.cc
 absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
                                            const BatchResults* batch = nullptr);

@@ -151,7 +151,8 @@ TEST(PlanBatchTest, EveryOpNeedsItsOneofSet) {
   steps[1].has_op = false;
   ExpectInvalid(
       PlanBatch(steps, {}),
-      "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create or get_item)");
+      "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
+      "tensor_product or linalg)");
 }
 
 TEST(PlanBatchTest, ReferencesMustPointBackwards) {

@@ -85,7 +85,23 @@ inline Op Sum(v1::Operand input) {
   return op;
 }
 
-// `op` (elementwise, matmul or reduce) writing into op `target`'s result (out_batch_result).
+inline Op TensorProduct(const std::string& name, v1::Operand a, v1::Operand b) {
+  Op op;
+  op.mutable_tensor_product()->set_op(name);
+  *op.mutable_tensor_product()->mutable_a() = a;
+  *op.mutable_tensor_product()->mutable_b() = b;
+  return op;
+}
+
+inline Op Linalg(const std::string& name, std::vector<v1::Operand> operands) {
+  Op op;
+  op.mutable_linalg()->set_op(name);
+  for (v1::Operand& operand : operands) *op.mutable_linalg()->add_operands() = operand;
+  return op;
+}
+
+// `op` (elementwise, matmul, reduce or tensor product) writing into op `target`'s result
+// (out_batch_result).
 inline Op WritingInto(Op op, int32_t target) {
   switch (op.op_case()) {
     case Op::kElementwise:
@@ -97,8 +113,12 @@ inline Op WritingInto(Op op, int32_t target) {
     case Op::kReduce:
       op.mutable_reduce()->set_out_batch_result(target);
       break;
+    case Op::kTensorProduct:
+      op.mutable_tensor_product()->set_out_batch_result(target);
+      break;
     default:
-      ADD_FAILURE() << "only elementwise, matmul and reduce ops write into an out array";
+      ADD_FAILURE() << "only elementwise, matmul, reduce and tensor product ops write into an "
+                       "out array";
   }
   return op;
 }

@@ -1,6 +1,8 @@
 // What a pipelined client's flush uses of the Batch RPC: results written into earlier results
 // (out_batch_result), indexing of and by batch results (get_item, batch_array), the frees that
 // ride with a batch, and one result read back inline.
+#include <cmath>
+
 #include "tests/transport/batch_fixture.h"
 
 namespace arrayhub::testing {
@@ -341,6 +343,43 @@ TEST_F(BatchTest, ServerInfoNamesTheBatchLimits) {
   ASSERT_TRUE(stub_->GetServerInfo(Context().get(), {}, &info).ok());
   EXPECT_EQ(info.limits().max_batch_ops(), 1024);
   EXPECT_EQ(info.limits().max_inline_read_bytes(), 1 << 20);
+}
+
+using BatchProductsTest = BatchTest;
+
+// A conjugate-gradient step's products pipeline: dot of batch results, written into one, and a
+// vector norm of a batch result read back inline.
+TEST_F(BatchProductsTest, DotAndNormReadAndWriteBatchResults) {
+  const std::string a = Array({1, 2, 3}), b = Array({4, 5, 6});
+  v1::BatchResponse response;
+  ASSERT_TRUE(Run(Reading(Batch({Elementwise("add", {Handle(a), Number(1)}),
+                                 TensorProduct("dot", Result(0), Handle(b)), Zeros({}),
+                                 WritingInto(TensorProduct("inner", Handle(a), Result(0)), 2),
+                                 Linalg("norm", {Result(0)})},
+                                {1, 3}),
+                          4),
+                  &response)
+                  .ok());
+  // a + 1 = [2, 3, 4]: dot with b = 47; inner(a, a + 1) = 20; norm(a + 1) = sqrt(29).
+  ASSERT_EQ(response.results_size(), 2);
+  EXPECT_EQ(Values(response.results(0).handle()), (std::vector<double>{47}));
+  EXPECT_EQ(Values(response.results(1).handle()), (std::vector<double>{20}));
+  EXPECT_DOUBLE_EQ(AsDoubles(response.data()).at(0), std::sqrt(29.0));
+  EXPECT_TRUE(response.read_info().handle().empty());
+}
+
+TEST_F(BatchProductsTest, ALinalgRoutineGivingATupleRunsButCannotBeRead) {
+  const std::string m = Array({4, 1, 1, 3}, {2, 2});
+  ExpectFails(Batch({Linalg("eigh", {Handle(m)}), Elementwise("negative", {Result(0)})}, {}),
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] (elementwise negative): operands[0].batch_result = 0 names ops[0] (linalg "
+              "eigh), which gives several arrays; only an op giving one array can be read by "
+              "later ops or kept");
+  v1::BatchResponse response;
+  ASSERT_TRUE(
+      Run(Batch({Linalg("eigh", {Handle(m)}), Linalg("det", {Handle(m)})}, {1}), &response).ok());
+  EXPECT_DOUBLE_EQ(Values(response.results(0).handle()).at(0), 11.0);
+  EXPECT_EQ(Listed(), (std::set<std::string>{m, response.results(0).handle()}));
 }
 
 }  // namespace

@@ -140,7 +140,8 @@ TEST_F(BatchTest, TheBatchIsCheckedBeforeAnythingRuns) {
               "giving one array can be read by later ops or kept");
   ExpectFails(
       Batch({write, Op()}, {}), grpc::StatusCode::INVALID_ARGUMENT,
-      "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create or get_item)");
+      "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
+      "tensor_product or linalg)");
   ExpectFails(Batch({}, {}), grpc::StatusCode::INVALID_ARGUMENT,
               "ops is empty: a batch needs at least one op");
   ExpectFails(Batch(std::vector<Op>(1025, write), {}), grpc::StatusCode::INVALID_ARGUMENT,
