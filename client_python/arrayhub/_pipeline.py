@@ -1,0 +1,299 @@
+"""A client's pipeline: operations queued as CUDA queues kernel launches, sent as Batches.
+
+An operation whose result the client can describe (_infer.py) is recorded in the pipeline's
+current :class:`~arrayhub._batch.Batch` and answers at once a queued array. The pipeline
+sends that Batch (a *flush*) when
+
+- a host read needs a value: the Batch carries ``read``, so a read is one round trip;
+- a call that cannot ride in a Batch is made (it waits for the queue first, keeping order);
+- :meth:`Pipeline.drain` (``arrayhub.synchronize()``) is called;
+- the Batch reaches :data:`MAX_OPS` ops, or no op came for :data:`IDLE_SECONDS` (a daemon
+  thread sends it, so the server never waits on a quiet client).
+
+At most one Batch is in flight; the next flush, or anything that needs one of its results,
+first waits for its reply, which gives the kept results their handles. Frees of dropped
+arrays ride in the next Batch. A failed Batch makes every op queued after the failing one
+fail too; the error is raised at the next point where the client waits, and then the
+pipeline works again. ``arrayhub.set_sync(True)`` or ``ARRAYHUB_SYNC=1`` turns queueing off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import time
+import weakref
+from typing import Any, Callable, Optional
+
+import grpc
+import numpy as np
+
+from arrayhub import _batch, _dtypes
+from arrayhub._errors import ArrayHubError, batch_op_error, error_from_rpc, reissue
+
+__all__ = ["Pipeline", "set_sync", "is_sync", "MAX_OPS", "IDLE_SECONDS"]
+
+#: Ops that make the pipeline send its Batch (below every server's max_batch_ops).
+MAX_OPS = 256
+#: Seconds without a new op after which queued work is sent.
+IDLE_SECONDS = 0.001
+
+_sync = os.environ.get("ARRAYHUB_SYNC", "") not in ("", "0")
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def set_sync(flag: bool = True) -> None:
+    """Runs every operation as one blocking call (True), as a debugger wants, or queues them
+    (False, the default; ``ARRAYHUB_SYNC=1`` in the environment starts in sync mode). Work
+    already queued is sent and waited for first, raising its error if it failed."""
+    global _sync
+    from arrayhub import _client
+    _sync = bool(flag)
+    for client in _client.open_clients():
+        client.synchronize()
+
+
+def is_sync() -> bool:
+    """Whether operations run one blocking call each (see :func:`set_sync`)."""
+    return _sync
+
+
+def user_site() -> tuple[str, int]:
+    """The file and line of the user code that called into arrayhub: the first frame outside
+    the package."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("<unknown>", 0)
+
+
+class _Flight:
+    """The Batch in flight: its request's answer and what to do with it."""
+
+    __slots__ = ("batch", "kept", "future")
+
+    def __init__(self, batch: _batch.Batch, kept: list[Any], future: grpc.Future) -> None:
+        self.batch = batch
+        self.kept = kept
+        self.future = future
+
+
+class Pipeline:
+    """The queue of one client (session). Thread-safe: ops from several threads go in the
+    order they take the lock."""
+
+    def __init__(self, client: Any, batch_fields: bool, max_ops: int, max_inline: int) -> None:
+        self._client = client
+        # Whether the server takes the Batch fields of the pipelined protocol (get_item ops,
+        # out_batch_result, index arrays by batch result, free, read); older servers take
+        # batch_result and keep only.
+        self.batch_fields = batch_fields
+        self._max_ops = min(MAX_OPS, max_ops) if max_ops > 0 else MAX_OPS
+        self._max_inline = max_inline
+        self._lock = threading.RLock()
+        self._current: Optional[_batch.Batch] = None
+        self._in_flight: Optional[_Flight] = None
+        self._error: Optional[ArrayHubError] = None  # To raise at the next wait.
+        self._last_op = 0.0
+
+    @property
+    def active(self) -> bool:
+        """Whether operations are queued (not in sync mode, session open)."""
+        return not _sync and not self._client.closed
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing in flight."""
+        return self._current is None and self._in_flight is None
+
+    # -- Queueing -----------------------------------------------------------------------------
+
+    def submit(self, client: Any, method: str, build: Callable[[_batch.Batch], Any],
+               out: Any, meta: Any) -> Any:
+        """Queues the request ``build(batch)`` makes (it names queued operands by their index
+        in ``batch``); answers the queued result, or ``out``."""
+        site = user_site()
+        with self._lock:
+            batch = self._current
+            if batch is None:
+                batch = self._current = _batch.Batch(self._client, self)
+            if self._error is not None:
+                # Issued after an op that failed: discarded, as everything until the error
+                # is raised.
+                result = batch.record(client, method, _EMPTY[method], out, meta, site)
+                batch.fail(self._error)
+                self._current = None
+                return result
+            result = batch.record(client, method, build(batch), out, meta, site)
+            self._last_op = time.monotonic()
+            if len(batch) >= self._max_ops:
+                self._flush()
+            elif len(batch) == 1:
+                _flusher.schedule(self)
+            return result
+
+    # -- Waiting ------------------------------------------------------------------------------
+
+    def drain(self) -> None:
+        """Sends the queue and waits for it; raises the error of a failed op, if any."""
+        with self._lock:
+            if self._current is not None:
+                self._flush()
+            self._collect()
+            self._raise()
+
+    def wait_for(self, batch: _batch.Batch) -> None:
+        """Waits until ``batch`` (a segment of this pipeline) has run or failed."""
+        with self._lock:
+            if batch is self._current:
+                self._flush()
+            if self._in_flight is not None and self._in_flight.batch is batch:
+                self._collect()
+            self._raise()
+
+    def read(self, array: Any) -> Optional[np.ndarray]:
+        """Sends the queue with ``array``'s data asked for when it is a queued result small
+        enough to come back inline; answers that data, or None when the caller must download
+        (the array is an ordinary one by then, if it ran)."""
+        with self._lock:
+            batch = array._batch
+            inline = (batch is not None and batch is self._current and self.batch_fields
+                      and array.nbytes <= self._max_inline)
+            if not inline:
+                self.drain()
+                return None
+            self._flush(read=array._op)
+            response = self._collect()
+            self._raise()
+        if response is None or not response.HasField("read_info") or response.data_omitted:
+            return None
+        info = response.read_info
+        dtype = _dtypes.little_endian(_dtypes.from_wire(info.dtype))
+        return np.frombuffer(response.data, dtype=dtype).reshape(tuple(info.shape)).copy()
+
+    def collect_if_done(self) -> None:
+        """Takes the answer of a Batch whose reply has come, without waiting (housekeeping)."""
+        if self._in_flight is not None and self._in_flight.future.done():
+            with self._lock:
+                if self._in_flight is not None and self._in_flight.future.done():
+                    self._collect()
+
+    def idle_flush(self) -> bool:
+        """Sends the queue if no op came for IDLE_SECONDS; False if it should wait longer."""
+        with self._lock:
+            if self._current is None:
+                return True
+            if time.monotonic() - self._last_op < IDLE_SECONDS * 0.9:
+                return False
+            self._flush()
+            return True
+
+    def close(self) -> None:
+        """Sends what is queued and waits for it, raising nothing (the session is closing)."""
+        with contextlib.suppress(ArrayHubError):
+            self.drain()
+
+    # -- Internals (the lock held) ------------------------------------------------------------
+
+    def _flush(self, read: Optional[int] = None) -> None:
+        self._collect()
+        batch, self._current = self._current, None
+        if batch is None:
+            return
+        if self._error is not None:
+            batch.fail(self._error)
+            return
+        frees = self._client._take_frees() if self.batch_fields else []
+        request, kept = batch.request(free=frees, read=read)
+        future = self._client._connection.stub.Batch.future(request,
+                                                            metadata=self._client._metadata)
+        self._in_flight = _Flight(batch, kept, future)
+
+    def _collect(self) -> Any:
+        """Waits for the Batch in flight and applies its answer; answers the response (None
+        when it failed)."""
+        flight, self._in_flight = self._in_flight, None
+        if flight is None:
+            return None
+        try:
+            response = flight.future.result()
+        except grpc.RpcError as rpc_error:
+            code = rpc_error.code() if isinstance(rpc_error, grpc.Call) else None
+            if code is None:
+                error = error_from_rpc(rpc_error)
+            else:
+                error = batch_op_error(code, rpc_error.details() or "", flight.batch._sites)
+            flight.batch.fail(error)
+            if self._current is not None:  # Queued after the failing op: discarded.
+                self._current.fail(error)
+                self._current = None
+            if self._error is None:
+                self._error = error
+            return None
+        flight.batch.adopt(flight.kept, response)
+        return response
+
+    def _raise(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise reissue(error)
+
+
+# Requests recorded for discarded ops: never sent, they only give the op a label.
+_EMPTY: dict[str, Any] = {}
+
+
+def _empty_requests() -> None:
+    from arrayhub.v1 import arrays_pb2, compute_pb2
+    _EMPTY.update(Elementwise=compute_pb2.ElementwiseRequest(),
+                  Matmul=compute_pb2.MatmulRequest(), Reduce=compute_pb2.ReduceRequest(),
+                  View=compute_pb2.ViewRequest(), ArrayOp=compute_pb2.ArrayOpRequest(),
+                  Create=arrays_pb2.CreateRequest(), GetItem=compute_pb2.GetItemRequest())
+
+
+_empty_requests()
+
+
+class _IdleFlusher:
+    """One daemon thread for every pipeline of the process: sends a pipeline's queue once no
+    op came for IDLE_SECONDS. It sleeps on a condition while no pipeline has queued work."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._waiting: weakref.WeakSet[Pipeline] = weakref.WeakSet()
+        self._thread: Optional[threading.Thread] = None
+
+    def schedule(self, pipeline: Pipeline) -> None:
+        """Called when ``pipeline``'s queue gets its first op."""
+        with self._condition:
+            self._waiting.add(pipeline)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="arrayhub-pipeline",
+                                                daemon=True)
+                self._thread.start()
+            self._condition.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                while not self._waiting:
+                    self._condition.wait()
+                due = list(self._waiting)
+                self._waiting.clear()
+            later = []
+            for pipeline in due:
+                try:
+                    if not pipeline.idle_flush():
+                        later.append(pipeline)
+                except Exception:  # never kill the thread; the next wait reports errors
+                    pass
+            del due
+            with self._condition:
+                self._waiting.update(later)
+                if later:
+                    self._condition.wait(IDLE_SECONDS)
+
+
+_flusher = _IdleFlusher()
