@@ -84,11 +84,18 @@ def dummy(meta: Meta) -> np.ndarray:
     return as_strided(np.empty(1, meta.dtype), meta.shape, meta.strides, writeable=False)
 
 
-def _from_view(view: np.ndarray, *, shape: Optional[tuple[int, ...]] = None,
-               owns_data: bool = False, writable: bool = True) -> Meta:
+def _from_view(view: np.ndarray, *, owns_data: bool = False, writable: bool = True) -> Meta:
     flags = view.flags
-    return Meta(tuple(view.shape) if shape is None else shape, view.dtype, tuple(view.strides),
-                bool(flags.c_contiguous), bool(flags.f_contiguous), owns_data, writable)
+    return Meta(tuple(view.shape), view.dtype, tuple(view.strides), bool(flags.c_contiguous),
+                bool(flags.f_contiguous), owns_data, writable)
+
+
+def _nonempty_view(view: np.ndarray, writable: bool) -> Optional[Meta]:
+    """A view's Meta; None for an empty view, whose strides the server picks its own way
+    (so the op runs synchronously and the server's answer is the truth)."""
+    if view.size == 0:
+        return None
+    return _from_view(view, writable=writable)
 
 
 def _guard(function: Callable[..., Optional[Meta]]) -> Callable[..., Optional[Meta]]:
@@ -132,7 +139,10 @@ def elementwise(op: str, operands: Sequence[Any], out: Optional[Meta],
     function = _ELEMENTWISE_FUNCS.get(op) or getattr(np, op)
     small = [_small(v) for v in operands]
     if dtype is not None:
-        if op in ("clip", "where"):
+        # The server casts inputs to dtype= only safely (NumPy: same_kind).
+        if op in ("clip", "where") or not all(
+                np.can_cast(v.dtype, dtype, "safe") for v in operands
+                if isinstance(v, (Meta, np.generic))):
             return None
         result = function(*small, dtype=dtype)
     else:
@@ -176,6 +186,8 @@ def reduce(op: str, a: Meta, axis: Any, keepdims: bool, dtype: Optional[np.dtype
     if op in ("argmin", "argmax") and ndim == 0 and axis is not None:
         return None
     kwargs: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
+    if dtype is not None and op in ("mean", "var", "std") and dtype.kind in "biu":
+        return None  # The server refuses NumPy's truncating integer mean.
     if dtype is not None:
         kwargs["dtype"] = dtype
     if op in ("var", "std"):
@@ -225,9 +237,10 @@ def matmul(a: Any, b: Any, out: Optional[Meta]) -> Optional[Meta]:
 
 # -- Views ------------------------------------------------------------------------------------
 
-def _reshape(array: np.ndarray, shape: tuple[int, ...], order: str) -> Optional[Meta]:
+def _reshape(array: np.ndarray, shape: tuple[int, ...], order: str,
+             writable: bool) -> Optional[Meta]:
     try:
-        return _from_view(np.reshape(array, shape, order=order, copy=False))
+        return _nonempty_view(np.reshape(array, shape, order=order, copy=False), writable)
     except ValueError:
         pass
     if order != "C":
@@ -243,39 +256,30 @@ def view(a: Meta, kind: str, spec: Any) -> Optional[Meta]:
     """A View result: NumPy's own function on a dummy. ``kind`` is ViewRequest's oneof case and
     ``spec`` its message."""
     source = dummy(a)
+    writable = a.writable
     if kind == "reshape":
-        meta = _reshape(source, tuple(spec.shape), spec.order or "C")
-    elif kind == "ravel":
+        return _reshape(source, tuple(spec.shape), spec.order or "C", writable)
+    if kind == "ravel":
         order = spec.order or "C"
         if order == "C" and a.c_contiguous or order == "F" and a.f_contiguous:
-            meta = _from_view(np.reshape(source, (-1,), order=order, copy=False))
-        elif order == "C":
-            meta = contiguous((math.prod(a.shape),), a.dtype)
-        else:
-            return None
-    elif kind == "transpose":
-        meta = _from_view(np.transpose(source, tuple(spec.axes) or None))
+            return _nonempty_view(np.reshape(source, (-1,), order=order, copy=False), writable)
+        return contiguous((math.prod(a.shape),), a.dtype) if order == "C" else None
+    if kind == "transpose":
+        result = np.transpose(source, tuple(spec.axes) or None)
     elif kind == "swapaxes":
-        meta = _from_view(np.swapaxes(source, spec.axis1, spec.axis2))
+        result = np.swapaxes(source, spec.axis1, spec.axis2)
     elif kind == "squeeze":
-        meta = _from_view(np.squeeze(source, tuple(spec.axis.axes) if spec.HasField("axis")
-                                     else None))
+        result = np.squeeze(source, tuple(spec.axis.axes) if spec.HasField("axis") else None)
     elif kind == "expand_dims":
-        meta = _from_view(np.expand_dims(source, tuple(spec.axes)))
+        result = np.expand_dims(source, tuple(spec.axes))
     elif kind == "broadcast_to":
-        meta = _from_view(np.broadcast_to(source, tuple(spec.shape)))
-        meta.writable = False
-        return meta
+        result, writable = np.broadcast_to(source, tuple(spec.shape)), False
     elif kind == "diagonal":
         axis1, axis2 = (0, 1) if spec.axis1 == spec.axis2 == 0 else (spec.axis1, spec.axis2)
-        meta = _from_view(np.diagonal(source, spec.offset, axis1, axis2))
-        meta.writable = False
-        return meta
+        result, writable = np.diagonal(source, spec.offset, axis1, axis2), False
     else:
         return None
-    if meta is not None and not meta.owns_data:
-        meta.writable = a.writable
-    return meta
+    return _nonempty_view(result, writable)
 
 
 # -- Indexing ---------------------------------------------------------------------------------
@@ -296,9 +300,7 @@ def getitem(a: Meta, key: tuple[Any, ...]) -> Optional[Meta]:
         return None
     if Ellipsis not in key:
         key = key + (Ellipsis,)  # A 0-d view, not a scalar (which would read the element).
-    meta = _from_view(dummy(a)[key])
-    meta.writable = a.writable
-    return meta
+    return _nonempty_view(dummy(a)[key], a.writable)
 
 
 def _fancy(a: Meta, key: tuple[Any, ...]) -> Optional[Meta]:
@@ -370,9 +372,7 @@ def array_op(op: str, operands: Sequence[Any], dtype: Optional[np.dtype], axis: 
         result_dtype = getattr(np, op)(_tiny(a), axis=axis, dtype=dtype).dtype
         return contiguous((size,) if axis is None else a.shape, result_dtype)
     if op == "flip":
-        meta = _from_view(np.flip(dummy(a), axis))
-        meta.writable = a.writable
-        return meta
+        return _nonempty_view(np.flip(dummy(a), axis), a.writable)
     if op == "roll":
         np.roll(_tiny(a), tuple(ints) if len(ints) != 1 else ints[0], axis)  # checks the axes
         return contiguous(a.shape, a.dtype)
