@@ -190,10 +190,8 @@ def reduce(op: str, a: Meta, axis: Any, keepdims: bool, dtype: Optional[np.dtype
         return None  # The server refuses NumPy's truncating integer mean.
     if dtype is not None:
         kwargs["dtype"] = dtype
-    if op in ("var", "std"):
-        kwargs["ddof"] = ddof
-    elif ddof:
-        return None
+    if ddof and op not in ("var", "std"):
+        return None  # (ddof changes no dtype: NumPy would only warn on a one-element array.)
     result = _REDUCTIONS[op](np.ones((1,) * ndim, a.dtype), **kwargs)
     result_dtype = _supported(np.asarray(result).dtype)
     if result_dtype is None:
