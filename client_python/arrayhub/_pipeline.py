@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import threading
 import time
@@ -32,6 +33,7 @@ import numpy as np
 
 from arrayhub import _batch, _dtypes
 from arrayhub._errors import ArrayHubError, batch_op_error, error_from_rpc, reissue
+from arrayhub.v1 import arrays_pb2, compute_pb2
 
 __all__ = ["Pipeline", "set_sync", "is_sync", "MAX_OPS", "IDLE_SECONDS"]
 
@@ -116,17 +118,21 @@ class Pipeline:
         in ``batch``); answers the queued result, or ``out``."""
         site = user_site()
         with self._lock:
-            batch = self._current
-            if batch is None:
-                batch = self._current = _batch.Batch(self._client, self)
             if self._error is not None:
                 # Issued after an op that failed: discarded, as everything until the error
                 # is raised.
-                result = batch.record(client, method, _EMPTY[method], out, meta, site)
-                batch.fail(self._error)
-                self._current = None
+                discarded = _batch.Batch(self._client, self)
+                result = discarded.record(client, method, _EMPTY[method], out, meta, site)
+                discarded.fail(self._error)
                 return result
-            result = batch.record(client, method, build(batch), out, meta, site)
+            # The queue becomes current only once the request is built: naming an operand
+            # may raise (a failed array), and may wait for the Batch in flight.
+            batch = self._current or _batch.Batch(self._client, self)
+            request = build(batch)
+            if self._current is not None and self._current is not batch:
+                raise RuntimeError("arrayhub: the queue was sent while an op was being built")
+            self._current = batch
+            result = batch.record(client, method, request, out, meta, site)
             self._last_op = time.monotonic()
             if len(batch) >= self._max_ops:
                 self._flush()
@@ -200,7 +206,7 @@ class Pipeline:
     def _flush(self, read: Optional[int] = None) -> None:
         self._collect()
         batch, self._current = self._current, None
-        if batch is None:
+        if batch is None or not len(batch):
             return
         if self._error is not None:
             batch.fail(self._error)
@@ -220,20 +226,44 @@ class Pipeline:
         try:
             response = flight.future.result()
         except grpc.RpcError as rpc_error:
-            code = rpc_error.code() if isinstance(rpc_error, grpc.Call) else None
-            if code is None:
-                error = error_from_rpc(rpc_error)
-            else:
-                error = batch_op_error(code, rpc_error.details() or "", flight.batch._sites)
-            flight.batch.fail(error)
-            if self._current is not None:  # Queued after the failing op: discarded.
-                self._current.fail(error)
-                self._current = None
-            if self._error is None:
-                self._error = error
+            self._failed(flight, rpc_error)
             return None
         flight.batch.adopt(flight.kept, response)
         return response
+
+    def _failed(self, flight: _Flight, rpc_error: grpc.RpcError) -> None:
+        """A Batch failed at op k: the ops before k ran, but the server freed the arrays the
+        batch made. Their kept results are made again by sending ops [0, k) once more, when
+        that is the same computation: when none of them wrote into an existing array (an
+        out= write happened, and a rerun could read what it wrote). Every other result of
+        the batch, and everything queued since, fails with the op's error."""
+        code = rpc_error.code() if isinstance(rpc_error, grpc.Call) else None
+        details = (rpc_error.details() if code is not None else None) or str(rpc_error)
+        error = (batch_op_error(code, details, flight.batch._sites) if code is not None
+                 else error_from_rpc(rpc_error))
+        failed_at = _FAILED_OP.match(details)
+        if self._current is not None:  # Queued after the failing op: discarded.
+            self._current.fail(error)
+            self._current = None
+        if self._error is None:
+            self._error = error
+        if failed_at is not None:
+            self._rerun_prefix(flight, int(failed_at.group(1)))
+        flight.batch.fail(error)
+
+    def _rerun_prefix(self, flight: _Flight, count: int) -> None:
+        ops = flight.batch._ops[:count]
+        kept = [array for array in flight.kept if array._op < count]
+        if not kept or any(getattr(op, op.WhichOneof("op")).HasField("out")
+                           for op in ops if op.WhichOneof("op") in _WRITERS):
+            return
+        request = compute_pb2.BatchRequest(ops=ops, keep=[array._op for array in kept])
+        try:
+            response = self._client._connection.stub.Batch(request,
+                                                           metadata=self._client._metadata)
+        except grpc.RpcError:
+            return  # They fail with the batch's error.
+        flight.batch.adopt(kept, response)
 
     def _raise(self) -> None:
         error, self._error = self._error, None
@@ -241,19 +271,17 @@ class Pipeline:
             raise reissue(error)
 
 
+#: A failed Batch's message: "ops[k] (label): ...".
+_FAILED_OP = re.compile(r"^ops\[(\d+)\] ")
+#: The ops that can write into an existing array (their out field).
+_WRITERS = ("elementwise", "matmul", "reduce")
+
 # Requests recorded for discarded ops: never sent, they only give the op a label.
-_EMPTY: dict[str, Any] = {}
-
-
-def _empty_requests() -> None:
-    from arrayhub.v1 import arrays_pb2, compute_pb2
-    _EMPTY.update(Elementwise=compute_pb2.ElementwiseRequest(),
-                  Matmul=compute_pb2.MatmulRequest(), Reduce=compute_pb2.ReduceRequest(),
-                  View=compute_pb2.ViewRequest(), ArrayOp=compute_pb2.ArrayOpRequest(),
-                  Create=arrays_pb2.CreateRequest(), GetItem=compute_pb2.GetItemRequest())
-
-
-_empty_requests()
+_EMPTY: dict[str, Any] = {
+    "Elementwise": compute_pb2.ElementwiseRequest(), "Matmul": compute_pb2.MatmulRequest(),
+    "Reduce": compute_pb2.ReduceRequest(), "View": compute_pb2.ViewRequest(),
+    "ArrayOp": compute_pb2.ArrayOpRequest(), "Create": arrays_pb2.CreateRequest(),
+    "GetItem": compute_pb2.GetItemRequest()}
 
 
 class _IdleFlusher:
