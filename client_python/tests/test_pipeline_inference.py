@@ -17,7 +17,8 @@ import arrayhub as ah
 from arrayhub import _infer, _ops
 from conftest import ALL_DTYPES, random_values
 
-pytestmark = pytest.mark.requires_compute("Elementwise")
+pytestmark = [pytest.mark.requires_compute("Elementwise"),
+              pytest.mark.skipif(ah.is_sync(), reason="tests the pipelined mode (ARRAYHUB_SYNC)")]
 
 CASES = 60  # per family; seeded, so every run checks the same cases
 
