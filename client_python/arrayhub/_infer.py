@@ -18,6 +18,7 @@ server checks everything again; this module is for speed only.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Sequence
@@ -59,15 +60,26 @@ def _supported(dtype: np.dtype) -> Optional[np.dtype]:
     return dtype if dtype in _dtypes.SUPPORTED_DTYPES else None
 
 
-def contiguous(shape: Sequence[int], dtype: np.dtype) -> Optional[Meta]:
+def contiguous(shape: Sequence[int], dtype: Any) -> Optional[Meta]:
     """A new C-contiguous array, as the server allocates every result that is not a view."""
-    if _supported(np.dtype(dtype)) is None:
+    try:
+        return _contiguous(tuple(shape), np.dtype(dtype))
+    except TypeError:  # an unhashable or non-integer extent
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _contiguous(shape: tuple[int, ...], dtype: np.dtype) -> Optional[Meta]:
+    # Cached: a loop makes the same result over and over (Meta is never changed).
+    if _supported(dtype) is None:
         return None
     shape = tuple(operator.index(n) for n in shape)
     if any(n < 0 for n in shape):
         return None
-    return _from_view(as_strided(np.empty(1, dtype), shape, _c_strides(shape, dtype)),
-                      owns_data=True, writable=True)
+    # NumPy's flags of a C-contiguous array: also F-contiguous when empty or when at most one
+    # axis is longer than 1.
+    f_contiguous = 0 in shape or sum(n > 1 for n in shape) <= 1
+    return Meta(shape, dtype, _c_strides(shape, dtype), True, f_contiguous, True, True)
 
 
 def _c_strides(shape: tuple[int, ...], dtype: np.dtype) -> tuple[int, ...]:
@@ -131,11 +143,28 @@ def _small(value: Any) -> Any:
     return value
 
 
-@_guard
-def elementwise(op: str, operands: Sequence[Any], out: Optional[Meta],
-                dtype: Optional[np.dtype]) -> Optional[Meta]:
-    """An Elementwise result (``out`` itself when given): NumPy's loop resolution on 0-d
-    stand-ins, the broadcast of the operands' shapes, and out='s same_kind cast and shape."""
+def _operand_kind(value: Any) -> Any:
+    """What NumPy's type resolution depends on: an array's or NumPy scalar's dtype; a weak
+    Python scalar's type, and for an int, which integer dtypes it fits (its sign and bits)."""
+    if isinstance(value, Meta):
+        return value.dtype
+    if isinstance(value, np.generic):
+        return value.dtype, "scalar"
+    if isinstance(value, bool) or not isinstance(value, int):
+        return type(value)
+    return value < 0, (-value - 1 if value < 0 else value).bit_length()
+
+
+#: Result dtypes by (op, operand kinds, dtype=): a loop resolves the same types over and over.
+_ELEMENTWISE_DTYPES: dict[tuple[Any, ...], Optional[np.dtype]] = {}
+
+
+def _resolve(op: str, operands: Sequence[Any], dtype: Optional[np.dtype]) -> Optional[np.dtype]:
+    """The result dtype of ``op`` on ``operands``: NumPy's loop resolution on 0-d stand-ins
+    (raises where NumPy refuses, which is not cached)."""
+    key = (op, tuple(_operand_kind(v) for v in operands), dtype)
+    if key in _ELEMENTWISE_DTYPES:
+        return _ELEMENTWISE_DTYPES[key]
     function = _ELEMENTWISE_FUNCS.get(op) or getattr(np, op)
     small = [_small(v) for v in operands]
     if dtype is not None:
@@ -147,10 +176,28 @@ def elementwise(op: str, operands: Sequence[Any], out: Optional[Meta],
         result = function(*small, dtype=dtype)
     else:
         result = function(*small)
-    result_dtype = _supported(np.asarray(result).dtype)
+    resolved = _supported(np.asarray(result).dtype)
+    if len(_ELEMENTWISE_DTYPES) < 4096:
+        _ELEMENTWISE_DTYPES[key] = resolved
+    return resolved
+
+
+def _shapes(operands: Sequence[Any]) -> tuple[int, ...]:
+    shapes = [v.shape for v in operands if isinstance(v, Meta)]
+    if all(s == shapes[0] for s in shapes[1:]):
+        return shapes[0] if shapes else ()
+    return np.broadcast_shapes(*shapes)
+
+
+@_guard
+def elementwise(op: str, operands: Sequence[Any], out: Optional[Meta],
+                dtype: Optional[np.dtype]) -> Optional[Meta]:
+    """An Elementwise result (``out`` itself when given): NumPy's loop resolution on 0-d
+    stand-ins, the broadcast of the operands' shapes, and out='s same_kind cast and shape."""
+    result_dtype = _resolve(op, operands, dtype)
     if result_dtype is None:
         return None
-    shape = np.broadcast_shapes(*(v.shape for v in operands if isinstance(v, Meta)))
+    shape = _shapes(operands)
     if out is None:
         return contiguous(shape, result_dtype)
     if (out.shape != shape or not out.writable

@@ -76,7 +76,7 @@ class _Flight:
 
     __slots__ = ("batch", "kept", "future")
 
-    def __init__(self, batch: _batch.Batch, kept: list[Any], future: grpc.Future) -> None:
+    def __init__(self, batch: _batch.Batch, kept: list[Any], future: Any) -> None:
         self.batch = batch
         self.kept = kept
         self.future = future
@@ -135,7 +135,7 @@ class Pipeline:
             result = batch.record(client, method, request, out, meta, site)
             self._last_op = time.monotonic()
             if len(batch) >= self._max_ops:
-                self._flush()
+                self._send()
             elif len(batch) == 1:
                 _flusher.schedule(self)
             return result
@@ -145,17 +145,15 @@ class Pipeline:
     def drain(self) -> None:
         """Sends the queue and waits for it; raises the error of a failed op, if any."""
         with self._lock:
-            if self._current is not None:
-                self._flush()
-            self._collect()
+            self._send(wait=True)
             self._raise()
 
     def wait_for(self, batch: _batch.Batch) -> None:
         """Waits until ``batch`` (a segment of this pipeline) has run or failed."""
         with self._lock:
             if batch is self._current:
-                self._flush()
-            if self._in_flight is not None and self._in_flight.batch is batch:
+                self._send(wait=True)
+            elif self._in_flight is not None and self._in_flight.batch is batch:
                 self._collect()
             self._raise()
 
@@ -170,8 +168,7 @@ class Pipeline:
             if not inline:
                 self.drain()
                 return None
-            self._flush(read=array._op)
-            response = self._collect()
+            response = self._send(read=array._op, wait=True)
             self._raise()
         if response is None or not response.HasField("read_info") or response.data_omitted:
             return None
@@ -193,7 +190,7 @@ class Pipeline:
                 return True
             if time.monotonic() - self._last_op < IDLE_SECONDS * 0.9:
                 return False
-            self._flush()
+            self._send()
             return True
 
     def close(self) -> None:
@@ -203,33 +200,43 @@ class Pipeline:
 
     # -- Internals (the lock held) ------------------------------------------------------------
 
-    def _flush(self, read: Optional[int] = None) -> None:
+    def _send(self, read: Optional[int] = None, wait: bool = False) -> Any:
+        """Sends the queue (a *flush*), after taking the answer of the Batch in flight. With
+        ``wait``, a blocking call whose answer is applied here (answered: the response, None
+        when it failed or nothing was queued); else a call in flight (gRPC futures start a
+        thread per call, so only the size and idle flushes use them)."""
         self._collect()
         batch, self._current = self._current, None
         if batch is None or not len(batch):
-            return
+            return None
         if self._error is not None:
             batch.fail(self._error)
-            return
+            return None
         frees = self._client._take_frees() if self.batch_fields else []
         request, kept = batch.request(free=frees, read=read)
-        future = self._client._connection.stub.Batch.future(request,
-                                                            metadata=self._client._metadata)
-        self._in_flight = _Flight(batch, kept, future)
+        call, metadata = self._client._connection.stub.Batch, self._client._metadata
+        if not wait:
+            self._in_flight = _Flight(batch, kept, call.future(request, metadata=metadata))
+            return None
+        try:
+            response = call(request, metadata=metadata)
+        except grpc.RpcError as rpc_error:
+            self._failed(_Flight(batch, kept, None), rpc_error)
+            return None
+        batch.adopt(kept, response)
+        return response
 
-    def _collect(self) -> Any:
-        """Waits for the Batch in flight and applies its answer; answers the response (None
-        when it failed)."""
+    def _collect(self) -> None:
+        """Waits for the Batch in flight and applies its answer."""
         flight, self._in_flight = self._in_flight, None
         if flight is None:
-            return None
+            return
         try:
             response = flight.future.result()
         except grpc.RpcError as rpc_error:
             self._failed(flight, rpc_error)
-            return None
+            return
         flight.batch.adopt(flight.kept, response)
-        return response
 
     def _failed(self, flight: _Flight, rpc_error: grpc.RpcError) -> None:
         """A Batch failed at op k: the ops before k ran, but the server freed the arrays the
