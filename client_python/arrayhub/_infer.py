@@ -96,18 +96,15 @@ def dummy(meta: Meta) -> np.ndarray:
     return as_strided(np.empty(1, meta.dtype), meta.shape, meta.strides, writeable=False)
 
 
-def _from_view(view: np.ndarray, *, owns_data: bool = False, writable: bool = True) -> Meta:
-    flags = view.flags
-    return Meta(tuple(view.shape), view.dtype, tuple(view.strides), bool(flags.c_contiguous),
-                bool(flags.f_contiguous), owns_data, writable)
-
-
 def _nonempty_view(view: np.ndarray, writable: bool) -> Optional[Meta]:
-    """A view's Meta; None for an empty view, whose strides the server picks its own way
-    (so the op runs synchronously and the server's answer is the truth)."""
+    """A view's Meta (NumPy's shape, strides and flags of the view of a dummy); None for an
+    empty view, whose strides the server picks its own way (so the op runs synchronously and
+    the server's answer is the truth)."""
     if view.size == 0:
         return None
-    return _from_view(view, writable=writable)
+    flags = view.flags
+    return Meta(tuple(view.shape), view.dtype, tuple(view.strides), bool(flags.c_contiguous),
+                bool(flags.f_contiguous), False, writable)
 
 
 def _guard(function: Callable[..., Optional[Meta]]) -> Callable[..., Optional[Meta]]:

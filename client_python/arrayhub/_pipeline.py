@@ -20,6 +20,7 @@ pipeline works again. ``arrayhub.set_sync(True)`` or ``ARRAYHUB_SYNC=1`` turns q
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import sys
@@ -36,6 +37,8 @@ from arrayhub._errors import ArrayHubError, batch_op_error, error_from_rpc, reis
 from arrayhub.v1 import arrays_pb2, compute_pb2
 
 __all__ = ["Pipeline", "set_sync", "is_sync", "MAX_OPS", "IDLE_SECONDS"]
+
+_log = logging.getLogger("arrayhub")
 
 #: Ops that make the pipeline send its Batch (below every server's max_batch_ops).
 MAX_OPS = 256
@@ -322,8 +325,9 @@ class _IdleFlusher:
                 try:
                     if not pipeline.idle_flush():
                         later.append(pipeline)
-                except Exception:  # never kill the thread; the next wait reports errors
-                    pass
+                except Exception:  # Never kill the thread: a failed Batch is reported at the
+                    # pipeline's next wait; anything else (a closed channel) at its next call.
+                    _log.debug("arrayhub: idle flush failed", exc_info=True)
             del due
             with self._condition:
                 self._waiting.update(later)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -270,3 +271,23 @@ def test_arrayhub_sync_in_the_environment_starts_in_sync_mode() -> None:
         result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                                 text=True, timeout=60)
         assert result.stdout.strip() == expected, result.stderr
+
+
+def test_a_quota_refuses_queued_work_at_the_next_wait(tmp_path: pathlib.Path) -> None:
+    quota = 1 << 20
+    daemon = start_daemon(tmp_path / "arrayhubd.log", "--tenant-max-bytes", str(quota))
+    try:
+        with ah.connect(daemon.address) as client, client.use():
+            small = ah.ones(1000)
+            big = ah.zeros(quota)  # 8 MiB: over the tenant's quota
+            with pytest.raises(ah.ArrayHubMemoryError) as raised:
+                float(small.sum())
+            assert str(raised.value).startswith(
+                f"create zeros at {__file__}:{_line_of('over the tenant')}: ")
+            with pytest.raises(MemoryError):
+                big.get()
+            info = client.server_info()
+            assert info.tenant_bytes_in_use == small.nbytes  # nothing of the failed op stays
+            assert float(small.sum()) == 1000.0
+    finally:
+        stop_daemon(daemon)
