@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, SupportsIndex, Union
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _client, _dtypes, _infer, _ndarray
+from arrayhub import _client, _dtypes, _infer, _ndarray, _pipeline
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubIndexError, ArrayHubTypeError,
                               ArrayHubValueError, ArrayNotFoundError, client_error)
 from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
@@ -126,7 +126,8 @@ class _Refs:
                     dtype=_dtypes.to_wire(value.dtype),
                     full=arrays_pb2.FullSpec(value=_dtypes.scalar_to_proto(value.item())))
                 created = self.target.record(self.client, "Create", request,
-                                             meta=_infer.contiguous((), value.dtype))
+                                             meta=_infer.contiguous((), value.dtype),
+                                             site=_pipeline.user_site())
                 return compute_pb2.Operand(batch_result=created._op)
             uploaded = upload(value, self.client)
             self.temporaries.append(uploaded)
