@@ -53,16 +53,29 @@ def test_ops_from_many_threads_run_in_the_order_each_issued_them() -> None:
 
     def work(thread: int) -> None:
         y = ah.full(8, thread, dtype=np.int64)
-        for _ in range(steps):
+        expected = thread
+        for step in range(steps):
             y = y * 3 % 1000003 + 1  # a chain: any reordering changes the value
+            expected = expected * 3 % 1000003 + 1
             ah.add(counter, 1, out=counter)  # shared, in place
+            if step % 15 == 0:  # reads, while the other threads queue and flush
+                assert int(y[thread % 8]) == expected
         results[thread] = y
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    errors: list[BaseException] = []
+
+    def guarded(thread: int) -> None:
+        try:
+            work(thread)
+        except BaseException as error:  # reported below, in the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=guarded, args=(t,)) for t in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert not errors, errors
     assert int(counter[0]) == 8 * steps
     for t, y in results.items():
         expected = t

@@ -296,6 +296,10 @@ def test_indexing_matches_numpy(client: ah.Client) -> None:
             key[p] = index if rng.random() < 0.8 else 0
         if all(not isinstance(k, np.ndarray) for k in key):
             key[positions[0]] = index
+        if rng.random() < 0.3:  # a new axis, which can part the index arrays
+            key.insert(int(rng.integers(0, len(key) + 1)), None)
+        if rng.random() < 0.2 and isinstance(key[-1], slice):
+            key[-1] = Ellipsis
         remote_key = tuple(remote_index if isinstance(k, np.ndarray) else k for k in key)
         _check(lambda: remote[remote_key], lambda: host[tuple(key)], view=False, queued=queued)
         _check_inferred_index(remote, remote_key, host[tuple(key)], view=False)
