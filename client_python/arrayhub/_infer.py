@@ -145,7 +145,7 @@ def _operand_kind(value: Any) -> Any:
     Python scalar's type, and for an int, which integer dtypes it fits (its sign and bits)."""
     if isinstance(value, Meta):
         return value.dtype
-    if isinstance(value, np.generic):
+    if isinstance(value, (np.generic, np.ndarray)):  # a NumPy scalar or 0-d array: strong
         return value.dtype, "scalar"
     if isinstance(value, bool) or not isinstance(value, int):
         return type(value)
@@ -168,7 +168,7 @@ def _resolve(op: str, operands: Sequence[Any], dtype: Optional[np.dtype]) -> Opt
         # The server casts inputs to dtype= only safely (NumPy: same_kind).
         if op in ("clip", "where") or not all(
                 np.can_cast(v.dtype, dtype, "safe") for v in operands
-                if isinstance(v, (Meta, np.generic))):
+                if isinstance(v, (Meta, np.generic, np.ndarray))):
             return None
         result = function(*small, dtype=dtype)
     else:
