@@ -349,7 +349,11 @@ class Client:
 
     def __exit__(self, *exc_info: Any) -> None:
         _current.reset(self._context_tokens.pop())
-        self.close()
+        try:
+            if exc_info[0] is None:
+                self.synchronize()  # The block's queued work, and its error, belong to it.
+        finally:
+            self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"session {self._session_id}"
@@ -505,8 +509,8 @@ class Client:
         """Runs the queued operations of every session on this connection: before a host
         read, since an op of another session may write into the array (out=)."""
         for client in list(self._connection.sessions):
-            if not client._closed and not client._pipeline.idle:
-                client._pipeline.drain()
+            if client is not self and not client._closed and not client._pipeline.idle:
+                client._pipeline.settle()
         self._pipeline.drain()  # Raises this session's pending error even when idle.
 
     def _take_frees(self) -> list[str]:

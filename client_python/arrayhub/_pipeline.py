@@ -19,7 +19,6 @@ pipeline works again. ``arrayhub.set_sync(True)`` or ``ARRAYHUB_SYNC=1`` turns q
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import re
@@ -196,10 +195,19 @@ class Pipeline:
             self._send()
             return True
 
+    def settle(self) -> None:
+        """Sends the queue and waits for it, leaving an error for this pipeline's own next
+        wait (another session's read waits for this queue, but its errors are not its)."""
+        with self._lock:
+            self._send(wait=True)
+
     def close(self) -> None:
-        """Sends what is queued and waits for it, raising nothing (the session is closing)."""
-        with contextlib.suppress(ArrayHubError):
+        """Sends what is queued and waits for it (the session is closing): an error nobody
+        will wait for any more is logged."""
+        try:
             self.drain()
+        except ArrayHubError as error:
+            _log.warning("arrayhub: queued work of a closing session failed: %s", error)
 
     # -- Internals (the lock held) ------------------------------------------------------------
 

@@ -146,6 +146,15 @@ def test_an_error_surfaces_at_a_read_and_at_a_synchronous_call() -> None:
     np.testing.assert_array_equal(x.get(), np.ones(4))
 
 
+def test_an_error_queued_in_a_session_block_raises_when_the_block_ends() -> None:
+    x = ah.arange(3.0)
+    with pytest.raises(ah.ArrayHubIndexError, match="index 5 is out of bounds"):
+        with ah.session() as scoped:
+            ah.take(x, ah.asarray(np.array([5])))
+    assert scoped.closed
+    np.testing.assert_array_equal(x.get(), [0, 1, 2])  # the outer session is not affected
+
+
 def test_ops_issued_after_a_failure_are_discarded_until_it_is_raised() -> None:
     x = ah.zeros(3)
     ah.take(x, ah.asarray(np.array([3])))
