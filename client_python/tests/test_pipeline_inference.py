@@ -106,8 +106,9 @@ def test_elementwise_matches_numpy() -> None:
     rng = np.random.default_rng(181)
     for _ in range(CASES):
         base = _shape(rng)
-        shapes = [tuple(n if rng.random() < 0.7 else 1 for n in base[int(rng.integers(0, len(base) + 1)):])
-                  for _ in range(2)]
+        # Two shapes that broadcast: trailing parts of one shape, some extents set to 1.
+        shapes = [tuple(n if rng.random() < 0.7 else 1
+                        for n in base[int(rng.integers(0, len(base) + 1)):]) for _ in range(2)]
         (h1, a1), (h2, a2) = (_pair(rng, s, _dtype(rng)) for s in shapes)
         op = str(rng.choice(_BINARY))
         if op == "power" and (h1.dtype.kind in "biu" or h2.dtype.kind in "biu"):
