@@ -45,7 +45,7 @@ MAX_OPS = 256
 IDLE_SECONDS = 0.001
 
 _sync = os.environ.get("ARRAYHUB_SYNC", "") not in ("", "0")
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def set_sync(flag: bool = True) -> None:
