@@ -37,7 +37,8 @@ def _strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[Any, ...
 
 def _layout(array: ah.ndarray) -> tuple[Any, ...]:
     return (array.shape, array.dtype, _strides(array.shape, array.strides),
-            array.flags.c_contiguous, array.flags.f_contiguous, array.flags.writeable)
+            array.flags.c_contiguous, array.flags.f_contiguous, array.flags.writeable,
+            array.flags.owndata)
 
 
 def _check(make: Callable[[], Any], expected: Callable[[], Any], *, view: bool,
