@@ -30,8 +30,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from arrayhub import _dtypes
 
-__all__ = ["Meta", "contiguous", "elementwise", "reduce", "matmul", "view", "getitem",
-           "array_op", "created"]
+__all__ = ["Meta", "contiguous", "elementwise", "reduce", "matmul", "tensor_product", "linalg",
+           "view", "getitem", "array_op", "created"]
 
 
 class Meta:
@@ -275,6 +275,93 @@ def matmul(a: Any, b: Any, out: Optional[Meta]) -> Optional[Meta]:
             or not np.can_cast(result_dtype, out.dtype, "same_kind")):
         return None
     return out
+
+
+def _product_shape(op: str, a: tuple[int, ...], b: tuple[int, ...],
+                   axes: int) -> Optional[tuple[int, ...]]:
+    """The shape numpy.dot, inner, vdot, outer or tensordot gives; None where NumPy refuses
+    (or for 0-d operands, which multiply and are left to the server)."""
+    if not a or not b:
+        return None
+    if op == "vdot":
+        return () if math.prod(a) == math.prod(b) else None
+    if op == "outer":
+        return (math.prod(a), math.prod(b))
+    if op == "inner":
+        return a[:-1] + b[:-1] if a[-1] == b[-1] else None
+    if op == "tensordot":
+        if axes < 0 or axes > min(len(a), len(b)) or a[len(a) - axes:] != b[:axes]:
+            return None
+        return a[:len(a) - axes] + b[axes:]
+    # dot: the last axis of a with the only (1-D b) or second-to-last axis of b.
+    inner = b[0] if len(b) == 1 else b[-2]
+    if a[-1] != inner:
+        return None
+    return a[:-1] + (b[:-2] + b[-1:] if len(b) > 1 else ())
+
+
+_PRODUCTS: dict[str, Callable[..., Any]] = {"dot": np.dot, "vdot": np.vdot, "inner": np.inner,
+                                            "outer": np.outer, "tensordot": np.dot}
+
+
+@_guard
+def tensor_product(op: str, a: Any, b: Any, axes: int, out: Optional[Meta]) -> Optional[Meta]:
+    """A TensorProduct result (dot, vdot, inner, outer, tensordot with an axis count): NumPy's
+    dtype on one-element arrays, the shape from the product's rules. out= must be exactly the
+    result, as numpy.dot requires."""
+    if not isinstance(a, Meta) or not isinstance(b, Meta):
+        return None
+    shape = _product_shape(op, a.shape, b.shape, axes)
+    if shape is None:
+        return None
+    result_dtype = _supported(np.asarray(
+        _PRODUCTS[op](np.ones(1, a.dtype), np.ones(1, b.dtype))).dtype)
+    if result_dtype is None:
+        return None
+    if out is None:
+        return contiguous(shape, result_dtype)
+    if out.shape != shape or out.dtype != result_dtype or not out.c_contiguous:
+        return None
+    return out
+
+
+def _norm_order(text: str) -> Any:
+    """NumPy's ord argument from the wire's spelling of it (linalg.py's _ord_text)."""
+    if text in ("", "fro", "nuc"):
+        return text or None
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+@_guard
+def linalg(op: str, a: Meta, axis: Optional[tuple[int, ...]], keepdims: bool,
+           ord: str = "") -> Optional[Meta]:
+    """The result of a linalg routine that gives one array and whose shape the client can tell:
+    norm (over ``axis``: None, one axis or two), det and inv. None for the others, which run
+    synchronously. float16, which the server's linalg refuses, is left to it to raise, as is
+    an ``ord`` that NumPy refuses for these axes."""
+    if a.dtype == np.float16 or not a.shape and op != "norm":
+        return None
+    ndim = len(a.shape)
+    if op == "norm":
+        axes = tuple(range(ndim)) if axis is None else normalize_axis_tuple(axis, ndim)
+        if axis is not None and not 1 <= len(axes) <= 2:
+            return None  # (axis=None with no ord is the 2-norm of the flattened array)
+        # On a one-element array of a's rank, NumPy checks ord against the axes as it will.
+        result = np.linalg.norm(np.ones((1,) * ndim, a.dtype), _norm_order(ord), axis)
+        if keepdims:
+            shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+        else:
+            shape = tuple(n for i, n in enumerate(a.shape) if i not in axes)
+    elif op in ("det", "inv"):
+        if ndim < 2 or a.shape[-1] != a.shape[-2] or a.shape[-1] == 0:
+            return None
+        result = getattr(np.linalg, op)(np.ones((1, 1), a.dtype))
+        shape = a.shape[:-2] if op == "det" else a.shape
+    else:
+        return None
+    result_dtype = _supported(np.asarray(result).dtype)
+    return None if result_dtype is None else contiguous(shape, result_dtype)
 
 
 # -- Views ------------------------------------------------------------------------------------

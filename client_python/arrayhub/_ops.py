@@ -324,15 +324,27 @@ def tensor_product(op: str, a: Operand, b: Operand, *, axes: int = 0,
     """TensorProduct RPC: dot, vdot, inner, outer, tensordot."""
     out = _out_array(out)
     client = client_for(a, b, out)
-    refs = _Refs(client, None)
-    request = compute_pb2.TensorProductRequest(
-        op=op, a=refs.operand(a), b=refs.operand(b), axes=axes, **refs.out(out))
-    return _result(client, client._rpc("TensorProduct", request), out)
+    meta = (_infer.tensor_product(op, meta_of(a), meta_of(b), axes, meta_of(out))
+            if pipelined(client) else None)
+    return _submit(client, "TensorProduct", lambda refs: compute_pb2.TensorProductRequest(
+        op=op, a=refs.operand(a), b=refs.operand(b), axes=axes, **refs.out(out)),
+        out=out, meta=meta, arrays=(a, b, out))
 
 
 def linalg(op: str, *operands: _ndarray.ndarray, **fields: Any) -> list[_ndarray.ndarray]:
-    """Linalg RPC: results in NumPy's order."""
+    """Linalg RPC: results in NumPy's order. A routine giving one array whose result the
+    client can infer (norm, det, inv) is queued like any op; the others are sent now."""
     client = client_for(*(require_array(o, op) for o in operands))
+    meta = None
+    if pipelined(client) and len(operands) == 1:
+        axis = fields.get("axis")
+        meta = _infer.linalg(op, meta_of(operands[0]),
+                             None if axis is None else tuple(axis.axes),
+                             bool(fields.get("keepdims", False)), fields.get("ord", ""))
+    if meta is not None:
+        return [_submit(client, "Linalg", lambda refs: compute_pb2.LinalgRequest(
+            op=op, operands=[refs.array(o) for o in operands], **fields),
+            meta=meta, arrays=operands)]
     request = compute_pb2.LinalgRequest(
         op=op, operands=[compute_pb2.Operand(handle=handle_of(o)) for o in operands], **fields)
     response = client._rpc("Linalg", request)

@@ -292,14 +292,15 @@ class Pipeline:
 #: A failed Batch's message: "ops[k] (label): ...".
 _FAILED_OP = re.compile(r"^ops\[(\d+)\] ")
 #: The ops that can write into an existing array (their out field).
-_WRITERS = ("elementwise", "matmul", "reduce")
+_WRITERS = ("elementwise", "matmul", "reduce", "tensor_product")
 
 # Requests recorded for discarded ops: never sent, they only give the op a label.
 _EMPTY: dict[str, Any] = {
     "Elementwise": compute_pb2.ElementwiseRequest(), "Matmul": compute_pb2.MatmulRequest(),
     "Reduce": compute_pb2.ReduceRequest(), "View": compute_pb2.ViewRequest(),
     "ArrayOp": compute_pb2.ArrayOpRequest(), "Create": arrays_pb2.CreateRequest(),
-    "GetItem": compute_pb2.GetItemRequest()}
+    "GetItem": compute_pb2.GetItemRequest(),
+    "TensorProduct": compute_pb2.TensorProductRequest(), "Linalg": compute_pb2.LinalgRequest()}
 
 
 class _IdleFlusher:

@@ -197,6 +197,52 @@ def test_matmul_matches_numpy() -> None:
         _check(lambda: a @ b, lambda: ha @ hb, view=False)
 
 
+def test_tensor_products_match_numpy() -> None:
+    rng = np.random.default_rng(188)
+    for _ in range(CASES):
+        op = str(rng.choice(["dot", "inner", "vdot", "outer", "tensordot"]))
+        k = int(rng.integers(1, 4))
+        a_shape = _shape(rng, int(rng.integers(1, 4)), low=1)[:-1] + (k,)
+        b_shape = {"dot": _shape(rng, int(rng.integers(0, 2)), low=1) + (k,)
+                   + _shape(rng, int(rng.integers(0, 2)), low=1),
+                   "inner": _shape(rng, int(rng.integers(0, 3)), low=1) + (k,)}.get(
+            op, a_shape if op == "vdot" else _shape(rng, int(rng.integers(1, 3)), low=1))
+        if op == "dot" and len(b_shape) >= 2 and rng.random() < 0.5:
+            b_shape = b_shape[-2:]
+        if rng.random() < 0.1:
+            b_shape = b_shape[:-1] + (b_shape[-1] + 1,)  # NumPy refuses: arrayhub too
+        axes = int(rng.integers(0, 2))
+        if op == "tensordot":
+            b_shape = a_shape[len(a_shape) - axes:] + b_shape
+        (ha, a), (hb, b) = (_pair(rng, a_shape, _dtype(rng, "iuf")),
+                            _pair(rng, b_shape, _dtype(rng, "iuf")))
+        if op == "tensordot":
+            _check(lambda: ah.tensordot(a, b, axes), lambda: np.tensordot(ha, hb, axes),
+                   view=False)
+        else:
+            _check(lambda: getattr(ah, op)(a, b), lambda: getattr(np, op)(ha, hb), view=False)
+
+
+def test_norm_det_inv_match_numpy() -> None:
+    rng = np.random.default_rng(189)
+    for _ in range(CASES):
+        n = int(rng.integers(1, 4))
+        shape = _shape(rng, int(rng.integers(0, 2)), low=1) + (n, n)
+        # float16, which NumPy takes, is refused by the server's linalg (not queued).
+        host, remote = _pair(rng, shape, np.dtype(rng.choice(["float32", "float64"])))
+        op = str(rng.choice(["norm", "det", "inv"]))
+        if op == "norm":
+            axis = [None, -1, (0, 1), 0][int(rng.integers(0, 4))]
+            keepdims = bool(rng.integers(0, 2))
+            _check(lambda: ah.linalg.norm(remote, axis=axis, keepdims=keepdims),
+                   lambda: np.linalg.norm(host, axis=axis, keepdims=keepdims), view=False)
+        else:
+            host = random_values(rng, host.dtype, shape) + n * np.eye(n, dtype=host.dtype)
+            remote = ah.asarray(host)  # square in its last two axes, far from singular
+            _check(lambda: getattr(ah.linalg, op)(remote),
+                   lambda: getattr(np.linalg, op)(host), view=False)
+
+
 def _reshape_target(rng: np.random.Generator, shape: tuple[int, ...]) -> tuple[int, ...]:
     size = int(np.prod(shape))
     factors = [d for d in range(1, size + 1) if size % d == 0] if size else [0]
