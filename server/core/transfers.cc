@@ -19,6 +19,7 @@ struct TransferRegistry::Entry {
   std::function<void()> cancel ABSL_GUARDED_BY(mutex);
   bool cancelling ABSL_GUARDED_BY(mutex) = false;
   std::thread::id canceller ABSL_GUARDED_BY(mutex);
+  absl::CondVar cancel_returned;  // Signalled when `cancelling` goes back to false.
 };
 
 TransferRegistry::Ticket::~Ticket() {
@@ -27,10 +28,10 @@ TransferRegistry::Ticket::~Ticket() {
     entry_->cancel = nullptr;
     // A cancel on another thread may still use what the transfer handed in; one on this thread
     // is what ends the transfer, further up this very stack.
+    // (A CondVar, not Mutex::Await: TSan builds annotate CondVar::Wait, whereas Await's
+    // condition runs inside Debian's uninstrumented abseil; tests/support/tsan_absl_mutex.cc.)
     if (entry_->canceller != std::this_thread::get_id()) {
-      entry_->mutex.Await(absl::Condition(
-          +[](Entry* entry) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !entry->cancelling; },
-          entry_.get()));
+      while (entry_->cancelling) entry_->cancel_returned.Wait(&entry_->mutex);
     }
   }
   registry_.End(*entry_);
@@ -85,6 +86,7 @@ int64_t TransferRegistry::CancelAll(const std::vector<std::shared_ptr<Entry>>& e
     absl::MutexLock lock(&entry->mutex);
     entry->cancelling = false;
     entry->canceller = std::thread::id();
+    entry->cancel_returned.SignalAll();
   }
   return cancelled;
 }

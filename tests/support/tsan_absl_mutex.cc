@@ -24,18 +24,26 @@ using Method = void (*)(absl::Mutex*);
 #define AH_STRINGIFY_INNER(x) #x
 #define AH_STRINGIFY(x) AH_STRINGIFY_INNER(x)
 
-// The library's definition of absl::Mutex::<name>(), by its mangled name in abseil's inline
-// namespace.
-Method Real(const std::string& name) {
+// abseil's inline namespace as it appears in mangled names ("7debian3").
+std::string MangledNamespace() {
   const std::string ns = AH_STRINGIFY(ABSL_OPTION_INLINE_NAMESPACE_NAME);
-  const std::string symbol = "_ZN4absl" + std::to_string(ns.size()) + ns + "5Mutex" +
-                             std::to_string(name.size()) + name + "Ev";
-  auto* method = reinterpret_cast<Method>(dlsym(RTLD_NEXT, symbol.c_str()));
-  if (method == nullptr) {
+  return std::to_string(ns.size()) + ns;
+}
+
+// The shared library's definition of a symbol.
+void* Symbol(const std::string& symbol) {
+  void* found = dlsym(RTLD_NEXT, symbol.c_str());
+  if (found == nullptr) {
     std::fprintf(stderr, "tsan_absl_mutex: %s not found\n", symbol.c_str());
     std::abort();
   }
-  return method;
+  return found;
+}
+
+// The library's definition of absl::Mutex::<name>().
+Method Real(const std::string& name) {
+  return reinterpret_cast<Method>(Symbol("_ZN4absl" + MangledNamespace() + "5Mutex" +
+                                         std::to_string(name.size()) + name + "Ev"));
 }
 
 }  // namespace
@@ -65,6 +73,16 @@ void Mutex::ReaderUnlock() {
   static const Method real = Real("ReaderUnlock");
   __tsan_release(this);
   real(this);
+}
+
+// The wait gives the mutex up and takes it back inside the library.
+void CondVar::Wait(Mutex* mu) {
+  using WaitMethod = void (*)(CondVar*, Mutex*);
+  static const auto real = reinterpret_cast<WaitMethod>(
+      Symbol("_ZN4absl" + MangledNamespace() + "7CondVar4WaitEPNS0_5MutexE"));
+  __tsan_release(mu);
+  real(this, mu);
+  __tsan_acquire(mu);
 }
 
 ABSL_NAMESPACE_END
