@@ -4,6 +4,7 @@
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
+#include "pipeline.h"
 #include "requests.h"
 
 namespace arrayhub::client {
@@ -46,37 +47,46 @@ Array Only(std::vector<Array> results) { return std::move(results[0]); }
 }  // namespace
 
 Array Client::Matmul(const Operand& a, const Operand& b, const MatmulOptions& options) {
-  return Adopt(detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Matmul,
-                                              detail::MatmulRequest(a, b, options))));
+  return Issue(detail::ArraysOf({a, b}),
+               {[&] { return detail::AsOp(detail::MatmulRequest(a, b, options)); }});
 }
 
 void Client::MatmulOut(Array& out, const Operand& a, const Operand& b,
                        const MatmulOptions& options) {
-  v1::MatmulRequest request = detail::MatmulRequest(a, b, options);
-  request.set_out(out.handle());
-  detail::Call(connection(), &v1::ArrayHub::Stub::Matmul, request);
+  std::vector<const Array*> inputs = detail::ArraysOf({a, b});
+  inputs.push_back(&out);
+  IssueOut(inputs, {[&] {
+             v1::MatmulRequest request = detail::MatmulRequest(a, b, options);
+             detail::SetOut(out, request);
+             return detail::AsOp(std::move(request));
+           }});
 }
 
 Array Client::Dot(const Operand& a, const Operand& b, Precision precision) {
-  return Adopt(CallTensorProduct(connection(), ProductRequest("dot", a, b, precision)));
+  detail::Connection& conn = Synced();
+  return Adopt(CallTensorProduct(conn, ProductRequest("dot", a, b, precision)));
 }
 
 Array Client::Vdot(const Operand& a, const Operand& b, Precision precision) {
-  return Adopt(CallTensorProduct(connection(), ProductRequest("vdot", a, b, precision)));
+  detail::Connection& conn = Synced();
+  return Adopt(CallTensorProduct(conn, ProductRequest("vdot", a, b, precision)));
 }
 
 Array Client::Inner(const Operand& a, const Operand& b, Precision precision) {
-  return Adopt(CallTensorProduct(connection(), ProductRequest("inner", a, b, precision)));
+  detail::Connection& conn = Synced();
+  return Adopt(CallTensorProduct(conn, ProductRequest("inner", a, b, precision)));
 }
 
 Array Client::Outer(const Operand& a, const Operand& b, Precision precision) {
-  return Adopt(CallTensorProduct(connection(), ProductRequest("outer", a, b, precision)));
+  detail::Connection& conn = Synced();
+  return Adopt(CallTensorProduct(conn, ProductRequest("outer", a, b, precision)));
 }
 
 Array Client::Tensordot(const Operand& a, const Operand& b, int64_t axes, Precision precision) {
+  detail::Connection& conn = Synced();
   v1::TensorProductRequest request = ProductRequest("tensordot", a, b, precision);
   request.set_axes(axes);
-  return Adopt(CallTensorProduct(connection(), request));
+  return Adopt(CallTensorProduct(conn, request));
 }
 
 Linalg Client::linalg() {
@@ -84,7 +94,7 @@ Linalg Client::linalg() {
   return Linalg(*this);
 }
 
-detail::Connection& Linalg::connection() const { return client_->connection(); }
+detail::Connection& Linalg::connection() const { return client_->Synced(); }
 
 std::vector<Array> Linalg::Adopt(const std::vector<ArrayInfo>& results) const {
   std::vector<Array> arrays;

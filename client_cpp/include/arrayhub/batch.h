@@ -121,7 +121,8 @@ class Batch {
            std::optional<DType> dtype = std::nullopt);
 
  private:
-  // Throws kInvalidArgument for a step of another batch among `operands`.
+  // Throws kInvalidArgument for a step of another batch among `operands`; waits for arrays
+  // among them that the client's pipeline has not made yet (a Batch names them by handle).
   void CheckSteps(const std::vector<Operand>& operands) const;
   // The step of the op just recorded, noting whether it wrote into an existing array.
   Step Recorded(bool writes_out = false);
