@@ -85,6 +85,10 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("default-chunk-bytes", config.limits.default_chunk_bytes,
       "download chunk size when a client names none, in bytes")
       ->check(CLI::Range(int64_t{1}, int64_t{64} << 20));
+  add("max-inline-read-bytes", config.limits.max_inline_read_bytes,
+      "most bytes of the result a Batch answers inline (its `read`); a larger one is left for "
+      "a download. At most the largest gRPC message")
+      ->check(CLI::NonNegativeNumber);
   add("session-ttl", config.session_ttl, "default session lease, in seconds")
       ->check(CLI::PositiveNumber);
   add("max-session-ttl", config.max_session_ttl, "longest lease a client may ask for, in seconds")
@@ -237,6 +241,7 @@ int main(int argc, char** argv) {
   // A chunk plus its message framing must fit the gRPC receive limit.
   limits.max_message_bytes =
       std::max<int64_t>(int64_t{4} << 20, limits.max_chunk_bytes + (64 << 10));
+  limits.max_inline_read_bytes = std::min(limits.max_inline_read_bytes, limits.max_message_bytes);
 
   std::shared_ptr<const arrayhub::TokenTable> tokens;
   if (!config.auth_file.empty()) {

@@ -13,12 +13,14 @@ std::string Labelled(std::span<const BatchStep> steps, int64_t index) {
   return fmt::format("ops[{}] ({})", index, steps[index].label);
 }
 
-absl::Status SeveralArrays(std::span<const BatchStep> steps, int64_t named,
-                           std::string_view naming) {
-  return absl::InvalidArgumentError(fmt::format(
-      "{} names {}, which gives several arrays; only an op giving one array can be read by "
-      "later ops or kept",
-      naming, Labelled(steps, named)));
+constexpr std::string_view kReadOrKept = "can be read by later ops or kept";
+
+// `what` says what only an op giving one array can be.
+absl::Status SeveralArrays(std::span<const BatchStep> steps, int64_t named, std::string_view naming,
+                           std::string_view what = kReadOrKept) {
+  return absl::InvalidArgumentError(
+      fmt::format("{} names {}, which gives several arrays; only an op giving one array {}", naming,
+                  Labelled(steps, named), what));
 }
 
 // Op `index`'s references: each to an earlier op that gives one array.
@@ -66,6 +68,32 @@ absl::StatusOr<std::vector<bool>> KeptOps(std::span<const BatchStep> steps,
   return kept;
 }
 
+// `read`, when set: an op that gives one array.
+absl::Status CheckRead(std::span<const BatchStep> steps, std::optional<int64_t> read) {
+  if (!read) return absl::OkStatus();
+  const std::string naming = fmt::format("read = {}", *read);
+  if (*read < 0 || *read >= static_cast<int64_t>(steps.size())) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} is out of range: the batch has {} ops", naming, steps.size()));
+  }
+  if (steps[*read].gives_several) {
+    return SeveralArrays(steps, *read, naming, "can be read back");
+  }
+  return absl::OkStatus();
+}
+
+// Per op: whose array its result is (BatchPlan::array_of). References point backwards.
+std::vector<int64_t> ArraysOf(std::span<const BatchStep> steps) {
+  std::vector<int64_t> array_of(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    array_of[i] = static_cast<int64_t>(i);
+    for (const BatchReference& reference : steps[i].references) {
+      if (reference.is_out) array_of[i] = array_of[reference.op];
+    }
+  }
+  return array_of;
+}
+
 }  // namespace
 
 absl::Status CheckBatchSize(int64_t ops, int64_t max_ops) {
@@ -77,30 +105,45 @@ absl::Status CheckBatchSize(int64_t ops, int64_t max_ops) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps,
-                                    std::span<const int32_t> keep) {
+absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps, std::span<const int32_t> keep,
+                                    std::optional<int64_t> read) {
   const auto ops = static_cast<int64_t>(steps.size());
   for (int64_t i = 0; i < ops; ++i) {
     if (!steps[i].has_op) {
       return absl::InvalidArgumentError(fmt::format(
-          "ops[{}] has no op set (elementwise, matmul, reduce, view, array_op or create)", i));
+          "ops[{}] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
+          "tensor_product or linalg)",
+          i));
     }
     AH_RETURN_IF_ERROR(CheckReferences(steps, i));
   }
   AH_ASSIGN_OR_RETURN(std::vector<bool> kept, KeptOps(steps, keep));
+  AH_RETURN_IF_ERROR(CheckRead(steps, read));
+  std::vector<int64_t> array_of = ArraysOf(steps);
 
-  // An op's result lives until its last reader has run; a result nothing reads, only until
-  // the op itself is done.
+  // An array lives until the last reader of any result that is it has run (a result nothing
+  // reads, only until its op is done), or to the end when it is read back; it outlives the
+  // batch when any result that is it is kept.
   std::vector<int64_t> last_use(ops);
   for (int64_t i = 0; i < ops; ++i) {
     last_use[i] = i;
-    for (const BatchReference& reference : steps[i].references) last_use[reference.op] = i;
+    for (const BatchReference& reference : steps[i].references) {
+      last_use[reference.op] = i;
+      last_use[array_of[reference.op]] = i;
+    }
+  }
+  if (read) last_use[*read] = last_use[array_of[*read]] = ops;
+  for (int64_t i = 0; i < ops; ++i) {
+    if (kept[i]) kept[array_of[i]] = true;
   }
   BatchPlan plan{.free_after = std::vector<std::vector<int64_t>>(ops),
                  .last_use = std::move(last_use),
-                 .kept = std::move(kept)};
+                 .kept = std::move(kept),
+                 .array_of = std::move(array_of)};
   for (int64_t j = 0; j < ops; ++j) {
-    if (!plan.kept[j]) plan.free_after[plan.last_use[j]].push_back(j);
+    if (plan.array_of[j] == j && !plan.kept[j] && plan.last_use[j] < ops) {
+      plan.free_after[plan.last_use[j]].push_back(j);
+    }
   }
   return plan;
 }

@@ -14,6 +14,9 @@ struct Limits {
   int64_t default_chunk_bytes = int64_t{1} << 20;
   int64_t max_message_bytes = int64_t{4} << 20;  // gRPC receive limit.
   int64_t max_batch_ops = 1024;                  // Most ops in one Batch request.
+  // Most bytes of the result a Batch answers inline (BatchRequest.read); a larger one is left
+  // out (data_omitted). At most max_message_bytes (--max-inline-read-bytes).
+  int64_t max_inline_read_bytes = int64_t{1} << 20;
   // Most entries of a request's open-ended lists (arrays to concatenate, split points, handles
   // to free, reader tenants); lists that become shapes or axes are held to max_rank.
   int64_t max_list_entries = 65536;

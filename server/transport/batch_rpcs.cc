@@ -2,20 +2,26 @@
 // batch gives them; only the results the client keeps are answered, the rest are freed as soon
 // as no later op reads them (server/core/batch_plan.h has the rules). A run of elementwise ops
 // that make new arrays runs as one chain (Engine::ElementwiseChain): its results that nothing
-// after the run reads and the client does not keep never become arrays.
+// after the run reads and the client does not keep never become arrays. One result may come
+// back inline (`read`), and the handles the client dropped (`free`) go after the ops, so that
+// a pipelined client's flush is one round trip.
 #include <fmt/format.h>
 
+#include <memory>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "server/core/batch_plan.h"
 #include "server/core/status_macros.h"
+#include "server/transport/batch_ops.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 
 namespace arrayhub {
 namespace {
 
-using BatchOp = v1::BatchRequest::Op;
 using Records = std::vector<ArrayTable::RecordPtr>;
 
 // The arrays of a running batch, by op. Those the batch created (not an `out` array an op
@@ -57,111 +63,6 @@ class BatchArrays final : public BatchResults {
   std::vector<bool> created_;
 };
 
-// "elementwise add", or the kind alone when the op names nothing.
-std::string Label(std::string_view kind, std::string_view name) {
-  std::string label(kind);
-  if (!name.empty()) label.append(" ").append(name);
-  return label;
-}
-
-// The name of the oneof member that is set in `message` ("reshape", "zeros"); empty if none.
-template <typename Message>
-std::string_view SetMember(const Message& message, int field_number) {
-  const google::protobuf::FieldDescriptor* field =
-      message.GetDescriptor()->FindFieldByNumber(field_number);
-  return field ? std::string_view(field->name()) : std::string_view();
-}
-
-std::string LabelOf(const BatchOp& op) {
-  switch (op.op_case()) {
-    case BatchOp::kElementwise:
-      return Label("elementwise", op.elementwise().op());
-    case BatchOp::kMatmul:
-      return "matmul";
-    case BatchOp::kReduce:
-      return Label("reduce", op.reduce().op());
-    case BatchOp::kView:
-      return Label("view", SetMember(op.view(), op.view().op_case()));
-    case BatchOp::kArrayOp:
-      return Label("array_op", op.array_op().op());
-    case BatchOp::kCreate:
-      return Label("create", SetMember(op.create(), op.create().kind_case()));
-    case BatchOp::OP_NOT_SET:
-      break;
-  }
-  return "";
-}
-
-void AddReference(const v1::Operand& operand, std::string_view field, BatchStep& step) {
-  if (operand.value_case() == v1::Operand::kBatchResult) {
-    step.references.push_back(
-        {.field = std::string(field) + ".batch_result", .op = operand.batch_result()});
-  }
-}
-
-void AddReferences(const google::protobuf::RepeatedPtrField<v1::Operand>& operands,
-                   BatchStep& step) {
-  for (int k = 0; k < operands.size(); ++k) {
-    if (operands[k].value_case() == v1::Operand::kBatchResult) {
-      step.references.push_back({.field = "operands[" + std::to_string(k) + "].batch_result",
-                                 .op = operands[k].batch_result()});
-    }
-  }
-}
-
-BatchStep StepOf(const BatchOp& op) {
-  BatchStep step{.label = LabelOf(op),
-                 .has_op = op.op_case() != BatchOp::OP_NOT_SET,
-                 .gives_several = false,
-                 .references = {}};
-  switch (op.op_case()) {
-    case BatchOp::kElementwise:
-      AddReferences(op.elementwise().operands(), step);
-      break;
-    case BatchOp::kMatmul:
-      AddReference(op.matmul().a(), "a", step);
-      AddReference(op.matmul().b(), "b", step);
-      break;
-    case BatchOp::kReduce:
-      AddReference(op.reduce().input(), "input", step);
-      break;
-    case BatchOp::kView:
-      if (op.view().array_case() == v1::ViewRequest::kBatchHandle) {
-        step.references.push_back({.field = "batch_handle", .op = op.view().batch_handle()});
-      }
-      break;
-    case BatchOp::kArrayOp: {
-      AddReferences(op.array_op().operands(), step);
-      const std::optional<ArrayOpKind> kind = ArrayOpFromName(op.array_op().op());
-      step.gives_several = kind && ArrayOpGivesSeveral(*kind);
-      break;
-    }
-    case BatchOp::kCreate:
-    case BatchOp::OP_NOT_SET:
-      break;
-  }
-  return step;
-}
-
-// The existing array an op writes its result into (NumPy's out=); empty when it makes one.
-std::string_view OutOf(const BatchOp& op) {
-  switch (op.op_case()) {
-    case BatchOp::kElementwise:
-      return op.elementwise().out();
-    case BatchOp::kMatmul:
-      return op.matmul().out();
-    case BatchOp::kReduce:
-      return op.reduce().out();
-    default:
-      return "";
-  }
-}
-
-absl::StatusOr<Records> One(absl::StatusOr<ArrayTable::RecordPtr> result) {
-  if (!result.ok()) return result.status();
-  return Records{*std::move(result)};
-}
-
 // Inside a run of elementwise ops [start, ...): results of the run are chain values, earlier
 // ones arrays.
 class ChainOperands final : public BatchResults {
@@ -178,44 +79,96 @@ class ChainOperands final : public BatchResults {
   int64_t start_;
 };
 
-// An elementwise op that makes a new array: one that can run in an elementwise chain.
-bool Chainable(const BatchOp& op) {
-  return op.op_case() == BatchOp::kElementwise && op.elementwise().out().empty();
+// Runs the ops in order, runs of elementwise ops as chains, freeing each result the plan says
+// after its last reader.
+absl::Status RunOps(Engine& engine, const Caller& caller, const v1::BatchRequest& request,
+                    std::span<const BatchStep> steps, const BatchPlan& plan, BatchArrays& arrays) {
+  const int ops = request.ops_size();
+  for (int i = 0; i < ops;) {
+    // A caller that went away, or a drain that ran out, ends the batch here; `arrays` frees
+    // what it made.
+    if (absl::Status stop = CheckStop(caller.stop.get()); !stop.ok()) {
+      return absl::Status(
+          stop.code(), fmt::format("{} (before ops[{}] ({}) of {})", std::string(stop.message()), i,
+                                   steps[i].label, ops));
+    }
+    // A run of two or more elementwise ops goes to the engine whole, as a chain.
+    int end = i;
+    while (engine.limits().fuse_batches && end < ops && Chainable(request.ops(end))) ++end;
+    if (end - i >= 2) {
+      const ChainOperands operands(arrays, i);
+      std::vector<ChainOp> chain;
+      for (int j = i; j < end; ++j) {
+        absl::StatusOr<ElementwiseSpec> spec =
+            ElementwiseSpecFromProto(request.ops(j).elementwise(), &operands);
+        if (!spec.ok()) return InBatchOp(spec.status(), j, steps[j].label);
+        chain.push_back({.batch_op = j,
+                         .label = steps[j].label,
+                         .spec = *std::move(spec),
+                         .keep = plan.kept[j] || plan.last_use[j] >= end});
+      }
+      AH_ASSIGN_OR_RETURN(Records results, engine.ElementwiseChain(caller, chain));
+      for (int j = i; j < end; ++j) {
+        if (results[j - i]) arrays.Set(j, {results[j - i]}, /*created=*/true);
+      }
+      for (int j = i; j < end; ++j) {
+        for (int64_t done : plan.free_after[j]) arrays.Free(done);
+      }
+      i = end;
+      continue;
+    }
+    const BatchOp& op = request.ops(i);
+    absl::StatusOr<Records> results = RunBatchOp(engine, caller, op, arrays);
+    if (!results.ok()) return InBatchOp(results.status(), i, steps[i].label);
+    arrays.Set(i, *std::move(results), !WritesIntoOut(op));
+    for (int64_t done : plan.free_after[i]) arrays.Free(done);
+    ++i;
+  }
+  return absl::OkStatus();
 }
 
-// Runs an op as its own RPC would, the batch results it reads named by their handles.
-absl::StatusOr<Records> Run(Engine& engine, const Caller& caller, const BatchOp& op,
-                            const BatchResults& results) {
-  switch (op.op_case()) {
-    case BatchOp::kElementwise: {
-      AH_ASSIGN_OR_RETURN(ElementwiseSpec spec,
-                          ElementwiseSpecFromProto(op.elementwise(), &results));
-      return One(engine.Elementwise(caller, spec));
-    }
-    case BatchOp::kMatmul: {
-      AH_ASSIGN_OR_RETURN(MatmulSpec spec, MatmulSpecFromProto(op.matmul(), &results));
-      return One(engine.Matmul(caller, spec));
-    }
-    case BatchOp::kReduce: {
-      AH_ASSIGN_OR_RETURN(ReduceSpec spec, ReduceSpecFromProto(op.reduce(), &results));
-      return One(engine.Reduce(caller, spec));
-    }
-    case BatchOp::kView: {
-      AH_ASSIGN_OR_RETURN(ViewSpec spec, ViewSpecFromProto(op.view(), &results));
-      return One(engine.View(caller, spec));
-    }
-    case BatchOp::kArrayOp: {
-      AH_ASSIGN_OR_RETURN(ArrayOpSpec spec, ArrayOpSpecFromProto(op.array_op(), &results));
-      return engine.ArrayOp(caller, spec);
-    }
-    case BatchOp::kCreate: {
-      AH_ASSIGN_OR_RETURN(CreateSpec spec, CreateSpecFromProto(op.create()));
-      return One(engine.Create(caller, spec));
-    }
-    case BatchOp::OP_NOT_SET:
-      break;
+// The `free` entries, every one parsed before any op runs.
+absl::StatusOr<std::vector<Handle>> FreesOf(
+    const google::protobuf::RepeatedPtrField<std::string>& free) {
+  std::vector<Handle> handles;
+  handles.reserve(free.size());
+  for (int k = 0; k < free.size(); ++k) {
+    AH_ASSIGN_OR_RETURN(Handle handle, Handle::Parse(free[k], fmt::format("free[{}]", k)));
+    handles.push_back(handle);
   }
-  return absl::InternalError("an op with no op set got past PlanBatch");
+  return handles;
+}
+
+// Frees each handle on its own. The only failure is NOT_FOUND, for a handle already gone or
+// one the caller may not see (the same answer, so nothing can be probed): it is skipped.
+void FreeEach(Engine& engine, const Caller& caller, const std::vector<Handle>& handles) {
+  for (const Handle& handle : handles) {
+    engine.Free(caller, std::vector<Handle>{handle}).IgnoreError();
+  }
+}
+
+// Puts `array`, op `read`'s result, in the response: its info, its handle only if it outlives
+// the batch, and its C-order bytes when they fit the inline limit (else data_omitted). The
+// bytes are read as a Download reads them (Engine::BeginDownload): after the session's queued
+// work on the array, a view copied to C order first (that copy charged to the tenant).
+absl::Status ReadBack(ArrayHubService& service, const Caller& caller, const ArrayRecord& array,
+                      bool outlives_batch, v1::BatchResponse* response) {
+  service.FillInfo(array, response->mutable_read_info());
+  if (!outlives_batch) response->mutable_read_info()->clear_handle();
+  if (array.nbytes() > service.engine().limits().max_inline_read_bytes) {
+    response->set_data_omitted(true);
+    return absl::OkStatus();
+  }
+  AH_ASSIGN_OR_RETURN(
+      std::unique_ptr<PendingDownload> download,
+      service.engine().BeginDownload(caller, array.handle.ToString(), array.nbytes()));
+  std::string& data = *response->mutable_data();
+  data.reserve(array.nbytes());
+  for (;;) {
+    AH_ASSIGN_OR_RETURN(std::span<const std::byte> chunk, download->Next());
+    if (chunk.empty()) return absl::OkStatus();
+    data.append(reinterpret_cast<const char*>(chunk.data()), chunk.size());
+  }
 }
 
 }  // namespace
@@ -229,55 +182,33 @@ grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::Batc
     steps.reserve(request->ops_size());
     for (const BatchOp& op : request->ops()) steps.push_back(StepOf(op));
     const std::span<const int32_t> keep(request->keep().data(), request->keep().size());
-    AH_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(steps, keep));
+    const std::optional<int64_t> read =
+        request->has_read() ? std::optional<int64_t>(request->read()) : std::nullopt;
+    AH_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(steps, keep, read));
+    AH_ASSIGN_OR_RETURN(std::vector<Handle> frees, FreesOf(request->free()));
+    // The read is not a transfer (no --tenant-max-transfers slot): it is one message of at
+    // most --max-inline-read-bytes, which a view's C-order copy, charged, is too.
 
-    BatchArrays arrays(engine_, caller, steps.size());
-    const int ops = request->ops_size();
-    for (int i = 0; i < ops;) {
-      // A caller that went away, or a drain that ran out, ends the batch here; `arrays` frees
-      // what it made.
-      if (absl::Status stop = CheckStop(caller.stop.get()); !stop.ok()) {
-        return absl::Status(
-            stop.code(), fmt::format("{} (before ops[{}] ({}) of {})", std::string(stop.message()),
-                                     i, steps[i].label, ops));
+    // From here on the frees are made whatever happens to the ops.
+    const absl::Status ran = [&]() -> absl::Status {
+      BatchArrays arrays(engine_, caller, steps.size());
+      AH_RETURN_IF_ERROR(RunOps(engine_, caller, *request, steps, plan, arrays));
+      if (read) {
+        const absl::Status done =
+            ReadBack(*this, caller, arrays.Of(*read), plan.kept[*read], response);
+        if (!done.ok()) {
+          return absl::Status(done.code(),
+                              fmt::format("read = {}: {}", *read, std::string(done.message())));
+        }
       }
-      // A run of two or more elementwise ops goes to the engine whole, as a chain.
-      int end = i;
-      while (engine_.limits().fuse_batches && end < ops && Chainable(request->ops(end))) ++end;
-      if (end - i >= 2) {
-        const ChainOperands operands(arrays, i);
-        std::vector<ChainOp> chain;
-        for (int j = i; j < end; ++j) {
-          absl::StatusOr<ElementwiseSpec> spec =
-              ElementwiseSpecFromProto(request->ops(j).elementwise(), &operands);
-          if (!spec.ok()) return InBatchOp(spec.status(), j, steps[j].label);
-          chain.push_back({.batch_op = j,
-                           .label = steps[j].label,
-                           .spec = *std::move(spec),
-                           .keep = plan.kept[j] || plan.last_use[j] >= end});
-        }
-        AH_ASSIGN_OR_RETURN(Records results, engine_.ElementwiseChain(caller, chain));
-        for (int j = i; j < end; ++j) {
-          if (results[j - i]) arrays.Set(j, {results[j - i]}, /*created=*/true);
-        }
-        for (int j = i; j < end; ++j) {
-          for (int64_t done : plan.free_after[j]) arrays.Free(done);
-        }
-        i = end;
-        continue;
+      for (int32_t op : keep) {
+        FillInfo(arrays.Of(op), response->add_results());
+        arrays.Keep(plan.array_of[op]);
       }
-      const BatchOp& op = request->ops(i);
-      absl::StatusOr<Records> results = Run(engine_, caller, op, arrays);
-      if (!results.ok()) return InBatchOp(results.status(), i, steps[i].label);
-      arrays.Set(i, *std::move(results), OutOf(op).empty());
-      for (int64_t done : plan.free_after[i]) arrays.Free(done);
-      ++i;
-    }
-    for (int32_t op : keep) {
-      FillInfo(arrays.Of(op), response->add_results());
-      arrays.Keep(op);
-    }
-    return absl::OkStatus();
+      return absl::OkStatus();
+    }();
+    FreeEach(engine_, caller, frees);
+    return ran;
   }());
 }
 

@@ -70,6 +70,8 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   out->set_max_chunk_bytes(limits.max_chunk_bytes);
   out->set_default_chunk_bytes(limits.default_chunk_bytes);
   out->set_max_message_bytes(limits.max_message_bytes);
+  out->set_max_inline_read_bytes(limits.max_inline_read_bytes);
+  out->set_max_batch_ops(limits.max_batch_ops);
   response->set_tenant(*tenant);
   response->set_tenant_bytes_in_use(engine_.TenantBytesInUse(*tenant));
   if (limits.shared_memory) {

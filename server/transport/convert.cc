@@ -47,6 +47,11 @@ absl::StatusOr<Scalar> ScalarFromProto(const v1::Scalar& scalar, std::string_vie
 
 namespace {
 
+absl::Status OutsideABatch(std::string_view field) {
+  return absl::InvalidArgumentError(
+      fmt::format("{} refers to a batch result outside a Batch request", field));
+}
+
 // A scalar sub-field that must be present.
 absl::StatusOr<Scalar> RequiredScalar(bool present, const v1::Scalar& scalar,
                                       std::string_view field) {
@@ -93,14 +98,33 @@ absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::st
       return OperandSpec{.handle = std::nullopt, .scalar = scalar, .chain_value = std::nullopt};
     }
     case v1::Operand::kBatchResult:
-      if (batch != nullptr) return batch->OperandOf(operand.batch_result());
-      return absl::InvalidArgumentError(
-          fmt::format("{} refers to a batch result outside a Batch request", field));
+      if (batch == nullptr) return OutsideABatch(field);
+      return batch->OperandOf(operand.batch_result());
     case v1::Operand::VALUE_NOT_SET:
       break;
   }
   return absl::InvalidArgumentError(fmt::format("{} has no value", field));
 }
+
+absl::StatusOr<std::string> BatchHandleFromProto(int64_t op, std::string_view field,
+                                                 const BatchResults* batch) {
+  if (batch == nullptr) return OutsideABatch(field);
+  return batch->HandleOf(op);
+}
+
+namespace {
+
+// The `out_array` oneof of ElementwiseRequest, MatmulRequest, ReduceRequest and
+// TensorProductRequest: the handle of the array to write into, empty for a new one.
+template <typename Request>
+absl::StatusOr<std::string> OutFromProto(const Request& request, const BatchResults* batch) {
+  if (request.out_array_case() == Request::kOutBatchResult) {
+    return BatchHandleFromProto(request.out_batch_result(), "out_batch_result", batch);
+  }
+  return request.out();
+}
+
+}  // namespace
 
 std::optional<std::vector<int64_t>> AxesFromProto(bool present, const v1::AxisList& axes) {
   if (!present) return std::nullopt;
@@ -121,7 +145,7 @@ absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRe
         OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
     spec.operands.push_back(std::move(operand));
   }
-  spec.out = request.out();
+  AH_ASSIGN_OR_RETURN(spec.out, OutFromProto(request, batch));
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));
   return spec;
 }
@@ -139,7 +163,7 @@ absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request,
   spec.keepdims = request.keepdims();
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));
   spec.ddof = request.ddof();
-  spec.out = request.out();
+  AH_ASSIGN_OR_RETURN(spec.out, OutFromProto(request, batch));
   return spec;
 }
 
@@ -170,13 +194,13 @@ absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request,
   spec.transpose_b = request.transpose_b();
   spec.conjugate_a = request.conjugate_a();
   spec.conjugate_b = request.conjugate_b();
-  spec.out = request.out();
+  AH_ASSIGN_OR_RETURN(spec.out, OutFromProto(request, batch));
   AH_ASSIGN_OR_RETURN(spec.precision, PrecisionFromProto(request.precision()));
   return spec;
 }
 
 absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
-    const v1::TensorProductRequest& request) {
+    const v1::TensorProductRequest& request, const BatchResults* batch) {
   TensorProductSpec spec;
   std::optional<TensorProductOp> op = TensorProductOpFromName(request.op());
   if (!op) {
@@ -184,15 +208,16 @@ absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
         "unknown tensor product '{}' (dot, vdot, inner, outer or tensordot)", request.op()));
   }
   spec.op = *op;
-  AH_ASSIGN_OR_RETURN(spec.a, OperandFromProto(request.a(), "a"));
-  AH_ASSIGN_OR_RETURN(spec.b, OperandFromProto(request.b(), "b"));
+  AH_ASSIGN_OR_RETURN(spec.a, OperandFromProto(request.a(), "a", batch));
+  AH_ASSIGN_OR_RETURN(spec.b, OperandFromProto(request.b(), "b", batch));
   spec.axes = request.axes();
-  spec.out = request.out();
+  AH_ASSIGN_OR_RETURN(spec.out, OutFromProto(request, batch));
   AH_ASSIGN_OR_RETURN(spec.precision, PrecisionFromProto(request.precision()));
   return spec;
 }
 
-absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request) {
+absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
+                                               const BatchResults* batch) {
   LinalgSpec spec;
   std::optional<LinalgOp> op = LinalgOpFromName(request.op());
   if (!op) {
@@ -200,8 +225,9 @@ absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request)
   }
   spec.op = *op;
   for (int i = 0; i < request.operands_size(); ++i) {
-    AH_ASSIGN_OR_RETURN(OperandSpec operand,
-                        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i)));
+    AH_ASSIGN_OR_RETURN(
+        OperandSpec operand,
+        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
     spec.operands.push_back(std::move(operand));
   }
   spec.full_matrices = request.full_matrices();

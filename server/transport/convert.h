@@ -36,8 +36,9 @@ Shape ShapeFromProto(const RepeatedInt64& extents) {
 }
 
 // The results of the ops a running Batch has run so far, which later ops of it read
-// (batch_result, batch_handle). The converters below take one inside a Batch only; without
-// it, an operand naming a batch result is INVALID_ARGUMENT.
+// (batch_result, batch_handle, batch_array) or write into (out_batch_result). The converters
+// below take one inside a Batch only; without it, a field naming a batch result is
+// INVALID_ARGUMENT.
 class BatchResults {
  public:
   virtual ~BatchResults() = default;
@@ -50,6 +51,9 @@ class BatchResults {
   }
 };
 
+// The handle of op `op`'s result, named by `field` (batch_handle, out_batch_result, ...).
+absl::StatusOr<std::string> BatchHandleFromProto(int64_t op, std::string_view field,
+                                                 const BatchResults* batch);
 absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field,
                                              const BatchResults* batch = nullptr);
 // An AxisList field: nullopt when absent (NumPy's axis=None).
@@ -63,12 +67,14 @@ absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request,
 absl::StatusOr<MatmulSpec> MatmulSpecFromProto(const v1::MatmulRequest& request,
                                                const BatchResults* batch = nullptr);
 absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
-    const v1::TensorProductRequest& request);
-absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request);
+    const v1::TensorProductRequest& request, const BatchResults* batch = nullptr);
+absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
+                                               const BatchResults* batch = nullptr);
 // convert_manipulation.cc
 absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
                                            const BatchResults* batch = nullptr);
-absl::StatusOr<GetItemSpec> GetItemSpecFromProto(const v1::GetItemRequest& request);
+absl::StatusOr<GetItemSpec> GetItemSpecFromProto(const v1::GetItemRequest& request,
+                                                 const BatchResults* batch = nullptr);
 absl::StatusOr<SetItemSpec> SetItemSpecFromProto(const v1::SetItemRequest& request);
 absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& request,
                                                  const BatchResults* batch = nullptr);

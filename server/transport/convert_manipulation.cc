@@ -20,7 +20,8 @@ std::vector<int64_t> Ints(const Repeated& values) {
 }
 
 absl::StatusOr<std::vector<IndexItemSpec>> IndexFromProto(
-    const google::protobuf::RepeatedPtrField<v1::IndexItem>& items) {
+    const google::protobuf::RepeatedPtrField<v1::IndexItem>& items,
+    const BatchResults* batch = nullptr) {
   std::vector<IndexItemSpec> index;
   for (int i = 0; i < items.size(); ++i) {
     const v1::IndexItem& item = items[i];
@@ -45,6 +46,13 @@ absl::StatusOr<std::vector<IndexItemSpec>> IndexFromProto(
       case v1::IndexItem::kArray:
         index.emplace_back(IndexArraySpec{item.array()});
         break;
+      case v1::IndexItem::kBatchArray: {
+        AH_ASSIGN_OR_RETURN(std::string handle,
+                            BatchHandleFromProto(item.batch_array(),
+                                                 fmt::format("index[{}].batch_array", i), batch));
+        index.emplace_back(IndexArraySpec{std::move(handle)});
+        break;
+      }
       case v1::IndexItem::ITEM_NOT_SET:
         return absl::InvalidArgumentError(fmt::format("index[{}] has no item", i));
     }
@@ -59,11 +67,9 @@ absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
   ViewSpec spec{.handle = "", .op = {}};
   if (request.array_case() != v1::ViewRequest::kBatchHandle) {
     spec.handle = request.handle();
-  } else if (batch != nullptr) {
-    spec.handle = batch->HandleOf(request.batch_handle());
   } else {
-    return absl::InvalidArgumentError(
-        "batch_handle refers to a batch result outside a Batch request");
+    AH_ASSIGN_OR_RETURN(spec.handle,
+                        BatchHandleFromProto(request.batch_handle(), "batch_handle", batch));
   }
   switch (request.op_case()) {
     case v1::ViewRequest::kReshape: {
@@ -111,9 +117,15 @@ absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
   return spec;
 }
 
-absl::StatusOr<GetItemSpec> GetItemSpecFromProto(const v1::GetItemRequest& request) {
-  AH_ASSIGN_OR_RETURN(std::vector<IndexItemSpec> index, IndexFromProto(request.index()));
-  return GetItemSpec{.handle = request.handle(), .index = std::move(index)};
+absl::StatusOr<GetItemSpec> GetItemSpecFromProto(const v1::GetItemRequest& request,
+                                                 const BatchResults* batch) {
+  GetItemSpec spec{.handle = request.handle(), .index = {}};
+  if (request.array_case() == v1::GetItemRequest::kBatchHandle) {
+    AH_ASSIGN_OR_RETURN(spec.handle,
+                        BatchHandleFromProto(request.batch_handle(), "batch_handle", batch));
+  }
+  AH_ASSIGN_OR_RETURN(spec.index, IndexFromProto(request.index(), batch));
+  return spec;
 }
 
 absl::StatusOr<SetItemSpec> SetItemSpecFromProto(const v1::SetItemRequest& request) {

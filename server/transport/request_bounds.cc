@@ -101,9 +101,10 @@ ListBound BoundOf(const FieldDescriptor& field, const Limits& limits) {
   if (name == "arrayhub.v1.LinalgRequest.operands") {
     return {.most = 2, .rule = "a linalg op takes at most 2 (solve, lstsq)", .listed = true};
   }
-  const bool listed = IsOneOf(
-      name, {"arrayhub.v1.ArrayOpRequest.operands", "arrayhub.v1.ArrayOpRequest.ints",
-             "arrayhub.v1.FreeRequest.handles", "arrayhub.v1.PublishRequest.reader_tenants"});
+  const bool listed =
+      IsOneOf(name, {"arrayhub.v1.ArrayOpRequest.operands", "arrayhub.v1.ArrayOpRequest.ints",
+                     "arrayhub.v1.FreeRequest.handles", "arrayhub.v1.BatchRequest.free",
+                     "arrayhub.v1.PublishRequest.reader_tenants"});
   return {.most = limits.max_list_entries,
           .rule = fmt::format("the server allows at most {} (--max-list-entries)",
                               limits.max_list_entries),

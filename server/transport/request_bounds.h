@@ -4,7 +4,7 @@
 // from the limits: lists that become shapes or axes (--max-rank), an index expression (twice
 // --max-rank, as NumPy bounds one), a Batch's ops and keep (--max-batch-ops), operand lists
 // (the most the op takes), and the open-ended lists (arrays to join, split points, handles to
-// free, reader tenants: --max-list-entries).
+// free, a Batch's included, reader tenants: --max-list-entries).
 #pragma once
 
 #include <google/protobuf/descriptor.h>

@@ -21,6 +21,13 @@ BatchStep Step(std::string label, std::vector<int64_t> reads = {}) {
   return step;
 }
 
+// An op that writes into op `target`'s result (out_batch_result), reading `reads`.
+BatchStep WritesInto(int64_t target, std::vector<int64_t> reads = {}) {
+  BatchStep step = Step("elementwise add", std::move(reads));
+  step.references.push_back({.field = "out_batch_result", .op = target, .is_out = true});
+  return step;
+}
+
 BatchStep Split() {
   BatchStep step = Step("array_op split");
   step.gives_several = true;
@@ -69,6 +76,65 @@ TEST(PlanBatchTest, SeveralArraysAreFineWhenNothingReadsOrKeepsThem) {
   EXPECT_EQ(plan->free_after, Frees({{}, {1}}));
 }
 
+TEST(PlanBatchTest, AnOpWritingIntoAResultIsThatResultsArray) {
+  // t0 = zeros; add(..., out=t0) as op 1; exp(op 1) as op 2; op 3 writes into op 1, so into t0.
+  const std::vector<BatchStep> steps = {Step("create zeros"), WritesInto(0),
+                                        Step("elementwise exp", {1}), WritesInto(1, {2})};
+  absl::StatusOr<BatchPlan> plan = PlanBatch(steps, {});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->array_of, (std::vector<int64_t>{0, 0, 2, 0}));
+  // t0 lives until op 3, the last to read or write it through any of its names; ops 1 and 3
+  // own nothing to free.
+  EXPECT_EQ(plan->free_after, Frees({{}, {}, {}, {0, 2}}));
+  EXPECT_EQ(plan->last_use[0], 3);
+}
+
+TEST(PlanBatchTest, KeepingAnOpThatWroteIntoAResultKeepsThatResult) {
+  const std::vector<BatchStep> steps = {Step("create zeros"), WritesInto(0),
+                                        Step("elementwise exp", {1})};
+  const std::vector<int32_t> keep = {1};
+  absl::StatusOr<BatchPlan> plan = PlanBatch(steps, keep);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->kept, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(plan->free_after, Frees({{}, {}, {2}}));
+}
+
+TEST(PlanBatchTest, TheResultReadBackLivesToTheEnd) {
+  const std::vector<BatchStep> steps = {Step("create arange"), Step("elementwise exp", {0}),
+                                        Step("elementwise sqrt", {1})};
+  absl::StatusOr<BatchPlan> plan = PlanBatch(steps, {}, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // Op 1's result is freed by the batch's end, after the read; never by the schedule.
+  EXPECT_EQ(plan->free_after, Frees({{}, {0}, {2}}));
+  EXPECT_EQ(plan->last_use[1], 3);
+  EXPECT_EQ(plan->kept, (std::vector<bool>{false, false, false}));
+  // Reading back an op that wrote into a result keeps that result's array alive.
+  const std::vector<BatchStep> written = {Step("create zeros"), WritesInto(0)};
+  plan = PlanBatch(written, {}, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->free_after, Frees({{}, {}}));
+  EXPECT_EQ(plan->last_use[0], 2);
+}
+
+TEST(PlanBatchTest, TheReadIsAnOpGivingOneArray) {
+  const std::vector<BatchStep> steps = {Step("create arange"), Split()};
+  ExpectInvalid(PlanBatch(steps, {}, 2), "read = 2 is out of range: the batch has 2 ops");
+  ExpectInvalid(PlanBatch(steps, {}, -1), "read = -1 is out of range: the batch has 2 ops");
+  ExpectInvalid(PlanBatch(steps, {}, 1),
+                "read = 1 names ops[1] (array_op split), which gives several arrays; only an op "
+                "giving one array can be read back");
+}
+
+TEST(PlanBatchTest, AnOutTargetIsAnEarlierOpGivingOneArray) {
+  ExpectInvalid(PlanBatch(std::vector{Step("create zeros"), WritesInto(1)}, {}),
+                "ops[1] (elementwise add): out_batch_result = 1 names this op itself: a batch "
+                "result must name an earlier op (0 to 0)");
+  ExpectInvalid(PlanBatch(std::vector{Split(), WritesInto(0)}, {}),
+                "ops[1] (elementwise add): out_batch_result = 0 names ops[0] (array_op split), "
+                "which gives several arrays; only an op giving one array can be read by later "
+                "ops or kept");
+}
+
 TEST(CheckBatchSizeTest, NeedsOneToMaxOps) {
   const absl::Status empty = CheckBatchSize(0, 1024);
   EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
@@ -83,8 +149,10 @@ TEST(CheckBatchSizeTest, NeedsOneToMaxOps) {
 TEST(PlanBatchTest, EveryOpNeedsItsOneofSet) {
   std::vector<BatchStep> steps = {Step("create zeros"), Step("")};
   steps[1].has_op = false;
-  ExpectInvalid(PlanBatch(steps, {}),
-                "ops[1] has no op set (elementwise, matmul, reduce, view, array_op or create)");
+  ExpectInvalid(
+      PlanBatch(steps, {}),
+      "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
+      "tensor_product or linalg)");
 }
 
 TEST(PlanBatchTest, ReferencesMustPointBackwards) {

@@ -114,6 +114,19 @@ SEEDS = [
         c.BatchRequest.Op(elementwise=c.ElementwiseRequest(op="add", operands=[
             operand("1"), c.Operand(batch_result=0)], out="1")),
     ], keep=[2])),
+    # A pipelined client's flush: a result written into an earlier one, indexed by a mask that
+    # is a batch result, a dropped array freed, and the sum read back inline.
+    ("Batch", c.BatchRequest(ops=[
+        c.BatchRequest.Op(create=a.CreateRequest(arange=a.ArangeSpec(
+            start=t.Scalar(float_value=0), stop=t.Scalar(float_value=4)))),
+        c.BatchRequest.Op(elementwise=c.ElementwiseRequest(
+            op="add", operands=[c.Operand(batch_result=0), scalar(1)], out_batch_result=0)),
+        c.BatchRequest.Op(elementwise=c.ElementwiseRequest(
+            op="greater", operands=[c.Operand(batch_result=1), scalar(2.5)])),
+        c.BatchRequest.Op(get_item=c.GetItemRequest(batch_handle=1, index=[
+            c.IndexItem(batch_array=2)])),
+        c.BatchRequest.Op(reduce=c.ReduceRequest(op="sum", input=c.Operand(batch_result=3))),
+    ], keep=[1], free=["3"], read=4)),
     # A ticket nobody was given (PERMISSION_DENIED), then copies through a region that was
     # never registered.
     ("RegisterSharedMemory", a.RegisterSharedMemoryRequest(

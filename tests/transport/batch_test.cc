@@ -1,127 +1,9 @@
 // The Batch RPC: ops reading earlier results, kept results answered and the rest freed, and a
 // failing batch leaving nothing behind.
-#include <cstring>
-#include <set>
-
-#include "tests/transport/rpc_fixture.h"
+#include "tests/transport/batch_fixture.h"
 
 namespace arrayhub::testing {
 namespace {
-
-using Op = v1::BatchRequest::Op;
-
-v1::Operand Handle(const std::string& handle) {
-  v1::Operand operand;
-  operand.set_handle(handle);
-  return operand;
-}
-
-v1::Operand Result(int32_t op) {
-  v1::Operand operand;
-  operand.set_batch_result(op);
-  return operand;
-}
-
-v1::Operand Number(double value) {
-  v1::Operand operand;
-  operand.mutable_scalar()->set_float_value(value);
-  return operand;
-}
-
-Op Elementwise(const std::string& name, std::vector<v1::Operand> operands,
-               const std::string& out = "") {
-  Op op;
-  op.mutable_elementwise()->set_op(name);
-  for (v1::Operand& operand : operands) *op.mutable_elementwise()->add_operands() = operand;
-  op.mutable_elementwise()->set_out(out);
-  return op;
-}
-
-Op Arange(double stop) {
-  Op op;
-  v1::CreateRequest* create = op.mutable_create();
-  create->set_dtype(v1::DTYPE_FLOAT64);
-  create->mutable_arange()->mutable_start()->set_float_value(0);
-  create->mutable_arange()->mutable_stop()->set_float_value(stop);
-  return op;
-}
-
-Op Reshape(int32_t of, std::vector<int64_t> shape) {
-  Op op;
-  op.mutable_view()->set_batch_handle(of);
-  op.mutable_view()->mutable_reshape()->mutable_shape()->Assign(shape.begin(), shape.end());
-  return op;
-}
-
-Op Split(v1::Operand of, int64_t sections) {
-  Op op;
-  op.mutable_array_op()->set_op("split");
-  *op.mutable_array_op()->add_operands() = of;
-  op.mutable_array_op()->add_ints(sections);
-  return op;
-}
-
-Op Matmul(v1::Operand a, v1::Operand b) {
-  Op op;
-  *op.mutable_matmul()->mutable_a() = a;
-  *op.mutable_matmul()->mutable_b() = b;
-  return op;
-}
-
-v1::BatchRequest Batch(std::vector<Op> ops, std::vector<int32_t> keep) {
-  v1::BatchRequest request;
-  for (Op& op : ops) *request.add_ops() = op;
-  request.mutable_keep()->Assign(keep.begin(), keep.end());
-  return request;
-}
-
-std::vector<double> AsDoubles(const std::string& bytes) {
-  std::vector<double> values(bytes.size() / sizeof(double));
-  std::memcpy(values.data(), bytes.data(), bytes.size());
-  return values;
-}
-
-class BatchTest : public RpcTest {
- protected:
-  // A float64 array with these values, shaped `shape` (default: 1-D).
-  std::string Array(const std::vector<double>& values, std::vector<int64_t> shape = {}) {
-    if (shape.empty()) shape = {static_cast<int64_t>(values.size())};
-    v1::ArrayInfo info;
-    const std::string bytes(reinterpret_cast<const char*>(values.data()),
-                            values.size() * sizeof(double));
-    EXPECT_TRUE(Upload(v1::DTYPE_FLOAT64, shape, bytes, &info).ok());
-    return info.handle();
-  }
-
-  grpc::Status Run(const v1::BatchRequest& request, v1::BatchResponse* response = nullptr) {
-    v1::BatchResponse ignored;
-    return stub_->Batch(Context().get(), request, response ? response : &ignored);
-  }
-
-  std::vector<double> Values(const std::string& handle) { return AsDoubles(DownloadAll(handle)); }
-
-  std::set<std::string> Listed() {
-    v1::ListResponse response;
-    EXPECT_TRUE(stub_->List(Context().get(), v1::ListRequest(), &response).ok());
-    std::set<std::string> handles;
-    for (const v1::ArrayInfo& info : response.arrays()) handles.insert(info.handle());
-    return handles;
-  }
-
-  // The batch fails with `code` and `message`, and the server holds what it held before.
-  void ExpectFails(const v1::BatchRequest& request, grpc::StatusCode code,
-                   const std::string& message) {
-    const EngineStats before = server_->engine().Stats();
-    const std::set<std::string> listed = Listed();
-    const grpc::Status status = Run(request);
-    EXPECT_EQ(status.error_code(), code) << status.error_message();
-    EXPECT_EQ(status.error_message(), message);
-    const EngineStats after = server_->engine().Stats();
-    EXPECT_EQ(after.arrays, before.arrays);
-    EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
-    EXPECT_EQ(Listed(), listed);
-  }
-};
 
 TEST_F(BatchTest, DependentElementwiseOpsKeepOnlyTheResultsAsked) {
   const std::string a = Array({1, 2, 3, 4}), b = Array({4, 5, 6, 7});
@@ -256,8 +138,10 @@ TEST_F(BatchTest, TheBatchIsCheckedBeforeAnythingRuns) {
   ExpectFails(Batch({write, Split(Handle(a), 2)}, {1}), grpc::StatusCode::INVALID_ARGUMENT,
               "keep[0] = 1 names ops[1] (array_op split), which gives several arrays; only an op "
               "giving one array can be read by later ops or kept");
-  ExpectFails(Batch({write, Op()}, {}), grpc::StatusCode::INVALID_ARGUMENT,
-              "ops[1] has no op set (elementwise, matmul, reduce, view, array_op or create)");
+  ExpectFails(
+      Batch({write, Op()}, {}), grpc::StatusCode::INVALID_ARGUMENT,
+      "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
+      "tensor_product or linalg)");
   ExpectFails(Batch({}, {}), grpc::StatusCode::INVALID_ARGUMENT,
               "ops is empty: a batch needs at least one op");
   ExpectFails(Batch(std::vector<Op>(1025, write), {}), grpc::StatusCode::INVALID_ARGUMENT,

@@ -72,6 +72,14 @@ std::vector<Case> CallsOnAHandle() {
          return c.stub->Matmul(c.Context().get(), request, &info);
        }},
       {"free", [](const TenantClient& c, const std::string& h) { return c.Free(h); }},
+      {"batch get_item",
+       [](const TenantClient& c, const std::string& h) {
+         v1::BatchRequest request;
+         request.add_ops()->mutable_get_item()->set_handle(h);
+         request.set_read(0);
+         v1::BatchResponse response;
+         return c.stub->Batch(c.Context().get(), request, &response);
+       }},
       {"publish",
        [](const TenantClient& c, const std::string& h) {
          return c.Publish(h, "stolen", {}, /*all_tenants=*/true);
@@ -100,6 +108,25 @@ TEST_F(IsolationTest, AnotherTenantsHandleAnswersLikeAMadeUpOne) {
   v1::ArrayInfo info;
   ASSERT_TRUE(alice.stub->Describe(alice.Context().get(), describe, &info).ok());
   EXPECT_EQ(info.owner(), "alice");
+}
+
+TEST_F(IsolationTest, ABatchFreeingAnotherTenantsHandleSkipsItLikeAMadeUpOne) {
+  const TenantClient alice = Connect("alice");
+  const TenantClient bob = Connect("bob");
+  const v1::ArrayInfo secret = alice.Zeros({4});
+  for (const std::string& handle : {secret.handle(), std::string(kMadeUpHandle)}) {
+    v1::BatchRequest request;
+    request.add_ops()->mutable_create()->mutable_zeros();
+    request.add_free(handle);
+    v1::BatchResponse response;
+    const grpc::Status status = bob.stub->Batch(bob.Context().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(response.ByteSizeLong(), 0u);
+  }
+  v1::DescribeRequest describe;
+  describe.set_handle(secret.handle());
+  v1::ArrayInfo info;
+  EXPECT_TRUE(alice.stub->Describe(alice.Context().get(), describe, &info).ok());
 }
 
 TEST_F(IsolationTest, ListsShowOnlyTheCallersArrays) {

@@ -123,11 +123,24 @@ TEST_F(TransferLimitsTest, TransfersInFlightAreCappedPerTenant) {
   grpc::Status download;
   DownloadAll(array.handle(), 0, &download);
   EXPECT_STATUS(download, RESOURCE_EXHAUSTED, "--tenant-max-transfers 4");
+  // A Batch that reads a result back is not a transfer: its read is one message, bounded by
+  // --max-inline-read-bytes, so it runs with the quota full.
+  v1::BatchRequest batch;
+  v1::ElementwiseRequest* add = batch.add_ops()->mutable_elementwise();
+  add->set_op("add");
+  add->add_operands()->set_handle(array.handle());
+  add->add_operands()->mutable_scalar()->set_int_value(1);
+  add->set_out(array.handle());
+  batch.set_read(0);
+  v1::BatchResponse response;
+  ASSERT_TRUE(stub_->Batch(Context().get(), batch, &response).ok());
+  EXPECT_EQ(response.data(), std::string(3, '\x01'));
   // One ends: its slot is free again.
   stalled.back().context->TryCancel();
   EXPECT_EQ(stalled.back().Finish().error_code(), grpc::StatusCode::CANCELLED);
   stalled.pop_back();
   EXPECT_TRUE(Eventually([&] { return Upload(v1::DTYPE_UINT8, {3}, "abc", &info).ok(); }));
+  EXPECT_EQ(DownloadAll(array.handle()), std::string(3, '\x01'));
 }
 
 // Run as a child process by UnreadDownloadsHoldBoundedMemory: makes an 8 MiB array and starts

@@ -40,22 +40,26 @@ class ArrayOpResponse(_message.Message):
 class BatchRequest(_message.Message):
     __slots__ = ["free", "keep", "ops", "read"]
     class Op(_message.Message):
-        __slots__ = ["array_op", "create", "elementwise", "get_item", "matmul", "reduce", "view"]
+        __slots__ = ["array_op", "create", "elementwise", "get_item", "linalg", "matmul", "reduce", "tensor_product", "view"]
         ARRAY_OP_FIELD_NUMBER: _ClassVar[int]
         CREATE_FIELD_NUMBER: _ClassVar[int]
         ELEMENTWISE_FIELD_NUMBER: _ClassVar[int]
         GET_ITEM_FIELD_NUMBER: _ClassVar[int]
+        LINALG_FIELD_NUMBER: _ClassVar[int]
         MATMUL_FIELD_NUMBER: _ClassVar[int]
         REDUCE_FIELD_NUMBER: _ClassVar[int]
+        TENSOR_PRODUCT_FIELD_NUMBER: _ClassVar[int]
         VIEW_FIELD_NUMBER: _ClassVar[int]
         array_op: ArrayOpRequest
         create: _arrays_pb2.CreateRequest
         elementwise: ElementwiseRequest
         get_item: GetItemRequest
+        linalg: LinalgRequest
         matmul: MatmulRequest
         reduce: ReduceRequest
+        tensor_product: TensorProductRequest
         view: ViewRequest
-        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ...) -> None: ...
+        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ...) -> None: ...
     FREE_FIELD_NUMBER: _ClassVar[int]
     KEEP_FIELD_NUMBER: _ClassVar[int]
     OPS_FIELD_NUMBER: _ClassVar[int]
@@ -231,11 +235,12 @@ class Slice(_message.Message):
     def __init__(self, has_start: bool = ..., start: _Optional[int] = ..., has_stop: bool = ..., stop: _Optional[int] = ..., step: _Optional[int] = ...) -> None: ...
 
 class TensorProductRequest(_message.Message):
-    __slots__ = ["a", "axes", "b", "op", "out", "precision"]
+    __slots__ = ["a", "axes", "b", "op", "out", "out_batch_result", "precision"]
     AXES_FIELD_NUMBER: _ClassVar[int]
     A_FIELD_NUMBER: _ClassVar[int]
     B_FIELD_NUMBER: _ClassVar[int]
     OP_FIELD_NUMBER: _ClassVar[int]
+    OUT_BATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
     OUT_FIELD_NUMBER: _ClassVar[int]
     PRECISION_FIELD_NUMBER: _ClassVar[int]
     a: Operand
@@ -243,8 +248,9 @@ class TensorProductRequest(_message.Message):
     b: Operand
     op: str
     out: str
+    out_batch_result: int
     precision: Precision
-    def __init__(self, op: _Optional[str] = ..., a: _Optional[_Union[Operand, _Mapping]] = ..., b: _Optional[_Union[Operand, _Mapping]] = ..., axes: _Optional[int] = ..., out: _Optional[str] = ..., precision: _Optional[_Union[Precision, str]] = ...) -> None: ...
+    def __init__(self, op: _Optional[str] = ..., a: _Optional[_Union[Operand, _Mapping]] = ..., b: _Optional[_Union[Operand, _Mapping]] = ..., axes: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., precision: _Optional[_Union[Precision, str]] = ...) -> None: ...
 
 class ViewRequest(_message.Message):
     __slots__ = ["batch_handle", "broadcast_to", "diagonal", "expand_dims", "handle", "ravel", "reshape", "squeeze", "swapaxes", "transpose"]

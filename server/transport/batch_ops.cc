@@ -1,0 +1,223 @@
+#include "server/transport/batch_ops.h"
+
+#include <string_view>
+
+#include "server/core/status_macros.h"
+
+namespace arrayhub {
+namespace {
+
+using Records = std::vector<ArrayTable::RecordPtr>;
+
+// "elementwise add", or the kind alone when the op names nothing.
+std::string Label(std::string_view kind, std::string_view name) {
+  std::string label(kind);
+  if (!name.empty()) label.append(" ").append(name);
+  return label;
+}
+
+// The name of the oneof member that is set in `message` ("reshape", "zeros"); empty if none.
+template <typename Message>
+std::string_view SetMember(const Message& message, int field_number) {
+  const google::protobuf::FieldDescriptor* field =
+      message.GetDescriptor()->FindFieldByNumber(field_number);
+  return field ? std::string_view(field->name()) : std::string_view();
+}
+
+std::string LabelOf(const BatchOp& op) {
+  switch (op.op_case()) {
+    case BatchOp::kElementwise:
+      return Label("elementwise", op.elementwise().op());
+    case BatchOp::kMatmul:
+      return "matmul";
+    case BatchOp::kReduce:
+      return Label("reduce", op.reduce().op());
+    case BatchOp::kView:
+      return Label("view", SetMember(op.view(), op.view().op_case()));
+    case BatchOp::kArrayOp:
+      return Label("array_op", op.array_op().op());
+    case BatchOp::kCreate:
+      return Label("create", SetMember(op.create(), op.create().kind_case()));
+    case BatchOp::kGetItem:
+      return "get_item";
+    case BatchOp::kTensorProduct:
+      return Label("tensor_product", op.tensor_product().op());
+    case BatchOp::kLinalg:
+      return Label("linalg", op.linalg().op());
+    case BatchOp::OP_NOT_SET:
+      break;
+  }
+  return "";
+}
+
+void AddReference(const v1::Operand& operand, std::string_view field, BatchStep& step) {
+  if (operand.value_case() == v1::Operand::kBatchResult) {
+    step.references.push_back(
+        {.field = std::string(field) + ".batch_result", .op = operand.batch_result()});
+  }
+}
+
+void AddReferences(const google::protobuf::RepeatedPtrField<v1::Operand>& operands,
+                   BatchStep& step) {
+  for (int k = 0; k < operands.size(); ++k) {
+    AddReference(operands[k], "operands[" + std::to_string(k) + "]", step);
+  }
+}
+
+// The `out_array` oneof of an elementwise, matmul or reduce request, when it names a result.
+template <typename Request>
+void AddOutReference(const Request& request, BatchStep& step) {
+  if (request.out_array_case() == Request::kOutBatchResult) {
+    step.references.push_back(
+        {.field = "out_batch_result", .op = request.out_batch_result(), .is_out = true});
+  }
+}
+
+void AddGetItemReferences(const v1::GetItemRequest& request, BatchStep& step) {
+  if (request.array_case() == v1::GetItemRequest::kBatchHandle) {
+    step.references.push_back({.field = "batch_handle", .op = request.batch_handle()});
+  }
+  for (int k = 0; k < request.index_size(); ++k) {
+    if (request.index(k).item_case() == v1::IndexItem::kBatchArray) {
+      step.references.push_back({.field = "index[" + std::to_string(k) + "].batch_array",
+                                 .op = request.index(k).batch_array()});
+    }
+  }
+}
+
+template <typename Request>
+bool HasOut(const Request& request) {
+  return request.out_array_case() == Request::kOutBatchResult || !request.out().empty();
+}
+
+// The linalg routines that give several arrays (NumPy's tuples), as the request asks for them.
+bool LinalgGivesSeveral(const v1::LinalgRequest& request) {
+  const std::string& op = request.op();
+  if (op == "svd") return request.compute_uv();
+  if (op == "qr") return request.mode() != "r";
+  return op == "eigh" || op == "slogdet" || op == "lstsq";
+}
+
+absl::StatusOr<Records> One(absl::StatusOr<ArrayTable::RecordPtr> result) {
+  if (!result.ok()) return result.status();
+  return Records{*std::move(result)};
+}
+
+}  // namespace
+
+BatchStep StepOf(const BatchOp& op) {
+  BatchStep step{.label = LabelOf(op),
+                 .has_op = op.op_case() != BatchOp::OP_NOT_SET,
+                 .gives_several = false,
+                 .references = {}};
+  switch (op.op_case()) {
+    case BatchOp::kElementwise:
+      AddReferences(op.elementwise().operands(), step);
+      AddOutReference(op.elementwise(), step);
+      break;
+    case BatchOp::kMatmul:
+      AddReference(op.matmul().a(), "a", step);
+      AddReference(op.matmul().b(), "b", step);
+      AddOutReference(op.matmul(), step);
+      break;
+    case BatchOp::kReduce:
+      AddReference(op.reduce().input(), "input", step);
+      AddOutReference(op.reduce(), step);
+      break;
+    case BatchOp::kView:
+      if (op.view().array_case() == v1::ViewRequest::kBatchHandle) {
+        step.references.push_back({.field = "batch_handle", .op = op.view().batch_handle()});
+      }
+      break;
+    case BatchOp::kArrayOp: {
+      AddReferences(op.array_op().operands(), step);
+      const std::optional<ArrayOpKind> kind = ArrayOpFromName(op.array_op().op());
+      step.gives_several = kind && ArrayOpGivesSeveral(*kind);
+      break;
+    }
+    case BatchOp::kGetItem:
+      AddGetItemReferences(op.get_item(), step);
+      break;
+    case BatchOp::kTensorProduct:
+      AddReference(op.tensor_product().a(), "a", step);
+      AddReference(op.tensor_product().b(), "b", step);
+      AddOutReference(op.tensor_product(), step);
+      break;
+    case BatchOp::kLinalg:
+      AddReferences(op.linalg().operands(), step);
+      step.gives_several = LinalgGivesSeveral(op.linalg());
+      break;
+    case BatchOp::kCreate:
+    case BatchOp::OP_NOT_SET:
+      break;
+  }
+  return step;
+}
+
+bool WritesIntoOut(const BatchOp& op) {
+  switch (op.op_case()) {
+    case BatchOp::kElementwise:
+      return HasOut(op.elementwise());
+    case BatchOp::kMatmul:
+      return HasOut(op.matmul());
+    case BatchOp::kReduce:
+      return HasOut(op.reduce());
+    case BatchOp::kTensorProduct:
+      return HasOut(op.tensor_product());
+    default:
+      return false;
+  }
+}
+
+bool Chainable(const BatchOp& op) {
+  return op.op_case() == BatchOp::kElementwise && !WritesIntoOut(op);
+}
+
+absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const BatchOp& op,
+                                   const BatchResults& results) {
+  switch (op.op_case()) {
+    case BatchOp::kElementwise: {
+      AH_ASSIGN_OR_RETURN(ElementwiseSpec spec,
+                          ElementwiseSpecFromProto(op.elementwise(), &results));
+      return One(engine.Elementwise(caller, spec));
+    }
+    case BatchOp::kMatmul: {
+      AH_ASSIGN_OR_RETURN(MatmulSpec spec, MatmulSpecFromProto(op.matmul(), &results));
+      return One(engine.Matmul(caller, spec));
+    }
+    case BatchOp::kReduce: {
+      AH_ASSIGN_OR_RETURN(ReduceSpec spec, ReduceSpecFromProto(op.reduce(), &results));
+      return One(engine.Reduce(caller, spec));
+    }
+    case BatchOp::kView: {
+      AH_ASSIGN_OR_RETURN(ViewSpec spec, ViewSpecFromProto(op.view(), &results));
+      return One(engine.View(caller, spec));
+    }
+    case BatchOp::kArrayOp: {
+      AH_ASSIGN_OR_RETURN(ArrayOpSpec spec, ArrayOpSpecFromProto(op.array_op(), &results));
+      return engine.ArrayOp(caller, spec);
+    }
+    case BatchOp::kCreate: {
+      AH_ASSIGN_OR_RETURN(CreateSpec spec, CreateSpecFromProto(op.create()));
+      return One(engine.Create(caller, spec));
+    }
+    case BatchOp::kGetItem: {
+      AH_ASSIGN_OR_RETURN(GetItemSpec spec, GetItemSpecFromProto(op.get_item(), &results));
+      return One(engine.GetItem(caller, spec));
+    }
+    case BatchOp::kTensorProduct: {
+      AH_ASSIGN_OR_RETURN(TensorProductSpec spec,
+                          TensorProductSpecFromProto(op.tensor_product(), &results));
+      return One(engine.TensorProduct(caller, spec));
+    }
+    case BatchOp::kLinalg: {
+      AH_ASSIGN_OR_RETURN(LinalgSpec spec, LinalgSpecFromProto(op.linalg(), &results));
+      return engine.Linalg(caller, spec);
+    }
+    case BatchOp::OP_NOT_SET:
+      break;
+  }
+  return absl::InternalError("an op with no op set got past PlanBatch");
+}
+
+}  // namespace arrayhub
