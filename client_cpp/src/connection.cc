@@ -36,6 +36,11 @@ v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op) {
       return Call(connection, &Stub::Create, op.create());
     case Op::kGetItem:
       return Call(connection, &Stub::GetItem, op.get_item());
+    case Op::kTensorProduct:
+      return Call(connection, &Stub::TensorProduct, op.tensor_product());
+    case Op::kLinalg:
+      // Only routines giving one array are pipelined (Linalg).
+      return Call(connection, &Stub::Linalg, op.linalg()).results(0);
     case Op::OP_NOT_SET:
       break;
   }

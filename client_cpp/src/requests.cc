@@ -281,6 +281,17 @@ v1::BatchRequest::Op AsOp(v1::GetItemRequest request) {
   return op;
 }
 
+v1::BatchRequest::Op AsOp(v1::TensorProductRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_tensor_product() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::LinalgRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_linalg() = std::move(request);
+  return op;
+}
+
 std::vector<const Array*> ArraysOf(const std::vector<Operand>& operands) {
   std::vector<const Array*> arrays;
   for (size_t k = 0; k < operands.size(); ++k) {

@@ -60,6 +60,8 @@ v1::BatchRequest::Op AsOp(v1::ViewRequest request);
 v1::BatchRequest::Op AsOp(v1::ArrayOpRequest request);
 v1::BatchRequest::Op AsOp(v1::CreateRequest request);
 v1::BatchRequest::Op AsOp(v1::GetItemRequest request);
+v1::BatchRequest::Op AsOp(v1::TensorProductRequest request);
+v1::BatchRequest::Op AsOp(v1::LinalgRequest request);
 
 // The arrays among `operands` of a Client call (its inputs, which the pipeline waits for).
 // Throws the server's kInvalidArgument for a Batch's Step: outside its Batch it names nothing

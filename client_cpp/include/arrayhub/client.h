@@ -8,10 +8,11 @@
 //   std::vector<float> back = client.Download<float>(b);  // One round trip runs both.
 //
 // Pipelining (the default; README, "Pipelining"): an op that a Batch can hold (ufuncs with or
-// without out=, Matmul and MatmulOut, Reduce, the views, GetItem, ArrayOp and its named forms
-// but Split, SplitAt and Nonzero, creation and random creation) is queued on the client and
-// returns its Array at once, as a CUDA launch does. The queue goes to the server as one Batch
-// when the caller waits for something: a Download, an Array's description (handle, shape,
+// without out=, Matmul and MatmulOut, the tensor products, Reduce, the views, GetItem, ArrayOp
+// and its named forms but Split, SplitAt and Nonzero, creation and random creation, and the
+// Linalg routines giving one array: Cholesky, Eigvalsh, Solve, Inv, Det, Norm) is queued on
+// the client and returns its Array at once, as a CUDA launch does. The queue goes to the server as
+// one Batch when the caller waits for something: a Download, an Array's description (handle, shape,
 // dtype, ...: lazy until the array exists), any other call (which runs after everything queued
 // before it), Synchronize; and also when it holds 256 ops, and after about 1 ms without a new
 // op (ClientOptions::idle_flush), so the server never waits on a quiet client. Destroying an
