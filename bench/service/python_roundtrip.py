@@ -1,5 +1,7 @@
 """Scenario 1 with the Python client: a small op (add on 1 KiB) against a bare empty call
 (grpc.health.v1 Check, Client.ping) on the same channel, interleaved. Prints a markdown table.
+It times one round trip per op, so the client runs in sync mode (arrayhub.set_sync): a
+pipelined op returns before it is sent (bench/user times what pipelining gives a script).
 
     python3 bench/service/python_roundtrip.py HOST:PORT [--repeats N]
 """
@@ -25,6 +27,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5000)
     args = parser.parse_args()
 
+    ah.set_sync(True)
     client = ah.connect(args.address)
     with client:
         a = ah.asarray(np.full(256, 1.5, dtype=np.float32))

@@ -13,6 +13,11 @@ Module-level functions use the current client: the innermost ``with client:`` or
 ``$ARRAYHUB_ADDRESS`` (default ``localhost:50051``) with token ``$ARRAYHUB_TOKEN``. Every
 computation runs on the server; operations the server does not implement yet raise
 NotImplementedError with the server's message.
+
+Operations are pipelined, as CUDA kernel launches are: each returns at once, and the host
+waits only where a value comes back to it (``get``, ``float``, ``print``, ...) or at
+:func:`synchronize`. :func:`set_sync` (or ``ARRAYHUB_SYNC=1``) makes every operation one
+blocking call instead. See docs/semantics.md, "Pipelined execution".
 """
 
 from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, float64, inf,
@@ -37,6 +42,7 @@ from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, co
                                     sort, split, squeeze, stack, swapaxes, take, tile,
                                     transpose, unique)
 from arrayhub._ndarray import Flags, ndarray
+from arrayhub._pipeline import is_sync, set_sync
 from arrayhub._pinned import empty_like_pinned, empty_pinned, zeros_like_pinned, zeros_pinned
 from arrayhub._products import dot, inner, matmul, outer, tensordot, vdot
 from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod,
@@ -46,11 +52,17 @@ from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 
 __version__ = "0.1.0"
 
+def synchronize(client: Client | None = None) -> None:
+    """Waits until the operations queued in ``client`` (default: the current client) have
+    run; raises the error of the first that failed (see :meth:`Client.synchronize`)."""
+    (client or get_client()).synchronize()
+
+
 globals().update(UFUNCS)  # add, subtract, ..., exp, sqrt, ... and NumPy's aliases.
 
 __all__ = sorted(
     ["Client", "connect", "get_client", "session", "set_default_client", "linalg", "random",
-     "batch", "Batch",
+     "batch", "Batch", "set_sync", "is_sync", "synchronize",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",

@@ -1,10 +1,17 @@
-"""arrayhub.batch(): the operations of a ``with`` block, sent as one Batch RPC at its end.
+"""Recorded operations sent as one Batch RPC: arrayhub.batch() blocks and pipeline segments.
 
-Inside the block, operations that a batch can hold are recorded instead of run and return
-*pending* arrays; at the end of the block one call runs them all, in order. The pending
-arrays that Python code still references then are kept: each becomes, in place, an ordinary
-:class:`arrayhub.ndarray`. The others were intermediates, which the server frees as soon as
-no later op of the batch reads them; they never get a handle on the client.
+A :class:`Batch` records requests and answers *pending* arrays, the results of its ops. When
+it runs, the pending arrays that Python code still references are kept: each becomes, in
+place, an ordinary :class:`arrayhub.ndarray`. The others were intermediates, which the server
+frees as soon as no later op of the batch reads them; they never get a handle on the client.
+
+Two things record into a Batch:
+
+- an ``arrayhub.batch()`` block (:func:`batch`): its pending arrays have no shape or dtype
+  until the block ends, and nothing reaches the server before that;
+- a client's pipeline (_pipeline.py): each op answers at once a queued array whose shape,
+  dtype and strides the client inferred (_infer.py); the pipeline sends its current Batch
+  when a host read, a synchronous call, its size or an idle time asks for it.
 """
 
 from __future__ import annotations
@@ -13,14 +20,15 @@ import weakref
 from typing import Any, Optional
 
 from arrayhub import _client, _ndarray
-from arrayhub._errors import ArrayHubBatchError, client_error
+from arrayhub._errors import ArrayHubBatchError, ArrayHubError, client_error, reissue
 from arrayhub.v1 import compute_pb2
 
 __all__ = ["Batch", "batch"]
 
 #: The RPCs a batch can hold, by the BatchRequest.Op field that carries each.
 _OP_FIELDS = {"Elementwise": "elementwise", "Matmul": "matmul", "Reduce": "reduce",
-              "View": "view", "ArrayOp": "array_op", "Create": "create"}
+              "View": "view", "ArrayOp": "array_op", "Create": "create", "GetItem": "get_item",
+              "TensorProduct": "tensor_product", "Linalg": "linalg"}
 
 #: ArrayOp ops that answer several arrays, whose number the client cannot know in advance.
 _SEVERAL_ARRAYS = ("split", "nonzero")
@@ -29,7 +37,7 @@ _SEVERAL_ARRAYS = ("split", "nonzero")
 def _label(method: str, request: Any) -> str:
     """How the server names an op in its messages ("elementwise add", "view reshape")."""
     field = _OP_FIELDS[method]
-    if method == "Matmul":
+    if method in ("Matmul", "GetItem"):
         return field
     if method in ("View", "Create"):
         name = request.WhichOneof("op" if method == "View" else "kind") or ""
@@ -39,20 +47,27 @@ def _label(method: str, request: Any) -> str:
 
 
 class Batch:
-    """The operations recorded by one ``with arrayhub.batch():`` block (see :func:`batch`).
+    """The operations recorded by one ``with arrayhub.batch():`` block (see :func:`batch`), or
+    one segment of a client's pipeline.
 
     ``len(b)`` is the number of ops recorded so far.
     """
 
-    def __init__(self, client: _client.Client) -> None:
+    def __init__(self, client: _client.Client, pipeline: Any = None) -> None:
         self._client = client
+        self._pipeline = pipeline  # None for an arrayhub.batch() block
         self._ops: list[compute_pb2.BatchRequest.Op] = []
         self._labels: list[str] = []
+        self._sites: list[tuple[str, int]] = []  # Where user code issued each op (pipeline).
         # Per op, its pending array while it may still be referenced (None for an op that
         # wrote into an existing array with out=).
         self._results: list[Optional[weakref.ref[_ndarray.ndarray]]] = []
-        self._state = "new"  # new, recording, ran, abandoned, failed
-        self._failure = ""
+        # Arrays the ops name by handle, alive until the batch is answered, so that dropping
+        # one never queues its free before the op that reads it has run.
+        self._held: list[_ndarray.ndarray] = []
+        # new, recording, sent, ran, abandoned, failed
+        self._state = "new" if pipeline is None else "recording"
+        self._failure: Optional[ArrayHubError] = None
         self._token: Any = None
 
     def __len__(self) -> int:
@@ -63,6 +78,8 @@ class Batch:
             raise client_error(ArrayHubBatchError, "an arrayhub.batch() runs only once")
         if _client.recording.get() is not None:
             raise client_error(ArrayHubBatchError, "arrayhub.batch() blocks do not nest")
+        # Queued work of the pipeline runs first: the block may read its results.
+        self._client.synchronize()
         self._token = _client.recording.set(self)
         self._state = "recording"
         return self
@@ -74,12 +91,18 @@ class Batch:
             return
         self._run()
 
-    # -- Used by _ops while the block records -------------------------------------------------
+    # -- Recording ----------------------------------------------------------------------------
+
+    @property
+    def is_block(self) -> bool:
+        """True for an arrayhub.batch() block, False for a pipeline segment."""
+        return self._pipeline is None
 
     def record(self, client: _client.Client, method: str, request: Any,
-               out: Optional[_ndarray.ndarray] = None) -> _ndarray.ndarray:
-        """Records one request; answers its pending result, or ``out`` when it writes into an
-        existing array."""
+               out: Optional[_ndarray.ndarray] = None, meta: Any = None,
+               site: tuple[str, int] = ("", 0)) -> _ndarray.ndarray:
+        """Records one request; answers its pending result (with ``meta``, the inferred
+        shape and dtype, when known), or ``out`` when it writes into an existing array."""
         if client._connection is not self._client._connection:
             raise client_error(
                 ArrayHubBatchError,
@@ -92,24 +115,38 @@ class Batch:
                 f"arrays, and a batch result must be one array; call it outside the block")
         self._ops.append(compute_pb2.BatchRequest.Op(**{_OP_FIELDS[method]: request}))
         self._labels.append(_label(method, request))
+        self._sites.append(site)
         if out is not None:
             self._results.append(None)
             return out
-        pending = _ndarray.ndarray._pending(self._client, self, len(self._ops) - 1)
+        pending = _ndarray.ndarray._pending(self._client, self, len(self._ops) - 1, meta)
         self._results.append(weakref.ref(pending))
         return pending
 
-    def index_of(self, index: int) -> int:
-        """The op index of a pending result of this batch, to read it from a later op; raises
-        unless this batch is the one being recorded."""
-        if self._state != "recording" or _client.recording.get() is not self:
-            raise self.pending_error(index)
-        return index
+    def hold(self, array: _ndarray.ndarray) -> None:
+        """Keeps an array an op names by handle alive until the batch is answered."""
+        self._held.append(array)
 
-    def pending_error(self, index: int) -> ArrayHubBatchError:
-        """The error for using op ``index``'s result for anything but a later op of the block."""
+    # -- Pending arrays -----------------------------------------------------------------------
+
+    def resolve(self, array: _ndarray.ndarray) -> Any:
+        """The ArrayInfo of a pending array of this batch, after the batch has run: a
+        pipeline segment is sent and waited for; a block's pending arrays raise."""
+        if self._pipeline is not None and self._state in ("recording", "sent"):
+            self._pipeline.wait_for(self)
+        if array._batch is self:
+            raise self.pending_error(array._op)
+        return array._info
+
+    def pending_error(self, index: int) -> ArrayHubError:
+        """The error for using op ``index``'s result for anything but a later op of the
+        block, or for using a queued result whose batch failed."""
+        if self._failure is not None and self._pipeline is not None:
+            return reissue(self._failure)
         what = f"this array is the pending result of ops[{index}] ({self._labels[index]})"
-        if self._state == "abandoned":
+        if self._pipeline is not None:
+            why = "of a pipelined batch that kept no handle for it"
+        elif self._state == "abandoned":
             why = "of an arrayhub.batch() block that raised an exception, so it never ran"
         elif self._state == "failed":
             why = f"of an arrayhub.batch() that failed: {self._failure}"
@@ -121,24 +158,44 @@ class Batch:
                    "exist once the block has ended (leave the block first)")
         return client_error(ArrayHubBatchError, f"{what} {why}")
 
-    # -- The end of the block -----------------------------------------------------------------
+    # -- Running ------------------------------------------------------------------------------
+
+    def request(self, free: list[str] = (), read: Optional[int] = None
+                ) -> tuple[compute_pb2.BatchRequest, list[_ndarray.ndarray]]:
+        """The BatchRequest, and the pending arrays it keeps (those still referenced, held
+        until :meth:`adopt`). Marks the batch sent."""
+        kept = [array for ref in self._results if ref is not None and (array := ref()) is not None]
+        request = compute_pb2.BatchRequest(ops=self._ops, keep=[array._op for array in kept],
+                                           free=free)
+        if read is not None:
+            request.read = read
+        self._state = "sent"
+        return request, kept
+
+    def adopt(self, kept: list[_ndarray.ndarray], response: compute_pb2.BatchResponse) -> None:
+        """The batch ran: its kept arrays become ordinary arrays."""
+        for array, info in zip(kept, response.results):
+            array._adopt(self._client, info, owned=True)
+        self._state = "ran"
+        self._held = []
+
+    def fail(self, error: ArrayHubError) -> None:
+        """The batch failed or was discarded: its pending arrays raise ``error`` when used."""
+        self._state = "failed"
+        self._failure = error
+        self._held = []
 
     def _run(self) -> None:
-        kept = [(index, array) for index, ref in enumerate(self._results)
-                if ref is not None and (array := ref()) is not None]
         if not self._ops:
             self._state = "ran"
             return
-        request = compute_pb2.BatchRequest(ops=self._ops, keep=[index for index, _ in kept])
+        request, kept = self.request()
         try:
             response = self._client._rpc("Batch", request)
-        except Exception as error:
-            self._state = "failed"
-            self._failure = str(error)
+        except ArrayHubError as error:
+            self.fail(error)
             raise
-        for (_, array), info in zip(kept, response.results):
-            array._adopt(self._client, info, owned=True)
-        self._state = "ran"
+        self.adopt(kept, response)
 
 
 def batch(client: Optional[_client.Client] = None) -> Batch:
@@ -167,6 +224,10 @@ def batch(client: Optional[_client.Client] = None) -> Batch:
     needs them. If an op fails, the batch leaves no array behind and the error (the op's own
     exception class) names it: ``ops[3] (matmul): ...``; writes that earlier ops made into
     existing arrays stay. If the block raises, nothing runs.
+
+    The pipelined client (the default, see docs/semantics.md) already sends runs of
+    operations as batches; a block is for guaranteeing one call, with nothing sent before
+    its end. Work queued before the block runs when the block starts.
 
     The batch runs in ``client``'s session (default: the current client).
     """

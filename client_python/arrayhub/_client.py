@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Optional, Union
 import grpc
 import numpy as np
 
-from arrayhub import _cuda_ipc, _dtypes, _shared_memory
+from arrayhub import _cuda_ipc, _dtypes, _pipeline, _shared_memory
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubConnectionError, ArrayHubError,
                               SessionNotFoundError, client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
@@ -79,6 +79,7 @@ class _Connection:
         self.auth: tuple[tuple[str, str], ...] = (
             (("authorization", f"Bearer {token}"),) if token else ())
         self.sessions: weakref.WeakSet[Client] = weakref.WeakSet()
+        self.limits: Optional[arrays_pb2.ServerLimits] = None  # Read by the first session.
         self.closed = False
         self._housekeeping = True
         self._wake = threading.Event()
@@ -212,6 +213,11 @@ class Client:
         self._shared_memory = (_shared_memory.SharedMemoryTransfer(self._raw_rpc)
                                if _shared_memory.wanted(connection.address) else None)
         self._ipc: Optional[_cuda_ipc.IpcMappings] = None  # Made by the first CUDA IPC export.
+        limits = self._server_limits()
+        # A server that names its Batch size limit takes the pipelined Batch fields.
+        self._pipeline = _pipeline.Pipeline(self, batch_fields=limits.max_batch_ops > 0,
+                                            max_ops=limits.max_batch_ops,
+                                            max_inline=limits.max_inline_read_bytes)
         connection.add_session(self)
 
     # -- Public API ---------------------------------------------------------------------------
@@ -290,15 +296,28 @@ class Client:
         request = arrays_pb2.ListRequest(all_sessions=all_sessions, include_shared=include_shared)
         return list(self._rpc("List", request).arrays)
 
+    def synchronize(self) -> None:
+        """Waits until every operation queued in this session has run on the server (CUDA's
+        ``synchronize``); raises the error of the first one that failed, if any (see
+        docs/semantics.md, "Pipelined execution")."""
+        if not self._closed:
+            self._pipeline.drain()
+
     def flush(self) -> None:
-        """Frees on the server, now, the arrays garbage collection has queued, and unregisters
-        the pinned host arrays it has collected."""
-        handles: list[str] = []
-        with contextlib.suppress(IndexError):
-            while True:
-                handles.append(self._pending_frees.popleft())
+        """Runs the queued operations (as :meth:`synchronize`), then frees on the server,
+        now, the arrays garbage collection has queued, and unregisters the pinned host arrays
+        it has collected."""
+        self.synchronize()
+        self._send_queued_frees()
+
+    def _send_queued_frees(self) -> None:
+        handles = self._take_frees()
         if handles and not self._closed:
             self._send_frees(handles)
+        self._send_releases()
+
+    def _send_releases(self) -> None:
+        """Unregisters the pinned host arrays and CUDA IPC leases garbage collection let go."""
         if self._shared_memory is not None and not self._closed:
             self._shared_memory.send_releases()
         if self._ipc is not None and not self._closed:
@@ -330,7 +349,11 @@ class Client:
 
     def __exit__(self, *exc_info: Any) -> None:
         _current.reset(self._context_tokens.pop())
-        self.close()
+        try:
+            if exc_info[0] is None:
+                self.synchronize()  # The block's queued work, and its error, belong to it.
+        finally:
+            self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"session {self._session_id}"
@@ -339,11 +362,13 @@ class Client:
     # -- Used by the rest of the package ------------------------------------------------------
 
     def _rpc(self, method: str, request: Any) -> Any:
-        """Calls a unary (or client-streaming) RPC in this session; errors become exceptions."""
+        """Calls a unary (or client-streaming) RPC in this session, after the queued operations
+        have run (raising their error, if any); errors become exceptions."""
         _check_not_recording(method)
         self._check_open()
+        self._pipeline.drain()
         if len(self._pending_frees) >= FREE_BATCH:
-            self.flush()
+            self._send_queued_frees()
         try:
             return getattr(self._connection.stub, method)(request, metadata=self._metadata)
         except grpc.RpcError as error:
@@ -363,6 +388,8 @@ class Client:
         lies in one, else through the session's shared-memory region when there is one (new
         arrays only), else streamed in chunks <= CHUNK_BYTES."""
         _check_not_recording("Upload")
+        if target_handle:  # Overwrites an array that queued operations may use.
+            self._drain_connection()
         dtype = _dtypes.normalize(array.dtype)
         wire_dtype = _dtypes.to_wire(dtype)
         if self._shared_memory is not None:
@@ -407,6 +434,7 @@ class Client:
         is one, else it streams into the result's memory."""
         _check_not_recording("Download")
         self._check_open()
+        self._drain_connection()
         dtype = _dtypes.little_endian(_dtypes.from_wire(wire_dtype))
         result = np.empty(shape, dtype=dtype) if out is None else out
         if self._shared_memory is not None:
@@ -464,6 +492,35 @@ class Client:
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
+    def _server_limits(self) -> arrays_pb2.ServerLimits:
+        """The server's limits, read once per connection (an old server, or one that refuses,
+        gives empty limits: no pipelined Batch fields)."""
+        if self._connection.limits is None:
+            try:
+                info = self._connection.stub.GetServerInfo(
+                    arrays_pb2.ServerInfoRequest(), metadata=self._metadata,
+                    timeout=_HOUSEKEEPING_TIMEOUT)
+                self._connection.limits = info.limits
+            except grpc.RpcError:
+                return arrays_pb2.ServerLimits()
+        return self._connection.limits
+
+    def _drain_connection(self) -> None:
+        """Runs the queued operations of every session on this connection: before a host
+        read, since an op of another session may write into the array (out=)."""
+        for client in list(self._connection.sessions):
+            if client is not self and not client._closed and not client._pipeline.idle:
+                client._pipeline.settle()
+        self._pipeline.drain()  # Raises this session's pending error even when idle.
+
+    def _take_frees(self) -> list[str]:
+        """The handles garbage collection has queued for freeing, taken off the queue."""
+        handles: list[str] = []
+        with contextlib.suppress(IndexError):
+            while True:
+                handles.append(self._pending_frees.popleft())
+        return handles
+
     def _release(self, handle: str) -> None:
         """Queues a handle to be freed. Makes no call: it runs inside ``__del__``, on
         whatever thread the garbage collector picked."""
@@ -483,8 +540,13 @@ class Client:
 
     def _housekeep(self) -> None:
         """Called by the connection's thread every second, or every quarter lease if shorter:
-        sends queued frees and renews the lease once a third of it has passed."""
-        self.flush()
+        takes the answer of a finished Batch, sends queued frees (unless queued operations
+        will carry them) and renews the lease once a third of it has passed."""
+        self._pipeline.collect_if_done()
+        if self._pipeline.idle or not self._pipeline.batch_fields:
+            self._send_queued_frees()
+        else:
+            self._send_releases()
         due = time.monotonic() - self._renewed_at >= self._lease_seconds / 3
         if not due or self._closed or self._lease_lost:
             return
@@ -522,7 +584,8 @@ class Client:
     def _close_session(self) -> None:
         if self._closed:
             return
-        self.flush()
+        self._pipeline.close()
+        self._send_queued_frees()
         self._closed = True
         self._pending_frees.clear()
         if self._shared_memory is not None:
@@ -538,6 +601,12 @@ class Client:
         except grpc.RpcError as error:
             _log.debug("arrayhub: closing session %s failed: %s", self._session_id,
                        error_from_rpc(error))
+
+
+def open_clients() -> list[Client]:
+    """Every open session of this process."""
+    return [client for connection in list(_open_connections)
+            for client in list(connection.sessions) if not client.closed]
 
 
 def connect(address: Optional[str] = None, token: Optional[str] = None, *,

@@ -155,6 +155,7 @@ _BY_CODE: dict[grpc.StatusCode, type] = {
 #: The prefix of a failed Batch op's message ("ops[3] (matmul): "), which the op's own message
 #: follows.
 _BATCH_OP_PREFIX = re.compile(r"^ops\[\d+\] \([^)]*\): ")
+_BATCH_OP_LABEL = re.compile(r"^ops\[(\d+)\] \(([^)]*)\): ")
 
 
 def error_class(code: grpc.StatusCode, details: str) -> type:
@@ -176,6 +177,23 @@ def error_from_rpc(error: grpc.RpcError) -> ArrayHubError:
     code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
     details = (error.details() if isinstance(error, grpc.Call) else None) or str(error)
     return _make(error_class(code, details), code, details)
+
+
+def batch_op_error(code: grpc.StatusCode, details: str,
+                   sites: list[tuple[str, int]]) -> ArrayHubError:
+    """The error of a failed Batch that a pipelined client sent: the op's own class, and a
+    message naming the op and where user code issued it (``sites[k]`` for "ops[k]")."""
+    cls = error_class(code, details)
+    match = _BATCH_OP_LABEL.match(details)
+    if match and int(match.group(1)) < len(sites):
+        filename, line = sites[int(match.group(1))]
+        details = f"{match.group(2)} at {filename}:{line}: {details[match.end():]}"
+    return _make(cls, code, details)
+
+
+def reissue(error: ArrayHubError) -> ArrayHubError:
+    """A new exception like ``error`` (same class, code and message), to raise again."""
+    return _make(type(error), error.code, error.details or str(error))
 
 
 def client_error(cls: type, message: str) -> ArrayHubError:

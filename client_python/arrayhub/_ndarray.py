@@ -24,7 +24,8 @@ class Flags:
              "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "FORTRAN": "f_contiguous",
              "OWNDATA": "owndata", "O": "owndata", "WRITEABLE": "writeable", "W": "writeable"}
 
-    def __init__(self, info: types_pb2.ArrayInfo) -> None:
+    def __init__(self, info: Any) -> None:
+        """From an ArrayInfo, or the inferred Meta of a queued array (same field names)."""
         self.c_contiguous = info.c_contiguous
         self.f_contiguous = info.f_contiguous
         self.owndata = info.owns_data
@@ -91,14 +92,19 @@ class ndarray:
     - An array is freed on the server when garbage-collected, in batches (see
       :meth:`arrayhub.Client.flush`); arrays from :func:`arrayhub.open` are not owned and are
       never freed by this process.
+    - Operations are queued (pipelined) and return at once an array whose shape, dtype and
+      strides the client computed with NumPy's rules; the host waits only where a value
+      comes back to it (``get``, ``float``, ``print``, ...). See docs/semantics.md.
     - Inside an :func:`arrayhub.batch` block, operations give *pending* arrays: they have no
       data, shape or dtype until the block ends, when those still referenced become ordinary
       arrays in place.
     """
 
-    # A pending array (a batch's op result) has _batch and _op set and no _info, _shape or
-    # _dtype until the batch has run: reading those raises (see __getattr__).
-    __slots__ = ("_client", "_info", "_shape", "_dtype", "_owned", "_batch", "_op",
+    # A pending array (a batch's op result) has _batch and _op set and no _info until the
+    # batch has run: reading _info waits for it (a pipeline's queued array) or raises (an
+    # arrayhub.batch() block's, which also has no _shape or _dtype; see __getattr__). _meta is
+    # what the client inferred of a queued array (None for other arrays).
+    __slots__ = ("_client", "_info", "_shape", "_dtype", "_owned", "_batch", "_op", "_meta",
                  "__weakref__")
     __hash__ = None  # type: ignore[assignment]  # Mutable, compared elementwise: as NumPy.
 
@@ -106,6 +112,7 @@ class ndarray:
         """Allocates an uninitialised array on the current client's server (numpy.empty)."""
         self._owned = False
         self._batch = None
+        self._meta = None
         client = _client.get_client()
         info = client._create(arrays_pb2.CreateRequest(
             dtype=_dtypes.to_wire(dtype), shape=_ops.shape_tuple(shape),
@@ -122,13 +129,18 @@ class ndarray:
         return array
 
     @classmethod
-    def _pending(cls, client: _client.Client, batch: Any, op: int) -> ndarray:
-        """The result of op ``op`` of an arrayhub.batch() being recorded (see _batch.py)."""
+    def _pending(cls, client: _client.Client, batch: Any, op: int, meta: Any = None) -> ndarray:
+        """The result of op ``op`` of a batch being recorded (see _batch.py); ``meta`` is its
+        inferred shape, dtype and layout, when known (a pipeline's queued array)."""
         array = cls.__new__(cls)
         array._owned = False
         array._client = client
         array._batch = batch
         array._op = op
+        array._meta = meta
+        if meta is not None:
+            array._shape = meta.shape
+            array._dtype = meta.dtype
         return array
 
     def _adopt(self, client: _client.Client, info: types_pb2.ArrayInfo, owned: bool) -> None:
@@ -138,13 +150,21 @@ class ndarray:
         self._dtype = _dtypes.from_wire(info.dtype)
         self._owned = owned
         self._batch = None
+        self._meta = None
 
     def __getattr__(self, name: str) -> Any:
-        """Only reached for slots that are not set: those of a pending array's data."""
+        """Only reached for slots that are not set: those of a pending array's data. A queued
+        array's _info waits until its batch has run."""
         batch = object.__getattribute__(self, "_batch")
-        if batch is not None and name in ("_info", "_shape", "_dtype"):
+        if batch is not None and name == "_info":
+            return batch.resolve(self)
+        if batch is not None and name in ("_shape", "_dtype"):
             raise batch.pending_error(self._op)
         raise AttributeError(f"'arrayhub.ndarray' object has no attribute '{name}'")
+
+    def _layout(self) -> Any:
+        """Strides and flags: inferred for a queued array, the server's otherwise."""
+        return self._meta if self._batch is not None and self._meta is not None else self._info
 
     def __del__(self) -> None:
         if self._owned:
@@ -199,16 +219,19 @@ class ndarray:
 
     @property
     def nbytes(self) -> int:
-        return self._info.nbytes
+        return self.size * self._dtype.itemsize
 
     @property
     def strides(self) -> tuple[int, ...]:
         """Strides in bytes, as NumPy counts them (the server's are in elements)."""
-        return tuple(s * self._dtype.itemsize for s in self._info.strides)
+        layout = self._layout()
+        if layout is self._meta:
+            return layout.strides
+        return tuple(s * self._dtype.itemsize for s in layout.strides)
 
     @property
     def flags(self) -> Flags:
-        return Flags(self._info)
+        return Flags(self._layout())
 
     @property
     def T(self) -> ndarray:
@@ -229,6 +252,10 @@ class ndarray:
         of one) of this array's client, the server writes straight into it."""
         if out is not None:
             _check_out(out, self._shape, self._dtype)
+        elif self._batch is not None and self._batch._pipeline is not None:
+            host = self._batch._pipeline.read(self)  # One round trip when small.
+            if host is not None:
+                return host
         return self._client._download(_ops.handle_of(self), self._shape, self._info.dtype, out)
 
     def set(self, arr: Any) -> None:
@@ -357,12 +384,16 @@ class ndarray:
         return (self[i] for i in range(self._shape[0]))
 
     def __repr__(self) -> str:
-        if self._batch is not None:  # Never raises: debuggers and tracebacks call repr.
+        # Never raises: debuggers and tracebacks call repr.
+        if self._batch is not None and self._batch.is_block:
             return (f"<arrayhub.ndarray pending: ops[{self._op}] of an arrayhub.batch(); "
                     f"{self._batch.pending_error(self._op)}>")
         try:
             return repr(self.get())
         except ArrayHubError as error:
+            if self._batch is not None:
+                return (f"<arrayhub.ndarray queued shape={self._shape} dtype={self._dtype} "
+                        f"(failed: {error})>")
             return (f"<arrayhub.ndarray {self.handle} shape={self._shape} dtype={self._dtype}"
                     f" (not downloadable: {error})>")
 
@@ -396,8 +427,8 @@ class ndarray:
         if target == self._dtype:
             return self.copy() if copy else self
         if np.can_cast(self._dtype, target, "same_kind"):
-            out = ndarray._wrap(self._client, self._client._create(arrays_pb2.CreateRequest(
-                dtype=_dtypes.to_wire(target), shape=self._shape, empty=arrays_pb2.EmptySpec())))
+            out = _ops.create(self._client, arrays_pb2.CreateRequest(
+                dtype=_dtypes.to_wire(target), shape=self._shape, empty=arrays_pb2.EmptySpec()))
             return _ops.elementwise("copy", (self,), out=out)
         return _ops.array_op("astype", (self,), dtype=target)[0]
 

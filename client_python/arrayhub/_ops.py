@@ -1,22 +1,22 @@
 """NumPy-style calls -> requests of compute.proto; answers -> :class:`arrayhub.ndarray`.
 
-Every function here sends exactly one RPC (plus uploads of NumPy scalars used as operands)
-and computes nothing on the client: shapes, dtypes and values all come from the server.
-Inside an ``arrayhub.batch()`` block, the requests a batch can hold are recorded instead
-(see _batch.py) and answer pending arrays.
+Each function makes one request. In a pipelined client (the default) a request a Batch can
+hold whose result the client can infer (_infer.py) is queued in the client's pipeline and
+answers a queued array at once (_pipeline.py); inside an ``arrayhub.batch()`` block it is
+recorded in the block (_batch.py); otherwise it is one RPC, sent now (plus uploads of NumPy
+scalars used as operands), whose answer describes the result.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any, Optional, SupportsIndex, Union
+from typing import Any, Callable, Optional, SupportsIndex, Union
 
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _client, _dtypes
-from arrayhub import _ndarray
+from arrayhub import _client, _dtypes, _infer, _ndarray, _pipeline
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubIndexError, ArrayHubTypeError,
                               ArrayHubValueError, ArrayNotFoundError, client_error)
 from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
@@ -58,7 +58,8 @@ def client_for(*values: Any) -> _client.Client:
 
 
 def handle_of(array: _ndarray.ndarray) -> str:
-    """The array's handle, after checking that its session still holds it."""
+    """The array's handle (waiting for a queued array's batch), after checking that its
+    session still holds it."""
     if array._client.closed:
         raise client_error(ArrayNotFoundError,
                            f"array {array.handle} was freed when its session "
@@ -66,40 +67,92 @@ def handle_of(array: _ndarray.ndarray) -> str:
     return array.handle
 
 
-def array_operand(array: _ndarray.ndarray) -> compute_pb2.Operand:
-    """An Operand naming an array: its handle, or for a pending array the op of the batch
-    being recorded that makes it."""
-    if array._batch is not None:
-        return compute_pb2.Operand(batch_result=array._batch.index_of(array._op))
-    return compute_pb2.Operand(handle=handle_of(array))
+def meta_of(value: Any) -> Any:
+    """What inference (_infer.py) takes for an operand: an array's Meta (its queued one, or
+    the server's ArrayInfo as a Meta), or the scalar itself."""
+    if not isinstance(value, _ndarray.ndarray):
+        return value
+    if value._batch is not None:
+        return value._meta
+    info, itemsize = value._info, value._dtype.itemsize
+    return _infer.Meta(value._shape, value._dtype, tuple(s * itemsize for s in info.strides),
+                       info.c_contiguous, info.f_contiguous, info.owns_data, info.writable)
 
 
-def to_operand(value: Operand, client: _client.Client,
-               temporaries: list[_ndarray.ndarray]) -> compute_pb2.Operand:
-    """An Operand message for ``value``.
+class _Refs:
+    """Names arrays in one request: by index for results of ``target`` (the Batch the request
+    is recorded in, None for a call sent now), by handle otherwise, which waits for the
+    batch of a queued array. Arrays named by handle are held by ``target`` until it has run,
+    NumPy scalars uploaded for a call now are held in ``temporaries``."""
 
-    Python scalars are sent as weak Scalar values (NEP 50). NumPy scalars and 0-d NumPy
-    arrays carry a dtype that takes part in promotion, so they are uploaded as 0-d arrays
-    (appended to ``temporaries``, which the caller keeps until the call is answered); in a
-    batch they are created by the batch instead (a 0-d ``full``). Other NumPy arrays and
-    lists are refused, as CuPy does: upload them with ``arrayhub.asarray``.
-    """
-    if isinstance(value, _ndarray.ndarray):
-        return array_operand(value)
-    if _dtypes.is_python_scalar(value):
-        return compute_pb2.Operand(scalar=_dtypes.scalar_to_proto(value))
-    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
-        if _client.recording.get() is not None:
+    def __init__(self, client: _client.Client, target: Any) -> None:
+        self.client = client
+        self.target = target
+        self.temporaries: list[_ndarray.ndarray] = []
+
+    def index(self, array: _ndarray.ndarray) -> Optional[int]:
+        """The op index of ``array`` in the target, or None when it is named by handle."""
+        return array._op if array._batch is not None and array._batch is self.target else None
+
+    def handle(self, array: _ndarray.ndarray) -> str:
+        handle = handle_of(array)
+        if self.target is not None:
+            self.target.hold(array)
+        return handle
+
+    def array(self, array: _ndarray.ndarray) -> compute_pb2.Operand:
+        index = self.index(array)
+        if index is not None:
+            return compute_pb2.Operand(batch_result=index)
+        return compute_pb2.Operand(handle=self.handle(array))
+
+    def operand(self, value: Operand) -> compute_pb2.Operand:
+        """An Operand message for ``value``.
+
+        Python scalars are sent as weak Scalar values (NEP 50). NumPy scalars and 0-d NumPy
+        arrays carry a dtype that takes part in promotion, so they are uploaded as 0-d arrays
+        (held until the call is answered); in a batch they are created by the batch instead
+        (a 0-d ``full``). Other NumPy arrays and lists are refused, as CuPy does: upload them
+        with ``arrayhub.asarray``.
+        """
+        if isinstance(value, _ndarray.ndarray):
+            return self.array(value)
+        if _dtypes.is_python_scalar(value):
+            return compute_pb2.Operand(scalar=_dtypes.scalar_to_proto(value))
+        if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
             value = np.asarray(value)
-            return array_operand(create(client, arrays_pb2.CreateRequest(
-                dtype=_dtypes.to_wire(value.dtype),
-                full=arrays_pb2.FullSpec(value=_dtypes.scalar_to_proto(value.item())))))
-        uploaded = upload(np.asarray(value), client)
-        temporaries.append(uploaded)
-        return compute_pb2.Operand(handle=uploaded.handle)
-    raise client_error(ArrayHubTypeError,
-                       f"Unsupported type {type(value)}: arrayhub operations take arrayhub "
-                       f"arrays and scalars; upload NumPy arrays with arrayhub.asarray()")
+            if self.target is not None:
+                request = arrays_pb2.CreateRequest(
+                    dtype=_dtypes.to_wire(value.dtype),
+                    full=arrays_pb2.FullSpec(value=_dtypes.scalar_to_proto(value.item())))
+                created = self.target.record(self.client, "Create", request,
+                                             meta=_infer.contiguous((), value.dtype),
+                                             site=_pipeline.user_site())
+                return compute_pb2.Operand(batch_result=created._op)
+            uploaded = upload(value, self.client)
+            self.temporaries.append(uploaded)
+            return compute_pb2.Operand(handle=uploaded.handle)
+        raise client_error(ArrayHubTypeError,
+                           f"Unsupported type {type(value)}: arrayhub operations take arrayhub "
+                           f"arrays and scalars; upload NumPy arrays with arrayhub.asarray()")
+
+    def out(self, out: Optional[_ndarray.ndarray]) -> dict[str, Any]:
+        """The out_array fields for NumPy's out=: an existing array, or a queued result of
+        the target (when the server takes out_batch_result)."""
+        if out is None:
+            return {}
+        index = self.index(out)
+        if index is not None and self.target._pipeline.batch_fields:
+            return {"out_batch_result": index}
+        return {"out": self.handle(out)}
+
+    def source(self, array: _ndarray.ndarray, by_handle: str = "handle",
+               by_index: str = "batch_handle") -> dict[str, Any]:
+        """The fields naming the array a View or GetItem reads."""
+        index = self.index(array)
+        if index is not None:
+            return {by_index: index}
+        return {by_handle: self.handle(array)}
 
 
 def axis_list(axis: AxisLike) -> Optional[types_pb2.AxisList]:
@@ -134,7 +187,7 @@ def _out_array(out: Any) -> Optional[_ndarray.ndarray]:
     if out is not None and not isinstance(out, _ndarray.ndarray):
         raise client_error(ArrayHubTypeError,
                            f"out must be an arrayhub.ndarray, got {type(out).__name__}")
-    if out is not None and out._batch is not None:
+    if out is not None and out._batch is not None and out._batch.is_block:
         raise client_error(ArrayHubBatchError,
                            "out= (and in-place operators such as +=) cannot write into a "
                            "pending result of an arrayhub.batch(), only into an existing "
@@ -142,13 +195,35 @@ def _out_array(out: Any) -> Optional[_ndarray.ndarray]:
     return out
 
 
-def _send(client: _client.Client, method: str, request: Any,
-          out: Optional[_ndarray.ndarray] = None) -> _ndarray.ndarray:
-    """Calls ``method`` for its single array result (``out`` if it wrote there), or records
-    the request in the batch being recorded."""
-    batch = _client.recording.get()
-    if batch is not None:
-        return batch.record(client, method, request, out)
+def pipelined(client: _client.Client) -> bool:
+    """Whether an op of ``client`` would be queued (so inferring its result is worth it)."""
+    return _client.recording.get() is None and client._pipeline.active
+
+
+def _submit(client: _client.Client, method: str, build: Callable[[_Refs], Any], *,
+            out: Optional[_ndarray.ndarray] = None, meta: Any = None,
+            arrays: Sequence[Any] = ()) -> _ndarray.ndarray:
+    """One request that gives one array (``out`` if it writes there): recorded in the
+    arrayhub.batch() block being recorded, queued in the client's pipeline when ``meta`` (the
+    inferred result) is known, else sent now. ``build(refs)`` makes the request; ``arrays``
+    are the arrays it names."""
+    block = _client.recording.get()
+    if block is not None:
+        refs = _Refs(client, block)
+        return block.record(client, method, build(refs), out)
+    pipeline = client._pipeline
+    if meta is not None and pipeline.active:
+        # Queued arrays this request must name by handle are waited for first: another
+        # pipeline's, and an out= array where the server takes no out_batch_result.
+        for array in arrays:
+            if (isinstance(array, _ndarray.ndarray) and array._batch is not None
+                    and (array._batch._pipeline is not pipeline
+                         or array is out and not pipeline.batch_fields)):
+                array._info
+        return pipeline.submit(client, method, lambda batch: build(_Refs(client, batch)),
+                               out, meta)
+    refs = _Refs(client, None)
+    request = build(refs)
     return _result(client, client._rpc(method, request), out)
 
 
@@ -164,7 +239,8 @@ def upload(data: np.ndarray, client: Optional[_client.Client] = None) -> _ndarra
 
 def create(client: _client.Client, request: arrays_pb2.CreateRequest) -> _ndarray.ndarray:
     """Create RPC."""
-    return _send(client, "Create", request)
+    meta = _infer.created(request) if pipelined(client) else None
+    return _submit(client, "Create", lambda refs: request, meta=meta)
 
 
 def elementwise(op: str, args: Sequence[Operand], out: Any = None,
@@ -172,12 +248,14 @@ def elementwise(op: str, args: Sequence[Operand], out: Any = None,
     """Elementwise RPC: a ufunc applied with broadcasting, NumPy 2 promotion, optional out."""
     out = _out_array(out)
     client = client_for(*args, out)
-    temporaries: list[_ndarray.ndarray] = []
-    request = compute_pb2.ElementwiseRequest(
-        op=op, operands=[to_operand(a, client, temporaries) for a in args],
-        out=handle_of(out) if out is not None else "",
-        dtype=_dtypes.to_wire_or_unspecified(dtype))
-    return _send(client, "Elementwise", request, out)
+    wire_dtype = _dtypes.to_wire_or_unspecified(dtype)
+    meta = None
+    if pipelined(client) and all(is_operand(a) for a in args):
+        meta = _infer.elementwise(op, [meta_of(a) for a in args], meta_of(out),
+                                  None if dtype is None else _dtypes.normalize(dtype))
+    return _submit(client, "Elementwise", lambda refs: compute_pb2.ElementwiseRequest(
+        op=op, operands=[refs.operand(a) for a in args], dtype=wire_dtype, **refs.out(out)),
+        out=out, meta=meta, arrays=(*args, out))
 
 
 def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: bool = False,
@@ -185,22 +263,25 @@ def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: boo
     """Reduce RPC: sum, prod, min, max, mean, var, std, argmin, argmax, any, all."""
     out = _out_array(out)
     client = client_for(require_array(a, op), out)
-    request = compute_pb2.ReduceRequest(
-        op=op, input=array_operand(a), axis=axis_list(axis),
-        keepdims=keepdims, dtype=_dtypes.to_wire_or_unspecified(dtype), ddof=operator.index(ddof),
-        out=handle_of(out) if out is not None else "")
-    return _send(client, "Reduce", request, out)
+    axes, wire_dtype, ddof = axis_list(axis), _dtypes.to_wire_or_unspecified(dtype), \
+        operator.index(ddof)
+    meta = None
+    if pipelined(client):
+        meta = _infer.reduce(op, meta_of(a), axis, keepdims,
+                             None if dtype is None else _dtypes.normalize(dtype), ddof,
+                             meta_of(out))
+    return _submit(client, "Reduce", lambda refs: compute_pb2.ReduceRequest(
+        op=op, input=refs.array(a), axis=axes, keepdims=keepdims, dtype=wire_dtype, ddof=ddof,
+        **refs.out(out)), out=out, meta=meta, arrays=(a, out))
 
 
 def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
     """View RPC: ``op`` names the one case of ViewRequest's oneof, e.g. ``reshape=...``."""
-    client = client_for(require_array(a, next(iter(op))))
-    source = array_operand(a)
-    if source.HasField("batch_result"):
-        request = compute_pb2.ViewRequest(batch_handle=source.batch_result, **op)
-    else:
-        request = compute_pb2.ViewRequest(handle=source.handle, **op)
-    return _send(client, "View", request)
+    kind, spec = next(iter(op.items()))
+    client = client_for(require_array(a, kind))
+    meta = _infer.view(meta_of(a), kind, spec) if pipelined(client) else None
+    return _submit(client, "View", lambda refs: compute_pb2.ViewRequest(**refs.source(a), **op),
+                   meta=meta, arrays=(a,))
 
 
 def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = None,
@@ -208,15 +289,22 @@ def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = 
              stable: bool = False, split_at_indices: bool = False) -> list[_ndarray.ndarray]:
     """ArrayOp RPC: copy-making manipulations (concatenate, sort, cumsum, ...)."""
     client = client_for(*operands)
-    temporaries: list[_ndarray.ndarray] = []
-    request = compute_pb2.ArrayOpRequest(
-        op=op, operands=[to_operand(o, client, temporaries) for o in operands],
-        dtype=_dtypes.to_wire_or_unspecified(dtype), axis=axis_list(axis),
-        ints=[operator.index(i) for i in ints], side=side, stable=stable,
-        split_at_indices=split_at_indices)
-    if _client.recording.get() is not None:
-        return [_send(client, "ArrayOp", request)]
-    response = client._rpc("ArrayOp", request)
+    ints = [operator.index(i) for i in ints]
+
+    def build(refs: _Refs) -> compute_pb2.ArrayOpRequest:
+        return compute_pb2.ArrayOpRequest(
+            op=op, operands=[refs.operand(o) for o in operands],
+            dtype=_dtypes.to_wire_or_unspecified(dtype), axis=axis_list(axis), ints=ints,
+            side=side, stable=stable, split_at_indices=split_at_indices)
+
+    meta = None
+    if pipelined(client) and all(is_operand(o) for o in operands):
+        meta = _infer.array_op(op, [meta_of(o) for o in operands],
+                               None if dtype is None else _dtypes.normalize(dtype), axis, ints)
+    if meta is not None or _client.recording.get() is not None:
+        return [_submit(client, "ArrayOp", build, meta=meta, arrays=operands)]
+    refs = _Refs(client, None)
+    response = client._rpc("ArrayOp", build(refs))
     return [_ndarray.ndarray._wrap(client, info) for info in response.results]
 
 
@@ -224,11 +312,11 @@ def matmul(a: Operand, b: Operand, out: Any = None) -> _ndarray.ndarray:
     """Matmul RPC with numpy.matmul's rules."""
     out = _out_array(out)
     client = client_for(a, b, out)
-    temporaries: list[_ndarray.ndarray] = []
-    request = compute_pb2.MatmulRequest(a=to_operand(a, client, temporaries),
-                                        b=to_operand(b, client, temporaries),
-                                        out=handle_of(out) if out is not None else "")
-    return _send(client, "Matmul", request, out)
+    meta = (_infer.matmul(meta_of(a), meta_of(b), meta_of(out)) if pipelined(client)
+            else None)
+    return _submit(client, "Matmul", lambda refs: compute_pb2.MatmulRequest(
+        a=refs.operand(a), b=refs.operand(b), **refs.out(out)),
+        out=out, meta=meta, arrays=(a, b, out))
 
 
 def tensor_product(op: str, a: Operand, b: Operand, *, axes: int = 0,
@@ -236,16 +324,27 @@ def tensor_product(op: str, a: Operand, b: Operand, *, axes: int = 0,
     """TensorProduct RPC: dot, vdot, inner, outer, tensordot."""
     out = _out_array(out)
     client = client_for(a, b, out)
-    temporaries: list[_ndarray.ndarray] = []
-    request = compute_pb2.TensorProductRequest(
-        op=op, a=to_operand(a, client, temporaries), b=to_operand(b, client, temporaries),
-        axes=axes, out=handle_of(out) if out is not None else "")
-    return _result(client, client._rpc("TensorProduct", request), out)
+    meta = (_infer.tensor_product(op, meta_of(a), meta_of(b), axes, meta_of(out))
+            if pipelined(client) else None)
+    return _submit(client, "TensorProduct", lambda refs: compute_pb2.TensorProductRequest(
+        op=op, a=refs.operand(a), b=refs.operand(b), axes=axes, **refs.out(out)),
+        out=out, meta=meta, arrays=(a, b, out))
 
 
 def linalg(op: str, *operands: _ndarray.ndarray, **fields: Any) -> list[_ndarray.ndarray]:
-    """Linalg RPC: results in NumPy's order."""
+    """Linalg RPC: results in NumPy's order. A routine giving one array whose result the
+    client can infer (norm, det, inv) is queued like any op; the others are sent now."""
     client = client_for(*(require_array(o, op) for o in operands))
+    meta = None
+    if pipelined(client) and len(operands) == 1:
+        axis = fields.get("axis")
+        meta = _infer.linalg(op, meta_of(operands[0]),
+                             None if axis is None else tuple(axis.axes),
+                             bool(fields.get("keepdims", False)), fields.get("ord", ""))
+    if meta is not None:
+        return [_submit(client, "Linalg", lambda refs: compute_pb2.LinalgRequest(
+            op=op, operands=[refs.array(o) for o in operands], **fields),
+            meta=meta, arrays=operands)]
     request = compute_pb2.LinalgRequest(
         op=op, operands=[compute_pb2.Operand(handle=handle_of(o)) for o in operands], **fields)
     response = client._rpc("Linalg", request)
@@ -254,12 +353,32 @@ def linalg(op: str, *operands: _ndarray.ndarray, **fields: Any) -> list[_ndarray
 
 # -- Indexing ---------------------------------------------------------------------------------
 
-def _index_items(key: Any, client: _client.Client,
-                 temporaries: list[_ndarray.ndarray]) -> list[compute_pb2.IndexItem]:
-    """NumPy's index expression as IndexItem messages. Lists and NumPy arrays used as fancy
-    indices are uploaded (and kept in ``temporaries`` until the call is answered)."""
-    items = []
+def _index_entries(key: Any, client: _client.Client) -> tuple[Any, ...]:
+    """NumPy's index expression as a tuple whose lists and NumPy arrays (fancy indices) are
+    uploaded as arrayhub arrays."""
+    entries = []
     for entry in key if isinstance(key, tuple) else (key,):
+        if (entry is Ellipsis or entry is None or isinstance(entry, (slice, _ndarray.ndarray))
+                or isinstance(entry, (int, np.integer)) and not isinstance(entry,
+                                                                          (bool, np.bool_))):
+            entries.append(entry)
+            continue
+        index = np.asarray(entry)
+        if index.size == 0 and index.dtype.kind == "f":
+            index = index.astype(np.intp)  # [] indexes nothing, as in NumPy.
+        if index.dtype.kind not in "biu":
+            raise client_error(
+                ArrayHubIndexError,
+                "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                "and integer or boolean arrays are valid indices")
+        entries.append(upload(index, client))
+    return tuple(entries)
+
+
+def _index_items(entries: tuple[Any, ...], refs: _Refs) -> list[compute_pb2.IndexItem]:
+    """Index entries (see _index_entries) as IndexItem messages."""
+    items = []
+    for entry in entries:
         if entry is Ellipsis:
             items.append(compute_pb2.IndexItem(ellipsis=True))
         elif entry is None:
@@ -272,44 +391,38 @@ def _index_items(key: Any, client: _client.Client,
                 stop=operator.index(entry.stop) if entry.stop is not None else 0,
                 step=operator.index(entry.step) if entry.step is not None else 0)))
         elif isinstance(entry, _ndarray.ndarray):
-            items.append(compute_pb2.IndexItem(array=handle_of(entry)))
-        elif isinstance(entry, (int, np.integer)) and not isinstance(entry, (bool, np.bool_)):
-            items.append(compute_pb2.IndexItem(index=operator.index(entry)))
+            items.append(compute_pb2.IndexItem(**refs.source(entry, "array", "batch_array")))
         else:
-            index = np.asarray(entry)
-            if index.size == 0 and index.dtype.kind == "f":
-                index = index.astype(np.intp)  # [] indexes nothing, as in NumPy.
-            if index.dtype.kind not in "biu":
-                raise client_error(
-                    ArrayHubIndexError,
-                    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
-                    "and integer or boolean arrays are valid indices")
-            uploaded = upload(index, client)
-            temporaries.append(uploaded)
-            items.append(compute_pb2.IndexItem(array=uploaded.handle))
+            items.append(compute_pb2.IndexItem(index=operator.index(entry)))
     return items
 
 
 def getitem(a: _ndarray.ndarray, key: Any) -> _ndarray.ndarray:
     """GetItem RPC: a view for basic indexing, a copy for fancy indexing."""
     client = client_for(a, *(key if isinstance(key, tuple) else (key,)))
-    temporaries: list[_ndarray.ndarray] = []
-    request = compute_pb2.GetItemRequest(handle=handle_of(a),
-                                         index=_index_items(key, client, temporaries))
-    return _ndarray.ndarray._wrap(client, client._rpc("GetItem", request))
+    entries = _index_entries(key, client)
+    meta = None
+    if pipelined(client) and client._pipeline.batch_fields:
+        meta = _infer.getitem(meta_of(a), tuple(meta_of(e) for e in entries))
+    if meta is None:  # Not in an arrayhub.batch() block either: sent now.
+        refs = _Refs(client, None)
+        request = compute_pb2.GetItemRequest(handle=refs.handle(a),
+                                             index=_index_items(entries, refs))
+        return _ndarray.ndarray._wrap(client, client._rpc("GetItem", request))
+    return _submit(client, "GetItem", lambda refs: compute_pb2.GetItemRequest(
+        **refs.source(a), index=_index_items(entries, refs)), meta=meta, arrays=(a, *entries))
 
 
 def setitem(a: _ndarray.ndarray, key: Any, value: Any) -> None:
     """SetItem RPC: ``a[key] = value`` with the value broadcast to the selection. NumPy
     arrays and lists given as values are uploaded first (CuPy accepts them too)."""
     client = client_for(a, value, *(key if isinstance(key, tuple) else (key,)))
-    temporaries: list[_ndarray.ndarray] = []
     if not is_operand(value):
         value = upload(np.asarray(value), client)
-        temporaries.append(value)
-    request = compute_pb2.SetItemRequest(handle=handle_of(a),
-                                         index=_index_items(key, client, temporaries),
-                                         value=to_operand(value, client, temporaries))
+    entries = _index_entries(key, client)
+    refs = _Refs(client, None)
+    request = compute_pb2.SetItemRequest(handle=handle_of(a), index=_index_items(entries, refs),
+                                         value=refs.operand(value))
     client._rpc("SetItem", request)
 
 

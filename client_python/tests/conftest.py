@@ -95,6 +95,24 @@ def client(daemon: Daemon) -> Iterator[arrayhub.Client]:
     connected.close()
 
 
+@pytest.fixture(autouse=True)
+def _no_error_left_queued(client: arrayhub.Client) -> Iterator[None]:
+    """Every test waits for the work it queued: an error of a pipelined op fails the test that
+    issued it (at teardown), never the next one."""
+    yield
+    client.synchronize()
+
+
+@pytest.fixture
+def sync_mode() -> Iterator[None]:
+    """Runs the test with one blocking call per operation (arrayhub.set_sync(True)): for
+    tests of what each call sends."""
+    was = arrayhub.is_sync()
+    arrayhub.set_sync(True)
+    yield
+    arrayhub.set_sync(was)
+
+
 _PROBES: dict[str, Callable[[], object]] = {
     "Elementwise": lambda: arrayhub.zeros(1) + 1,
     "Reduce": lambda: arrayhub.zeros(1).sum(),

@@ -82,6 +82,19 @@ next(stream)
 print("ready", flush=True)
 time.sleep(600)
 """,
+    "queued": """
+def issue():  # Pipelined work, queued and sent without end: some is always in flight.
+    y = kept
+    while True:
+        y = ah.sqrt(y * y + 1.0)
+        if y.client._pipeline._in_flight is not None:
+            ready.set()
+ready = threading.Event()
+threading.Thread(target=issue, daemon=True).start()
+ready.wait()
+print("ready", flush=True)
+time.sleep(600)
+""",
     "op": """
 a = ah.random.uniform(size=(1200, 1200))
 threading.Thread(target=lambda: ah.linalg.svd(a), daemon=True).start()

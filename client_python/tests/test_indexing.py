@@ -155,6 +155,7 @@ def test_bad_indices_raise_numpys_errors(key: Any, error: type, message: str) ->
     remote = ah.zeros(SHAPE)
     with pytest.raises(error, match=message):
         remote[_upload_key(key)]
+        ah.synchronize()  # A queued fancy index raises its out-of-bounds value here.
     with pytest.raises(error, match=message):
         remote[_upload_key(key)] = 1.0
     np.testing.assert_array_equal(remote.get(), np.zeros(SHAPE))  # Nothing was written.

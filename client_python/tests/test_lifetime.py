@@ -37,6 +37,11 @@ class _CountingStub:
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.calls[name] += 1
             return method(*args, **kwargs)
+
+        def counted_future(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return method.future(*args, **kwargs)
+        counted.future = counted_future  # type: ignore[attr-defined]
         return counted
 
 
@@ -54,9 +59,9 @@ def quiet_client(client: ah.Client) -> ah.Client:
 def test_garbage_collection_queues_frees_without_calls(quiet_client: ah.Client) -> None:
     with quiet_client.use():
         arrays = [ah.zeros(10) for _ in range(10)]
+    handles = {a.handle for a in arrays}  # Waits for the queued creations.
     before = _session_arrays(quiet_client)
     calls_before = sum(quiet_client._connection.stub.calls.values())
-    handles = {a.handle for a in arrays}
     del arrays
     gc.collect()
     assert set(quiet_client._pending_frees) == handles
@@ -67,7 +72,7 @@ def test_garbage_collection_queues_frees_without_calls(quiet_client: ah.Client) 
     assert quiet_client._connection.stub.calls["Free"] == 1
 
 
-def test_frees_are_batched_in_a_hot_loop(quiet_client: ah.Client) -> None:
+def test_frees_are_batched_in_a_hot_loop(quiet_client: ah.Client, sync_mode: None) -> None:
     before = _session_arrays(quiet_client)
     with quiet_client.use():
         for _ in range(300):
