@@ -132,14 +132,29 @@ Array Client::Adopt(ArrayInfo info) const {
   return Array(connection_, detail::Result::Ready(std::move(info)));
 }
 
+namespace {
+
+// An array of another client cannot be named by its place in this client's queue: its handle
+// is waited for first (outside this client's lock).
+void SettleForeign(const detail::Connection& conn, const std::vector<const Array*>& inputs) {
+  for (const Array* input : inputs) {
+    const detail::Connection* owner = detail::ArrayAccess::ConnectionOf(*input);
+    if (owner != nullptr && owner != &conn) input->handle();
+  }
+}
+
+}  // namespace
+
 Array Client::Issue(const std::vector<const Array*>& inputs, const detail::OpBuilder& op) {
   detail::Connection& conn = connection();
+  SettleForeign(conn, inputs);
   if (conn.pipeline->sync()) return Adopt(detail::FromProto(detail::CallOp(conn, op.build())));
   return Array(connection_, conn.pipeline->Record(inputs, op, /*makes_array=*/true));
 }
 
 void Client::IssueOut(const std::vector<const Array*>& inputs, const detail::OpBuilder& op) {
   detail::Connection& conn = connection();
+  SettleForeign(conn, inputs);
   if (conn.pipeline->sync()) {
     detail::CallOp(conn, op.build());
   } else {

@@ -50,6 +50,7 @@ struct Result {
 // What the client's internals read of an Array.
 struct ArrayAccess {
   static const std::shared_ptr<Result>& ResultOf(const Array& array) { return array.result_; }
+  static const Connection* ConnectionOf(const Array& array) { return array.connection_.get(); }
 };
 
 // How an op names `array` on the wire: its handle, or the index of its op in the queue being

@@ -104,6 +104,17 @@ TEST_F(PipelineTest, OpsFromManyThreadsRunInIssueOrder) {
   for (double chain : chains) EXPECT_EQ(chain, kRounds);
 }
 
+// An array another client still has queued is named by its handle once it has one, not by its
+// place in that client's queue (here the place of a zeros in this one's).
+TEST_F(PipelineTest, AnotherClientsQueuedArrayIsWaitedFor) {
+  Client other = ConnectQuiet();
+  Client quiet = ConnectQuiet();
+  Array theirs = other.Full({3}, 2.0);
+  Array zeros = quiet.Zeros({3});
+  Array mine = quiet.Ufunc("add", {theirs, 1.0});
+  EXPECT_EQ(quiet.Download<double>(mine), (std::vector<double>{3, 3, 3}));
+}
+
 TEST_F(PipelineTest, AnErrorRaisesAtTheNextWaitAndLaterWorkIsDiscarded) {
   Array x = client().Arange(0.0, 3.0);
   Array y = client().Ufunc("add", {x, 1.0});
