@@ -256,8 +256,10 @@ void Client::DownloadInto(const Array& array, std::span<std::byte> destination) 
 void Client::Fetch(const Array& array, std::optional<DType> expected,
                    const std::function<std::span<std::byte>(int64_t nbytes)>& destination) {
   detail::Connection& conn = connection();
-  if (const std::shared_ptr<detail::Result>& result = detail::ArrayAccess::ResultOf(array)) {
-    if (std::optional<detail::InlineRead> read = conn.pipeline->ReadInline(result)) {
+  // The array's own client computes it (a Client may download another's arrays).
+  if (const detail::Connection* owner = detail::ArrayAccess::ConnectionOf(array)) {
+    const std::shared_ptr<detail::Result>& result = detail::ArrayAccess::ResultOf(array);
+    if (std::optional<detail::InlineRead> read = owner->pipeline->ReadInline(result)) {
       if (expected) RequireDType(array, *expected);
       std::span<std::byte> out = destination(static_cast<int64_t>(read->data.size()));
       std::memcpy(out.data(), read->data.data(), read->data.size());
