@@ -3,6 +3,7 @@
 // batch, a host read in the batch's one round trip, quotas, and a Client destroyed with work
 // queued. The rest of the client suite runs pipelined and in sync mode (ctest's "sync." tests).
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdint>
@@ -165,6 +166,23 @@ TEST_F(PipelineTest, AQuietClientsQueueIsSentWhenIdle) {
     seen = observer.List(/*all_sessions=*/true).size();
   }
   EXPECT_EQ(seen, 1u);
+  EXPECT_EQ(Calls("Batch"), 1);
+}
+
+// With nothing queued the idle thread sleeps: half a second of an idle client costs (almost) no
+// CPU time.
+TEST_F(PipelineTest, AnIdleClientDoesNotSpin) {
+  auto cpu_seconds = [] {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  };
+  Array x = client().Ufunc("add", {client().Zeros({10}), 1.0});
+  std::this_thread::sleep_for(50ms);  // The idle flush has run.
+  const double before = cpu_seconds();
+  std::this_thread::sleep_for(500ms);
+  EXPECT_LT(cpu_seconds() - before, 0.05);
   EXPECT_EQ(Calls("Batch"), 1);
 }
 
