@@ -203,18 +203,17 @@ void Pipeline::Wait(const std::shared_ptr<Result>& result) {
   if (StateOf(*result) == State::kFailed) throw *result->error;
 }
 
-std::optional<InlineRead> Pipeline::ReadInline(const std::shared_ptr<Result>& result) {
+std::optional<std::string> Pipeline::ReadInline(const std::shared_ptr<Result>& result) {
   if (sync() || StateOf(*result) == State::kReady) return std::nullopt;
   std::unique_lock lock(mutex_);
-  std::optional<InlineRead> read;
+  std::optional<std::string> read;
   for (;;) {
     const State state = StateOf(*result);
     if (state == State::kReady || state == State::kFailed) break;
     if (state == State::kQueued && !in_flight_) {
       v1::BatchResponse response = Send(lock, Seal(result->index));
       if (response.has_read_info() && !response.data_omitted()) {
-        read = InlineRead{.info = std::move(*response.mutable_read_info()),
-                          .data = std::move(*response.mutable_data())};
+        read = std::move(*response.mutable_data());
       }
     } else {
       changed_.wait(lock);
@@ -242,7 +241,8 @@ void Pipeline::Stop() noexcept {
       try {
         Send(lock, Seal(), std::chrono::system_clock::now() + kCleanupTimeout);
       } catch (...) {
-        // The session closes next; an error here has no one left to raise it to.
+        // A failed batch is left in pending_, which nobody raises now (the session closes
+        // next); nothing else (memory) may escape a destructor.
       }
     }
     stopping_ = true;

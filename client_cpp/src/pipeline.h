@@ -64,12 +64,6 @@ struct OpBuilder {
   std::function<v1::BatchRequest::Op()> build;
 };
 
-// A result's data read back with the batch that computed it (BatchRequest.read).
-struct InlineRead {
-  v1::ArrayInfo info;
-  std::string data;  // C order.
-};
-
 class Pipeline {
  public:
   // Past this many ops the queue is sent without waiting for idle (the server takes 1024).
@@ -95,10 +89,10 @@ class Pipeline {
   void Synchronize();
   // Until `result` is ready; throws its error (or, first, one not raised yet).
   void Wait(const std::shared_ptr<Result>& result);
-  // A result still queued is sent with its batch's `read`, so its data comes back in the same
-  // round trip; nullopt when it was no longer queued or the data was too large to come inline
-  // (then `result` is ready: download it).
-  std::optional<InlineRead> ReadInline(const std::shared_ptr<Result>& result);
+  // A result still queued is sent with its batch's `read`, so its data (C order) comes back in
+  // the same round trip; nullopt when it was no longer queued or the data was too large to come
+  // inline (then `result` is ready: download it).
+  std::optional<std::string> ReadInline(const std::shared_ptr<Result>& result);
   // A dropped array: its handle is freed with the next batch.
   void Drop(std::string handle);
   // Runs what is queued (errors ignored, the wait bounded) and ends the idle thread; for the

@@ -259,10 +259,10 @@ void Client::Fetch(const Array& array, std::optional<DType> expected,
   // The array's own client computes it (a Client may download another's arrays).
   if (const detail::Connection* owner = detail::ArrayAccess::ConnectionOf(array)) {
     const std::shared_ptr<detail::Result>& result = detail::ArrayAccess::ResultOf(array);
-    if (std::optional<detail::InlineRead> read = owner->pipeline->ReadInline(result)) {
+    if (std::optional<std::string> data = owner->pipeline->ReadInline(result)) {
       if (expected) RequireDType(array, *expected);
-      std::span<std::byte> out = destination(static_cast<int64_t>(read->data.size()));
-      std::memcpy(out.data(), read->data.data(), read->data.size());
+      std::span<std::byte> out = destination(static_cast<int64_t>(data->size()));
+      if (!data->empty()) std::memcpy(out.data(), data->data(), data->size());  // Not from null.
       return;
     }
   }

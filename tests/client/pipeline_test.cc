@@ -230,6 +230,12 @@ TEST_F(PipelineTest, AddThenReadOneElementIsOneRoundTrip) {
   Array big = quiet.Ufunc("add", {quiet.Zeros({300000}, DType::kFloat32), 2});
   const std::vector<float> values = quiet.Download<float>(big);
   EXPECT_EQ(values, std::vector<float>(300000, 2.0f));
+  // Reads of every kind of result: empty, bool (one byte each), a dtype asked wrongly.
+  EXPECT_TRUE(quiet.Download<float>(quiet.Zeros({0}, DType::kFloat32)).empty());
+  EXPECT_EQ(quiet.Download<bool>(quiet.Ufunc("greater", {x, 2})),
+            (std::vector<bool>{false, true, true}));
+  EXPECT_CLIENT_ERROR(quiet.Download<double>(quiet.Ufunc("add", {x, 1})), kInvalidArgument,
+                      "has dtype float32, not float64");
 }
 
 TEST_F(PipelineTest, QuotasAreRefusedAtTheWait) {
