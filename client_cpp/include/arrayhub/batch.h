@@ -11,6 +11,10 @@
 // A failing op fails the whole call (Run throws the op's Error, its message prefixed
 // "ops[i] (op): ") and leaves no result of the batch behind; writes earlier ops made into
 // existing arrays (UfuncOut) stay. See docs/semantics.md, "Batches".
+//
+// The Client pipelines its calls into Batches by itself (client.h); a Batch records a block
+// explicitly, sends nothing before Run, and can be run again. Run first waits for the
+// client's queued calls, so it comes after them.
 #pragma once
 
 #include <cstdint>
