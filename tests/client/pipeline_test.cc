@@ -133,8 +133,13 @@ TEST_F(PipelineTest, AnErrorRaisesAtTheNextWaitAndLaterWorkIsDiscarded) {
   EXPECT_EQ(client().List().size(), 2u);  // x and y: nothing of the failed batch is left.
 
   // Sent by the idle flush, the error waits for the caller; work issued meanwhile is discarded.
+  const int64_t batches = Calls("Batch");
   Array wrong = client().Reshape(x, {2, 2});
-  std::this_thread::sleep_for(100ms);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (Calls("Batch") == batches && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(Calls("Batch"), batches + 1);
   Array discarded = client().Ufunc("add", {y, 1.0});
   EXPECT_CLIENT_ERROR(client().Download<double>(y), kInvalidArgument,
                       "(view reshape): cannot reshape array of size 3 into shape (2,2)");
@@ -159,7 +164,7 @@ TEST_F(PipelineTest, SyncModeThrowsAtTheCall) {
 TEST_F(PipelineTest, AQuietClientsQueueIsSentWhenIdle) {
   Client observer = Connect();
   Array queued = client().Zeros({1000});
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
   size_t seen = 0;
   while (seen == 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(1ms);
@@ -182,7 +187,7 @@ TEST_F(PipelineTest, AnIdleClientDoesNotSpin) {
   std::this_thread::sleep_for(50ms);  // The idle flush has run.
   const double before = cpu_seconds();
   std::this_thread::sleep_for(500ms);
-  EXPECT_LT(cpu_seconds() - before, 0.05);
+  EXPECT_LT(cpu_seconds() - before, 0.1);  // Spinning would take about 0.5.
   EXPECT_EQ(Calls("Batch"), 1);
 }
 
@@ -207,12 +212,12 @@ TEST_F(PipelineTest, FreesRideWithTheNextBatch) {
   for (int i = 0; i < 5; ++i) more.push_back(idle.Full({100}, i));
   idle.Synchronize();
   more.clear();
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (Stats().arrays != arrays - 9 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(1ms);
   }
   EXPECT_EQ(Stats().arrays, arrays - 9);
-  EXPECT_EQ(Calls("Free"), 1);
+  EXPECT_GE(Calls("Free"), 1);  // One, unless the thread found the queue idle between two drops.
 }
 
 // float((x + 1)[0]): the ops and the read in one round trip.
