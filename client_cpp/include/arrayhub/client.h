@@ -271,8 +271,9 @@ class Client {
   void Ping();
   ServerInfo Info();
 
-  // Sends what is queued and waits until it has run (frees of dropped Arrays included);
-  // throws the Error of a queued op that failed.
+  // Sends what is queued (frees of dropped Arrays included) and waits for the server's answer:
+  // then every op issued before has been accepted in order (as a blocking call would be; the
+  // device may still be computing), its arrays exist, and an op that failed has thrown here.
   void Synchronize();
   // Sync mode: every op is one blocking call, its error thrown at once (for debugging). Turning
   // it on synchronizes first. Not to be called while other threads issue ops.
