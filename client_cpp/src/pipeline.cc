@@ -183,8 +183,13 @@ std::shared_ptr<Result> Pipeline::Record(std::span<const Array* const> inputs, c
 
 void Pipeline::Synchronize() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return !in_flight_; });
-  if (HasWork()) Send(lock, Seal());
+  // Whatever was issued before this call, frees past one batch's share included; not what
+  // other threads issue meanwhile.
+  for (size_t batches = 1 + frees_.size() / kMaxFrees; batches > 0; --batches) {
+    changed_.wait(lock, [this] { return !in_flight_; });
+    if (!HasWork()) break;
+    Send(lock, Seal());
+  }
   RaisePending();
 }
 
@@ -254,8 +259,9 @@ void Pipeline::Stop() noexcept {
 Pipeline::Sealed Pipeline::Seal(std::optional<int32_t> read) {
   Sealed sealed;
   sealed.request = std::exchange(request_, {});
-  for (std::string& handle : frees_) sealed.request.add_free(std::move(handle));
-  frees_.clear();
+  const size_t frees = std::min(frees_.size(), kMaxFrees);
+  for (size_t k = 0; k < frees; ++k) sealed.request.add_free(std::move(frees_[k]));
+  frees_.erase(frees_.begin(), frees_.begin() + static_cast<ptrdiff_t>(frees));
   for (size_t op = 0; op < queued_.size(); ++op) {
     // Only results whose Array is still alive are kept; the server frees the rest as soon as
     // no later op reads them.

@@ -68,6 +68,9 @@ class Pipeline {
  public:
   // Past this many ops the queue is sent without waiting for idle (the server takes 1024).
   static constexpr int kMaxOps = 256;
+  // Most frees one batch carries (the server takes --max-list-entries, 65536 by default); the
+  // rest wait for the next.
+  static constexpr size_t kMaxFrees = 4096;
 
   Pipeline(Connection& connection, bool sync, std::chrono::microseconds idle_flush);
   ~Pipeline();

@@ -220,6 +220,23 @@ TEST_F(PipelineTest, FreesRideWithTheNextBatch) {
   EXPECT_GE(Calls("Free"), 1);  // One, unless the thread found the queue idle between two drops.
 }
 
+// More dropped arrays than a request may list go over several batches.
+TEST_F(PipelineTest, ManyFreesAreSplitAcrossBatches) {
+  ServerOptions options;
+  options.limits.max_list_entries = 5000;
+  StartServer(std::move(options));
+  const int64_t before = Stats().arrays;
+  Client quiet = ConnectQuiet();
+  {
+    std::vector<Array> many;
+    for (int i = 0; i < 6000; ++i) many.push_back(quiet.Zeros({1}));
+    quiet.Synchronize();
+    EXPECT_EQ(Stats().arrays, before + 6000);
+  }
+  quiet.Synchronize();
+  EXPECT_EQ(Stats().arrays, before);
+}
+
 // float((x + 1)[0]): the ops and the read in one round trip.
 TEST_F(PipelineTest, AddThenReadOneElementIsOneRoundTrip) {
   Client quiet = ConnectQuiet();
