@@ -27,6 +27,15 @@ bool SyncFromEnvironment() {
   return sync != nullptr && std::string_view(sync) == "1";
 }
 
+// An array of another client cannot be named by its place in this client's queue: its handle
+// is waited for first (outside this client's lock).
+void SettleForeign(const detail::Connection& conn, const std::vector<const Array*>& inputs) {
+  for (const Array* input : inputs) {
+    const detail::Connection* owner = detail::ArrayAccess::ConnectionOf(*input);
+    if (owner != nullptr && owner != &conn) input->handle();
+  }
+}
+
 }  // namespace
 
 Client Client::Connect(const std::string& address, ClientOptions options) {
@@ -131,19 +140,6 @@ detail::Connection& Client::Synced() const {
 Array Client::Adopt(ArrayInfo info) const {
   return Array(connection_, detail::Result::Ready(std::move(info)));
 }
-
-namespace {
-
-// An array of another client cannot be named by its place in this client's queue: its handle
-// is waited for first (outside this client's lock).
-void SettleForeign(const detail::Connection& conn, const std::vector<const Array*>& inputs) {
-  for (const Array* input : inputs) {
-    const detail::Connection* owner = detail::ArrayAccess::ConnectionOf(*input);
-    if (owner != nullptr && owner != &conn) input->handle();
-  }
-}
-
-}  // namespace
 
 Array Client::Issue(const std::vector<const Array*>& inputs, const detail::OpBuilder& op) {
   detail::Connection& conn = connection();
