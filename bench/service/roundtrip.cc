@@ -11,6 +11,7 @@ namespace arrayhub::bench {
 
 void RunRoundTrip(const BenchOptions& options) {
   Client client = Client::Connect(options.address);
+  client.SetSync(true);  // Each call timed is one round trip, not a place in the pipeline.
   const std::vector<float> values(256, 1.5f);  // 1 KiB.
   Array a = client.Upload(values, {256});
   Array b = client.Upload(values, {256});

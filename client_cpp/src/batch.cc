@@ -26,24 +26,10 @@ uint64_t NextBatchId() {
   return next++;
 }
 
-// Appends one op. The request is built (and may throw) before the op is added.
-void Append(v1::BatchRequest& batch, v1::ElementwiseRequest op) {
-  *batch.add_ops()->mutable_elementwise() = std::move(op);
-}
-void Append(v1::BatchRequest& batch, v1::MatmulRequest op) {
-  *batch.add_ops()->mutable_matmul() = std::move(op);
-}
-void Append(v1::BatchRequest& batch, v1::ReduceRequest op) {
-  *batch.add_ops()->mutable_reduce() = std::move(op);
-}
-void Append(v1::BatchRequest& batch, v1::ViewRequest op) {
-  *batch.add_ops()->mutable_view() = std::move(op);
-}
-void Append(v1::BatchRequest& batch, v1::ArrayOpRequest op) {
-  *batch.add_ops()->mutable_array_op() = std::move(op);
-}
-void Append(v1::BatchRequest& batch, v1::CreateRequest op) {
-  *batch.add_ops()->mutable_create() = std::move(op);
+// Appends one op; the request is built (and may throw) before the op is added.
+template <typename Request>
+void Append(v1::BatchRequest& batch, Request request) {
+  *batch.add_ops() = detail::AsOp(std::move(request));
 }
 
 }  // namespace
@@ -66,6 +52,8 @@ void Batch::CheckSteps(const std::vector<Operand>& operands) const {
       throw Error(StatusCode::kInvalidArgument,
                   "step " + std::to_string(step->index()) + " belongs to another Batch");
     }
+    // A Batch names arrays by handle: one the client's pipeline still computes is waited for.
+    if (const auto* array = std::get_if<const Array*>(&operand.value())) (*array)->handle();
   }
 }
 
@@ -88,7 +76,7 @@ std::vector<Array> Batch::Run(const std::vector<Step>& keep) {
     request.add_keep(step.index());
   }
   const v1::BatchResponse response =
-      detail::Call(client_->connection(), &v1::ArrayHub::Stub::Batch, request);
+      detail::Call(client_->Synced(), &v1::ArrayHub::Stub::Batch, request);
   std::vector<Array> results;
   for (const v1::ArrayInfo& info : response.results()) {
     results.push_back(client_->Adopt(detail::FromProto(info)));

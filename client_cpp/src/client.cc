@@ -2,6 +2,8 @@
 #include "arrayhub/client.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -19,8 +21,19 @@ constexpr int kMaxReceiveMessageBytes = 16 << 20;
 // Past a few streams the memory copies at both ends, not the connections, bound a transfer.
 constexpr int kMaxAutomaticStreams = 4;
 
-ArrayInfo CreateArray(detail::Connection& connection, const v1::CreateRequest& request) {
-  return detail::FromProto(detail::Call(connection, &v1::ArrayHub::Stub::Create, request));
+// ARRAYHUB_SYNC=1: one blocking call per op (Client::SetSync).
+bool SyncFromEnvironment() {
+  const char* sync = std::getenv("ARRAYHUB_SYNC");
+  return sync != nullptr && std::string_view(sync) == "1";
+}
+
+// An array of another client cannot be named by its place in this client's queue: its handle
+// is waited for first (outside this client's lock).
+void SettleForeign(const detail::Connection& conn, const std::vector<const Array*>& inputs) {
+  for (const Array* input : inputs) {
+    const detail::Connection* owner = detail::ArrayAccess::ConnectionOf(*input);
+    if (owner != nullptr && owner != &conn) input->handle();
+  }
 }
 
 }  // namespace
@@ -33,6 +46,11 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   if (options.transfer_streams < 0) {
     throw Error(StatusCode::kInvalidArgument, "transfer_streams must not be negative, got " +
                                                   std::to_string(options.transfer_streams));
+  }
+  if (options.idle_flush.count() <= 0) {
+    throw Error(
+        StatusCode::kInvalidArgument,
+        "idle_flush must be positive, got " + std::to_string(options.idle_flush.count()) + " us");
   }
   if (options.transfer_streams == 0) {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
@@ -71,6 +89,8 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   detail::Check(connection->stub->OpenSession(&context, request, &response));
   connection->session_id = response.session_id();
   connection->session_open = true;
+  connection->pipeline = std::make_unique<detail::Pipeline>(*connection, SyncFromEnvironment(),
+                                                            connection->options.idle_flush);
   return Client(std::move(connection));
 }
 
@@ -91,6 +111,7 @@ Client& Client::operator=(Client&& other) noexcept {
 
 void Client::Close() noexcept {
   if (connection_ == nullptr || !connection_->session_open.exchange(false)) return;
+  connection_->pipeline->Stop();
   try {
     grpc::ClientContext context;
     connection_->Prepare(context);
@@ -110,7 +131,38 @@ detail::Connection& Client::connection() const {
   return *connection_;
 }
 
-Array Client::Adopt(ArrayInfo info) const { return Array(connection_, std::move(info)); }
+detail::Connection& Client::Synced() const {
+  detail::Connection& conn = connection();
+  conn.pipeline->Synchronize();
+  return conn;
+}
+
+Array Client::Adopt(ArrayInfo info) const {
+  return Array(connection_, detail::Result::Ready(std::move(info)));
+}
+
+Array Client::Issue(const std::vector<const Array*>& inputs, const detail::OpBuilder& op) {
+  detail::Connection& conn = connection();
+  SettleForeign(conn, inputs);
+  if (conn.pipeline->sync()) return Adopt(detail::FromProto(detail::CallOp(conn, op.build())));
+  return Array(connection_, conn.pipeline->Record(inputs, op, /*makes_array=*/true));
+}
+
+void Client::IssueOut(const std::vector<const Array*>& inputs, const detail::OpBuilder& op) {
+  detail::Connection& conn = connection();
+  SettleForeign(conn, inputs);
+  if (conn.pipeline->sync()) {
+    detail::CallOp(conn, op.build());
+  } else {
+    conn.pipeline->Record(inputs, op, /*makes_array=*/false);
+  }
+}
+
+void Client::Synchronize() { Synced(); }
+
+void Client::SetSync(bool sync) { connection().pipeline->SetSync(sync); }
+
+bool Client::sync() const { return connection().pipeline->sync(); }
 
 void Client::RequireDType(const Array& array, DType expected) {
   if (array.dtype() != expected) {
@@ -132,7 +184,7 @@ bool Client::UsesSharedMemory() const {
 }
 
 void Client::KeepAlive() {
-  detail::Call(connection(), &v1::ArrayHub::Stub::KeepAlive, v1::KeepAliveRequest());
+  detail::Call(Synced(), &v1::ArrayHub::Stub::KeepAlive, v1::KeepAliveRequest());
 }
 
 void Client::Ping() {
@@ -148,66 +200,74 @@ void Client::Ping() {
 }
 
 ServerInfo Client::Info() {
+  detail::Connection& conn = Synced();  // Its counts include what is queued.
   grpc::ClientContext context;
-  connection().Prepare(context, /*with_session=*/false);
+  conn.Prepare(context, /*with_session=*/false);
   v1::ServerInfo response;
-  detail::Check(connection().stub->GetServerInfo(&context, v1::ServerInfoRequest(), &response));
+  detail::Check(conn.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &response));
   return detail::FromProto(response);
 }
 
 Array Client::Empty(const Shape& shape, DType dtype) {
-  v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
-  request.mutable_empty();
-  return Adopt(CreateArray(connection(), request));
+  return Issue({}, {[&] {
+                 v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
+                 request.mutable_empty();
+                 return detail::AsOp(std::move(request));
+               }});
 }
 
 Array Client::Zeros(const Shape& shape, DType dtype) {
-  v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
-  request.mutable_zeros();
-  return Adopt(CreateArray(connection(), request));
+  return Issue({}, {[&] {
+                 v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
+                 request.mutable_zeros();
+                 return detail::AsOp(std::move(request));
+               }});
 }
 
 Array Client::Ones(const Shape& shape, DType dtype) {
-  v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
-  request.mutable_ones();
-  return Adopt(CreateArray(connection(), request));
+  return Issue({}, {[&] {
+                 v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
+                 request.mutable_ones();
+                 return detail::AsOp(std::move(request));
+               }});
 }
 
 Array Client::Full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
-  return Adopt(CreateArray(connection(), detail::FullRequest(shape, value, dtype)));
+  return Issue({}, {[&] { return detail::AsOp(detail::FullRequest(shape, value, dtype)); }});
 }
 
 Array Client::Arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype) {
-  return Adopt(CreateArray(connection(), detail::ArangeRequest(start, stop, step, dtype)));
+  return Issue({}, {[&] { return detail::AsOp(detail::ArangeRequest(start, stop, step, dtype)); }});
 }
 
 Array Client::Linspace(Scalar start, Scalar stop, int64_t num, bool endpoint,
                        std::optional<DType> dtype) {
-  return Adopt(
-      CreateArray(connection(), detail::LinspaceRequest(start, stop, num, endpoint, dtype)));
+  return Issue({}, {[&] {
+                 return detail::AsOp(detail::LinspaceRequest(start, stop, num, endpoint, dtype));
+               }});
 }
 
 Array Client::Eye(int64_t n, std::optional<int64_t> m, int64_t k, std::optional<DType> dtype) {
-  return Adopt(CreateArray(connection(), detail::EyeRequest(n, m, k, dtype)));
+  return Issue({}, {[&] { return detail::AsOp(detail::EyeRequest(n, m, k, dtype)); }});
 }
 
 ArrayInfo Client::Describe(const std::string& handle) {
   v1::DescribeRequest request;
   request.set_handle(handle);
-  return detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Describe, request));
+  return detail::FromProto(detail::Call(Synced(), &v1::ArrayHub::Stub::Describe, request));
 }
 
 std::vector<ArrayInfo> Client::List(bool all_sessions, bool include_shared) {
   v1::ListRequest request;
   request.set_all_sessions(all_sessions);
   request.set_include_shared(include_shared);
-  const v1::ListResponse response = detail::Call(connection(), &v1::ArrayHub::Stub::List, request);
+  const v1::ListResponse response = detail::Call(Synced(), &v1::ArrayHub::Stub::List, request);
   std::vector<ArrayInfo> arrays;
   arrays.reserve(response.arrays_size());
   for (const v1::ArrayInfo& info : response.arrays()) arrays.push_back(detail::FromProto(info));
   return arrays;
 }
 
-void Client::Free(const std::string& handle) { connection().Free(handle); }
+void Client::Free(const std::string& handle) { Synced().Free(handle); }
 
 }  // namespace arrayhub::client

@@ -17,6 +17,36 @@ void Connection::Free(const std::string& handle, bool cleanup) {
   Check(stub->Free(&context, request, &response));
 }
 
+v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op) {
+  using Op = v1::BatchRequest::Op;
+  using Stub = v1::ArrayHub::Stub;
+  switch (op.op_case()) {
+    case Op::kElementwise:
+      return Call(connection, &Stub::Elementwise, op.elementwise());
+    case Op::kMatmul:
+      return Call(connection, &Stub::Matmul, op.matmul());
+    case Op::kReduce:
+      return Call(connection, &Stub::Reduce, op.reduce());
+    case Op::kView:
+      return Call(connection, &Stub::View, op.view());
+    case Op::kArrayOp:
+      // Only ops giving one array are pipelined (Client::ArrayOp).
+      return Call(connection, &Stub::ArrayOp, op.array_op()).results(0);
+    case Op::kCreate:
+      return Call(connection, &Stub::Create, op.create());
+    case Op::kGetItem:
+      return Call(connection, &Stub::GetItem, op.get_item());
+    case Op::kTensorProduct:
+      return Call(connection, &Stub::TensorProduct, op.tensor_product());
+    case Op::kLinalg:
+      // Only routines giving one array are pipelined (Linalg).
+      return Call(connection, &Stub::Linalg, op.linalg()).results(0);
+    case Op::OP_NOT_SET:
+      break;
+  }
+  throw Error(StatusCode::kInternal, "an op with no op set");
+}
+
 void Check(const grpc::Status& status) {
   if (status.ok()) return;
   int code = static_cast<int>(status.error_code());

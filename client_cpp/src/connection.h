@@ -12,6 +12,7 @@
 
 #include "arrayhub/client.h"
 #include "arrayhub/v1/service.grpc.pb.h"
+#include "pipeline.h"
 #include "shared_memory.h"
 
 namespace arrayhub::client::detail {
@@ -33,6 +34,8 @@ struct Connection {
   std::atomic<bool> session_open{false};
   // The same-host transfer path; null when the server is not on this host (shared_memory.h).
   std::unique_ptr<SharedMemoryTransfer> shared_memory;
+  // The queue of pipelined ops, with its idle thread; made last, stopped first (Client::Close).
+  std::unique_ptr<Pipeline> pipeline;
 
   // Adds the metadata every call carries: the bearer token when there is one, and the
   // session id on the RPCs that take one (all but OpenSession and GetServerInfo).
@@ -56,5 +59,8 @@ Response Call(Connection& connection,
   Check((connection.stub.get()->*method)(&context, request, &response));
   return response;
 }
+
+// Runs one op of a Batch as the unary RPC of its kind (sync mode); returns its one result.
+v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op);
 
 }  // namespace arrayhub::client::detail

@@ -4,11 +4,18 @@
 #include <string>
 #include <type_traits>
 
+#include "pipeline.h"
+
 namespace arrayhub::client::detail {
 
 void ToProto(const Operand& operand, v1::Operand* out) {
   if (const auto* array = std::get_if<const Array*>(&operand.value())) {
-    out->set_handle((*array)->handle());
+    std::variant<std::string, int32_t> name = WireName(**array);
+    if (auto* handle = std::get_if<std::string>(&name)) {
+      out->set_handle(std::move(*handle));
+    } else {
+      out->set_batch_result(std::get<int32_t>(name));
+    }
   } else if (const auto* step = std::get_if<Step>(&operand.value())) {
     out->set_batch_result(step->index());
   } else {

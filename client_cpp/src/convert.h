@@ -12,7 +12,8 @@ v1::DType ToProto(DType dtype);
 // The dtype of a wire value; nullopt (unset) maps to DTYPE_UNSPECIFIED.
 v1::DType ToProto(std::optional<DType> dtype);
 void ToProto(const Scalar& scalar, v1::Scalar* out);
-// An array operand as its handle, a scalar as a weak Scalar, a batch step as a batch result.
+// An array operand as its handle (a result queued in the pipeline as its batch result, see
+// WireName), a scalar as a weak Scalar, a batch step as a batch result.
 void ToProto(const Operand& operand, v1::Operand* out);
 v1::Precision ToProto(Precision precision);
 // Throws kInternal for a dtype this client does not know (a newer server).

@@ -10,7 +10,7 @@ IpcExport Client::ExportIpc(const Array& array) {
   v1::ExportIpcRequest request;
   request.set_handle(array.handle());
   const v1::ExportIpcResponse response =
-      detail::Call(connection(), &v1::ArrayHub::Stub::ExportIpc, request);
+      detail::Call(Synced(), &v1::ArrayHub::Stub::ExportIpc, request);
   return IpcExport{.lease = response.lease(),
                    .pointer_export_data = response.pointer_export_data(),
                    .offset_bytes = response.offset_bytes(),
@@ -25,7 +25,7 @@ IpcExport Client::ExportIpc(const Array& array) {
 void Client::ReleaseIpc(const std::string& lease) {
   v1::ReleaseIpcRequest request;
   request.set_lease(lease);
-  detail::Call(connection(), &v1::ArrayHub::Stub::ReleaseIpc, request);
+  detail::Call(Synced(), &v1::ArrayHub::Stub::ReleaseIpc, request);
 }
 
 int FetchPoolDescriptor(const IpcExport& exported) {

@@ -1,57 +1,24 @@
 // Views, indexing and array manipulation: the View, GetItem, SetItem and ArrayOp RPCs.
 #include <string>
-#include <type_traits>
+#include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
+#include "pipeline.h"
 #include "requests.h"
 
 namespace arrayhub::client {
 namespace {
 
-void AddIndex(const std::vector<IndexItem>& index,
-              google::protobuf::RepeatedPtrField<v1::IndexItem>* wire) {
-  for (const IndexItem& item : index) {
-    v1::IndexItem* out = wire->Add();
-    std::visit(
-        [out](const auto& value) {
-          using T = std::decay_t<decltype(value)>;
-          if constexpr (std::is_same_v<T, int64_t>) {
-            out->set_index(value);
-          } else if constexpr (std::is_same_v<T, Slice>) {
-            // The wire reads step 0 as 1, so NumPy's error has to be raised here.
-            if (value.step == 0) {
-              throw Error(StatusCode::kInvalidArgument, "slice step cannot be zero");
-            }
-            v1::Slice* slice = out->mutable_slice();
-            slice->set_has_start(value.start.has_value());
-            slice->set_start(value.start.value_or(0));
-            slice->set_has_stop(value.stop.has_value());
-            slice->set_stop(value.stop.value_or(0));
-            slice->set_step(value.step);
-          } else if constexpr (std::is_same_v<T, EllipsisIndex>) {
-            out->set_ellipsis(true);
-          } else if constexpr (std::is_same_v<T, NewAxisIndex>) {
-            out->set_new_axis(true);
-          } else {
-            out->set_array(value->handle());
-          }
-        },
-        item.value());
-  }
-}
-
 std::vector<Operand> Operands(const std::vector<std::reference_wrapper<const Array>>& arrays) {
   return {arrays.begin(), arrays.end()};
 }
 
-ArrayInfo CallView(detail::Connection& connection, const v1::ViewRequest& request) {
-  return detail::FromProto(detail::Call(connection, &v1::ArrayHub::Stub::View, request));
-}
+// Ops giving several arrays, which a Batch cannot keep: they are not pipelined.
+bool GivesSeveral(std::string_view op) { return op == "split" || op == "nonzero"; }
 
 // The single result of an op.
 Array Only(std::vector<Array> results) { return std::move(results[0]); }
@@ -59,62 +26,68 @@ Array Only(std::vector<Array> results) { return std::move(results[0]); }
 }  // namespace
 
 Array Client::Reshape(const Array& a, const Shape& shape, Order order) {
-  return Adopt(CallView(connection(), detail::ReshapeRequest(a, shape, order)));
+  return Issue({&a}, {[&] { return detail::AsOp(detail::ReshapeRequest(a, shape, order)); }});
 }
 
 Array Client::Transpose(const Array& a, const std::vector<int64_t>& axes) {
-  return Adopt(CallView(connection(), detail::TransposeRequest(a, axes)));
+  return Issue({&a}, {[&] { return detail::AsOp(detail::TransposeRequest(a, axes)); }});
 }
 
 Array Client::SwapAxes(const Array& a, int64_t axis1, int64_t axis2) {
-  return Adopt(CallView(connection(), detail::SwapAxesRequest(a, axis1, axis2)));
+  return Issue({&a}, {[&] { return detail::AsOp(detail::SwapAxesRequest(a, axis1, axis2)); }});
 }
 
 Array Client::Squeeze(const Array& a, std::optional<std::vector<int64_t>> axes) {
-  return Adopt(CallView(connection(), detail::SqueezeRequest(a, axes)));
+  return Issue({&a}, {[&] { return detail::AsOp(detail::SqueezeRequest(a, axes)); }});
 }
 
 Array Client::ExpandDims(const Array& a, const std::vector<int64_t>& axes) {
-  return Adopt(CallView(connection(), detail::ExpandDimsRequest(a, axes)));
+  return Issue({&a}, {[&] { return detail::AsOp(detail::ExpandDimsRequest(a, axes)); }});
 }
 
 Array Client::BroadcastTo(const Array& a, const Shape& shape) {
-  return Adopt(CallView(connection(), detail::BroadcastToRequest(a, shape)));
+  return Issue({&a}, {[&] { return detail::AsOp(detail::BroadcastToRequest(a, shape)); }});
 }
 
 Array Client::Diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis2) {
   // The wire reads axis1 = axis2 = 0 as NumPy's defaults (0, 1). The same axis spelled
-  // -ndim keeps NumPy's answer, "axis1 and axis2 cannot be the same".
+  // -ndim keeps NumPy's answer, "axis1 and axis2 cannot be the same" (a's rank: a wait).
   const bool both_zero = axis1 == 0 && axis2 == 0;
-  return Adopt(
-      CallView(connection(),
-               detail::DiagonalRequest(
-                   a, offset, axis1, both_zero ? -static_cast<int64_t>(a.shape().size()) : axis2)));
+  const int64_t second = both_zero ? -static_cast<int64_t>(a.shape().size()) : axis2;
+  return Issue({&a},
+               {[&] { return detail::AsOp(detail::DiagonalRequest(a, offset, axis1, second)); }});
 }
 
 Array Client::Ravel(const Array& a, Order order) {
-  return Adopt(CallView(connection(), detail::RavelRequest(a, order)));
+  return Issue({&a}, {[&] { return detail::AsOp(detail::RavelRequest(a, order)); }});
 }
 
 Array Client::GetItem(const Array& a, const std::vector<IndexItem>& index) {
-  v1::GetItemRequest request;
-  request.set_handle(a.handle());
-  AddIndex(index, request.mutable_index());
-  return Adopt(
-      detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::GetItem, request)));
+  std::vector<const Array*> inputs = detail::ArraysOf(index);
+  inputs.push_back(&a);
+  return Issue(inputs, {[&] { return detail::AsOp(detail::GetItemRequest(a, index)); }});
 }
 
 void Client::SetItem(Array& a, const std::vector<IndexItem>& index, const Operand& value) {
+  detail::Connection& conn = Synced();
   v1::SetItemRequest request;
   request.set_handle(a.handle());
-  AddIndex(index, request.mutable_index());
+  detail::AddIndex(index, request.mutable_index());
   detail::ToProto(value, request.mutable_value());
-  detail::Call(connection(), &v1::ArrayHub::Stub::SetItem, request);
+  detail::Call(conn, &v1::ArrayHub::Stub::SetItem, request);
 }
 
 std::vector<Array> Client::ArrayOp(std::string_view op, const std::vector<Operand>& operands,
                                    const ArrayOpOptions& options) {
-  const v1::ArrayOpResponse response = detail::Call(connection(), &v1::ArrayHub::Stub::ArrayOp,
+  if (!GivesSeveral(op)) {
+    std::vector<Array> result;
+    result.push_back(Issue(detail::ArraysOf(operands), {[&] {
+                             return detail::AsOp(detail::ArrayOpRequest(op, operands, options));
+                           }}));
+    return result;
+  }
+  detail::Connection& conn = Synced();  // Before the request names the operands.
+  const v1::ArrayOpResponse response = detail::Call(conn, &v1::ArrayHub::Stub::ArrayOp,
                                                     detail::ArrayOpRequest(op, operands, options));
   std::vector<Array> results;
   for (const v1::ArrayInfo& info : response.results()) {
@@ -122,7 +95,6 @@ std::vector<Array> Client::ArrayOp(std::string_view op, const std::vector<Operan
   }
   return results;
 }
-
 Array Client::Copy(const Array& a) { return Only(ArrayOp("copy", {a})); }
 
 Array Client::Astype(const Array& a, DType dtype) {

@@ -15,7 +15,7 @@ PinnedBuffer Client::AllocatePinned(int64_t bytes) {
     throw Error(StatusCode::kInvalidArgument,
                 "a pinned buffer needs a size of 0 or more bytes, got " + std::to_string(bytes));
   }
-  detail::Connection& conn = connection();
+  detail::Connection& conn = Synced();
   PinnedBuffer buffer;
   buffer.connection_ = connection_;
   if (conn.shared_memory != nullptr) {

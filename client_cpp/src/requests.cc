@@ -1,13 +1,28 @@
 #include "requests.h"
 
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 #include "convert.h"
+#include "pipeline.h"
 
 namespace arrayhub::client::detail {
 namespace {
 
 std::string OrderName(Order order) { return order == Order::kF ? "F" : "C"; }
+
+// Calls `by_handle` or `by_index` with how `array` is named on the wire (WireName).
+template <typename ByHandle, typename ByIndex>
+void Name(const Array& array, ByHandle&& by_handle, ByIndex&& by_index) {
+  std::variant<std::string, int32_t> name = WireName(array);
+  if (auto* handle = std::get_if<std::string>(&name)) {
+    by_handle(std::move(*handle));
+  } else {
+    by_index(std::get<int32_t>(name));
+  }
+}
 
 }  // namespace
 
@@ -110,7 +125,9 @@ v1::ArrayOpRequest ArrayOpRequest(std::string_view op, const std::vector<Operand
 v1::ViewRequest ViewRequestOf(const Operand& a) {
   v1::ViewRequest request;
   if (const auto* array = std::get_if<const Array*>(&a.value())) {
-    request.set_handle((*array)->handle());
+    Name(
+        **array, [&](std::string handle) { request.set_handle(std::move(handle)); },
+        [&](int32_t index) { request.set_batch_handle(index); });
   } else if (const auto* step = std::get_if<Step>(&a.value())) {
     request.set_batch_handle(step->index());
   } else {
@@ -171,6 +188,130 @@ v1::ViewRequest RavelRequest(const Operand& a, Order order) {
   v1::ViewRequest request = ViewRequestOf(a);
   request.mutable_ravel()->set_order(OrderName(order));
   return request;
+}
+
+v1::GetItemRequest GetItemRequest(const Array& a, const std::vector<IndexItem>& index) {
+  v1::GetItemRequest request;
+  Name(
+      a, [&](std::string handle) { request.set_handle(std::move(handle)); },
+      [&](int32_t op) { request.set_batch_handle(op); });
+  AddIndex(index, request.mutable_index());
+  return request;
+}
+
+void AddIndex(const std::vector<IndexItem>& index,
+              google::protobuf::RepeatedPtrField<v1::IndexItem>* wire) {
+  for (const IndexItem& item : index) {
+    v1::IndexItem* out = wire->Add();
+    std::visit(
+        [out](const auto& value) {
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, int64_t>) {
+            out->set_index(value);
+          } else if constexpr (std::is_same_v<T, Slice>) {
+            // The wire reads step 0 as 1, so NumPy's error has to be raised here.
+            if (value.step == 0) {
+              throw Error(StatusCode::kInvalidArgument, "slice step cannot be zero");
+            }
+            v1::Slice* slice = out->mutable_slice();
+            slice->set_has_start(value.start.has_value());
+            slice->set_start(value.start.value_or(0));
+            slice->set_has_stop(value.stop.has_value());
+            slice->set_stop(value.stop.value_or(0));
+            slice->set_step(value.step);
+          } else if constexpr (std::is_same_v<T, EllipsisIndex>) {
+            out->set_ellipsis(true);
+          } else if constexpr (std::is_same_v<T, NewAxisIndex>) {
+            out->set_new_axis(true);
+          } else {
+            Name(
+                *value, [out](std::string handle) { out->set_array(std::move(handle)); },
+                [out](int32_t op) { out->set_batch_array(op); });
+          }
+        },
+        item.value());
+  }
+}
+
+void SetOut(const Array& out, v1::ElementwiseRequest& request) {
+  Name(
+      out, [&](std::string handle) { request.set_out(std::move(handle)); },
+      [&](int32_t op) { request.set_out_batch_result(op); });
+}
+
+void SetOut(const Array& out, v1::MatmulRequest& request) {
+  Name(
+      out, [&](std::string handle) { request.set_out(std::move(handle)); },
+      [&](int32_t op) { request.set_out_batch_result(op); });
+}
+
+v1::BatchRequest::Op AsOp(v1::ElementwiseRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_elementwise() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::MatmulRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_matmul() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::ReduceRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_reduce() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::ViewRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_view() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::ArrayOpRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_array_op() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::CreateRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_create() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::GetItemRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_get_item() = std::move(request);
+  return op;
+}
+
+v1::BatchRequest::Op AsOp(v1::TensorProductRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_tensor_product() = std::move(request);
+  return op;
+}
+v1::BatchRequest::Op AsOp(v1::LinalgRequest request) {
+  v1::BatchRequest::Op op;
+  *op.mutable_linalg() = std::move(request);
+  return op;
+}
+
+std::vector<const Array*> ArraysOf(const std::vector<Operand>& operands) {
+  std::vector<const Array*> arrays;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (const auto* array = std::get_if<const Array*>(&operands[k].value())) {
+      arrays.push_back(*array);
+    } else if (std::holds_alternative<Step>(operands[k].value())) {
+      throw Error(StatusCode::kInvalidArgument, "operands[" + std::to_string(k) +
+                                                    "] refers to a batch result outside a "
+                                                    "Batch request");
+    }
+  }
+  return arrays;
+}
+
+std::vector<const Array*> ArraysOf(const std::vector<IndexItem>& index) {
+  std::vector<const Array*> arrays;
+  for (const IndexItem& item : index) {
+    if (const auto* array = std::get_if<const Array*>(&item.value())) arrays.push_back(*array);
+  }
+  return arrays;
 }
 
 std::optional<std::vector<int64_t>> Axis(std::optional<int64_t> axis) {

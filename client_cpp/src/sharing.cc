@@ -13,14 +13,13 @@ ArrayInfo Client::Publish(const Array& array, const std::string& name,
   for (const std::string& reader : options.readers) request.add_reader_tenants(reader);
   request.set_all_tenants(options.all_tenants);
   request.set_writable(options.writable);
-  return detail::FromProto(
-      detail::Call(connection(), &v1::ArrayHub::Stub::Publish, request).array());
+  return detail::FromProto(detail::Call(Synced(), &v1::ArrayHub::Stub::Publish, request).array());
 }
 
 void Client::Unpublish(const std::string& name) {
   v1::UnpublishRequest request;
   request.set_name(name);
-  detail::Call(connection(), &v1::ArrayHub::Stub::Unpublish, request);
+  detail::Call(Synced(), &v1::ArrayHub::Stub::Unpublish, request);
 }
 
 Array Client::Attach(const std::string& name, const std::string& owner) {
@@ -28,7 +27,7 @@ Array Client::Attach(const std::string& name, const std::string& owner) {
   request.set_name(name);
   request.set_owner(owner);
   return Adopt(
-      detail::FromProto(detail::Call(connection(), &v1::ArrayHub::Stub::Attach, request).array()));
+      detail::FromProto(detail::Call(Synced(), &v1::ArrayHub::Stub::Attach, request).array()));
 }
 
 }  // namespace arrayhub::client

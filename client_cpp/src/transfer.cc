@@ -18,6 +18,7 @@
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
+#include "pipeline.h"
 #include "proto/wire/chunk_messages.h"
 
 namespace arrayhub::client {
@@ -205,7 +206,7 @@ Array Client::Upload(const std::vector<bool>& data, const Shape& shape) {
 
 Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Shape& shape) {
   CheckUploadSize(data, dtype, shape);
-  detail::Connection& conn = connection();
+  detail::Connection& conn = Synced();
   if (conn.shared_memory != nullptr) {
     if (std::optional<detail::PinnedLocation> pinned = conn.shared_memory->Locate(data)) {
       v1::SharedMemoryCopyRequest request;
@@ -233,20 +234,43 @@ Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Sh
 }
 
 std::vector<std::byte> Client::DownloadBytes(const Array& array) {
-  std::vector<std::byte> bytes(static_cast<size_t>(array.nbytes()));
-  DownloadInto(array, bytes);
+  std::vector<std::byte> bytes;
+  Fetch(array, std::nullopt, [&bytes](int64_t nbytes) {
+    bytes.resize(static_cast<size_t>(nbytes));
+    return std::span<std::byte>(bytes);
+  });
   return bytes;
 }
 
 void Client::DownloadInto(const Array& array, std::span<std::byte> destination) {
-  if (static_cast<int64_t>(destination.size()) != array.nbytes()) {
-    throw Error(StatusCode::kInvalidArgument,
-                "destination holds " + std::to_string(destination.size()) + " bytes, array " +
-                    array.handle() + " has " + std::to_string(array.nbytes()));
-  }
+  Fetch(array, std::nullopt, [&](int64_t nbytes) {
+    if (static_cast<int64_t>(destination.size()) != nbytes) {
+      throw Error(StatusCode::kInvalidArgument,
+                  "destination holds " + std::to_string(destination.size()) + " bytes, array " +
+                      array.handle() + " has " + std::to_string(nbytes));
+    }
+    return destination;
+  });
+}
+
+void Client::Fetch(const Array& array, std::optional<DType> expected,
+                   const std::function<std::span<std::byte>(int64_t nbytes)>& destination) {
   detail::Connection& conn = connection();
+  // The array's own client computes it (a Client may download another's arrays).
+  if (const detail::Connection* owner = detail::ArrayAccess::ConnectionOf(array)) {
+    const std::shared_ptr<detail::Result>& result = detail::ArrayAccess::ResultOf(array);
+    if (std::optional<std::string> data = owner->pipeline->ReadInline(result)) {
+      if (expected) RequireDType(array, *expected);
+      std::span<std::byte> out = destination(static_cast<int64_t>(data->size()));
+      if (!data->empty()) std::memcpy(out.data(), data->data(), data->size());  // Not from null.
+      return;
+    }
+  }
+  Synced();  // Queued ops may write into `array`.
+  if (expected) RequireDType(array, *expected);
+  const std::span<std::byte> out = destination(array.nbytes());
   if (conn.shared_memory != nullptr) {
-    if (std::optional<detail::PinnedLocation> pinned = conn.shared_memory->Locate(destination)) {
+    if (std::optional<detail::PinnedLocation> pinned = conn.shared_memory->Locate(out)) {
       v1::SharedMemoryCopyRequest request;
       request.set_region_name(pinned->region_name);
       request.set_offset_bytes(pinned->offset);
@@ -254,15 +278,15 @@ void Client::DownloadInto(const Array& array, std::span<std::byte> destination) 
       detail::Call(conn, &v1::ArrayHub::Stub::CopyToSharedMemory, request);
       return;
     }
-    if (conn.shared_memory->Download(conn, array.handle(), destination)) return;
+    if (conn.shared_memory->Download(conn, array.handle(), out)) return;
   }
-  if (!Striped(conn, destination.size())) {
-    DownloadStream(conn, 0, array.handle(), array.nbytes(), destination);
+  if (!Striped(conn, out.size())) {
+    DownloadStream(conn, 0, array.handle(), array.nbytes(), out);
     return;
   }
-  RunStriped(conn, destination.size(), [&](int stream, size_t offset, size_t length) {
-    DownloadStream(conn, stream, array.handle(), array.nbytes(),
-                   destination.subspan(offset, length), static_cast<int64_t>(offset));
+  RunStriped(conn, out.size(), [&](int stream, size_t offset, size_t length) {
+    DownloadStream(conn, stream, array.handle(), array.nbytes(), out.subspan(offset, length),
+                   static_cast<int64_t>(offset));
   });
 }
 

@@ -75,8 +75,10 @@ TEST_F(ComputeTest, UnsignedOverflowWraps) {
 
 TEST_F(ComputeTest, InPlaceTouchesNoNewMemory) {
   Array x = client().Arange(0, 1000, 1, DType::kFloat64);
+  client().Synchronize();  // The server's count is read once the pipeline has run.
   const int64_t before = server_->engine().Stats().bytes_in_use;
   client().UfuncOut(x, "multiply", {x, 2});
+  client().Synchronize();
   EXPECT_EQ(server_->engine().Stats().bytes_in_use, before);
   const std::vector<double> got = client().Download<double>(x);
   for (int i = 0; i < 1000; ++i) EXPECT_EQ(got[i], 2.0 * i);
@@ -85,7 +87,8 @@ TEST_F(ComputeTest, InPlaceTouchesNoNewMemory) {
 TEST_F(ComputeTest, OutMustAcceptTheResultSameKind) {
   Array f = client().Ones({4}, DType::kFloat64);
   Array i = client().Zeros({4}, DType::kInt64);
-  EXPECT_CLIENT_ERROR(client().UfuncOut(i, "add", {f, f}), kInvalidArgument,
+  EXPECT_CLIENT_ERROR((client().UfuncOut(i, "add", {f, f}), client().Synchronize()),
+                      kInvalidArgument,
                       "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int64')");
 }
 
@@ -308,6 +311,7 @@ TEST_F(ComputeTest, EveryOpAndDTypeMatchesTheCpuBackend) {
                                                 std::make_unique<HostBackend>());
   ASSERT_TRUE(reference_server.ok()) << reference_server.status();
   Client reference = Client::Connect((*reference_server)->address());
+  reference.SetSync(true);  // The oracle: its errors decide, so they must come at once.
   std::mt19937_64 rng(std::random_device{}());
   const uint64_t seed = rng();
   rng.seed(seed);

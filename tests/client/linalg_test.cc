@@ -250,9 +250,11 @@ TEST_F(LinalgTest, TransposedAndConjugatedOperandsAreViews) {
   for (int64_t i = 0; i < 2; ++i)
     expected.push_back(Multiply(ConjugateTranspose(host_a.At(i)), b_t));
   ExpectClose(Download(c).values, Flatten(expected), 1e-12);
-  // Nothing but the result stays allocated.
+  // Nothing but the result stays allocated (the server's count read once the pipeline has run).
+  client().Synchronize();
   const int64_t before = server_->engine().Stats().bytes_in_use;
   Array d = client().Matmul(a, b, {.transpose_a = true, .transpose_b = true});
+  client().Synchronize();
   EXPECT_EQ(server_->engine().Stats().bytes_in_use, before + d.nbytes());
 }
 
@@ -304,11 +306,11 @@ TEST_F(LinalgTest, MatmulOutConvertsAndMayAliasAnOperand) {
   client().MatmulOut(a, a, b);
   ExpectClose(Download(a).values, Flatten({expected}), 1e-12);
   Array ints = client().Zeros({4, 4}, DType::kInt64);
-  EXPECT_CLIENT_ERROR(client().MatmulOut(ints, a, b), kInvalidArgument,
+  EXPECT_CLIENT_ERROR((client().MatmulOut(ints, a, b), client().Synchronize()), kInvalidArgument,
                       "Cannot cast ufunc 'matmul' output from dtype('float64') to "
                       "dtype('int64') with casting rule 'same_kind'");
   Array wrong = client().Zeros({4, 5}, DType::kFloat64);
-  EXPECT_CLIENT_ERROR(client().MatmulOut(wrong, a, b), kInvalidArgument,
+  EXPECT_CLIENT_ERROR((client().MatmulOut(wrong, a, b), client().Synchronize()), kInvalidArgument,
                       "Output operand 0 has a mismatch in its core dimension 1");
 }
 

@@ -82,7 +82,11 @@ TEST_F(SharedServerTest, PublishAttachAndUnpublishBetweenTenants) {
   EXPECT_EQ(mine.info().owner, "alice");
   EXPECT_FALSE(mine.info().writable);
   EXPECT_EQ(bob.Download<float>(mine), (std::vector<float>{1, 2, 3, 4}));
-  EXPECT_EQ(CodeOf([&] { bob.UfuncOut(mine, "add", {mine, 1}); }), StatusCode::kPermissionDenied);
+  EXPECT_EQ(CodeOf([&] {
+              bob.UfuncOut(mine, "add", {mine, 1});
+              bob.Synchronize();  // Pipelined, the error comes where bob next waits.
+            }),
+            StatusCode::kPermissionDenied);
   const auto listed = bob.List(false, /*include_shared=*/true);
   ASSERT_EQ(listed.size(), 2u);  // His attached handle and alice's publication.
 
@@ -95,16 +99,19 @@ TEST_F(SharedServerTest, PublishAttachAndUnpublishBetweenTenants) {
 // Work of another session on an array comes after the owner's queued writes, and the owner's
 // later writes after that work (docs/execution.md). On the CUDA backend each session has a
 // stream of its own that runs concurrently with the others: without these fences bob would
-// read a half-written array, and alice's next write would land under bob's reads.
+// read a half-written array, and alice's next write would land under bob's reads. Each client
+// synchronizes before the other goes on: pipelined, its ops reach the server only when sent.
 TEST_F(SharedServerTest, SessionsSharingAnArrayAreOrderedBothWays) {
   Client alice = Client::Connect(server_->address(), OptionsFor("alice"));
   Client bob = Client::Connect(server_->address(), OptionsFor("bob"));
   auto counter = alice.Zeros({int64_t{1} << 25}, DType::kInt32);  // 128 MiB.
   alice.Publish(counter, "counter", {.readers = {"bob"}});
   for (int i = 0; i < 40; ++i) alice.UfuncOut(counter, "add", {counter, 1});
+  alice.Synchronize();
   auto seen = bob.Attach("counter", "alice");
   std::vector<Array> doubled;
   for (int i = 0; i < 20; ++i) doubled.push_back(bob.Ufunc("multiply", {seen, 2}));
+  bob.Synchronize();
   alice.UfuncOut(counter, "add", {counter, 1000});
 
   for (const Array& result : doubled) {

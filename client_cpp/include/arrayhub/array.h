@@ -11,7 +11,9 @@
 namespace arrayhub::client {
 
 namespace detail {
-struct Connection;  // The channel and session a Client and its Arrays share (src/connection.h).
+struct Connection;   // The channel and session a Client and its Arrays share (src/connection.h).
+struct Result;       // An op's result, shared with the client's queue (src/pipeline.h).
+struct ArrayAccess;  // The client's internals' view of an Array (src/pipeline.h).
 }  // namespace detail
 
 using Shape = std::vector<int64_t>;
@@ -41,6 +43,11 @@ int64_t ElementCount(const Shape& shape);
 // connection, so it stays usable after the Client object that made it is moved. Once the
 // session is closed (the Client destroyed) the server has freed the array already, and
 // destroying the Array does nothing.
+//
+// An Array returned by a pipelined op (see Client) may not exist on the server yet: its
+// description is lazy. handle(), dtype(), shape(), size(), nbytes() and info() wait until it
+// does, sending the client's queued ops first if they are still queued, and throw the Error
+// of the op (or of an earlier queued op) if it failed. operator bool never waits.
 class Array {
  public:
   Array() = default;  // Empty: owns nothing.
@@ -51,28 +58,32 @@ class Array {
   Array& operator=(const Array&) = delete;
 
   // False for an empty (default-constructed, moved-from or released) Array.
-  explicit operator bool() const { return !info_.handle.empty(); }
+  explicit operator bool() const { return result_ != nullptr; }
 
-  const std::string& handle() const { return info_.handle; }
-  DType dtype() const { return info_.dtype; }
-  const Shape& shape() const { return info_.shape; }
-  int64_t size() const { return ElementCount(info_.shape); }
-  int64_t nbytes() const { return info_.nbytes; }
+  const std::string& handle() const { return Settled().handle; }
+  DType dtype() const { return Settled().dtype; }
+  const Shape& shape() const { return Settled().shape; }
+  int64_t size() const { return ElementCount(Settled().shape); }
+  int64_t nbytes() const { return Settled().nbytes; }
   // The description the server gave when the array was made.
-  const ArrayInfo& info() const { return info_; }
+  const ArrayInfo& info() const { return Settled(); }
 
   // Gives up ownership: the server array is no longer freed by this object, which becomes
-  // empty. Returns the handle (free it later with Client::Free).
+  // empty. Returns the handle (free it later with Client::Free). Waits as handle() does.
   std::string Release();
 
  private:
   friend class Client;
-  Array(std::shared_ptr<detail::Connection> connection, ArrayInfo info);
-  // Frees the server array, if any, swallowing errors; leaves this Array empty.
+  friend struct detail::ArrayAccess;
+  Array(std::shared_ptr<detail::Connection> connection, std::shared_ptr<detail::Result> result);
+  // The server's description, once the array exists (empty for an empty Array).
+  const ArrayInfo& Settled() const;
+  // Frees the server array, if any, swallowing errors; leaves this Array empty. Pipelined, the
+  // handle is freed with the client's next batch instead of a call of its own.
   void Reset() noexcept;
 
   std::shared_ptr<detail::Connection> connection_;
-  ArrayInfo info_;
+  std::shared_ptr<detail::Result> result_;
 };
 
 }  // namespace arrayhub::client

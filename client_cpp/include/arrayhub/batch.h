@@ -11,6 +11,10 @@
 // A failing op fails the whole call (Run throws the op's Error, its message prefixed
 // "ops[i] (op): ") and leaves no result of the batch behind; writes earlier ops made into
 // existing arrays (UfuncOut) stay. See docs/semantics.md, "Batches".
+//
+// The Client pipelines its calls into Batches by itself (client.h); a Batch records a block
+// explicitly, sends nothing before Run, and can be run again. Run first waits for the
+// client's queued calls, so it comes after them.
 #pragma once
 
 #include <cstdint>
@@ -121,7 +125,8 @@ class Batch {
            std::optional<DType> dtype = std::nullopt);
 
  private:
-  // Throws kInvalidArgument for a step of another batch among `operands`.
+  // Throws kInvalidArgument for a step of another batch among `operands`; waits for arrays
+  // among them that the client's pipeline has not made yet (a Batch names them by handle).
   void CheckSteps(const std::vector<Operand>& operands) const;
   // The step of the op just recorded, noting whether it wrote into an existing array.
   Step Recorded(bool writes_out = false);

@@ -3,9 +3,28 @@
 //
 //   auto client = arrayhub::client::Client::Connect("127.0.0.1:50051");
 //   auto a = client.Upload(std::vector<float>{1, 2, 3, 4}, {2, 2});
-//   std::vector<float> back = client.Download<float>(a);
+//   auto t = client.Ufunc("multiply", {a, 2});  // Queued: returns at once.
+//   auto b = client.Ufunc("add", {t, 1});
+//   std::vector<float> back = client.Download<float>(b);  // One round trip runs both.
+//
+// Pipelining (the default; README, "Pipelining"): an op that a Batch can hold (ufuncs with or
+// without out=, Matmul and MatmulOut, the tensor products, Reduce, the views, GetItem, ArrayOp
+// and its named forms but Split, SplitAt and Nonzero, creation and random creation, and the
+// Linalg routines giving one array: Cholesky, Eigvalsh, Solve, Inv, Det, Norm) is queued on
+// the client and returns its Array at once, as a CUDA launch does. The queue goes to the server as
+// one Batch when the caller waits for something: a Download, an Array's description (handle, shape,
+// dtype, ...: lazy until the array exists), any other call (which runs after everything queued
+// before it), Synchronize; and also when it holds 256 ops, and after about 1 ms without a new
+// op (ClientOptions::idle_flush), so the server never waits on a quiet client. Destroying an
+// Array frees it with the next batch rather than in a call of its own. Ops from several
+// threads run in the order they were queued. A failed op throws its Error (the server's code
+// and message, "ops[i] (<op>): " in front) at the next point where the caller waits; every op
+// queued after it is discarded, and their Arrays throw that Error when used; then the client
+// works as before. SetSync(true), or ARRAYHUB_SYNC=1 in the environment at Connect, makes
+// every op one blocking call again, its error thrown by the call itself.
 #pragma once
 
+#include <chrono>
 #include <complex>
 #include <concepts>
 #include <cstddef>
@@ -49,6 +68,9 @@ struct ClientOptions {
   int transfer_streams = 0;
   int64_t stripe_min_bytes = int64_t{64} << 20;
   TlsOptions tls{};
+  // Pipelined ops still queued this long after the last one are sent without waiting for the
+  // caller (the idle flush).
+  std::chrono::microseconds idle_flush{1000};
 };
 
 // Who may attach to a published array (PublishRequest).
@@ -217,6 +239,10 @@ struct ArrayOpOptions {
 
 class Linalg;
 
+namespace detail {
+struct OpBuilder;  // Builds one wire op of a pipelined call (src/pipeline.h).
+}  // namespace detail
+
 class Client {
  public:
   // Dials `address` ("host:port"), over TLS when options.tls says so, and opens a session.
@@ -244,6 +270,15 @@ class Client {
   // when the server answers that it is not serving (draining).
   void Ping();
   ServerInfo Info();
+
+  // Sends what is queued (frees of dropped Arrays included) and waits for the server's answer:
+  // then every op issued before has been accepted in order (as a blocking call would be; the
+  // device may still be computing), its arrays exist, and an op that failed has thrown here.
+  void Synchronize();
+  // Sync mode: every op is one blocking call, its error thrown at once (for debugging). Turning
+  // it on synchronizes first. Not to be called while other threads issue ops.
+  void SetSync(bool sync);
+  bool sync() const;
 
   // Creation, as NumPy's functions of the same names. Without a dtype, NumPy's choice is made.
   Array Empty(const Shape& shape, DType dtype = DType::kFloat64);
@@ -409,6 +444,19 @@ class Client {
   explicit Client(std::shared_ptr<detail::Connection> connection);
   // The connection; throws kFailedPrecondition on a moved-from Client.
   detail::Connection& connection() const;
+  // The connection once everything queued has run, for a call a Batch cannot hold, so that it
+  // comes after them; throws the error of a queued op that failed.
+  detail::Connection& Synced() const;
+  // A call that a Batch can hold and that makes an array reading `inputs`: queued, or in sync
+  // mode one blocking call.
+  Array Issue(const std::vector<const Array*>& inputs, const detail::OpBuilder& op);
+  // The same for a call that writes into an existing array (out=).
+  void IssueOut(const std::vector<const Array*>& inputs, const detail::OpBuilder& op);
+  // Downloads `array` into the buffer `destination(nbytes)` gives; with `expected`, first
+  // throws kInvalidArgument if the array has another dtype. A queued array's data comes back
+  // with the batch that computes it.
+  void Fetch(const Array& array, std::optional<DType> expected,
+             const std::function<std::span<std::byte>(int64_t nbytes)>& destination);
   // An Array owning `info`, sharing this client's connection.
   Array Adopt(ArrayInfo info) const;
   // Closes the session, if any, ignoring errors.
@@ -485,15 +533,21 @@ class Linalg {
 
 template <ArrayElement T>
 std::vector<T> Client::Download(const Array& array) {
-  RequireDType(array, DTypeOf<T>::value);
   if constexpr (std::is_same_v<T, bool>) {
-    std::vector<std::byte> bytes = DownloadBytes(array);
+    std::vector<std::byte> bytes;
+    Fetch(array, DType::kBool, [&bytes](int64_t nbytes) {
+      bytes.resize(static_cast<size_t>(nbytes));
+      return std::span<std::byte>(bytes);
+    });
     std::vector<bool> values(bytes.size());
     for (size_t i = 0; i < bytes.size(); ++i) values[i] = bytes[i] != std::byte{0};
     return values;
   } else {
-    std::vector<T> values(static_cast<size_t>(array.size()));
-    DownloadInto(array, std::as_writable_bytes(std::span<T>(values)));
+    std::vector<T> values;
+    Fetch(array, DTypeOf<T>::value, [&values](int64_t nbytes) {
+      values.resize(static_cast<size_t>(nbytes) / sizeof(T));
+      return std::as_writable_bytes(std::span<T>(values));
+    });
     return values;
   }
 }
