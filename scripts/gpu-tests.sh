@@ -18,6 +18,7 @@ run cuda_codegen_test cuda_codegen_test
 run cuda_device_loss_test cuda_device_loss_test
 run transport_test_cuda env ARRAYHUB_TEST_BACKEND=cuda transport_test
 run client_test_cuda env ARRAYHUB_TEST_BACKEND=cuda client_test
+run client_test_cuda_sync env ARRAYHUB_TEST_BACKEND=cuda ARRAYHUB_SYNC=1 client_test
 run safety_test_cuda env ARRAYHUB_TEST_BACKEND=cuda safety_test
 
 # The Python client's suite against the CUDA backend, with the machine's own python3.
@@ -25,6 +26,11 @@ if python3 -c 'import grpc, google.protobuf, numpy, pytest' 2>/dev/null; then
   run python_tests_cuda env PYTHONPATH="$PWD/client_python" ARRAYHUB_DAEMON="$(command -v arrayhubd)" \
     ARRAYHUB_TEST_BACKEND=cuda python3 -m pytest -p no:cacheprovider -q client_python/tests
   tail -3 "$out/python_tests_cuda.log"
+  # The same suite in sync mode (one blocking call per op), as python-tests.sh does in part.
+  run python_tests_cuda_sync env PYTHONPATH="$PWD/client_python" \
+    ARRAYHUB_DAEMON="$(command -v arrayhubd)" ARRAYHUB_TEST_BACKEND=cuda ARRAYHUB_SYNC=1 \
+    python3 -m pytest -p no:cacheprovider -q client_python/tests
+  tail -3 "$out/python_tests_cuda_sync.log"
 else
   echo "=== python_tests_cuda: skipped (python3 lacks grpc, protobuf, numpy or pytest)"
 fi
