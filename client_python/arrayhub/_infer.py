@@ -194,7 +194,12 @@ def elementwise(op: str, operands: Sequence[Any], out: Optional[Meta],
     result_dtype = _resolve(op, operands, dtype)
     if result_dtype is None:
         return None
-    shape = _shapes(operands)
+    return _into(_shapes(operands), result_dtype, out)
+
+
+def _into(shape: tuple[int, ...], result_dtype: np.dtype, out: Optional[Meta]) -> Optional[Meta]:
+    """A new C-contiguous result, or ``out`` when the result can be written there (its shape,
+    writable, a same_kind cast, as ufuncs and matmul require)."""
     if out is None:
         return contiguous(shape, result_dtype)
     if (out.shape != shape or not out.writable
@@ -269,12 +274,7 @@ def matmul(a: Any, b: Any, out: Optional[Meta]) -> Optional[Meta]:
     shape = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     shape += ((a_shape[-2],) if len(a.shape) > 1 else ()) + ((b_shape[-1],) if len(b.shape) > 1
                                                             else ())
-    if out is None:
-        return contiguous(shape, result_dtype)
-    if (out.shape != shape or not out.writable
-            or not np.can_cast(result_dtype, out.dtype, "same_kind")):
-        return None
-    return out
+    return _into(shape, result_dtype, out)
 
 
 def _product_shape(op: str, a: tuple[int, ...], b: tuple[int, ...],
