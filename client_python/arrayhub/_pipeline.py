@@ -129,7 +129,8 @@ class Pipeline:
                 return result
             # The queue becomes current only once the request is built: naming an operand
             # may raise (a failed array), and may wait for the Batch in flight.
-            batch = self._current or _batch.Batch(self._client, self)
+            current = self._current
+            batch = current if current is not None else _batch.Batch(self._client, self)
             request = build(batch)
             if self._current is not None and self._current is not batch:
                 raise RuntimeError("arrayhub: the queue was sent while an op was being built")
@@ -138,7 +139,7 @@ class Pipeline:
             self._last_op = time.monotonic()
             if len(batch) >= self._max_ops:
                 self._send()
-            elif len(batch) == 1:
+            elif current is None:  # The queue's first op.
                 _flusher.schedule(self)
             return result
 
@@ -270,7 +271,7 @@ class Pipeline:
         flight.batch.fail(error)
 
     def _rerun_prefix(self, flight: _Flight, count: int) -> None:
-        ops = flight.batch._ops[:count]
+        ops = flight.batch._request.ops[:count]
         kept = [array for array in flight.kept if array._op < count]
         if not kept or any(getattr(op, op.WhichOneof("op")).HasField("out")
                            for op in ops if op.WhichOneof("op") in _WRITERS):
@@ -315,11 +316,15 @@ class _IdleFlusher:
     def schedule(self, pipeline: Pipeline) -> None:
         """Called when ``pipeline``'s queue gets its first op."""
         with self._condition:
-            self._waiting.add(pipeline)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="arrayhub-pipeline",
                                                 daemon=True)
                 self._thread.start()
+            elif pipeline in self._waiting:
+                # Still watched since its last queue: the thread looks at it within
+                # IDLE_SECONDS anyway, and waking it costs the op a thread switch.
+                return
+            self._waiting.add(pipeline)
             self._condition.notify()
 
     def _run(self) -> None:
