@@ -187,14 +187,23 @@ class Pipeline:
                     self._collect()
 
     def idle_flush(self) -> bool:
-        """Sends the queue if no op came for IDLE_SECONDS; False if it should wait longer."""
-        with self._lock:
+        """Sends the queue if no op came for IDLE_SECONDS; False if it should wait longer.
+
+        A pipeline whose lock is taken is busy (an op being queued, a send or a read): the
+        queue is looked at again later. Waiting for the lock would hand it to this thread
+        when the user's thread lets it go, and the user's next op would wait for this
+        thread (tens of microseconds after every read)."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
             if self._current is None:
                 return True
             if time.monotonic() - self._last_op < IDLE_SECONDS * 0.9:
                 return False
             self._send()
             return True
+        finally:
+            self._lock.release()
 
     def settle(self) -> None:
         """Sends the queue and waits for it, leaving an error for this pipeline's own next
