@@ -266,7 +266,8 @@ def _submit(client: _client.Client, method: str, build: Callable[[_Refs], Any], 
 
 
 #: The request message of each method whose builder may answer its fields as a dict.
-_REQUESTS = {"Elementwise": compute_pb2.ElementwiseRequest}
+_REQUESTS = {"Elementwise": compute_pb2.ElementwiseRequest, "Reduce": compute_pb2.ReduceRequest,
+             "View": compute_pb2.ViewRequest, "GetItem": compute_pb2.GetItemRequest}
 
 
 # -- Transfer ---------------------------------------------------------------------------------
@@ -317,9 +318,9 @@ def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: boo
         meta = _infer.reduce(op, meta_of(a), axis, keepdims,
                              None if dtype is None else _dtypes.normalize(dtype), ddof,
                              meta_of(out))
-    return _submit(client, "Reduce", lambda refs: compute_pb2.ReduceRequest(
-        op=op, input=refs.array(a), axis=axes, keepdims=keepdims, dtype=wire_dtype, ddof=ddof,
-        **refs.out(out)), out=out, meta=meta, arrays=(a, out))
+    return _submit(client, "Reduce", lambda refs: {
+        "op": op, "input": refs.array(a), "axis": axes, "keepdims": keepdims,
+        "dtype": wire_dtype, "ddof": ddof, **refs.out(out)}, out=out, meta=meta, arrays=(a, out))
 
 
 def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
@@ -327,8 +328,8 @@ def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
     kind, spec = next(iter(op.items()))
     client = client_for(require_array(a, kind))
     meta = _infer.view(meta_of(a), kind, spec) if pipelined(client) else None
-    return _submit(client, "View", lambda refs: compute_pb2.ViewRequest(**refs.source(a), **op),
-                   meta=meta, arrays=(a,))
+    return _submit(client, "View", lambda refs: {**refs.source(a), **op}, meta=meta,
+                   arrays=(a,))
 
 
 def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = None,
@@ -456,8 +457,8 @@ def getitem(a: _ndarray.ndarray, key: Any) -> _ndarray.ndarray:
         request = compute_pb2.GetItemRequest(handle=refs.handle(a),
                                              index=_index_items(entries, refs))
         return _ndarray.ndarray._wrap(client, client._rpc("GetItem", request))
-    return _submit(client, "GetItem", lambda refs: compute_pb2.GetItemRequest(
-        **refs.source(a), index=_index_items(entries, refs)), meta=meta, arrays=(a, *entries))
+    return _submit(client, "GetItem", lambda refs: {
+        **refs.source(a), "index": _index_items(entries, refs)}, meta=meta, arrays=(a, *entries))
 
 
 def setitem(a: _ndarray.ndarray, key: Any, value: Any) -> None:
