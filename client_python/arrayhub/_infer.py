@@ -150,7 +150,9 @@ def _cached(key_of: Callable[..., tuple[Any, ...]], out_at: Optional[int] = None
     def decorate(function: Callable[..., Optional[Meta]]) -> Callable[..., Optional[Meta]]:
         name = function.__name__
 
-        def cached(*args: Any) -> Optional[Meta]:
+        def cached(*args: Any, **kwargs: Any) -> Optional[Meta]:
+            if kwargs:  # (every caller passes positional arguments; keywords skip the cache)
+                return function(*args, **kwargs)
             try:
                 key = (name, *key_of(*args))
                 result = _RESULTS.get(key, _MISSING)
@@ -238,6 +240,7 @@ def _shapes(operands: Sequence[Any]) -> tuple[int, ...]:
     return np.broadcast_shapes(*shapes)
 
 
+# Scalars by their kind only (_operand_kind decides the dtype), so y + 1 and y + 2 share one.
 @_cached(lambda op, operands, out, dtype: (
     op, dtype, _exact(out), *[v.key if isinstance(v, Meta) else _operand_kind(v)
                               for v in operands]), out_at=2)
