@@ -34,13 +34,14 @@ _OP_FIELDS = {"Elementwise": "elementwise", "Matmul": "matmul", "Reduce": "reduc
 _SEVERAL_ARRAYS = ("split", "nonzero")
 
 
-def _label(method: str, request: Any) -> str:
+def _label(op: compute_pb2.BatchRequest.Op) -> str:
     """How the server names an op in its messages ("elementwise add", "view reshape")."""
-    field = _OP_FIELDS[method]
-    if method in ("Matmul", "GetItem"):
+    field = op.WhichOneof("op")
+    request = getattr(op, field)
+    if field in ("matmul", "get_item"):
         return field
-    if method in ("View", "Create"):
-        name = request.WhichOneof("op" if method == "View" else "kind") or ""
+    if field in ("view", "create"):
+        name = request.WhichOneof("op" if field == "view" else "kind") or ""
     else:
         name = request.op
     return f"{field} {name}" if name else field
@@ -56,8 +57,9 @@ class Batch:
     def __init__(self, client: _client.Client, pipeline: Any = None) -> None:
         self._client = client
         self._pipeline = pipeline  # None for an arrayhub.batch() block
-        self._ops: list[compute_pb2.BatchRequest.Op] = []
-        self._labels: list[str] = []
+        # The ops are recorded straight into the request that will be sent: each request is
+        # copied once, into its op (labels for messages are made from the ops when needed).
+        self._request = compute_pb2.BatchRequest()
         self._sites: list[tuple[str, int]] = []  # Where user code issued each op (pipeline).
         # Per op, its pending array while it may still be referenced (None for an op that
         # wrote into an existing array with out=).
@@ -71,7 +73,7 @@ class Batch:
         self._token: Any = None
 
     def __len__(self) -> int:
-        return len(self._ops)
+        return len(self._results)
 
     def __enter__(self) -> Batch:
         if self._state != "new":
@@ -101,7 +103,8 @@ class Batch:
     def record(self, client: _client.Client, method: str, request: Any,
                out: Optional[_ndarray.ndarray] = None, meta: Any = None,
                site: tuple[str, int] = ("", 0)) -> _ndarray.ndarray:
-        """Records one request; answers its pending result (with ``meta``, the inferred
+        """Records one request (a message, or its fields as a dict: made in place, without
+        a copy); answers its pending result (with ``meta``, the inferred
         shape and dtype, when known), or ``out`` when it writes into an existing array."""
         if client._connection is not self._client._connection:
             raise client_error(
@@ -113,13 +116,12 @@ class Batch:
                 ArrayHubBatchError,
                 f"{request.op} cannot be recorded in an arrayhub.batch(): it gives several "
                 f"arrays, and a batch result must be one array; call it outside the block")
-        self._ops.append(compute_pb2.BatchRequest.Op(**{_OP_FIELDS[method]: request}))
-        self._labels.append(_label(method, request))
+        self._request.ops.add(**{_OP_FIELDS[method]: request})
         self._sites.append(site)
         if out is not None:
             self._results.append(None)
             return out
-        pending = _ndarray.ndarray._pending(self._client, self, len(self._ops) - 1, meta)
+        pending = _ndarray.ndarray._pending(self._client, self, len(self._results), meta)
         self._results.append(weakref.ref(pending))
         return pending
 
@@ -143,7 +145,8 @@ class Batch:
         block, or for using a queued result whose batch failed."""
         if self._failure is not None and self._pipeline is not None:
             return reissue(self._failure)
-        what = f"this array is the pending result of ops[{index}] ({self._labels[index]})"
+        what = (f"this array is the pending result of ops[{index}] "
+                f"({_label(self._request.ops[index])})")
         if self._pipeline is not None:
             why = "of a pipelined batch that kept no handle for it"
         elif self._state == "abandoned":
@@ -165,8 +168,9 @@ class Batch:
         """The BatchRequest, and the pending arrays it keeps (those still referenced, held
         until :meth:`adopt`). Marks the batch sent."""
         kept = [array for ref in self._results if ref is not None and (array := ref()) is not None]
-        request = compute_pb2.BatchRequest(ops=self._ops, keep=[array._op for array in kept],
-                                           free=free)
+        request = self._request
+        request.keep[:] = [array._op for array in kept]
+        request.free[:] = free
         if read is not None:
             request.read = read
         self._state = "sent"
@@ -186,7 +190,7 @@ class Batch:
         self._held = []
 
     def _run(self) -> None:
-        if not self._ops:
+        if not self._results:
             self._state = "ran"
             return
         request, kept = self.request()

@@ -39,7 +39,7 @@ class Meta:
     bytes) and flags."""
 
     __slots__ = ("shape", "dtype", "strides", "c_contiguous", "f_contiguous", "owns_data",
-                 "writable")
+                 "writable", "key")
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype, strides: tuple[int, ...],
                  c_contiguous: bool, f_contiguous: bool, owns_data: bool,
@@ -51,6 +51,8 @@ class Meta:
         self.f_contiguous = f_contiguous
         self.owns_data = owns_data
         self.writable = writable
+        # Every field, for the caches of inferred results (a Meta is never changed).
+        self.key = (shape, dtype, strides, c_contiguous, f_contiguous, owns_data, writable)
 
     def __repr__(self) -> str:
         return f"Meta(shape={self.shape}, dtype={self.dtype}, strides={self.strides})"
@@ -121,6 +123,58 @@ def _guard(function: Callable[..., Optional[Meta]]) -> Callable[..., Optional[Me
     return guarded
 
 
+#: Inferred results by everything that decides them (see _cached): a loop asks for the same
+#: ones over and over, and NumPy's functions cost microseconds each. Emptied when full.
+_RESULTS: dict[tuple[Any, ...], Optional[Meta]] = {}
+_MAX_RESULTS = 4096
+
+
+def _exact(value: Any) -> Any:
+    """``value`` as part of a cache key that tells apart what NumPy tells apart: 1, 1.0, True
+    and numpy.int64(1) are equal in Python, so each plain value goes with its type."""
+    if isinstance(value, Meta):
+        return value.key
+    if isinstance(value, (tuple, list)):
+        return (type(value), *(_exact(v) for v in value))
+    if isinstance(value, slice):
+        return (slice, _exact(value.start), _exact(value.stop), _exact(value.step))
+    return (type(value), value)
+
+
+def _cached(key_of: Callable[..., tuple[Any, ...]], out_at: Optional[int] = None
+            ) -> Callable[[Callable[..., Optional[Meta]]], Callable[..., Optional[Meta]]]:
+    """Remembers a guarded inference's result by ``key_of(*args)``, which must hold everything
+    the result depends on. Arguments that make no key (unhashable ones) are inferred without
+    the cache. A result that is the op's out= (argument ``out_at``) answers that argument, not
+    the equal Meta it was cached with."""
+    def decorate(function: Callable[..., Optional[Meta]]) -> Callable[..., Optional[Meta]]:
+        name = function.__name__
+
+        def cached(*args: Any, **kwargs: Any) -> Optional[Meta]:
+            if kwargs:  # (every caller passes positional arguments; keywords skip the cache)
+                return function(*args, **kwargs)
+            try:
+                key = (name, *key_of(*args))
+                result = _RESULTS.get(key, _MISSING)
+            except Exception:
+                return function(*args)
+            if result is _MISSING:
+                result = function(*args)
+                if len(_RESULTS) >= _MAX_RESULTS:
+                    _RESULTS.clear()
+                _RESULTS[key] = result
+            if result is not None and out_at is not None and args[out_at] is not None:
+                return args[out_at]
+            return result
+        cached.__name__ = name
+        cached.__doc__ = function.__doc__
+        return cached
+    return decorate
+
+
+_MISSING = object()
+
+
 # -- Elementwise ------------------------------------------------------------------------------
 
 def _copy(x: Any, dtype: Any = None) -> np.ndarray:
@@ -186,6 +240,10 @@ def _shapes(operands: Sequence[Any]) -> tuple[int, ...]:
     return np.broadcast_shapes(*shapes)
 
 
+# Scalars by their kind only (_operand_kind decides the dtype), so y + 1 and y + 2 share one.
+@_cached(lambda op, operands, out, dtype: (
+    op, dtype, _exact(out), *[v.key if isinstance(v, Meta) else _operand_kind(v)
+                              for v in operands]), out_at=2)
 @_guard
 def elementwise(op: str, operands: Sequence[Any], out: Optional[Meta],
                 dtype: Optional[np.dtype]) -> Optional[Meta]:
@@ -216,6 +274,8 @@ _REDUCTIONS: dict[str, Callable[..., Any]] = {
     "all": np.all}
 
 
+@_cached(lambda op, a, axis, keepdims, dtype, ddof, out: (
+    op, a.key, _exact(axis), _exact(keepdims), dtype, _exact(ddof), _exact(out)), out_at=6)
 @_guard
 def reduce(op: str, a: Meta, axis: Any, keepdims: bool, dtype: Optional[np.dtype],
            ddof: int, out: Optional[Meta]) -> Optional[Meta]:
@@ -258,6 +318,7 @@ def reduce(op: str, a: Meta, axis: Any, keepdims: bool, dtype: Optional[np.dtype
 
 # -- Products ---------------------------------------------------------------------------------
 
+@_cached(lambda a, b, out: (_exact(a), _exact(b), _exact(out)), out_at=2)
 @_guard
 def matmul(a: Any, b: Any, out: Optional[Meta]) -> Optional[Meta]:
     """numpy.matmul's result: 1-D operands promoted and the added axes removed, batch axes
@@ -304,6 +365,8 @@ _PRODUCTS: dict[str, Callable[..., Any]] = {"dot": np.dot, "vdot": np.vdot, "inn
                                             "outer": np.outer, "tensordot": np.dot}
 
 
+@_cached(lambda op, a, b, axes, out: (op, _exact(a), _exact(b), _exact(axes),
+                                             _exact(out)), out_at=4)
 @_guard
 def tensor_product(op: str, a: Any, b: Any, axes: int, out: Optional[Meta]) -> Optional[Meta]:
     """A TensorProduct result (dot, vdot, inner, outer, tensordot with an axis count): NumPy's
@@ -333,6 +396,8 @@ def _norm_order(text: str) -> Any:
     return int(value) if value.is_integer() else value
 
 
+@_cached(lambda op, a, axis, keepdims, ord="": (op, a.key, _exact(axis), _exact(keepdims),
+                                                      ord))
 @_guard
 def linalg(op: str, a: Meta, axis: Optional[tuple[int, ...]], keepdims: bool,
            ord: str = "") -> Optional[Meta]:
@@ -380,6 +445,7 @@ def _reshape(array: np.ndarray, shape: tuple[int, ...], order: str,
     return contiguous(resolved.shape, array.dtype)
 
 
+@_cached(lambda a, kind, spec: (a.key, kind, spec.SerializeToString(deterministic=True)))
 @_guard
 def view(a: Meta, kind: str, spec: Any) -> Optional[Meta]:
     """A View result: NumPy's own function on a dummy. ``kind`` is ViewRequest's oneof case and
@@ -417,6 +483,7 @@ def _is_int(entry: Any) -> bool:
     return isinstance(entry, (int, np.integer)) and not isinstance(entry, (bool, np.bool_))
 
 
+@_cached(lambda a, key: (a.key, _exact(key)))
 @_guard
 def getitem(a: Meta, key: tuple[Any, ...]) -> Optional[Meta]:
     """``a[key]`` for a key of ints, slices, None, Ellipsis and integer index arrays (given as
@@ -478,6 +545,8 @@ def _tiny(meta: Meta) -> np.ndarray:
     return np.ones((1,) * len(meta.shape), meta.dtype)
 
 
+@_cached(lambda op, operands, dtype, axis, ints: (op, _exact(operands), dtype, _exact(axis),
+                                                      _exact(ints)))
 @_guard
 def array_op(op: str, operands: Sequence[Any], dtype: Optional[np.dtype], axis: Any,
              ints: Sequence[int]) -> Optional[Meta]:

@@ -103,7 +103,8 @@ class ndarray:
     # A pending array (a batch's op result) has _batch and _op set and no _info until the
     # batch has run: reading _info waits for it (a pipeline's queued array) or raises (an
     # arrayhub.batch() block's, which also has no _shape or _dtype; see __getattr__). _meta is
-    # what the client inferred of a queued array (None for other arrays).
+    # what the client inferred of a queued array; of an ordinary array, the same made from
+    # its ArrayInfo when an op first needed it (_ops.meta_of), else None.
     __slots__ = ("_client", "_info", "_shape", "_dtype", "_owned", "_batch", "_op", "_meta",
                  "__weakref__")
     __hash__ = None  # type: ignore[assignment]  # Mutable, compared elementwise: as NumPy.

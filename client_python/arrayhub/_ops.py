@@ -9,6 +9,7 @@ scalars used as operands), whose answer describes the result.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any, Callable, Optional, SupportsIndex, Union
@@ -28,8 +29,9 @@ ShapeLike = Union[SupportsIndex, Sequence[SupportsIndex]]
 
 
 def is_operand(value: Any) -> bool:
-    """True for values an operation accepts as an operand (see :func:`to_operand`)."""
-    return (isinstance(value, (_ndarray.ndarray, np.generic)) or _dtypes.is_python_scalar(value)
+    """True for values an operation accepts as an operand (see :func:`to_operand`): arrays,
+    NumPy and Python scalars (one isinstance for them all: it runs for every operand)."""
+    return (isinstance(value, (_ndarray.ndarray, np.generic, bool, int, float, complex))
             or (isinstance(value, np.ndarray) and value.ndim == 0))
 
 
@@ -72,11 +74,44 @@ def meta_of(value: Any) -> Any:
     the server's ArrayInfo as a Meta), or the scalar itself."""
     if not isinstance(value, _ndarray.ndarray):
         return value
-    if value._batch is not None:
-        return value._meta
+    meta = value._meta
+    if meta is not None or value._batch is not None:
+        return meta
+    # Made once per array: its ArrayInfo never changes (_adopt forgets it with the info).
     info, itemsize = value._info, value._dtype.itemsize
-    return _infer.Meta(value._shape, value._dtype, tuple(s * itemsize for s in info.strides),
-                       info.c_contiguous, info.f_contiguous, info.owns_data, info.writable)
+    meta = value._meta = _infer.Meta(
+        value._shape, value._dtype, tuple(s * itemsize for s in info.strides),
+        info.c_contiguous, info.f_contiguous, info.owns_data, info.writable)
+    return meta
+
+
+#: Operand messages that ops name over and over, made once and shared: a request copies its
+#: operands, so they are never changed. Batch results by index (up to a pipeline's batch)...
+_RESULT_OPERANDS = tuple(compute_pb2.Operand(batch_result=i) for i in range(_pipeline.MAX_OPS))
+#: ... and weak Python scalars, by exact type and value (emptied when full).
+_SCALAR_OPERANDS: dict[tuple[Any, ...], compute_pb2.Operand] = {}
+_MAX_SCALAR_OPERANDS = 1024
+
+
+def _result_operand(index: int) -> compute_pb2.Operand:
+    if index < len(_RESULT_OPERANDS):
+        return _RESULT_OPERANDS[index]
+    return compute_pb2.Operand(batch_result=index)
+
+
+def _scalar_operand(value: Any) -> compute_pb2.Operand:
+    kind = type(value)
+    if kind is not int and kind is not float and kind is not bool:
+        return compute_pb2.Operand(scalar=_dtypes.scalar_to_proto(value))
+    # 0.0 == -0.0 (and 1 == 1.0 == True): a key holds the type, and a float's sign.
+    key = (kind, value, math.copysign(1.0, value)) if kind is float else (kind, value)
+    operand = _SCALAR_OPERANDS.get(key)
+    if operand is None:
+        operand = compute_pb2.Operand(scalar=_dtypes.scalar_to_proto(value))
+        if len(_SCALAR_OPERANDS) >= _MAX_SCALAR_OPERANDS:
+            _SCALAR_OPERANDS.clear()
+        _SCALAR_OPERANDS[key] = operand
+    return operand
 
 
 class _Refs:
@@ -103,7 +138,7 @@ class _Refs:
     def array(self, array: _ndarray.ndarray) -> compute_pb2.Operand:
         index = self.index(array)
         if index is not None:
-            return compute_pb2.Operand(batch_result=index)
+            return _result_operand(index)
         return compute_pb2.Operand(handle=self.handle(array))
 
     def operand(self, value: Operand) -> compute_pb2.Operand:
@@ -118,7 +153,7 @@ class _Refs:
         if isinstance(value, _ndarray.ndarray):
             return self.array(value)
         if _dtypes.is_python_scalar(value):
-            return compute_pb2.Operand(scalar=_dtypes.scalar_to_proto(value))
+            return _scalar_operand(value)
         if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
             value = np.asarray(value)
             if self.target is not None:
@@ -128,7 +163,7 @@ class _Refs:
                 created = self.target.record(self.client, "Create", request,
                                              meta=_infer.contiguous((), value.dtype),
                                              site=_pipeline.user_site())
-                return compute_pb2.Operand(batch_result=created._op)
+                return _result_operand(created._op)
             uploaded = upload(value, self.client)
             self.temporaries.append(uploaded)
             return compute_pb2.Operand(handle=uploaded.handle)
@@ -205,7 +240,8 @@ def _submit(client: _client.Client, method: str, build: Callable[[_Refs], Any], 
             arrays: Sequence[Any] = ()) -> _ndarray.ndarray:
     """One request that gives one array (``out`` if it writes there): recorded in the
     arrayhub.batch() block being recorded, queued in the client's pipeline when ``meta`` (the
-    inferred result) is known, else sent now. ``build(refs)`` makes the request; ``arrays``
+    inferred result) is known, else sent now. ``build(refs)`` makes the request (the message,
+    or its fields as a dict, which a Batch records without copying a message); ``arrays``
     are the arrays it names."""
     block = _client.recording.get()
     if block is not None:
@@ -224,7 +260,14 @@ def _submit(client: _client.Client, method: str, build: Callable[[_Refs], Any], 
                                out, meta)
     refs = _Refs(client, None)
     request = build(refs)
+    if isinstance(request, dict):
+        request = _REQUESTS[method](**request)
     return _result(client, client._rpc(method, request), out)
+
+
+#: The request message of each method whose builder may answer its fields as a dict.
+_REQUESTS = {"Elementwise": compute_pb2.ElementwiseRequest, "Reduce": compute_pb2.ReduceRequest,
+             "View": compute_pb2.ViewRequest, "GetItem": compute_pb2.GetItemRequest}
 
 
 # -- Transfer ---------------------------------------------------------------------------------
@@ -246,13 +289,18 @@ def create(client: _client.Client, request: arrays_pb2.CreateRequest) -> _ndarra
 def elementwise(op: str, args: Sequence[Operand], out: Any = None,
                 dtype: DTypeLike | None = None) -> _ndarray.ndarray:
     """Elementwise RPC: a ufunc applied with broadcasting, NumPy 2 promotion, optional out."""
-    out = _out_array(out)
+    if out is not None:
+        out = _out_array(out)
     client = client_for(*args, out)
     wire_dtype = _dtypes.to_wire_or_unspecified(dtype)
     meta = None
-    if pipelined(client) and all(is_operand(a) for a in args):
+    if pipelined(client) and all(map(is_operand, args)):
         meta = _infer.elementwise(op, [meta_of(a) for a in args], meta_of(out),
                                   None if dtype is None else _dtypes.normalize(dtype))
+    if out is None:  # The common case: its fields, which a Batch records without a copy.
+        return _submit(client, "Elementwise", lambda refs: {
+            "op": op, "operands": [refs.operand(a) for a in args], "dtype": wire_dtype},
+            meta=meta, arrays=args)
     return _submit(client, "Elementwise", lambda refs: compute_pb2.ElementwiseRequest(
         op=op, operands=[refs.operand(a) for a in args], dtype=wire_dtype, **refs.out(out)),
         out=out, meta=meta, arrays=(*args, out))
@@ -270,9 +318,9 @@ def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: boo
         meta = _infer.reduce(op, meta_of(a), axis, keepdims,
                              None if dtype is None else _dtypes.normalize(dtype), ddof,
                              meta_of(out))
-    return _submit(client, "Reduce", lambda refs: compute_pb2.ReduceRequest(
-        op=op, input=refs.array(a), axis=axes, keepdims=keepdims, dtype=wire_dtype, ddof=ddof,
-        **refs.out(out)), out=out, meta=meta, arrays=(a, out))
+    return _submit(client, "Reduce", lambda refs: {
+        "op": op, "input": refs.array(a), "axis": axes, "keepdims": keepdims,
+        "dtype": wire_dtype, "ddof": ddof, **refs.out(out)}, out=out, meta=meta, arrays=(a, out))
 
 
 def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
@@ -280,8 +328,8 @@ def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
     kind, spec = next(iter(op.items()))
     client = client_for(require_array(a, kind))
     meta = _infer.view(meta_of(a), kind, spec) if pipelined(client) else None
-    return _submit(client, "View", lambda refs: compute_pb2.ViewRequest(**refs.source(a), **op),
-                   meta=meta, arrays=(a,))
+    return _submit(client, "View", lambda refs: {**refs.source(a), **op}, meta=meta,
+                   arrays=(a,))
 
 
 def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = None,
@@ -409,8 +457,8 @@ def getitem(a: _ndarray.ndarray, key: Any) -> _ndarray.ndarray:
         request = compute_pb2.GetItemRequest(handle=refs.handle(a),
                                              index=_index_items(entries, refs))
         return _ndarray.ndarray._wrap(client, client._rpc("GetItem", request))
-    return _submit(client, "GetItem", lambda refs: compute_pb2.GetItemRequest(
-        **refs.source(a), index=_index_items(entries, refs)), meta=meta, arrays=(a, *entries))
+    return _submit(client, "GetItem", lambda refs: {
+        **refs.source(a), "index": _index_items(entries, refs)}, meta=meta, arrays=(a, *entries))
 
 
 def setitem(a: _ndarray.ndarray, key: Any, value: Any) -> None:

@@ -129,7 +129,8 @@ class Pipeline:
                 return result
             # The queue becomes current only once the request is built: naming an operand
             # may raise (a failed array), and may wait for the Batch in flight.
-            batch = self._current or _batch.Batch(self._client, self)
+            current = self._current
+            batch = current if current is not None else _batch.Batch(self._client, self)
             request = build(batch)
             if self._current is not None and self._current is not batch:
                 raise RuntimeError("arrayhub: the queue was sent while an op was being built")
@@ -138,7 +139,7 @@ class Pipeline:
             self._last_op = time.monotonic()
             if len(batch) >= self._max_ops:
                 self._send()
-            elif len(batch) == 1:
+            elif current is None:  # The queue's first op.
                 _flusher.schedule(self)
             return result
 
@@ -186,14 +187,23 @@ class Pipeline:
                     self._collect()
 
     def idle_flush(self) -> bool:
-        """Sends the queue if no op came for IDLE_SECONDS; False if it should wait longer."""
-        with self._lock:
+        """Sends the queue if no op came for IDLE_SECONDS; False if it should wait longer.
+
+        A pipeline whose lock is taken is busy (an op being queued, a send or a read): the
+        queue is looked at again later. Waiting for the lock would hand it to this thread
+        when the user's thread lets it go, and the user's next op would wait for this
+        thread (tens of microseconds after every read)."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
             if self._current is None:
                 return True
             if time.monotonic() - self._last_op < IDLE_SECONDS * 0.9:
                 return False
             self._send()
             return True
+        finally:
+            self._lock.release()
 
     def settle(self) -> None:
         """Sends the queue and waits for it, leaving an error for this pipeline's own next
@@ -270,7 +280,7 @@ class Pipeline:
         flight.batch.fail(error)
 
     def _rerun_prefix(self, flight: _Flight, count: int) -> None:
-        ops = flight.batch._ops[:count]
+        ops = flight.batch._request.ops[:count]
         kept = [array for array in flight.kept if array._op < count]
         if not kept or any(getattr(op, op.WhichOneof("op")).HasField("out")
                            for op in ops if op.WhichOneof("op") in _WRITERS):
@@ -315,11 +325,15 @@ class _IdleFlusher:
     def schedule(self, pipeline: Pipeline) -> None:
         """Called when ``pipeline``'s queue gets its first op."""
         with self._condition:
-            self._waiting.add(pipeline)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="arrayhub-pipeline",
                                                 daemon=True)
                 self._thread.start()
+            elif pipeline in self._waiting:
+                # Still watched since its last queue: the thread looks at it within
+                # IDLE_SECONDS anyway, and waking it costs the op a thread switch.
+                return
+            self._waiting.add(pipeline)
             self._condition.notify()
 
     def _run(self) -> None:
