@@ -108,6 +108,8 @@ time.sleep(600)
 @pytest.mark.parametrize("moment", CHILDREN)
 def test_a_client_killed_mid_call_leaves_nothing(fault_daemon: Daemon, observer: ah.Client,
                                                  moment: str) -> None:
+    if moment == "queued" and ah.is_sync():
+        pytest.skip("nothing is queued in sync mode (ARRAYHUB_SYNC)")
     start = usage(observer)
     script = textwrap.dedent(PRELUDE) + textwrap.dedent(CHILDREN[moment])
     child = subprocess.Popen([sys.executable, "-c", script, fault_daemon.address],
