@@ -1,0 +1,70 @@
+"""What one host read costs, piece by piece: a bare gRPC call, raw Batch requests (built once,
+sent with the stub, so no client pipeline work), and the same reads through the pipelined
+client. Run against a daemon started with --log-level debug to read each call's handler time
+from its log ("rpc /arrayhub.v1.ArrayHub/Batch OK <us>").
+
+    PYTHONPATH=client_python python3 bench/user/read_cost.py HOST:PORT [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+import arrayhub as ah
+from arrayhub import _dtypes
+from arrayhub.v1 import arrays_pb2, compute_pb2
+
+
+def median_us(call: Callable[[], Any], repeats: int, warmup: int = 30) -> float:
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("address")
+    parser.add_argument("--repeats", type=int, default=300)
+    args = parser.parse_args()
+    client = ah.connect(args.address)
+    with client:
+        x = ah.asarray(np.ones(1000, np.float32))
+        big = ah.asarray(np.ones(100_000_000, np.float32))
+        stub, metadata = client._connection.stub, client._metadata
+        one = compute_pb2.Operand(scalar=_dtypes.scalar_to_proto(1))
+        add = compute_pb2.BatchRequest.Op(elementwise=compute_pb2.ElementwiseRequest(
+            op="add", operands=[compute_pb2.Operand(handle=x.handle), one]))
+        first = compute_pb2.BatchRequest.Op(get_item=compute_pb2.GetItemRequest(
+            batch_handle=0, index=[compute_pb2.IndexItem(index=0)]))
+        total = compute_pb2.BatchRequest.Op(reduce=compute_pb2.ReduceRequest(
+            op="sum", input=compute_pb2.Operand(handle=big.handle)))
+        rows: dict[str, Callable[[], Any]] = {
+            "bare call (Client.ping)": client.ping,
+            "Describe": lambda: stub.Describe(arrays_pb2.DescribeRequest(handle=x.handle),
+                                              metadata=metadata),
+            "raw Batch [add]": lambda: stub.Batch(compute_pb2.BatchRequest(ops=[add]),
+                                                  metadata=metadata),
+            "raw Batch [add, get_item], read": lambda: stub.Batch(
+                compute_pb2.BatchRequest(ops=[add, first], read=1), metadata=metadata),
+            "raw Batch [sum of 100M], read": lambda: stub.Batch(
+                compute_pb2.BatchRequest(ops=[total], read=0), metadata=metadata),
+            "client: float((x + 1)[0])": lambda: float((x + 1)[0]),
+            "client: float(big.sum())": lambda: float(big.sum()),
+        }
+        print("| call | median us |\n| --- | ---: |")
+        for name, call in rows.items():
+            print(f"| {name} | {median_us(call, args.repeats):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
