@@ -245,51 +245,44 @@ void SetOut(const Array& out, v1::MatmulRequest& request) {
       [&](int32_t op) { request.set_out_batch_result(op); });
 }
 
-v1::BatchRequest::Op AsOp(v1::ElementwiseRequest request) {
+namespace {
+
+// The Batch op carrying `request` in the oneof member that `member` gives access to.
+template <typename Request>
+v1::BatchRequest::Op Carrying(Request request, Request* (v1::BatchRequest::Op::*member)()) {
   v1::BatchRequest::Op op;
-  *op.mutable_elementwise() = std::move(request);
-  return op;
-}
-v1::BatchRequest::Op AsOp(v1::MatmulRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_matmul() = std::move(request);
-  return op;
-}
-v1::BatchRequest::Op AsOp(v1::ReduceRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_reduce() = std::move(request);
-  return op;
-}
-v1::BatchRequest::Op AsOp(v1::ViewRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_view() = std::move(request);
-  return op;
-}
-v1::BatchRequest::Op AsOp(v1::ArrayOpRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_array_op() = std::move(request);
-  return op;
-}
-v1::BatchRequest::Op AsOp(v1::CreateRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_create() = std::move(request);
-  return op;
-}
-v1::BatchRequest::Op AsOp(v1::GetItemRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_get_item() = std::move(request);
+  *(op.*member)() = std::move(request);
   return op;
 }
 
+}  // namespace
+
+v1::BatchRequest::Op AsOp(v1::ElementwiseRequest request) {
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_elementwise);
+}
+v1::BatchRequest::Op AsOp(v1::MatmulRequest request) {
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_matmul);
+}
+v1::BatchRequest::Op AsOp(v1::ReduceRequest request) {
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_reduce);
+}
+v1::BatchRequest::Op AsOp(v1::ViewRequest request) {
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_view);
+}
+v1::BatchRequest::Op AsOp(v1::ArrayOpRequest request) {
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_array_op);
+}
+v1::BatchRequest::Op AsOp(v1::CreateRequest request) {
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_create);
+}
+v1::BatchRequest::Op AsOp(v1::GetItemRequest request) {
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_get_item);
+}
 v1::BatchRequest::Op AsOp(v1::TensorProductRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_tensor_product() = std::move(request);
-  return op;
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_tensor_product);
 }
 v1::BatchRequest::Op AsOp(v1::LinalgRequest request) {
-  v1::BatchRequest::Op op;
-  *op.mutable_linalg() = std::move(request);
-  return op;
+  return Carrying(std::move(request), &v1::BatchRequest::Op::mutable_linalg);
 }
 
 std::vector<const Array*> ArraysOf(const std::vector<Operand>& operands) {
