@@ -42,6 +42,11 @@ def conjugate_gradient(cp, A, b, iterations=50):
     """The loop of CuPy's examples/cg/cg.py with a fixed iteration count: matrix-vector
     products with ``dot``, step sizes from ``inner`` (0-d arrays that stay on the device), and
     the residual norm read at the end instead of after every step."""
+    return float(cg_residual_norm(cp, A, b, iterations))
+
+
+def cg_residual_norm(cp, A, b, iterations=50):
+    """conjugate_gradient's steps, answering the residual's norm as a 0-d device array."""
     x = cp.zeros_like(b)
     r = b - cp.dot(A, x)
     p = r
@@ -54,7 +59,7 @@ def conjugate_gradient(cp, A, b, iterations=50):
         rr_next = cp.inner(r, r)
         p = r + (rr_next / rr) * p
         rr = rr_next
-    return float(cp.linalg.norm(r))
+    return cp.linalg.norm(r)
 
 
 def kmeans(cp, X, centers, iterations=10):
