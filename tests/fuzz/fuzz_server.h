@@ -13,8 +13,10 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "server/backend/backend_factory.h"
+#include "server/core/creation.h"
 #include "server/transport/server.h"
 
 namespace arrayhub::fuzz {
@@ -48,6 +50,19 @@ inline std::unique_ptr<ArrayHubServer> StartFuzzServer(std::string_view fuzzer,
       ArrayHubServer::Start(std::move(options), CreateBackend(BackendChoice::kCpu).value());
   if (!server.ok()) Finding(fuzzer, "cannot start the server: " + server.status().ToString());
   return *std::move(server);
+}
+
+// The arrays each fuzzed session starts with, which the corpora name by their place: a float64
+// 3 x 4 of ones, an int32 0-d arange, a complex64 2 x 2 of ones and a bool vector of zeros.
+inline std::vector<CreateSpec> PremadeArrays() {
+  return {
+      {.dtype = DType::kFloat64, .shape = {3, 4}, .kind = OnesKind{}},
+      {.dtype = DType::kInt32,
+       .shape = {},
+       .kind = ArangeKind{.start = Scalar::Int(0), .stop = Scalar::Int(5), .step = {}}},
+      {.dtype = DType::kComplex64, .shape = {2, 2}, .kind = OnesKind{}},
+      {.dtype = DType::kBool, .shape = {3}, .kind = ZerosKind{}},
+  };
 }
 
 }  // namespace arrayhub::fuzz

@@ -100,15 +100,7 @@ class Harness {
     const Session session = engine.OpenSession(kAnonymousTenant, "fuzz", {}).value();
     caller_ = {.tenant = kAnonymousTenant, .session = session.id};
     handles_.clear();
-    const CreateSpec premade[] = {
-        {.dtype = DType::kFloat64, .shape = {3, 4}, .kind = OnesKind{}},
-        {.dtype = DType::kInt32,
-         .shape = {},
-         .kind = ArangeKind{.start = Scalar::Int(0), .stop = Scalar::Int(5), .step = {}}},
-        {.dtype = DType::kComplex64, .shape = {2, 2}, .kind = OnesKind{}},
-        {.dtype = DType::kBool, .shape = {3}, .kind = ZerosKind{}},
-    };
-    for (const CreateSpec& spec : premade) {
+    for (const CreateSpec& spec : fuzz::PremadeArrays()) {
       handles_.push_back(engine.Create(caller_, spec).value()->handle.ToString());
     }
   }

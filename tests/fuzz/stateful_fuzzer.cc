@@ -455,16 +455,8 @@ class Harness {
     Engine& engine = server_->engine();
     const Caller caller =
         engine.ResolveSession(std::string(kTenants[tenant]), response.session_id()).value();
-    const CreateSpec premade[] = {
-        {.dtype = DType::kFloat64, .shape = {3, 4}, .kind = OnesKind{}},
-        {.dtype = DType::kInt32,
-         .shape = {},
-         .kind = ArangeKind{.start = Scalar::Int(0), .stop = Scalar::Int(5), .step = {}}},
-        {.dtype = DType::kComplex64, .shape = {2, 2}, .kind = OnesKind{}},
-        {.dtype = DType::kBool, .shape = {3}, .kind = ZerosKind{}},
-    };
     ProgramSession session{.id = response.session_id(), .tenant = tenant, .premade = {}};
-    for (const CreateSpec& spec : premade) {
+    for (const CreateSpec& spec : fuzz::PremadeArrays()) {
       session.premade.push_back(engine.Create(caller, spec).value()->handle.ToString());
       state.Learn(session.premade.back(), tenant, /*read_only=*/false);
     }
