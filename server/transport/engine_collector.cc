@@ -49,6 +49,11 @@ std::vector<prometheus::MetricFamily> EngineCollector::Collect() const {
   Add(arrays, {}, static_cast<double>(stats.arrays));
   auto sessions = Gauges("arrayhub_sessions", "Open sessions, all tenants");
   Add(sessions, {}, static_cast<double>(stats.sessions));
+  auto descriptors = Gauges(
+      "arrayhub_shared_memory_descriptors",
+      "Descriptors of clients' shared-memory objects held open (registered regions and parked "
+      "ones), at most half the daemon's open-file limit");
+  Add(descriptors, {}, static_cast<double>(stats.shared_memory_descriptors));
 
   auto tenant_bytes = Gauges("arrayhub_tenant_memory_bytes",
                              "Backend memory of each tenant's arrays (shared buffers once)");
@@ -60,10 +65,10 @@ std::vector<prometheus::MetricFamily> EngineCollector::Collect() const {
     Add(tenant_sessions, {{"tenant", tenant}}, static_cast<double>(usage.sessions));
   }
 
-  return {std::move(info),           std::move(total),        std::move(free),
-          std::move(in_use),         std::move(buffers),      std::move(arrays),
-          std::move(sessions),       std::move(tenant_bytes), std::move(tenant_arrays),
-          std::move(tenant_sessions)};
+  return {std::move(info),          std::move(total),          std::move(free),
+          std::move(in_use),        std::move(buffers),        std::move(arrays),
+          std::move(sessions),      std::move(descriptors),    std::move(tenant_bytes),
+          std::move(tenant_arrays), std::move(tenant_sessions)};
 }
 
 }  // namespace arrayhub

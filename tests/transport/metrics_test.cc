@@ -281,6 +281,8 @@ TEST_F(MetricsTest, ReportsMemoryArraysAndSessionsPerTenant) {
   EXPECT_EQ(Sample(text, R"(arrayhub_tenant_sessions{tenant="anonymous"})"), 1) << text;
   EXPECT_EQ(Sample(text, "arrayhub_arrays"), baseline_.arrays + 2);
   EXPECT_EQ(Sample(text, "arrayhub_sessions"), 1);
+  EXPECT_EQ(Sample(text, "arrayhub_shared_memory_descriptors"),
+            server_->engine().Stats().shared_memory_descriptors);
   EXPECT_EQ(Sample(text, "arrayhub_memory_in_use_bytes"), baseline_.bytes_in_use + 16000);
   const std::string device = server_->engine().backend().Devices().front().name;
   EXPECT_GT(Sample(text, R"(arrayhub_device_memory_total_bytes{device=")" + device + "\"}"), 0);
