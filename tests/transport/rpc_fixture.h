@@ -4,11 +4,13 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <spawn.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -16,6 +18,8 @@
 
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "tests/support/test_server.h"
+
+extern char** environ;
 
 namespace arrayhub::testing {
 
@@ -134,35 +138,62 @@ class RpcTest : public ::testing::Test {
     return status;
   }
 
-  // grpc.health.v1.Health/Check about the whole server, called through a generic stub (Debian
-  // ships no C++ code for the health proto): the response's bytes, e.g. 08 01 for
-  // HealthCheckResponse{status: SERVING} and 08 02 for NOT_SERVING.
-  std::string HealthCheck() {
+  // Calls `method` by name with an empty request through a generic stub (for services with
+  // no C++ code here, and for methods no stub has); `response` gets the answer's bytes.
+  grpc::Status CallGeneric(const std::string& method, std::string* response = nullptr) {
     grpc::GenericStub generic(channel_);
     grpc::ClientContext context;
-    grpc::Slice empty_message("");
-    grpc::ByteBuffer request(&empty_message, 1), response;
-    grpc::Status status;
+    grpc::Slice empty("");
+    grpc::ByteBuffer request(&empty, 1), answer;
     std::mutex mutex;
     std::condition_variable done_cv;
-    bool done = false;
-    generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
-                      &response, [&](grpc::Status s) {
+    std::optional<grpc::Status> status;
+    generic.UnaryCall(&context, method, grpc::StubOptions(), &request, &answer,
+                      [&](grpc::Status s) {
                         std::lock_guard lock(mutex);
                         status = std::move(s);
-                        done = true;
                         done_cv.notify_one();
                       });
     std::unique_lock lock(mutex);
-    done_cv.wait(lock, [&] { return done; });
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    std::vector<grpc::Slice> slices;
-    EXPECT_TRUE(response.Dump(&slices).ok());
-    std::string bytes;
-    for (const auto& slice : slices) {
-      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    done_cv.wait(lock, [&] { return status.has_value(); });
+    if (response != nullptr && status->ok()) {
+      std::vector<grpc::Slice> slices;
+      EXPECT_TRUE(answer.Dump(&slices).ok());
+      response->clear();
+      for (const auto& slice : slices) {
+        response->append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+      }
     }
+    return *status;
+  }
+
+  // grpc.health.v1.Health/Check about the whole server (Debian ships no C++ code for the
+  // health proto): the response's bytes, e.g. 08 01 for HealthCheckResponse{status: SERVING}
+  // and 08 02 for NOT_SERVING.
+  std::string HealthCheck() {
+    std::string bytes;
+    const grpc::Status status = CallGeneric("/grpc.health.v1.Health/Check", &bytes);
+    EXPECT_TRUE(status.ok()) << status.error_message();
     return bytes;
+  }
+
+  // Runs `test` (a "Suite.Name" that skips unless ARRAYHUB_CHILD_SERVER is set) in a child
+  // copy of this test executable, pointed at this server; answers its pid (0 if it could not
+  // start, which fails the test).
+  pid_t SpawnChildTest(const std::string& test) {
+    const std::string filter = "--gtest_filter=" + test;
+    std::vector<std::string> env_strings = {"ARRAYHUB_CHILD_SERVER=" + server_->address()};
+    for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+    std::vector<char*> envp;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::string self = "/proc/self/exe";
+    std::vector<char*> argv = {self.data(), const_cast<char*>(filter.c_str()), nullptr};
+    pid_t child = 0;
+    const int spawned =
+        posix_spawn(&child, self.c_str(), nullptr, nullptr, argv.data(), envp.data());
+    EXPECT_EQ(spawned, 0);
+    return spawned == 0 ? child : 0;
   }
 
   // Server memory and handle counts are back where the test started.

@@ -3,7 +3,6 @@
 // once, one that moves nothing for --transfer-idle-seconds is cancelled, a session's transfers
 // end with it, and the CPU backend reserves no more than the host holds.
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -11,8 +10,6 @@
 #include "server/backend/host/host_backend.h"
 #include "tests/support/resident_memory.h"
 #include "tests/transport/rpc_fixture.h"
-
-extern char** environ;
 
 namespace arrayhub::testing {
 namespace {
@@ -186,17 +183,8 @@ TEST(TransferLimitsChildProcess, DownloadWithoutReading) {
 // downloads of 2 MiB chunks held 320 MiB when nothing bounded them.
 TEST_F(TransferLimitsTest, UnreadDownloadsHoldBoundedMemory) {
   const int64_t before = ResidentBytes();
-  const std::string filter = "--gtest_filter=TransferLimitsChildProcess.DownloadWithoutReading";
-  const std::string env_server = "ARRAYHUB_CHILD_SERVER=" + server_->address();
-  std::vector<std::string> env_strings = {env_server};
-  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string self = "/proc/self/exe";
-  std::vector<char*> argv = {self.data(), const_cast<char*>(filter.c_str()), nullptr};
-  pid_t child = 0;
-  ASSERT_EQ(posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()), 0);
+  const pid_t child = SpawnChildTest("TransferLimitsChildProcess.DownloadWithoutReading");
+  ASSERT_NE(child, 0);
   const bool created = Eventually(
       [&] { return server_->engine().Stats().bytes_in_use >= baseline_.bytes_in_use + (8 << 20); });
   std::this_thread::sleep_for(3s);  // The downloads start and stall.

@@ -1,7 +1,6 @@
 // Upload and download: bit-exact round trips, chunking, and uploads that go wrong, including a
 // client process killed mid-stream. None may leave an array or memory behind.
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,8 +9,6 @@
 #include <thread>
 
 #include "tests/transport/rpc_fixture.h"
-
-extern char** environ;
 
 namespace arrayhub::testing {
 namespace {
@@ -192,17 +189,8 @@ TEST(TransferChildProcess, UploadThenStall) {
 }
 
 TEST_F(TransferTest, KilledClientLeavesNothingBehind) {
-  const std::string filter = "--gtest_filter=TransferChildProcess.UploadThenStall";
-  const std::string env_server = "ARRAYHUB_CHILD_SERVER=" + server_->address();
-  std::vector<std::string> env_strings = {env_server};
-  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string self = "/proc/self/exe";
-  std::vector<char*> argv = {self.data(), const_cast<char*>(filter.c_str()), nullptr};
-  pid_t child = 0;
-  ASSERT_EQ(posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()), 0);
+  const pid_t child = SpawnChildTest("TransferChildProcess.UploadThenStall");
+  ASSERT_NE(child, 0);
 
   const bool uploading = Eventually([&] {
     return server_->engine().Stats().bytes_in_use >= baseline_.bytes_in_use + (32 << 20);
