@@ -44,7 +44,7 @@ def main() -> None:
         print(f"CuPy: {peer:.1f} ms")
     except ImportError:
         pass
-    for max_ops in (256, 512, 1024):
+    for max_ops in (32, 64, 128, 256, 1024):
         _pipeline.MAX_OPS = max_ops  # Read when a client connects.
         with ah.connect(sys.argv[1]) as client:
             ah.set_default_client(client)

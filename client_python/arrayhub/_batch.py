@@ -19,6 +19,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Optional
 
+from google.protobuf.message import Message
+
 from arrayhub import _client, _ndarray
 from arrayhub._errors import ArrayHubBatchError, ArrayHubError, client_error, reissue
 from arrayhub.v1 import compute_pb2
@@ -67,6 +69,11 @@ class Batch:
         # Arrays the ops name by handle, alive until the batch is answered, so that dropping
         # one never queues its free before the op that reads it has run.
         self._held: list[_ndarray.ndarray] = []
+        # Results of the pipeline's Batch in flight that ops of this one name, by the
+        # stand-in each got (forward()), and the ops holding stand-ins: their handles are
+        # written in when this batch is sent, after the reply of that one.
+        self._forwards: dict[str, _ndarray.ndarray] = {}
+        self._forwarding_ops: list[int] = []
         # new, recording, sent, ran, abandoned, failed
         self._state = "new" if pipeline is None else "recording"
         self._failure: Optional[ArrayHubError] = None
@@ -129,6 +136,26 @@ class Batch:
         """Keeps an array an op names by handle alive until the batch is answered."""
         self._held.append(array)
 
+    def in_flight_before(self, batch: Batch) -> bool:
+        """Whether this is the pipeline's Batch in flight and ``batch`` a later segment of
+        the same pipeline (which is sent only after this one's reply)."""
+        return (self._state == "sent" and self._pipeline is not None
+                and self._pipeline is batch._pipeline)
+
+    def forward(self, array: _ndarray.ndarray) -> str:
+        """A stand-in for the handle of ``array``, a result of the Batch in flight, in the
+        op being recorded (see :meth:`note_forwards`). It is not a handle: a server that
+        ever saw one would refuse it as unknown."""
+        name = f"~{len(self._forwards)}"
+        self._forwards[name] = array
+        return name
+
+    def note_forwards(self, first: int, forwards_before: int) -> None:
+        """Ops ``first`` onwards were just recorded for one call: if they named results of
+        the Batch in flight, their stand-ins are replaced when this batch is sent."""
+        if len(self._forwards) != forwards_before:
+            self._forwarding_ops.extend(range(first, len(self._results)))
+
     # -- Pending arrays -----------------------------------------------------------------------
 
     def resolve(self, array: _ndarray.ndarray) -> Any:
@@ -169,6 +196,10 @@ class Batch:
         until :meth:`adopt`). Marks the batch sent."""
         kept = [array for ref in self._results if ref is not None and (array := ref()) is not None]
         request = self._request
+        if self._forwarding_ops:
+            handles = {name: array._info.handle for name, array in self._forwards.items()}
+            for index in self._forwarding_ops:
+                _replace_names(request.ops[index], handles)
         request.keep[:] = [array._op for array in kept]
         request.free[:] = free
         if read is not None:
@@ -200,6 +231,22 @@ class Batch:
             self.fail(error)
             raise
         self.adopt(kept, response)
+
+
+def _replace_names(message: Any, handles: dict[str, str]) -> None:
+    """Writes ``handles[name]`` over every string field of ``message`` (recursively) that
+    holds a stand-in ``name``."""
+    for field, value in message.ListFields():
+        if isinstance(value, str):
+            if value in handles:
+                setattr(message, field.name, handles[value])
+        elif isinstance(value, Message):
+            _replace_names(value, handles)
+        elif field.type == field.TYPE_MESSAGE:  # A repeated message field.
+            for item in value:
+                _replace_names(item, handles)
+        elif field.type == field.TYPE_STRING:  # A repeated string field.
+            value[:] = [handles.get(item, item) for item in value]
 
 
 def batch(client: Optional[_client.Client] = None) -> Batch:

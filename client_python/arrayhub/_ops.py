@@ -117,8 +117,10 @@ def _scalar_operand(value: Any) -> compute_pb2.Operand:
 class _Refs:
     """Names arrays in one request: by index for results of ``target`` (the Batch the request
     is recorded in, None for a call sent now), by handle otherwise, which waits for the
-    batch of a queued array. Arrays named by handle are held by ``target`` until it has run,
-    NumPy scalars uploaded for a call now are held in ``temporaries``."""
+    batch of a queued array, except for results of the pipeline's Batch in flight, which
+    ``target`` names by a stand-in until it is sent (:meth:`Batch.forward`). Arrays named by
+    handle are held by ``target`` until it has run, NumPy scalars uploaded for a call now are
+    held in ``temporaries``."""
 
     def __init__(self, client: _client.Client, target: Any) -> None:
         self.client = client
@@ -130,10 +132,16 @@ class _Refs:
         return array._op if array._batch is not None and array._batch is self.target else None
 
     def handle(self, array: _ndarray.ndarray) -> str:
-        handle = handle_of(array)
-        if self.target is not None:
-            self.target.hold(array)
-        return handle
+        target = self.target
+        if target is None:
+            return handle_of(array)
+        target.hold(array)
+        if array._batch is not None and array._batch.in_flight_before(target):
+            # A result of the pipeline's Batch in flight: its handle is in that Batch's
+            # reply, which comes before this one is sent. Naming it now, instead of waiting
+            # here, lets the client queue while the server runs.
+            return target.forward(array)
+        return handle_of(array)
 
     def array(self, array: _ndarray.ndarray) -> compute_pb2.Operand:
         index = self.index(array)

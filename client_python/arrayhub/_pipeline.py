@@ -10,9 +10,13 @@ sends that Batch (a *flush*) when
 - the Batch reaches :data:`MAX_OPS` ops, or no op came for :data:`IDLE_SECONDS` (a daemon
   thread sends it, so the server never waits on a quiet client).
 
-At most one Batch is in flight; the next flush, or anything that needs one of its results,
-first waits for its reply, which gives the kept results their handles. Frees of dropped
-arrays ride in the next Batch. A failed Batch makes every op queued after the failing one
+At most one Batch is in flight, and the next is sent only after its reply, which gives the
+kept results their handles. Queueing goes on meanwhile: an op that names a result of the
+Batch in flight records a stand-in that the handle replaces when its own Batch is sent, and
+a queue that reaches its size while a Batch is in flight grows on (up to the server's
+max_batch_ops) until the reply has come. So the client queues while the server runs; only
+a host read, or another call that needs a result itself, waits. Frees of dropped arrays
+ride in the next Batch. A failed Batch makes every op queued after the failing one
 fail too; the error is raised at the next point where the client waits, and then the
 pipeline works again. ``arrayhub.set_sync(True)`` or ``ARRAYHUB_SYNC=1`` turns queueing off.
 """
@@ -95,6 +99,8 @@ class Pipeline:
         # batch_result and keep only.
         self.batch_fields = batch_fields
         self._max_ops = min(MAX_OPS, max_ops) if max_ops > 0 else MAX_OPS
+        # The most ops a queue grows to while the Batch before it is in flight.
+        self._most_ops = max(max_ops, self._max_ops)
         self._max_inline = max_inline
         self._lock = threading.RLock()
         self._current: Optional[_batch.Batch] = None
@@ -131,13 +137,15 @@ class Pipeline:
             # may raise (a failed array), and may wait for the Batch in flight.
             current = self._current
             batch = current if current is not None else _batch.Batch(self._client, self)
+            first, forwards = len(batch), len(batch._forwards)
             request = build(batch)
             if self._current is not None and self._current is not batch:
                 raise RuntimeError("arrayhub: the queue was sent while an op was being built")
             self._current = batch
             result = batch.record(client, method, request, out, meta, site)
+            batch.note_forwards(first, forwards)
             self._last_op = time.monotonic()
-            if len(batch) >= self._max_ops:
+            if len(batch) >= self._max_ops and (self._answered() or len(batch) >= self._most_ops):
                 self._send()
             elif current is None:  # The queue's first op.
                 _flusher.schedule(self)
@@ -198,7 +206,7 @@ class Pipeline:
         try:
             if self._current is None:
                 return True
-            if time.monotonic() - self._last_op < IDLE_SECONDS * 0.9:
+            if time.monotonic() - self._last_op < IDLE_SECONDS * 0.9 or not self._answered():
                 return False
             self._send()
             return True
@@ -220,6 +228,11 @@ class Pipeline:
             _log.warning("arrayhub: queued work of a closing session failed: %s", error)
 
     # -- Internals (the lock held) ------------------------------------------------------------
+
+    def _answered(self) -> bool:
+        """Whether sending now would not wait: no Batch in flight, or its reply has come."""
+        flight = self._in_flight
+        return flight is None or flight.future.done()
 
     def _send(self, read: Optional[int] = None, wait: bool = False) -> Any:
         """Sends the queue (a *flush*), after taking the answer of the Batch in flight. With

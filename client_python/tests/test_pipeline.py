@@ -200,6 +200,115 @@ def test_a_full_queue_is_sent_without_waiting(client: ah.Client) -> None:
     assert float(y[0]) == _pipeline.MAX_OPS - 1
 
 
+class _GatedBatch:
+    """Stands in for the stub's Batch: while ``gate`` is clear, the replies of calls sent in
+    flight (futures) are held back, as a slow server would hold them."""
+
+    def __init__(self, stub: object) -> None:
+        self.real = stub.Batch
+        self.gate = threading.Event()
+        self.gate.set()
+        self.sent: list[object] = []
+
+    def __call__(self, request: object, **kwargs: object) -> object:
+        self.sent.append(request)
+        return self.real(request, **kwargs)
+
+    def future(self, request: object, **kwargs: object) -> object:
+        self.sent.append(request)
+        return _GatedFuture(self.real.future(request, **kwargs), self.gate)
+
+
+class _GatedFuture:
+    def __init__(self, future: object, gate: threading.Event) -> None:
+        self.future, self.gate = future, gate
+
+    def done(self) -> bool:
+        return self.gate.is_set() and self.future.done()
+
+    def result(self) -> object:
+        assert self.gate.wait(30), "the client waited for a reply held back"
+        return self.future.result()
+
+
+@pytest.fixture
+def gated(client: ah.Client) -> Iterator[_GatedBatch]:
+    stub = client._connection.stub
+    ah.synchronize()
+    gate = _GatedBatch(stub)
+    stub.Batch = gate
+    try:
+        yield gate
+    finally:
+        gate.gate.set()
+        ah.synchronize()
+        stub.Batch = gate.real
+
+
+def test_ops_naming_results_of_the_batch_in_flight_queue_without_waiting(
+        client: ah.Client, gated: _GatedBatch) -> None:
+    """While a Batch is in flight its results are named by stand-ins: nothing waits for its
+    reply before the read, and the next Batch carries their real handles."""
+    pipeline = client._pipeline
+    host = np.arange(6.0)
+    x = ah.asarray(host)
+    ah.synchronize()
+    gated.gate.clear()
+    with pipeline._lock:  # no idle flush before this one
+        y = x + 1
+        pipeline._send()  # as the idle or size flush does
+    flight = pipeline._in_flight
+    assert flight is not None and _queued(y)
+    z = y * 2  # an elementwise operand
+    w = ah.take(z, ah.arange(3)) + y[1:4]  # a view of it, and an array op after it
+    ah.add(y, 10, out=y)  # an out= write into it
+    total = (z + y).sum()
+    assert pipeline._in_flight is flight and not gated.gate.is_set()  # nothing waited
+    gated.gate.set()
+    assert float(total) == float(((host + 1) * 2 + host + 11).sum())
+    np.testing.assert_array_equal(w.get(), (host[:3] + 1) * 2 + host[1:4] + 1)
+    later = gated.sent[1]
+    handles = [operand.handle for op in later.ops for operand in op.elementwise.operands]
+    assert y.handle in handles and not any(h.startswith("~") for h in handles)
+
+
+def test_a_full_queue_grows_while_the_batch_before_it_is_in_flight(
+        client: ah.Client, gated: _GatedBatch) -> None:
+    pipeline = client._pipeline
+    gated.gate.clear()
+    with pipeline._lock:
+        y = ah.zeros(4)
+        pipeline._send()
+        for _ in range(_pipeline.MAX_OPS + 10):  # past the size, the reply held back
+            y = y + 1
+        assert len(pipeline._current) == _pipeline.MAX_OPS + 10
+        gated.gate.set()
+        pipeline._in_flight.future.future.result()  # the reply has come, not yet taken
+        y = y + 1  # so the queue goes
+        assert pipeline._current is None
+    assert float(y[0]) == _pipeline.MAX_OPS + 11
+
+
+def test_a_failed_batch_in_flight_discards_the_ops_that_named_its_results(
+        client: ah.Client, gated: _GatedBatch) -> None:
+    pipeline = client._pipeline
+    x = ah.arange(4.0)
+    index = ah.asarray(np.array([8]))
+    ah.synchronize()
+    gated.gate.clear()
+    with pipeline._lock:
+        y = x * 2
+        ah.take(x, index)  # fails on the server
+        pipeline._send()
+    z = y + 1  # names y in flight
+    gated.gate.set()
+    with pytest.raises(ah.ArrayHubIndexError, match="index 8 is out of bounds"):
+        z.get()
+    with pytest.raises(ah.ArrayHubIndexError, match="index 8 is out of bounds"):
+        z.get()  # discarded: it never ran
+    np.testing.assert_array_equal(y.get(), [0, 2, 4, 6])  # made again: before the failure
+
+
 def test_the_flusher_thread_sleeps_while_nothing_is_queued() -> None:
     assert float(ah.ones(3).sum()) == 3.0  # the thread exists once something was queued
     time.sleep(0.05)
