@@ -201,34 +201,22 @@ def test_a_full_queue_is_sent_without_waiting(client: ah.Client) -> None:
 
 
 class _GatedBatch:
-    """Stands in for the stub's Batch: while ``gate`` is clear, the replies of calls sent in
-    flight (futures) are held back, as a slow server would hold them."""
+    """Stands in for the stub's Batch: while ``gate`` is clear, calls made off the test's
+    thread (the pipeline's sender, in flight) are held back, as a slow server would hold
+    them."""
 
     def __init__(self, stub: object) -> None:
         self.real = stub.Batch
         self.gate = threading.Event()
         self.gate.set()
         self.sent: list[object] = []
+        self.test_thread = threading.current_thread()
 
     def __call__(self, request: object, **kwargs: object) -> object:
         self.sent.append(request)
+        if threading.current_thread() is not self.test_thread:
+            assert self.gate.wait(30), "the gate was never opened"
         return self.real(request, **kwargs)
-
-    def future(self, request: object, **kwargs: object) -> object:
-        self.sent.append(request)
-        return _GatedFuture(self.real.future(request, **kwargs), self.gate)
-
-
-class _GatedFuture:
-    def __init__(self, future: object, gate: threading.Event) -> None:
-        self.future, self.gate = future, gate
-
-    def done(self) -> bool:
-        return self.gate.is_set() and self.future.done()
-
-    def result(self) -> object:
-        assert self.gate.wait(30), "the client waited for a reply held back"
-        return self.future.result()
 
 
 @pytest.fixture
@@ -272,21 +260,26 @@ def test_ops_naming_results_of_the_batch_in_flight_queue_without_waiting(
     assert y.handle in handles and not any(h.startswith("~") for h in handles)
 
 
-def test_a_full_queue_grows_while_the_batch_before_it_is_in_flight(
+def test_while_a_batch_is_in_flight_the_queue_goes_once_its_reply_has_come(
         client: ah.Client, gated: _GatedBatch) -> None:
+    """Past its size too: it waits for nothing, and goes within LOOK_EVERY ops of the reply."""
     pipeline = client._pipeline
     gated.gate.clear()
     with pipeline._lock:
         y = ah.zeros(4)
         pipeline._send()
-        for _ in range(_pipeline.MAX_OPS + 10):  # past the size, the reply held back
+        for _ in range(_pipeline.MAX_OPS + 10):  # the reply held back
             y = y + 1
         assert len(pipeline._current) == _pipeline.MAX_OPS + 10
         gated.gate.set()
-        pipeline._in_flight.future.future.result()  # the reply has come, not yet taken
-        y = y + 1  # so the queue goes
-        assert pipeline._current is None
-    assert float(y[0]) == _pipeline.MAX_OPS + 11
+        pipeline._in_flight.reply._done.wait()  # the reply has come, not yet taken
+        issued = _pipeline.MAX_OPS + 10
+        while pipeline._current is not None:
+            assert issued < _pipeline.MAX_OPS + 10 + _pipeline.LOOK_EVERY
+            y = y + 1
+            issued += 1
+        assert pipeline._in_flight is not None  # sent without waiting
+    assert float(y[0]) == issued
 
 
 def test_a_failed_batch_in_flight_discards_the_ops_that_named_its_results(
