@@ -1,7 +1,7 @@
 // Free, Describe, List, GetServerInfo.
 #include <spdlog/spdlog.h>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 

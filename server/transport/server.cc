@@ -6,7 +6,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/metrics.h"
 #include "server/transport/metrics_endpoint.h"
 #include "server/transport/request_log.h"

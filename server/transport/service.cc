@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/call_tags.h"
 #include "server/transport/convert.h"
 #include "server/transport/request_bounds.h"
