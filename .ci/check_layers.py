@@ -4,7 +4,7 @@
 Reads every #include of the server's sources (server/, proto/wire/), maps each file to a layer
 and fails when an include points the wrong way: to a layer above, or across to a sibling
 (host <-> CUDA). gRPC and protobuf headers may appear only in transport, the wire code and the
-daemon; CUDA headers only in the CUDA backend. Prints the layer graph (includes counted per pair
+daemon; CUDA headers only in the CUDA backend; transport calls no Engine::backend(). Prints the layer graph (includes counted per pair
 of layers) and each violation. Standard library only: ctest runs it (tests/CMakeLists.txt).
 
 Usage: check_layers.py [ROOT]   (ROOT: the repository; default: this script's parent's parent)
@@ -49,6 +49,12 @@ EXTERNAL = [
     ("cuda", CUDA, {"cuda"}),
 ]
 
+# Code a layer may not contain besides includes: transport asks the engine's queries about the
+# backend (Engine::backend_name, Devices, ...), never Engine::backend() itself.
+CALLS = [
+    ("transport", re.compile(r"\bbackend\(\)"), "transport reaches the backend only through core"),
+]
+
 SOURCES = ("server", "proto/wire")
 SUFFIXES = {".h", ".cc", ".cu", ".cuh", ".inc"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -73,6 +79,9 @@ def main():
             source = layer_of(path)
             lines = file.read_text(encoding="utf-8").splitlines()
             for number, line in enumerate(lines, 1):
+                for layer, pattern, why in CALLS:
+                    if source == layer and pattern.search(line):
+                        violations.append(f"{path}:{number}: {line.strip()} ({why})")
                 match = INCLUDE.match(line)
                 if match is None:
                     continue

@@ -41,7 +41,7 @@ absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContextBase& 
 }
 
 void ArrayHubService::FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const {
-  ArrayInfoToProto(record, engine_.backend().DeviceName(), info);
+  ArrayInfoToProto(record, engine_.DeviceName(), info);
 }
 
 }  // namespace arrayhub
