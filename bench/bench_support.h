@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "server/backend/compute.h"
 #include "server/backend/cuda/cuda_queue.h"
-#include "server/core/shape.h"
+#include "server/common/shape.h"
 
 namespace arrayhub::bench {
 

@@ -30,7 +30,7 @@ NOT_UFUNCS = {"where", "copy"}
 
 def elementwise_ops():
     """(enumerator, numpy name) of every ElementwiseOp, in ops.cc's order."""
-    source = (ROOT / "server/core/ops.cc").read_text()
+    source = (ROOT / "server/common/ops.cc").read_text()
     return re.findall(r'\{ElementwiseOp::(k\w+), "(\w+)", \d\}', source)
 
 

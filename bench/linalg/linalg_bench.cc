@@ -23,7 +23,7 @@
 #include "bench/linalg/svd_accuracy.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_queue.h"
-#include "server/core/shape.h"
+#include "server/common/shape.h"
 
 namespace arrayhub::bench {
 namespace {

@@ -16,7 +16,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/host/host_backend.h"
-#include "server/core/shape.h"
+#include "server/common/shape.h"
 
 namespace arrayhub {
 namespace {

@@ -22,7 +22,7 @@
 #include "server/backend/memory_counters.h"
 #include "server/backend/staging.h"
 #include "server/backend/work_queue.h"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "server/backend/buffer.h"
-#include "server/core/dtype.h"
-#include "server/core/ops.h"
-#include "server/core/scalar.h"
-#include "server/core/shape.h"
+#include "server/common/dtype.h"
+#include "server/common/ops.h"
+#include "server/common/scalar.h"
+#include "server/common/shape.h"
 
 namespace arrayhub {
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "server/backend/buffer.h"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
+#include "server/common/shape.h"
 #include "server/core/handle.h"
-#include "server/core/shape.h"
 
 namespace arrayhub {
 

@@ -10,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/backend/work_queue.h"
+#include "server/common/stop_signal.h"
 #include "server/core/array_record.h"
-#include "server/core/stop_signal.h"
 
 namespace arrayhub {
 

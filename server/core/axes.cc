@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

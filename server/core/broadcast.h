@@ -4,7 +4,7 @@
 #include <span>
 
 #include "absl/status/statusor.h"
-#include "server/core/shape.h"
+#include "server/common/shape.h"
 
 namespace arrayhub {
 

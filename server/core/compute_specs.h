@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "server/core/dtype.h"
-#include "server/core/ops.h"
-#include "server/core/scalar.h"
+#include "server/common/dtype.h"
+#include "server/common/ops.h"
+#include "server/common/scalar.h"
 
 namespace arrayhub {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "server/common/float16.h"
+#include "server/common/status_macros.h"
 #include "server/core/entropy.h"
-#include "server/core/float16.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -8,10 +8,10 @@
 #include "absl/status/statusor.h"
 #include "server/backend/backend.h"
 #include "server/backend/compute.h"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
+#include "server/common/scalar.h"
+#include "server/common/shape.h"
 #include "server/core/limits.h"
-#include "server/core/scalar.h"
-#include "server/core/shape.h"
 #include "server/core/shape_limits.h"
 
 namespace arrayhub {

@@ -6,6 +6,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -76,7 +78,16 @@ class Engine {
          TenantQuota quota = {});
 
   const Limits& limits() const { return limits_; }
+  // For the composition root (main.cc) and tests; transport asks the queries below instead.
   Backend& backend() { return *backend_; }
+  // The backend as GetServerInfo, ArrayInfo and the metrics describe it.
+  std::string_view backend_name() const { return backend_->name(); }
+  std::vector<DeviceDescription> Devices() const { return backend_->Devices(); }
+  std::string DeviceName() const { return backend_->DeviceName(); }
+  // Called once when the backend's device is lost for good (device_health.h); null: nobody.
+  void SetDeviceLostListener(DeviceHealth::Listener listener) {
+    backend_->device_health().SetListener(std::move(listener));
+  }
 
   // Sessions. Opening fails (RESOURCE_EXHAUSTED) past the tenant's session quota.
   absl::StatusOr<Session> OpenSession(const std::string& tenant, const std::string& client_name,

@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "server/common/status_macros.h"
 #include "server/core/axes.h"
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
 #include "server/core/index_rules.h"
 #include "server/core/nonzero_fill.h"
 #include "server/core/promotion.h"
-#include "server/core/status_macros.h"
 #include "server/core/ufunc_rules.h"
 
 namespace arrayhub {

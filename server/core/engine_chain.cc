@@ -11,10 +11,10 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "server/common/status_macros.h"
 #include "server/core/batch_plan.h"
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
-#include "server/core/status_macros.h"
 #include "server/core/ufunc_rules.h"
 
 namespace arrayhub {

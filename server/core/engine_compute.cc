@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "server/common/status_macros.h"
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
 #include "server/core/overlap.h"
 #include "server/core/promotion.h"
 #include "server/core/reduction_rules.h"
-#include "server/core/status_macros.h"
 #include "server/core/ufunc_rules.h"
 
 namespace arrayhub {

@@ -2,8 +2,8 @@
 // and the pool descriptors they import it through.
 #include <fmt/format.h>
 
+#include "server/common/status_macros.h"
 #include "server/core/engine.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 

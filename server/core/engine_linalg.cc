@@ -9,11 +9,11 @@
 #include <deque>
 #include <numeric>
 
+#include "server/common/status_macros.h"
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
 #include "server/core/linalg_rules.h"
 #include "server/core/reduction_rules.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 

@@ -2,9 +2,9 @@
 // and uploads and downloads that are one copy between a region and an array's memory.
 #include <fmt/format.h>
 
+#include "server/common/status_macros.h"
 #include "server/core/engine.h"
 #include "server/core/shared_memory_object.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

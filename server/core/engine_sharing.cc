@@ -1,8 +1,8 @@
 // Sharing arrays by name: Publish, Unpublish, Attach, and listing what others shared.
 #include <fmt/format.h>
 
+#include "server/common/status_macros.h"
 #include "server/core/engine.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 

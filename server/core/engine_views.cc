@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <map>
 
+#include "server/common/status_macros.h"
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
 #include "server/core/index_rules.h"
 #include "server/core/nonzero_fill.h"
 #include "server/core/overlap.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

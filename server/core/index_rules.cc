@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "server/common/status_macros.h"
 #include "server/core/broadcast.h"
 #include "server/core/shape_limits.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

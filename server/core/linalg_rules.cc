@@ -11,11 +11,11 @@
 #include <numeric>
 #include <utility>
 
+#include "server/common/status_macros.h"
 #include "server/core/axes.h"
 #include "server/core/broadcast.h"
 #include "server/core/name_table.h"
 #include "server/core/promotion.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

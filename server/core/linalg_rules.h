@@ -10,9 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
+#include "server/common/shape.h"
 #include "server/core/linalg_specs.h"
-#include "server/core/shape.h"
 #include "server/core/view_rules.h"
 
 namespace arrayhub {

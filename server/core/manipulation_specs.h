@@ -7,9 +7,9 @@
 #include <variant>
 #include <vector>
 
+#include "server/common/dtype.h"
+#include "server/common/shape.h"
 #include "server/core/compute_specs.h"
-#include "server/core/dtype.h"
-#include "server/core/shape.h"
 
 namespace arrayhub {
 

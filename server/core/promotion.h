@@ -2,7 +2,7 @@
 // numpy.can_cast with casting "safe" and "same_kind").
 #pragma once
 
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "server/common/status_macros.h"
 #include "server/core/axes.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/core/dtype.h"
-#include "server/core/ops.h"
-#include "server/core/shape.h"
+#include "server/common/dtype.h"
+#include "server/common/ops.h"
+#include "server/common/shape.h"
 
 namespace arrayhub {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "server/core/shape.h"
-#include "server/core/status_macros.h"
+#include "server/common/shape.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {

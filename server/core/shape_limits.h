@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 #include "server/core/limits.h"
 
 namespace arrayhub {

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "server/core/dtype.h"
-#include "server/core/shape.h"
+#include "server/common/dtype.h"
+#include "server/common/shape.h"
 
 namespace arrayhub {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include "server/common/status_macros.h"
 #include "server/core/promotion.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -9,10 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "server/core/dtype.h"
-#include "server/core/ops.h"
+#include "server/common/dtype.h"
+#include "server/common/ops.h"
+#include "server/common/scalar.h"
 #include "server/core/promotion.h"  // The casting rules these build on.
-#include "server/core/scalar.h"
 
 namespace arrayhub {
 

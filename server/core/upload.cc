@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

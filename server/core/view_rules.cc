@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include "server/common/status_macros.h"
 #include "server/core/axes.h"
 #include "server/core/broadcast.h"
 #include "server/core/shape_limits.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -8,9 +8,9 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "server/common/shape.h"
 #include "server/core/limits.h"
 #include "server/core/manipulation_specs.h"
-#include "server/core/shape.h"
 
 namespace arrayhub {
 

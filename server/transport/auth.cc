@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/core/tenants.h"
 #include "server/transport/service.h"
 

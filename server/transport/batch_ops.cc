@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "server/common/status_macros.h"
 #include "server/core/batch_plan.h"
-#include "server/core/status_macros.h"
 #include "server/transport/batch_ops.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"

@@ -1,7 +1,7 @@
 // Free, Describe, List, GetServerInfo.
 #include <spdlog/spdlog.h>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 
@@ -52,8 +52,8 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   if (!tenant.ok()) return ToGrpcStatus(tenant.status());
   const EngineStats stats = engine_.Stats();
   response->set_version(ARRAYHUB_VERSION);
-  response->set_backend(std::string(engine_.backend().name()));
-  for (const DeviceDescription& device : engine_.backend().Devices()) {
+  response->set_backend(std::string(engine_.backend_name()));
+  for (const DeviceDescription& device : engine_.Devices()) {
     v1::DeviceInfo* info = response->add_devices();
     info->set_name(device.name);
     info->set_description(device.description);

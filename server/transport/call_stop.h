@@ -1,4 +1,4 @@
-// The stop signal of one gRPC call (server/core/stop_signal.h): the engine and the backends
+// The stop signal of one gRPC call (server/common/stop_signal.h): the engine and the backends
 // ask it between steps and chunks, and it answers from what gRPC knows of the call and from
 // the server's drain.
 #pragma once
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "server/core/stop_signal.h"
+#include "server/common/stop_signal.h"
 
 namespace arrayhub {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "server/common/status_macros.h"
 #include "server/core/linalg_rules.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub {
 

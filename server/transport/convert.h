@@ -10,13 +10,13 @@
 #include "absl/status/statusor.h"
 #include "arrayhub/v1/service.pb.h"
 #include "grpcpp/support/status.h"
+#include "server/common/dtype.h"
+#include "server/common/scalar.h"
 #include "server/core/array_record.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
-#include "server/core/dtype.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
-#include "server/core/scalar.h"
 
 namespace arrayhub {
 

@@ -1,7 +1,7 @@
 // Decoding of the View, GetItem, SetItem and ArrayOp requests into core specs.
 #include <fmt/format.h>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 
 namespace arrayhub {

@@ -25,17 +25,16 @@ void Add(prometheus::MetricFamily& family, Labels labels, double value) {
 }  // namespace
 
 std::vector<prometheus::MetricFamily> EngineCollector::Collect() const {
-  Backend& backend = engine_.backend();
   const EngineStats stats = engine_.Stats();
 
   auto info = Gauges("arrayhub_info", "Always 1; the labels say which daemon this is");
-  Add(info, {{"version", ARRAYHUB_VERSION}, {"backend", std::string(backend.name())}}, 1);
+  Add(info, {{"version", ARRAYHUB_VERSION}, {"backend", std::string(engine_.backend_name())}}, 1);
 
   auto total = Gauges("arrayhub_device_memory_total_bytes",
                       "Memory of each device (host RAM for the CPU backend)");
   auto free = Gauges("arrayhub_device_memory_free_bytes",
                      "Free memory of each device as the device reports it, whoever holds the rest");
-  for (const DeviceDescription& device : backend.Devices()) {
+  for (const DeviceDescription& device : engine_.Devices()) {
     Add(total, {{"device", device.name}}, static_cast<double>(device.total_memory_bytes));
     Add(free, {{"device", device.name}}, static_cast<double>(device.free_memory_bytes));
   }

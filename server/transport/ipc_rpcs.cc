@@ -1,6 +1,6 @@
 // ExportIpc and ReleaseIpc: CUDA IPC leases on arrays' device memory (docs/ipc.md), and the
 // socket that hands out the pools' descriptors and takes in shared-memory objects'.
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {

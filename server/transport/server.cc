@@ -6,7 +6,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/metrics.h"
 #include "server/transport/metrics_endpoint.h"
 #include "server/transport/request_log.h"
@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
                                                              true);
   // A lost device fails every later call of every tenant: health says so at once (probes and
   // load balancers look there), and the daemon stops.
-  server->engine_->backend().device_health().SetListener(
+  server->engine_->SetDeviceLostListener(
       [s = server.get(), stop = std::move(options.on_device_lost)](std::string_view) {
         s->server_->GetHealthCheckService()->SetServingStatus(false);
         if (stop) stop();
@@ -67,7 +67,7 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
 ArrayHubServer::~ArrayHubServer() {
   Shutdown();
   // Freeing the arrays may find the device lost: nobody is listening any more.
-  if (engine_ != nullptr) engine_->backend().device_health().SetListener(nullptr);
+  if (engine_ != nullptr) engine_->SetDeviceLostListener(nullptr);
 }
 
 std::string ArrayHubServer::address() const {

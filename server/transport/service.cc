@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/call_tags.h"
 #include "server/transport/convert.h"
 #include "server/transport/request_bounds.h"
@@ -41,7 +41,7 @@ absl::StatusOr<Caller> ArrayHubService::CallerOf(const grpc::ServerContextBase& 
 }
 
 void ArrayHubService::FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const {
-  ArrayInfoToProto(record, engine_.backend().DeviceName(), info);
+  ArrayInfoToProto(record, engine_.DeviceName(), info);
 }
 
 }  // namespace arrayhub

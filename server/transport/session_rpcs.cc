@@ -1,5 +1,5 @@
 // OpenSession, KeepAlive, CloseSession.
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 

@@ -1,7 +1,7 @@
 // RegisterSharedMemory, UnregisterSharedMemory, CopyFromSharedMemory, CopyToSharedMemory: the
 // same-host transfer path through a client's shared-memory object, whose descriptor the
 // client handed over the descriptor socket (ipc_socket.h).
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 

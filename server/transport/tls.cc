@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "proto/wire/chunk_messages.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/request_bounds.h"
 #include "server/transport/service.h"

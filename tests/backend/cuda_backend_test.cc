@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "server/backend/host/host_backend.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {

@@ -28,9 +28,9 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/host/host_backend.h"
-#include "server/core/float16.h"
+#include "server/common/float16.h"
+#include "server/common/status_macros.h"
 #include "server/core/reduction_rules.h"
-#include "server/core/status_macros.h"
 #include "server/core/ufunc_rules.h"
 #include "tests/backend/cuda_fixture.h"
 

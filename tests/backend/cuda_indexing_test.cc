@@ -22,8 +22,8 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/host/host_backend.h"
-#include "server/core/float16.h"
-#include "server/core/status_macros.h"
+#include "server/common/float16.h"
+#include "server/common/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "server/backend/cuda/cuda_backend.h"
-#include "server/core/float16.h"
-#include "server/core/shape.h"
-#include "server/core/status_macros.h"
+#include "server/common/float16.h"
+#include "server/common/shape.h"
+#include "server/common/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {

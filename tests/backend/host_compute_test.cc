@@ -22,7 +22,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_types.h"
-#include "server/core/float16.h"
+#include "server/common/float16.h"
 
 namespace arrayhub {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "server/backend/host/host_backend.h"
-#include "server/core/float16.h"
+#include "server/common/float16.h"
 #include "tests/support/linalg_reference.h"
 
 namespace arrayhub {

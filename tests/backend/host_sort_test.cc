@@ -11,7 +11,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_types.h"
-#include "server/core/stop_signal.h"
+#include "server/common/stop_signal.h"
 
 namespace arrayhub {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "arrayhub/client.h"
 #include "server/backend/host/host_backend.h"
-#include "server/core/float16.h"
-#include "server/core/ops.h"
+#include "server/common/float16.h"
+#include "server/common/ops.h"
 #include "tests/support/client_expect.h"
 #include "tests/support/test_server.h"
 

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "arrayhub/client.h"
-#include "server/core/float16.h"
+#include "server/common/float16.h"
 #include "tests/support/client_expect.h"
 #include "tests/support/linalg_reference.h"
 #include "tests/support/seeded_client_test.h"

@@ -1,6 +1,6 @@
 // The dtype table against NumPy 2: np.dtype(name).itemsize, .name and .kind.
 
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Scalars into elements: every dtype from every scalar kind, with NumPy 2's range checks.
 // Expected values come from NumPy 2.4: np.full(1, value, dtype=d).tobytes().
 
-#include "server/core/scalar.h"
+#include "server/common/scalar.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

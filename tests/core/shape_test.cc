@@ -1,7 +1,7 @@
 // Shapes: element and byte counts with overflow checks, C-order strides, contiguity flags and
 // NumPy's text for a shape.
 
-#include "server/core/shape.h"
+#include "server/common/shape.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -50,7 +50,7 @@ INTEGER_IDENTITIES = {"rint"}
 
 def op_names():
     """The NumPy names of the ElementwiseOps, in ops.cc's order."""
-    source = (ROOT / "server/core/ops.cc").read_text()
+    source = (ROOT / "server/common/ops.cc").read_text()
     return re.findall(r'\{ElementwiseOp::k\w+, "(\w+)", \d\}', source)
 
 

@@ -43,7 +43,7 @@ AXES = [None, (), (0,), (-1,), (1,), (-2,), (2,), (-3,), (0, 1), (1, 0), (0, -1)
 
 def ufuncs():
     """(name, ufunc) of every ElementwiseOp that is a NumPy ufunc, in ops.cc's order."""
-    source = (ROOT / "server/core/ops.cc").read_text()
+    source = (ROOT / "server/common/ops.cc").read_text()
     names = re.findall(r'\{ElementwiseOp::k\w+, "(\w+)", \d\}', source)
     return [(n, getattr(np._core.umath, n)) for n in names if n not in ("where", "copy")]
 

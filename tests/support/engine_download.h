@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "server/common/status_macros.h"
 #include "server/core/engine.h"
-#include "server/core/status_macros.h"
 
 namespace arrayhub::testing {
 

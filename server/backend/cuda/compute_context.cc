@@ -5,7 +5,7 @@
 #include "absl/synchronization/mutex.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

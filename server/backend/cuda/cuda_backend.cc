@@ -15,7 +15,7 @@
 #include "server/backend/cuda/device_loss.h"
 #include "server/backend/cuda/exportable_pools.h"
 #include "server/backend/cuda/fill_kernels.cuh"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

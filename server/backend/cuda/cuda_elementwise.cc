@@ -5,7 +5,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/elementwise_launch.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

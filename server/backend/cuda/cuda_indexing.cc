@@ -29,7 +29,7 @@
 #include "server/backend/cuda/scan_kernels.cuh"
 #include "server/backend/cuda/scratch.h"
 #include "server/backend/cuda/sort_kernels.cuh"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

@@ -17,7 +17,7 @@
 #include "server/backend/cuda/linalg_status.h"
 #include "server/backend/cuda/linalg_types.h"
 #include "server/backend/cuda/matrix_stack.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

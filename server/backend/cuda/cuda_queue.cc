@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_join.h"
 #include "server/backend/cuda/cuda_check.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

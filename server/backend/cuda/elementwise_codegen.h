@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "server/core/dtype.h"
-#include "server/core/ops.h"
+#include "server/common/dtype.h"
+#include "server/common/ops.h"
 
 namespace arrayhub {
 

@@ -9,7 +9,7 @@
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/elementwise_codegen.h"
 #include "server/backend/cuda/kernel_cache.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

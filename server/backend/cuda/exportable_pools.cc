@@ -8,7 +8,7 @@
 #include <random>
 
 #include "server/backend/cuda/cuda_check.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

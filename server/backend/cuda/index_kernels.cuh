@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "server/backend/cuda/sort_kernels.cuh"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "server/backend/cuda/linalg_kernels.cuh"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 

@@ -10,7 +10,7 @@
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/linalg_status.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 

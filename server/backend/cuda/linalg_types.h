@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 

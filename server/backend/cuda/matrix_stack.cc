@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "server/backend/cuda/cuda_check.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

@@ -14,7 +14,7 @@
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cuda_random.cuh"
 #include "server/backend/cuda/scratch.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "server/backend/cuda/cuda_reduce.cuh"
-#include "server/core/shape.h"
+#include "server/common/shape.h"
 
 namespace arrayhub {
 

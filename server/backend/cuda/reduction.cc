@@ -13,7 +13,7 @@
 #include "server/backend/cuda/elementwise_launch.h"
 #include "server/backend/cuda/reduce_plan.h"
 #include "server/backend/cuda/scratch.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 

@@ -9,8 +9,8 @@
 
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
-#include "server/core/dtype.h"
-#include "server/core/shape.h"
+#include "server/common/dtype.h"
+#include "server/common/shape.h"
 
 namespace arrayhub {
 

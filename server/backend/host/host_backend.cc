@@ -12,7 +12,7 @@
 
 #include "server/backend/host/host_file_region.h"
 #include "server/backend/host/host_queue.h"
-#include "server/core/float16.h"
+#include "server/common/float16.h"
 
 namespace arrayhub {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub::host {
 

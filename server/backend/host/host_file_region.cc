@@ -8,7 +8,7 @@
 
 #include "server/backend/host/host_queue.h"
 #include "server/backend/region_file.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -9,7 +9,7 @@
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
 #include "server/backend/host/host_types.h"
-#include "server/core/status_macros.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {

@@ -1,5 +1,5 @@
 // Long host loops stop between chunks once the call their thread runs should stop
-// (server/core/stop_signal.h): a client that went away, a deadline that passed, a drain that
+// (server/common/stop_signal.h): a client that went away, a deadline that passed, a drain that
 // ran out. PollStop counts the elements a loop has done and asks the thread's signal once
 // every kStopPollElements of them, about a millisecond of work, so a chunk pays one
 // thread-local subtraction. A stop unwinds the loop nest as host::Stopped, which each
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "server/core/stop_signal.h"
+#include "server/common/stop_signal.h"
 
 namespace arrayhub::host {
 

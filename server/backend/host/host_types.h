@@ -12,8 +12,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "server/core/dtype.h"
-#include "server/core/float16.h"
+#include "server/common/dtype.h"
+#include "server/common/float16.h"
 
 namespace arrayhub::host {
 

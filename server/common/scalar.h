@@ -8,7 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 

@@ -1,4 +1,4 @@
-#include "server/core/shape.h"
+#include "server/common/shape.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "server/core/stop_signal.h"
+#include "server/common/stop_signal.h"
 
 namespace arrayhub {
 namespace {

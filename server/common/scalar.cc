@@ -1,4 +1,4 @@
-#include "server/core/scalar.h"
+#include "server/common/scalar.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "server/core/float16.h"
+#include "server/common/float16.h"
 
 namespace arrayhub {
 namespace {

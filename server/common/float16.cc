@@ -1,4 +1,4 @@
-#include "server/core/float16.h"
+#include "server/common/float16.h"
 
 #include <cmath>
 #include <cstdint>

@@ -7,7 +7,8 @@
 
 namespace arrayhub {
 
-// Numbered as in the wire contract's DType enum (proto value = enumerator value).
+// Numbered as in the wire contract's DType enum (proto value = enumerator value;
+// server/transport/wire_enums.cc checks it).
 enum class DType : uint8_t {
   kBool = 1,
   kInt8,

@@ -1,4 +1,4 @@
-#include "server/core/dtype.h"
+#include "server/common/dtype.h"
 
 namespace arrayhub {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/core/ops.h"
+#include "server/common/ops.h"
 
 #include <array>
 #include <utility>
