@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -25,34 +24,15 @@
 #include "server/core/float16.h"
 #include "server/core/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/support/status_assert.h"
+#include "tests/support/test_seed.h"
 
 namespace arrayhub {
 namespace {
 
 using Bytes = std::vector<std::byte>;
 using Rng = std::mt19937_64;
-
-// Assigns the value of an absl::StatusOr or fails the test (in a function returning void).
-#define AH_TEST_ASSIGN(lhs, expr) AH_TEST_ASSIGN_IMPL(AH_CONCAT(_ah_test_, __LINE__), lhs, expr)
-#define AH_TEST_ASSIGN_IMPL(tmp, lhs, expr)        \
-  auto tmp = (expr);                               \
-  ASSERT_TRUE(tmp.ok()) << tmp.status() << Seed(); \
-  lhs = *std::move(tmp)
-
-uint64_t BaseSeed() {
-  static const uint64_t seed = [] {
-    if (const char* text = std::getenv("ARRAYHUB_TEST_SEED")) {
-      return static_cast<uint64_t>(std::strtoull(text, nullptr, 10));
-    }
-    std::random_device device;
-    return (static_cast<uint64_t>(device()) << 32) | device();
-  }();
-  return seed;
-}
-
-std::string Seed() {
-  return fmt::format(" (seed {}; rerun with ARRAYHUB_TEST_SEED={})", BaseSeed(), BaseSeed());
-}
+using testing::BaseSeed;
 
 int64_t Count(const Shape& shape) {
   int64_t count = 1;
@@ -282,11 +262,7 @@ std::string Mismatch(DType dtype, const Bytes& actual, const Bytes& expected, do
 
 class CudaIndexingTest : public CudaFixture {
  protected:
-  void SetUp() override {
-    CudaFixture::SetUp();
-    if (Stopped()) return;
-    RecordProperty("seed", std::to_string(BaseSeed()));
-  }
+  testing::SeedTrace seed_trace_;  // AH_TEST_ASSIGN's failures name the seed through it.
 
   Backend& On(bool on_cuda) { return on_cuda ? *cuda_ : host_; }
 
@@ -440,10 +416,10 @@ class IndexTest : public CudaIndexingTest {
     }
     const std::string what = fmt::format("gather {} data {} axis {}", DTypeName(dtype),
                                          FormatShape(c.data), c.first_axis);
-    EXPECT_EQ(status[0], status[1]) << what << Seed();
-    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << Seed();
+    EXPECT_EQ(status[0], status[1]) << what << testing::SeedNote();
+    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << testing::SeedNote();
     if (status[0].ok()) {
-      EXPECT_EQ(Compare(output, dtype), "") << what << Seed();
+      EXPECT_EQ(Compare(output, dtype), "") << what << testing::SeedNote();
     }
   }
 
@@ -468,9 +444,9 @@ class IndexTest : public CudaIndexingTest {
     }
     const std::string what = fmt::format("scatter {} data {} axis {}", DTypeName(dtype),
                                          FormatShape(c.data), c.first_axis);
-    EXPECT_EQ(status[0], status[1]) << what << Seed();
-    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << Seed();
-    EXPECT_EQ(Compare(s.data_buffer, dtype), "") << what << Seed();
+    EXPECT_EQ(status[0], status[1]) << what << testing::SeedNote();
+    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << testing::SeedNote();
+    EXPECT_EQ(Compare(s.data_buffer, dtype), "") << what << testing::SeedNote();
   }
 };
 
@@ -550,8 +526,8 @@ TEST_F(IndexTest, ScatterLastDuplicateWins) {
     ASSERT_TRUE(On(on_cuda).Scatter(call).ok());
   }
   AH_TEST_ASSIGN(const Bytes actual, Download(target, true));
-  EXPECT_EQ(actual, Int64Bytes(expected)) << Seed();
-  EXPECT_EQ(Compare(target, DType::kInt64), "") << Seed();
+  EXPECT_EQ(actual, Int64Bytes(expected)) << testing::SeedNote();
+  EXPECT_EQ(Compare(target, DType::kInt64), "") << testing::SeedNote();
 
   AH_TEST_ASSIGN(const Both small, Upload(Int64Bytes({9, 9, 9})));
   AH_TEST_ASSIGN(const Both small_indices, Upload(Int64Bytes({0, 0, 2})));
@@ -600,8 +576,8 @@ class SortTest : public CudaIndexingTest {
     const std::string what =
         fmt::format("sort {} {}{}{}{}", DTypeName(dtype), FormatShape(shape),
                     want_values ? " values" : "", want_indices ? " indices" : "", label);
-    EXPECT_EQ(Compare(values, dtype), "") << what << Seed();
-    EXPECT_EQ(Compare(indices, DType::kInt64), "") << what << Seed();
+    EXPECT_EQ(Compare(values, dtype), "") << what << testing::SeedNote();
+    EXPECT_EQ(Compare(indices, DType::kInt64), "") << what << testing::SeedNote();
   }
 };
 
@@ -828,7 +804,7 @@ class ScanTest : public CudaIndexingTest {
     }
     EXPECT_EQ(Compare(data, dtype, ScanTolerance(dtype)), "")
         << (op == ScanOp::kSum ? "cumsum " : "cumprod ") << DTypeName(dtype) << " "
-        << FormatShape(shape) << Seed();
+        << FormatShape(shape) << testing::SeedNote();
   }
 };
 
@@ -862,7 +838,7 @@ class NonzeroTest : public CudaIndexingTest {
         fmt::format("nonzero {} {}", DTypeName(dtype), FormatShape(layout.shape));
     AH_TEST_ASSIGN(const int64_t count, cuda_->CountNonzero(ViewOf(input, true, dtype, layout)));
     AH_TEST_ASSIGN(const int64_t expected, host_.CountNonzero(ViewOf(input, false, dtype, layout)));
-    ASSERT_EQ(count, expected) << what << Seed();
+    ASSERT_EQ(count, expected) << what << testing::SeedNote();
     if (layout.shape.empty()) return;  // nonzero needs rank >= 1.
 
     // All coordinate arrays in one buffer, one after another, from element 1.
@@ -877,9 +853,9 @@ class NonzeroTest : public CudaIndexingTest {
       }
       const absl::StatusOr<int64_t> found = On(on_cuda).Nonzero(call);
       ASSERT_TRUE(found.ok()) << found.status();
-      EXPECT_EQ(*found, count) << what << Seed();
+      EXPECT_EQ(*found, count) << what << testing::SeedNote();
     }
-    EXPECT_EQ(Compare(coordinates, DType::kInt64), "") << what << Seed();
+    EXPECT_EQ(Compare(coordinates, DType::kInt64), "") << what << testing::SeedNote();
   }
 };
 
@@ -954,7 +930,7 @@ class SearchSortedTest : public CudaIndexingTest {
         ASSERT_TRUE(status.ok()) << status;
       }
       EXPECT_EQ(Compare(output, DType::kInt64), "")
-          << what << (right ? " right" : " left") << Seed();
+          << what << (right ? " right" : " left") << testing::SeedNote();
     }
   }
 };

@@ -1,5 +1,6 @@
 // Linear algebra on the CUDA backend against float64 references computed here on the host,
-// on fresh random data every run (each test prints its seed; ARRAYHUB_TEST_SEED replays one).
+// on fresh random data every run (the seed is printed, and named by every failure;
+// ARRAYHUB_TEST_SEED replays a run).
 // Factorizations are checked by what defines them (A = U S V^H with orthonormal U and V,
 // Q R = A, L L^H = A, A V = V diag(w), A X = B) and their values against LAPACK's (float64).
 // Runs only where there is a GPU.
@@ -16,7 +17,6 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <limits>
 #include <random>
 #include <thread>
@@ -27,6 +27,7 @@
 #include "server/core/shape.h"
 #include "server/core/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/support/test_seed.h"
 
 namespace arrayhub {
 namespace {
@@ -268,16 +269,6 @@ struct DeviceArray {
 
 class CudaLinalgTest : public CudaFixture {
  protected:
-  void SetUp() override {
-    CudaFixture::SetUp();
-    if (Stopped()) return;
-    const char* replay = std::getenv("ARRAYHUB_TEST_SEED");
-    const uint64_t seed =
-        replay != nullptr ? std::strtoull(replay, nullptr, 10) : std::random_device{}();
-    std::cout << "[     SEED ] " << seed << "\n";
-    rng_.seed(seed);
-  }
-
   cd RandomValue(DType dtype) {
     std::normal_distribution<double> normal;
     switch (KindOf(dtype)) {
@@ -378,7 +369,8 @@ class CudaLinalgTest : public CudaFixture {
     return values;
   }
 
-  std::mt19937_64 rng_;
+  testing::SeedTrace seed_trace_;
+  std::mt19937_64 rng_{testing::BaseSeed()};
 };
 
 Shape WithMatrix(Shape batch, int64_t rows, int64_t cols) {
@@ -575,8 +567,8 @@ class CudaSvdTest : public CudaLinalgTest {
     const Values uv = compute_uv ? Read(u) : Values{};
     const Values vhv = compute_uv ? Read(vh) : Values{};
     for (int64_t b = 0; b < a.Batch(); ++b) {
-      SCOPED_TRACE(testing::Message() << DTypeName(dtype) << " " << m << "x" << n << " matrix " << b
-                                      << (full_matrices ? " full" : " reduced"));
+      SCOPED_TRACE(::testing::Message() << DTypeName(dtype) << " " << m << "x" << n << " matrix "
+                                        << b << (full_matrices ? " full" : " reduced"));
       const Matrix matrix = Slice(av, b, m, n);
       const std::vector<double> expected = SingularValues(matrix);
       const double largest = std::max(expected.empty() ? 0.0 : expected[0], 1e-300);
@@ -922,7 +914,7 @@ TEST_F(CudaLinalgTest, SlogdetMatchesHostLu) {
       for (int64_t b = 0; b < count; ++b) {
         const auto [want_sign, want_log] =
             n == 0 ? std::pair<cd, double>{1, 0} : Slogdet(Slice(a.storage, b, n, n));
-        SCOPED_TRACE(testing::Message() << DTypeName(dtype) << " n " << n << " matrix " << b);
+        SCOPED_TRACE(::testing::Message() << DTypeName(dtype) << " n " << n << " matrix " << b);
         if (std::isinf(want_log)) {
           EXPECT_EQ(sv[b], cd(0));
           EXPECT_EQ(lv[b].real(), -INFINITY);

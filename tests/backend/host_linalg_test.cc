@@ -18,6 +18,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/core/float16.h"
 #include "tests/support/linalg_reference.h"
+#include "tests/support/test_seed.h"
 
 namespace arrayhub {
 namespace {
@@ -84,12 +85,6 @@ struct TestArray {
 
 class HostLinalgTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const uint64_t seed = std::random_device{}();
-    rng_.seed(seed);
-    trace_.emplace(__FILE__, __LINE__, ::testing::Message() << "random seed " << seed);
-  }
-
   TestArray Allocate(DType dtype, Shape shape, Strides strides, int64_t offset, int64_t capacity) {
     absl::StatusOr<std::shared_ptr<Buffer>> buffer =
         backend_.Allocate(std::max<int64_t>(capacity, 1) * ItemSize(dtype));
@@ -172,8 +167,8 @@ class HostLinalgTest : public ::testing::Test {
   }
 
   HostBackend backend_;
-  std::mt19937_64 rng_;
-  std::optional<::testing::ScopedTrace> trace_;
+  testing::SeedTrace seed_trace_;
+  std::mt19937_64 rng_{testing::BaseSeed()};
 };
 
 // --- matmul --------------------------------------------------------------------------------

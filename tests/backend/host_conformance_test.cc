@@ -1,0 +1,25 @@
+// The backend contract (backend_conformance.h) on the host backend.
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "server/backend/host/host_backend.h"
+#include "tests/backend/memory_conformance.h"
+#include "tests/backend/random_conformance.h"
+
+namespace arrayhub {
+namespace {
+
+struct HostBackendFactory {
+  static constexpr std::string_view kName = "cpu";
+  static constexpr std::string_view kDeviceName = "cpu";
+  static constexpr std::string_view kOutOfMemory = "out of host memory";
+  static std::string Unavailable() { return ""; }
+  static absl::StatusOr<std::unique_ptr<Backend>> Make() { return std::make_unique<HostBackend>(); }
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Host, MemoryConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(Host, RandomConformanceTest, HostBackendFactory);
+
+}  // namespace
+}  // namespace arrayhub
