@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/transport/tenants_fixture.h"
+#include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {
