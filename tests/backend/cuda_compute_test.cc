@@ -33,6 +33,7 @@
 #include "server/core/ufunc_rules.h"
 #include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/backend/element_bytes.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -130,25 +131,6 @@ uint64_t RandomInteger(Domain domain, int bits, bool is_signed, Rng& rng) {
   }
 }
 
-void Store(std::byte* out, const void* value, size_t size) { std::memcpy(out, value, size); }
-
-void StoreReal(DType dtype, double value, std::byte* out) {
-  switch (dtype) {
-    case DType::kFloat16: {
-      const uint16_t bits = HalfFromDouble(value).bits();
-      Store(out, &bits, 2);
-      return;
-    }
-    case DType::kFloat32: {
-      const auto f = static_cast<float>(value);
-      Store(out, &f, 4);
-      return;
-    }
-    default:
-      Store(out, &value, 8);
-  }
-}
-
 // One element of `dtype` at `out`.
 void RandomElement(DType dtype, Domain domain, Rng& rng, std::byte* out) {
   switch (KindOf(dtype)) {
@@ -161,7 +143,7 @@ void RandomElement(DType dtype, Domain domain, Rng& rng, std::byte* out) {
     case DTypeKind::kUnsigned: {
       const auto bits = static_cast<int>(ItemSize(dtype) * 8);
       const uint64_t v = RandomInteger(domain, bits, KindOf(dtype) == DTypeKind::kSigned, rng);
-      Store(out, &v, static_cast<size_t>(ItemSize(dtype)));  // Little-endian low bytes.
+      std::memcpy(out, &v, static_cast<size_t>(ItemSize(dtype)));  // Little-endian low bytes.
       return;
     }
     case DTypeKind::kFloat:

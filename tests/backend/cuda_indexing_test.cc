@@ -24,6 +24,7 @@
 #include "server/core/float16.h"
 #include "server/core/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/backend/element_bytes.h"
 #include "tests/support/status_assert.h"
 #include "tests/support/test_seed.h"
 
@@ -33,12 +34,6 @@ namespace {
 using Bytes = std::vector<std::byte>;
 using Rng = std::mt19937_64;
 using testing::BaseSeed;
-
-int64_t Count(const Shape& shape) {
-  int64_t count = 1;
-  for (const int64_t extent : shape) count *= extent;
-  return count;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Random values
@@ -78,17 +73,6 @@ double RandomReal(Values kind, Rng& rng) {
   }
 }
 
-template <class T>
-void Put(T value, std::byte* out) {
-  std::memcpy(out, &value, sizeof(T));
-}
-
-void PutReal(DType dtype, double value, std::byte* out) {
-  if (dtype == DType::kFloat16) return Put(HalfFromDouble(value).bits(), out);
-  if (dtype == DType::kFloat32) return Put(static_cast<float>(value), out);
-  Put(value, out);
-}
-
 void RandomElement(DType dtype, Values kind, Rng& rng, std::byte* out) {
   const bool zero = kind == Values::kZeros && rng() % 2 == 0;
   switch (KindOf(dtype)) {
@@ -107,7 +91,7 @@ void RandomElement(DType dtype, Values kind, Rng& rng, std::byte* out) {
       return;
     }
     case DTypeKind::kFloat:
-      PutReal(dtype, zero ? (rng() % 2 ? 0.0 : -0.0) : RandomReal(kind, rng), out);
+      StoreReal(dtype, zero ? (rng() % 2 ? 0.0 : -0.0) : RandomReal(kind, rng), out);
       return;
     case DTypeKind::kComplex: {
       const DType part = RealDType(dtype);
@@ -119,8 +103,8 @@ void RandomElement(DType dtype, Values kind, Rng& rng, std::byte* out) {
         if (which != 1) re = rng() % 2 ? 0.0 : -0.0;
         if (which != 2) im = rng() % 2 ? 0.0 : -0.0;
       }
-      PutReal(part, re, out);
-      PutReal(part, im, out + size);
+      StoreReal(part, re, out);
+      StoreReal(part, im, out + size);
       return;
     }
   }
@@ -657,19 +641,19 @@ Bytes SignedZerosAndNaNs(DType dtype, int64_t count, ZeroMix zeros, NanMix nans,
     if (u < 0.2) {
       const bool negative =
           zeros == ZeroMix::kNegative || (zeros == ZeroMix::kBoth && rng() % 2 == 0);
-      PutReal(dtype, negative ? -0.0 : 0.0, out);
+      StoreReal(dtype, negative ? -0.0 : 0.0, out);
     } else if (u < 0.3 && nans != NanMix::kNone) {
       const uint64_t bits = nans == NanMix::kOnePositive   ? patterns[0]
                             : nans == NanMix::kOneNegative ? patterns[1]
                                                            : patterns[rng() % 4];
       std::memcpy(out, &bits, size);  // Little-endian low bytes.
     } else if (u < 0.35) {
-      PutReal(dtype,
-              u < 0.325 ? std::numeric_limits<double>::infinity()
-                        : -std::numeric_limits<double>::infinity(),
-              out);
+      StoreReal(dtype,
+                u < 0.325 ? std::numeric_limits<double>::infinity()
+                          : -std::numeric_limits<double>::infinity(),
+                out);
     } else {
-      PutReal(dtype, std::floor(Uniform(rng, -8, 8)) / 2, out);
+      StoreReal(dtype, std::floor(Uniform(rng, -8, 8)) / 2, out);
     }
   }
   return bytes;
@@ -752,10 +736,10 @@ TEST_F(SortTest, NaNsZerosAndComplexClassesSortAsNumPy) {
     for (int64_t i = 0; i < n; ++i) {
       std::byte* out = &bytes[i * ItemSize(dtype)];
       if (complex) {
-        PutReal(RealDType(dtype), complexes[i].first, out);
-        PutReal(RealDType(dtype), complexes[i].second, out + ItemSize(RealDType(dtype)));
+        StoreReal(RealDType(dtype), complexes[i].first, out);
+        StoreReal(RealDType(dtype), complexes[i].second, out + ItemSize(RealDType(dtype)));
       } else {
-        PutReal(dtype, reals[i], out);
+        StoreReal(dtype, reals[i], out);
       }
     }
     AH_TEST_ASSIGN(const Both input, Upload(bytes));

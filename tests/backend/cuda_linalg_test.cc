@@ -27,6 +27,7 @@
 #include "server/core/shape.h"
 #include "server/core/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/backend/element_bytes.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -35,24 +36,7 @@ namespace {
 using cd = std::complex<double>;
 using Values = std::vector<cd>;
 
-int64_t Count(const Shape& shape) {
-  int64_t count = 1;
-  for (const int64_t extent : shape) count *= extent;
-  return count;
-}
-
 // ---- Values of every dtype, as complex doubles ----
-
-template <typename T>
-void Put(T value, std::byte* out) {
-  std::memcpy(out, &value, sizeof(T));
-}
-template <typename T>
-T Get(const std::byte* in) {
-  T value;
-  std::memcpy(&value, in, sizeof(T));
-  return value;
-}
 
 void Encode(cd value, DType dtype, std::byte* out) {
   const auto integer = static_cast<int64_t>(value.real());

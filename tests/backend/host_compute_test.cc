@@ -23,6 +23,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_types.h"
 #include "server/core/float16.h"
+#include "tests/backend/element_bytes.h"
 
 namespace arrayhub {
 namespace {
@@ -120,10 +121,6 @@ std::vector<T> ValuesOf(const Bytes& bytes) {
   std::vector<T> values;  // Element by element: T may be bool.
   for (size_t i = 0; i < bytes.size(); i += sizeof(T)) values.push_back(LoadElement<T>(&bytes[i]));
   return values;
-}
-
-int64_t CountOf(const Shape& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,7 +233,7 @@ Placement Arrange(const Shape& shape, const Layout& layout) {
 // Calls f(c_order_index, element_offset) for each element of a strided array.
 template <typename F>
 void ForEachElementOf(const Shape& shape, const Strides& strides, int64_t offset, F&& f) {
-  const int64_t count = CountOf(shape);
+  const int64_t count = Count(shape);
   for (int64_t i = 0; i < count; ++i) {
     int64_t rest = i;
     int64_t element = offset;
@@ -271,14 +268,14 @@ class HostComputeTest : public ::testing::Test {
 
   // An output of uninitialized-looking bytes (kGapByte) in `layout`.
   ArrayView PlaceOutput(DType dtype, const Shape& shape, const Layout& layout = kContiguous) {
-    return Place(Bytes(CountOf(shape) * ItemSize(dtype), kGapByte), dtype, shape, layout);
+    return Place(Bytes(Count(shape) * ItemSize(dtype), kGapByte), dtype, shape, layout);
   }
 
   // The view's elements in C order.
   Bytes Read(const ArrayView& view) {
     const int64_t item = ItemSize(view.dtype);
     const auto* data = static_cast<const std::byte*>(view.buffer->data()) + view.offset_bytes;
-    Bytes values(CountOf(view.shape) * item);
+    Bytes values(Count(view.shape) * item);
     ForEachElementOf(view.shape, view.strides, 0, [&](int64_t i, int64_t element) {
       std::memcpy(&values[i * item], data + element * item, item);
     });
@@ -648,7 +645,7 @@ TEST_F(HostComputeTest, IntegerPowerOfNegativeExponentTruncates) {
 TEST_F(HostComputeTest, ManyChunksAndDimensionsAgreeWithAnElementLoop) {
   // A (7, 300, 3) float32 array in transposed, flipped, spaced storage plus a contiguous one.
   const Shape shape = {7, 300, 3};
-  std::vector<float> a(CountOf(shape));
+  std::vector<float> a(Count(shape));
   std::vector<float> b(a.size());
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> uniform(-10, 10);
@@ -903,7 +900,7 @@ class ReduceGoldenTest : public HostComputeTest, public ::testing::WithParamInte
     const Bytes actual = Read(call.output);
     const Bytes expected = FromHex(c.expected);
     const int64_t item = ItemSize(output_dtype);
-    for (int64_t i = 0; i < CountOf(kept); ++i) {
+    for (int64_t i = 0; i < Count(kept); ++i) {
       EXPECT_TRUE(
           ReductionMatches(output_dtype, &actual[i * item], &expected[i * item], c.tolerance))
           << "element " << i;
@@ -976,7 +973,7 @@ TEST_F(ReduceTest, StridedReductionsAgreeWithAnElementLoop) {
   // A (300, 1000) float64 array stored transposed and flipped: sums over each axis, over both,
   // and argmax, compared with plain loops over the logical array.
   const Shape shape = {300, 1000};
-  std::vector<double> values(CountOf(shape));
+  std::vector<double> values(Count(shape));
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> uniform(-1, 1);
   for (double& v : values) v = uniform(rng);
