@@ -960,36 +960,6 @@ TEST_F(ReduceTest, KernelPathsAndEmptyReductionsMatchHost) {
 }
 
 // NumPy divides the complex sum 0+0j by the count 0 as complex numbers: nan+nanj.
-TEST_F(CudaComputeTest, EmptyComplexMeanIsNanNan) {
-  absl::StatusOr<std::shared_ptr<Buffer>> in = cuda_->Allocate(0);
-  absl::StatusOr<std::shared_ptr<Buffer>> out = cuda_->Allocate(15 * 16);
-  ASSERT_TRUE(in.ok() && out.ok());
-  const Shape shape = {5, 0, 3};
-  const ReduceCall call{.op = ReduceOp::kMean,
-                        .input = {.buffer = in->get(),
-                                  .offset_bytes = 0,
-                                  .dtype = DType::kComplex128,
-                                  .shape = shape,
-                                  .strides = ContiguousStrides(shape)},
-                        .axes = {1},
-                        .accumulate_dtype = DType::kComplex128,
-                        .ddof = 0,
-                        .output = {.buffer = out->get(),
-                                   .offset_bytes = 0,
-                                   .dtype = DType::kComplex128,
-                                   .shape = {5, 3},
-                                   .strides = {3, 1}}};
-  ASSERT_TRUE(cuda_->Reduce(call).ok());
-  absl::StatusOr<Bytes> result = Download(*cuda_, **out);
-  ASSERT_TRUE(result.ok());
-  for (int64_t i = 0; i < 15; ++i) {
-    for (double part : Components(DType::kComplex128, &(*result)[static_cast<size_t>(i) * 16])) {
-      EXPECT_TRUE(std::isnan(part)) << "element " << i;
-    }
-  }
-}
-
-// Large float32 sums (accumulated in float64) against a float64 reference.
 TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
   Rng rng(BaseSeed());
   const int64_t n = 100'000'000;

@@ -7,6 +7,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "tests/backend/memory_conformance.h"
 #include "tests/backend/random_conformance.h"
+#include "tests/backend/reduce_conformance.h"
 
 namespace arrayhub {
 namespace {
@@ -21,6 +22,7 @@ struct CudaBackendFactory {
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Cuda, MemoryConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(Cuda, RandomConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(Cuda, ReduceConformanceTest, CudaBackendFactory);
 
 }  // namespace
 }  // namespace arrayhub

@@ -1011,28 +1011,10 @@ TEST_F(ReduceTest, DdofAtOrPastTheCountGivesInfinityOrNan) {
   EXPECT_EQ(Reduce<double>(ReduceOp::kVar, constant, {0}, DType::kFloat64, -1)[0], 0.0);
 }
 
-TEST_F(ReduceTest, EmptyReductionsGiveIdentitiesAndNan) {
+// min/max/argmin/argmax over zero elements never reach a backend, which calls one an internal
+// error. (What the other empty reductions give is in reduce_conformance.h.)
+TEST_F(ReduceTest, EmptyArgExtremesAreInternalErrors) {
   const ArrayView empty = PlaceValues<int32_t>({}, {3, 0});
-  EXPECT_EQ(Reduce<int64_t>(ReduceOp::kSum, empty, {1}, DType::kInt64),
-            (std::vector<int64_t>{0, 0, 0}));
-  EXPECT_EQ(Reduce<int64_t>(ReduceOp::kProd, empty, {1}, DType::kInt64),
-            (std::vector<int64_t>{1, 1, 1}));
-  EXPECT_EQ(Reduce<bool>(ReduceOp::kAny, empty, {1}, DType::kBool),
-            (std::vector<bool>{false, false, false}));
-  EXPECT_EQ(Reduce<bool>(ReduceOp::kAll, empty, {1}, DType::kBool),
-            (std::vector<bool>{true, true, true}));
-  for (ReduceOp op : {ReduceOp::kMean, ReduceOp::kVar, ReduceOp::kStd}) {
-    for (double v : Reduce<double>(op, empty, {1}, DType::kFloat64)) EXPECT_TRUE(std::isnan(v));
-  }
-  // Nothing to write when the kept extent is 0.
-  const ArrayView output = PlaceOutput(DType::kInt64, {0});
-  const ReduceCall call{.op = ReduceOp::kMax,
-                        .input = PlaceValues<int32_t>({}, {0, 3}),
-                        .axes = {1},
-                        .accumulate_dtype = DType::kInt32,
-                        .output = output};
-  EXPECT_TRUE(backend_.Reduce(call).ok());
-  // min/max/argmin/argmax over zero elements never reach a backend.
   EXPECT_EQ(backend_
                 .Reduce(ReduceCall{.op = ReduceOp::kArgmin,
                                    .input = empty,

@@ -6,6 +6,7 @@
 #include "server/backend/host/host_backend.h"
 #include "tests/backend/memory_conformance.h"
 #include "tests/backend/random_conformance.h"
+#include "tests/backend/reduce_conformance.h"
 
 namespace arrayhub {
 namespace {
@@ -20,6 +21,7 @@ struct HostBackendFactory {
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Host, MemoryConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(Host, RandomConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(Host, ReduceConformanceTest, HostBackendFactory);
 
 }  // namespace
 }  // namespace arrayhub
