@@ -10,8 +10,9 @@
 #include "tests/backend/reduce_conformance.h"
 
 namespace arrayhub {
-namespace {
 
+// Outside an anonymous namespace: ctest names each test after it ("CudaMemory.Name<arrayhub::
+// CudaBackendFactory>"), one prefix a suite so that no two tests share a name.
 struct CudaBackendFactory {
   static constexpr std::string_view kName = "cuda";
   static constexpr std::string_view kDeviceName = "cuda:0";
@@ -20,9 +21,8 @@ struct CudaBackendFactory {
   static absl::StatusOr<std::unique_ptr<Backend>> Make() { return CreateCudaBackend(0); }
 };
 
-INSTANTIATE_TYPED_TEST_SUITE_P(Cuda, MemoryConformanceTest, CudaBackendFactory);
-INSTANTIATE_TYPED_TEST_SUITE_P(Cuda, RandomConformanceTest, CudaBackendFactory);
-INSTANTIATE_TYPED_TEST_SUITE_P(Cuda, ReduceConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaMemory, MemoryConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaRandom, RandomConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaReduce, ReduceConformanceTest, CudaBackendFactory);
 
-}  // namespace
 }  // namespace arrayhub

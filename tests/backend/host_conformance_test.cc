@@ -9,8 +9,9 @@
 #include "tests/backend/reduce_conformance.h"
 
 namespace arrayhub {
-namespace {
 
+// Outside an anonymous namespace: ctest names each test after it ("HostMemory.Name<arrayhub::
+// HostBackendFactory>"), one prefix a suite so that no two tests share a name.
 struct HostBackendFactory {
   static constexpr std::string_view kName = "cpu";
   static constexpr std::string_view kDeviceName = "cpu";
@@ -19,9 +20,8 @@ struct HostBackendFactory {
   static absl::StatusOr<std::unique_ptr<Backend>> Make() { return std::make_unique<HostBackend>(); }
 };
 
-INSTANTIATE_TYPED_TEST_SUITE_P(Host, MemoryConformanceTest, HostBackendFactory);
-INSTANTIATE_TYPED_TEST_SUITE_P(Host, RandomConformanceTest, HostBackendFactory);
-INSTANTIATE_TYPED_TEST_SUITE_P(Host, ReduceConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(HostMemory, MemoryConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(HostRandom, RandomConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(HostReduce, ReduceConformanceTest, HostBackendFactory);
 
-}  // namespace
 }  // namespace arrayhub
