@@ -8,11 +8,9 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <thread>
 #include <vector>
 
