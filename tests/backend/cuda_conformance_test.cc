@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "server/backend/cuda/cuda_backend.h"
+#include "tests/backend/linalg_conformance.h"
 #include "tests/backend/memory_conformance.h"
 #include "tests/backend/random_conformance.h"
 #include "tests/backend/reduce_conformance.h"
@@ -24,5 +25,6 @@ struct CudaBackendFactory {
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaMemory, MemoryConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaRandom, RandomConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaReduce, ReduceConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaLinalg, LinalgConformanceTest, CudaBackendFactory);
 
 }  // namespace arrayhub

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "server/backend/host/host_backend.h"
+#include "tests/backend/linalg_conformance.h"
 #include "tests/backend/memory_conformance.h"
 #include "tests/backend/random_conformance.h"
 #include "tests/backend/reduce_conformance.h"
@@ -23,5 +24,6 @@ struct HostBackendFactory {
 INSTANTIATE_TYPED_TEST_SUITE_P(HostMemory, MemoryConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostRandom, RandomConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostReduce, ReduceConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(HostLinalg, LinalgConformanceTest, HostBackendFactory);
 
 }  // namespace arrayhub

@@ -340,19 +340,6 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   EXPECT_THAT(r_bytes, ::testing::ElementsAre(0, 1, 0, 0));
 }
 
-TEST_F(HostMatmulTest, EmptyContractionGivesZeros) {
-  TestArray a = Contiguous(DType::kFloat64, {3, 0});
-  TestArray b = Contiguous(DType::kFloat64, {0, 2});
-  TestArray c = Contiguous(DType::kFloat64, {3, 2});
-  ASSERT_TRUE(
-      backend_.Matmul({.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kFloat64})
-          .ok());
-  const auto product = Read<double>(c);
-  for (const auto& row : product[0]) {
-    for (Complex x : row) EXPECT_EQ(x, Complex(0));
-  }
-}
-
 // --- factorizations ------------------------------------------------------------------------
 
 class HostFactorizationTest : public HostLinalgTest {
@@ -566,15 +553,6 @@ TEST_F(HostSpdTest, CholeskyFactorsPositiveDefiniteMatrices) {
   }
 }
 
-TEST_F(HostSpdTest, CholeskyRefusesIndefiniteMatrices) {
-  TestArray a = Contiguous(DType::kFloat64, {2, 2});
-  Fill<double>(a, [](int64_t, int64_t i, int64_t j) { return i == j ? -1.0 : 0.0; });
-  TestArray out = Contiguous(DType::kFloat64, {2, 2});
-  const absl::Status status = backend_.Cholesky({.a = a.view, .out = out.view});
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(status.message(), "Matrix is not positive definite");
-}
-
 TEST_F(HostSpdTest, EighGivesAscendingEigenpairsFromOneTriangle) {
   for (bool upper : {false, true}) {
     CheckEigh<float>(upper);
@@ -629,15 +607,6 @@ TEST_F(HostSolveTest, SolveAndInverseLeaveSmallResiduals) {
   CheckSolveAndInverse<double>();
   CheckSolveAndInverse<std::complex<float>>();
   CheckSolveAndInverse<Complex>();
-}
-
-TEST_F(HostSolveTest, SingularMatricesAreRefused) {
-  TestArray a = Contiguous(DType::kFloat64, {3, 3});
-  Fill<double>(a, [](int64_t, int64_t i, int64_t j) { return static_cast<double>(i + j); });
-  TestArray x = Contiguous(DType::kFloat64, {3, 3});
-  const absl::Status status = backend_.Solve({.a = a.view, .b = std::nullopt, .x = x.view});
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(status.message(), "Singular matrix");
 }
 
 TEST_F(HostSolveTest, SlogdetMatchesTheProductOfPivots) {
