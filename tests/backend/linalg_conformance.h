@@ -1,8 +1,8 @@
 // What every backend's linear algebra refuses and what it gives for nothing (see
 // backend_conformance.h): Cholesky of a matrix that is not positive definite and solve of a
 // singular one fail with NumPy's LinAlgError messages, alone or anywhere in a stack, small or
-// large (the CUDA backend takes other routines past a size); integer products wrap; a product
-// over an empty contraction is zeros.
+// large (the CUDA backend takes batched routines for stacks of small matrices); integer products
+// wrap; a product over an empty contraction is zeros.
 #pragma once
 
 #include <gtest/gtest.h>
