@@ -15,10 +15,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "server/backend/backend.h"
 #include "tests/backend/backend_io.h"
+#include "tests/backend/element_bytes.h"
 #include "tests/support/status_assert.h"
 
 namespace arrayhub {
@@ -55,7 +57,40 @@ class BackendTest : public ::testing::Test {
     return values.ok() ? *std::move(values) : std::vector<T>();
   }
 
+  // A view of `shape` with `strides` (C order when none are given), from the first byte of a new
+  // buffer holding `values` (of the dtype's C++ type).
+  template <typename T>
+  ArrayView Array(DType dtype, const std::vector<T>& values, const Shape& shape,
+                  Strides strides = {}) {
+    const auto* bytes = reinterpret_cast<const std::byte*>(values.data());
+    buffers_.push_back(BufferWith(Bytes(bytes, bytes + values.size() * sizeof(T))));
+    return {.buffer = buffers_.back().get(),
+            .offset_bytes = 0,
+            .dtype = dtype,
+            .shape = shape,
+            .strides = strides.empty() ? ContiguousStrides(shape) : std::move(strides)};
+  }
+
+  // A C-contiguous output whose bytes are all 0x7f, so that an element left unwritten shows.
+  ArrayView Output(DType dtype, const Shape& shape) {
+    const Bytes garbage(static_cast<size_t>(Count(shape) * ItemSize(dtype)), std::byte{0x7f});
+    buffers_.push_back(BufferWith(garbage));
+    return {.buffer = buffers_.back().get(),
+            .offset_bytes = 0,
+            .dtype = dtype,
+            .shape = shape,
+            .strides = ContiguousStrides(shape)};
+  }
+
+  // The elements of a C-contiguous view made by Array or Output.
+  template <typename T>
+  std::vector<T> Read(const ArrayView& view) {
+    if (view.buffer == nullptr) return {};
+    return Contents<T>(*view.buffer, Count(view.shape));
+  }
+
   std::unique_ptr<Backend> backend_;
+  std::vector<std::shared_ptr<Buffer>> buffers_;  // Keeps the views' buffers alive.
 };
 
 }  // namespace arrayhub

@@ -465,69 +465,8 @@ TEST_F(IndexTest, OutOfBoundsIndicesFailWithoutWriting) {
   }
 }
 
-TEST_F(IndexTest, OutOfBoundsMessageIsNumPys) {
-  const IndexCase c{{5, 7}, 0, {{3}}, {3}, false};
-  AH_TEST_ASSIGN(const Both data, Upload(Bytes(5 * 7 * 8, std::byte{1})));
-  AH_TEST_ASSIGN(const Both indices, Upload(Int64Bytes({1, -6, 7})));
-  AH_TEST_ASSIGN(const Both output, Upload(Bytes(3 * 7 * 8, std::byte{2})));
-  const GatherCall call{
-      .source = ViewOf(data, true, DType::kInt64, {{3, 7}, {0, 1}, 0, 0}),
-      .indices = {{.indices = ViewOf(indices, true, DType::kInt64, {{3, 7}, {1, 0}, 0, 0}),
-                   .extent = 5,
-                   .stride = 7,
-                   .axis = 0}},
-      .output = ViewOf(output, true, DType::kInt64, Dense({3, 7}))};
-  const absl::Status status = cuda_->Gather(call);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "index -6 is out of bounds for axis 0 with size 5");
-}
-
 // a[[0, 0, 2]] = [1, 2, 3] leaves a[0] == 2, and among many writers of few elements the last
 // in C order wins every time.
-TEST_F(IndexTest, ScatterLastDuplicateWins) {
-  Rng rng(BaseSeed() + 3);
-  const int64_t extent = 7;
-  const int64_t writes = (1 << 16) + 3;
-  std::vector<int64_t> indices(writes);
-  std::vector<int64_t> values(writes);
-  std::vector<int64_t> expected(extent, -1);
-  for (int64_t p = 0; p < writes; ++p) {
-    indices[p] = std::uniform_int_distribution<int64_t>(-extent, extent - 1)(rng);
-    values[p] = p;
-    expected[(indices[p] + extent) % extent] = p;
-  }
-  AH_TEST_ASSIGN(const Both target, Upload(Int64Bytes(std::vector<int64_t>(extent, -1))));
-  AH_TEST_ASSIGN(const Both index_buffer, Upload(Int64Bytes(indices)));
-  AH_TEST_ASSIGN(const Both value_buffer, Upload(Int64Bytes(values)));
-  for (const bool on_cuda : {true, false}) {
-    const ScatterCall call{
-        .target = ViewOf(target, on_cuda, DType::kInt64, {{writes}, {0}, 0, 0}),
-        .indices = {{.indices = ViewOf(index_buffer, on_cuda, DType::kInt64, Dense({writes})),
-                     .extent = extent,
-                     .stride = 1,
-                     .axis = 0}},
-        .values = ViewOf(value_buffer, on_cuda, DType::kInt64, Dense({writes}))};
-    ASSERT_TRUE(On(on_cuda).Scatter(call).ok());
-  }
-  AH_TEST_ASSIGN(const Bytes actual, Download(target, true));
-  EXPECT_EQ(actual, Int64Bytes(expected)) << testing::SeedNote();
-  EXPECT_EQ(Compare(target, DType::kInt64), "") << testing::SeedNote();
-
-  AH_TEST_ASSIGN(const Both small, Upload(Int64Bytes({9, 9, 9})));
-  AH_TEST_ASSIGN(const Both small_indices, Upload(Int64Bytes({0, 0, 2})));
-  AH_TEST_ASSIGN(const Both small_values, Upload(Int64Bytes({1, 2, 3})));
-  const ScatterCall call{
-      .target = ViewOf(small, true, DType::kInt64, {{3}, {0}, 0, 0}),
-      .indices = {{.indices = ViewOf(small_indices, true, DType::kInt64, Dense({3})),
-                   .extent = 3,
-                   .stride = 1,
-                   .axis = 0}},
-      .values = ViewOf(small_values, true, DType::kInt64, Dense({3}))};
-  ASSERT_TRUE(cuda_->Scatter(call).ok());
-  AH_TEST_ASSIGN(const Bytes result, Download(small, true));
-  EXPECT_EQ(result, Int64Bytes({2, 9, 3}));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Sort
 

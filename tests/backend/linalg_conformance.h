@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
-#include "tests/backend/element_bytes.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -21,36 +20,6 @@ namespace arrayhub {
 template <typename Factory>
 class LinalgConformanceTest : public BackendTest<Factory> {
  protected:
-  // A C-contiguous `dtype` array of `shape` holding `values` (of the dtype's C++ type).
-  template <typename T>
-  ArrayView Array(DType dtype, const Shape& shape, const std::vector<T>& values) {
-    EXPECT_EQ(static_cast<int64_t>(values.size() * sizeof(T)), Count(shape) * ItemSize(dtype));
-    buffers_.push_back(this->BufferWith(
-        Bytes(reinterpret_cast<const std::byte*>(values.data()),
-              reinterpret_cast<const std::byte*>(values.data()) + values.size() * sizeof(T))));
-    return {.buffer = buffers_.back().get(),
-            .offset_bytes = 0,
-            .dtype = dtype,
-            .shape = shape,
-            .strides = ContiguousStrides(shape)};
-  }
-
-  // An output of `shape` whose bytes are all 0x7f, so that an unwritten element shows.
-  ArrayView Output(DType dtype, const Shape& shape) {
-    const Bytes garbage(static_cast<size_t>(Count(shape) * ItemSize(dtype)), std::byte{0x7f});
-    buffers_.push_back(this->BufferWith(garbage));
-    return {.buffer = buffers_.back().get(),
-            .offset_bytes = 0,
-            .dtype = dtype,
-            .shape = shape,
-            .strides = ContiguousStrides(shape)};
-  }
-
-  template <typename T>
-  std::vector<T> Read(const ArrayView& view) {
-    return this->template Contents<T>(*view.buffer, Count(view.shape));
-  }
-
   // Standard normal values.
   std::vector<double> Normal(int64_t count) {
     std::normal_distribution<double> normal;
@@ -78,7 +47,6 @@ class LinalgConformanceTest : public BackendTest<Factory> {
 
   testing::SeedTrace seed_trace_;
   std::mt19937_64 rng_{testing::BaseSeed()};
-  std::vector<std::shared_ptr<Buffer>> buffers_;  // Keeps the views' buffers alive.
 };
 
 TYPED_TEST_SUITE_P(LinalgConformanceTest);
@@ -90,7 +58,7 @@ TYPED_TEST_P(LinalgConformanceTest, CholeskyRefusesMatricesNotPositiveDefinite) 
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_EQ(status.message(), "Matrix is not positive definite");
   };
-  expect_refused(this->Array(DType::kFloat64, {2, 2}, std::vector<double>{-1, 0, 0, -1}));
+  expect_refused(this->Array(DType::kFloat64, std::vector<double>{-1, 0, 0, -1}, {2, 2}));
   // Positive-definite stacks but for the last diagonal element of the last matrix.
   for (const Shape& shape : std::vector<Shape>{{3, 4, 4}, {90, 90}}) {
     SCOPED_TRACE(FormatShape(shape));
@@ -98,7 +66,7 @@ TYPED_TEST_P(LinalgConformanceTest, CholeskyRefusesMatricesNotPositiveDefinite) 
     const int64_t count = Count(shape) / (n * n);
     std::vector<double> values = this->PositiveDefinite(count, n);
     values.back() = -1.0;
-    expect_refused(this->Array(DType::kFloat64, shape, values));
+    expect_refused(this->Array(DType::kFloat64, values, shape));
   }
 }
 
@@ -113,7 +81,7 @@ TYPED_TEST_P(LinalgConformanceTest, SingularMatricesAreRefused) {
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) progression.push_back(i + j);
   }
-  expect_refused(this->Array(DType::kFloat64, {3, 3}, progression));
+  expect_refused(this->Array(DType::kFloat64, progression, {3, 3}));
   // Random float32 stacks whose first matrix has a row of zeros.
   for (const Shape& shape : std::vector<Shape>{{4, 6, 6}, {90, 90}}) {
     SCOPED_TRACE(FormatShape(shape));
@@ -121,7 +89,7 @@ TYPED_TEST_P(LinalgConformanceTest, SingularMatricesAreRefused) {
     std::vector<float> values;
     for (double v : this->Normal(Count(shape))) values.push_back(static_cast<float>(v));
     for (int64_t j = 0; j < n; ++j) values[static_cast<size_t>(n + j)] = 0;
-    expect_refused(this->Array(DType::kFloat32, shape, values));
+    expect_refused(this->Array(DType::kFloat32, values, shape));
   }
 }
 
@@ -130,8 +98,8 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   const std::vector<int8_t> hundreds(32, 100);
   const ArrayView out = this->Output(DType::kInt8, {4, 4});
   ASSERT_TRUE(this->backend()
-                  .Matmul({.a = this->Array(DType::kInt8, {4, 8}, hundreds),
-                           .b = this->Array(DType::kInt8, {8, 4}, hundreds),
+                  .Matmul({.a = this->Array(DType::kInt8, hundreds, {4, 8}),
+                           .b = this->Array(DType::kInt8, hundreds, {8, 4}),
                            .out = out,
                            .compute_dtype = DType::kInt8})
                   .ok());
@@ -139,16 +107,16 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   // Empty contractions, (3, 0) @ (0, 2) and (5, 0) @ (0, 6): zeros, written over the garbage.
   const ArrayView zeros64 = this->Output(DType::kFloat64, {3, 2});
   ASSERT_TRUE(this->backend()
-                  .Matmul({.a = this->Array(DType::kFloat64, {3, 0}, std::vector<double>{}),
-                           .b = this->Array(DType::kFloat64, {0, 2}, std::vector<double>{}),
+                  .Matmul({.a = this->Array(DType::kFloat64, std::vector<double>{}, {3, 0}),
+                           .b = this->Array(DType::kFloat64, std::vector<double>{}, {0, 2}),
                            .out = zeros64,
                            .compute_dtype = DType::kFloat64})
                   .ok());
   EXPECT_EQ(this->template Read<double>(zeros64), std::vector<double>(6, 0.0));
   const ArrayView zeros32 = this->Output(DType::kFloat32, {5, 6});
   ASSERT_TRUE(this->backend()
-                  .Matmul({.a = this->Array(DType::kFloat32, {5, 0}, std::vector<float>{}),
-                           .b = this->Array(DType::kFloat32, {0, 6}, std::vector<float>{}),
+                  .Matmul({.a = this->Array(DType::kFloat32, std::vector<float>{}, {5, 0}),
+                           .b = this->Array(DType::kFloat32, std::vector<float>{}, {0, 6}),
                            .out = zeros32,
                            .compute_dtype = DType::kFloat32})
                   .ok());
