@@ -73,6 +73,22 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
   EXPECT_EQ(status.message(), "index 5 is out of bounds for axis 0 with size 5");
   EXPECT_EQ(this->template Read<int32_t>(target), (std::vector<int32_t>{2, 1, 3, 3, 4}));
 
+  // target[[0, 0, 2]] = [1, 2, 3] on an int64 (3,) of nines: the untouched element stays.
+  const ArrayView small = this->Array(DType::kInt64, std::vector<int64_t>{9, 9, 9}, {3});
+  ArrayView small_where = small;
+  small_where.strides = {0};
+  ASSERT_TRUE(
+      this->backend()
+          .Scatter({.target = small_where,
+                    .indices = {{.indices =
+                                     this->Array(DType::kInt64, std::vector<int64_t>{0, 0, 2}, {3}),
+                                 .extent = 3,
+                                 .stride = 1,
+                                 .axis = 0}},
+                    .values = this->Array(DType::kInt64, std::vector<int64_t>{1, 2, 3}, {3})})
+          .ok());
+  EXPECT_EQ(this->template Read<int64_t>(small), (std::vector<int64_t>{2, 9, 3}));
+
   // 2^16 + 3 writes of their position into an int64 (7,) at random indices in [-7, 7).
   std::mt19937_64 rng(testing::BaseSeed() + 3);
   const int64_t extent = 7;
