@@ -1,10 +1,9 @@
-// The CUDA backend against the host backend, byte for byte. Runs only where there is a GPU.
+// The CUDA backend's fills against the host backend's, byte for byte, on random data and every
+// dtype; the contract both keep is in cuda_conformance_test.cc. Runs only where there is a GPU.
 #include "server/backend/cuda/cuda_backend.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
@@ -12,17 +11,14 @@
 #include <limits>
 #include <numeric>
 #include <random>
-#include <sstream>
 #include <vector>
 
 #include "server/backend/host/host_backend.h"
-#include "server/common/status_macros.h"
+#include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
 
 namespace arrayhub {
 namespace {
-
-using Bytes = std::vector<std::byte>;
 
 Bytes RandomBytes(size_t n, std::mt19937_64& rng) {
   Bytes bytes(n);
@@ -30,19 +26,6 @@ Bytes RandomBytes(size_t n, std::mt19937_64& rng) {
     const uint64_t word = rng();
     std::memcpy(bytes.data() + i, &word, std::min(sizeof(word), n - i));
   }
-  return bytes;
-}
-
-absl::StatusOr<std::shared_ptr<Buffer>> Upload(Backend& backend, const Bytes& bytes) {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                      backend.Allocate(static_cast<int64_t>(bytes.size())));
-  AH_RETURN_IF_ERROR(backend.CopyFromHost(*buffer, 0, bytes));
-  return buffer;
-}
-
-absl::StatusOr<Bytes> Download(Backend& backend, const Buffer& buffer) {
-  Bytes bytes(static_cast<size_t>(buffer.size()));
-  AH_RETURN_IF_ERROR(backend.CopyToHost(buffer, 0, bytes));
   return bytes;
 }
 
@@ -167,118 +150,6 @@ TEST_F(CudaBackendTest, FillPatternMatchesHost) {
       }
     }
   }
-}
-
-TEST_F(CudaBackendTest, RoundTripIsBitExact) {
-  std::mt19937_64 rng(0x7219);
-  for (size_t size : {size_t{0}, size_t{1}, size_t{4097}, size_t{64} << 20}) {
-    SCOPED_TRACE(fmt::format("{} bytes", size));
-    const Bytes bytes = RandomBytes(size, rng);
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = Upload(*cuda_, bytes);
-    ASSERT_TRUE(buffer.ok()) << buffer.status();
-    EXPECT_NE((*buffer)->data(), nullptr);
-    EXPECT_EQ((*buffer)->size(), static_cast<int64_t>(size));
-    absl::StatusOr<Bytes> back = Download(*cuda_, **buffer);
-    ASSERT_TRUE(back.ok()) << back.status();
-    EXPECT_TRUE(SameBytes(*back, bytes, 1));
-  }
-}
-
-TEST_F(CudaBackendTest, CopiesAtAnOffset) {
-  std::mt19937_64 rng(0x0ff5e7);
-  Bytes bytes = RandomBytes(10'000, rng);
-  absl::StatusOr<std::shared_ptr<Buffer>> buffer = Upload(*cuda_, bytes);
-  ASSERT_TRUE(buffer.ok()) << buffer.status();
-
-  Bytes part(5000);
-  ASSERT_TRUE(cuda_->CopyToHost(**buffer, 1234, part).ok());
-  EXPECT_TRUE(SameBytes(part, Bytes(bytes.begin() + 1234, bytes.begin() + 6234), 1));
-
-  const Bytes patch = RandomBytes(100, rng);
-  ASSERT_TRUE(cuda_->CopyFromHost(**buffer, 777, patch).ok());
-  std::copy(patch.begin(), patch.end(), bytes.begin() + 777);
-  absl::StatusOr<Bytes> back = Download(*cuda_, **buffer);
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_TRUE(SameBytes(*back, bytes, 1));
-}
-
-TEST_F(CudaBackendTest, OutOfMemoryIsResourceExhaustedAndRecoverable) {
-  absl::StatusOr<std::shared_ptr<Buffer>> huge = cuda_->Allocate(int64_t{1} << 50);
-  EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted) << huge.status();
-  EXPECT_EQ(cuda_->Memory().buffers_in_use, 0);
-
-  // The failure leaves nothing behind that breaks the next calls.
-  std::mt19937_64 rng(0x00e1);
-  const Bytes initial = RandomBytes(4096 * 8 + 64, rng);
-  const AffineFill fill{.dtype = DType::kFloat64, .count = 4096, .start = -3.7, .step = 0.37};
-  ExpectSameOnBoth(initial, 8, [&](Backend& backend, Buffer& buffer) {
-    return backend.FillAffine(buffer, fill);
-  });
-}
-
-TEST_F(CudaBackendTest, MemoryCountsLiveBuffers) {
-  EXPECT_EQ(cuda_->Memory().bytes_in_use, 0);
-  std::vector<std::shared_ptr<Buffer>> buffers;
-  for (int64_t size : {0, 100, 4096, 1 << 20}) {
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->Allocate(size);
-    ASSERT_TRUE(buffer.ok()) << buffer.status();
-    buffers.push_back(*std::move(buffer));
-  }
-  EXPECT_EQ(cuda_->Memory().bytes_in_use, 100 + 4096 + (1 << 20));
-  EXPECT_EQ(cuda_->Memory().buffers_in_use, 4);
-  buffers.erase(buffers.begin() + 1);
-  EXPECT_EQ(cuda_->Memory().bytes_in_use, 4096 + (1 << 20));
-  EXPECT_EQ(cuda_->Memory().buffers_in_use, 3);
-  buffers.clear();
-  EXPECT_EQ(cuda_->Memory().bytes_in_use, 0);
-  EXPECT_EQ(cuda_->Memory().buffers_in_use, 0);
-}
-
-// Collects what is logged through spdlog's default logger while it lives.
-class LogCapture {
- public:
-  LogCapture() : previous_(spdlog::default_logger()) {
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>(
-        "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_)));
-  }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
-  std::string str() const { return log_.str(); }
-
- private:
-  std::ostringstream log_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
-
-TEST_F(CudaBackendTest, BufferOutlivesBackend) {
-  {
-    // The backend reports failures in buffer destructors through spdlog.
-    LogCapture log;
-    std::mt19937_64 rng(0xb0ff);
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = Upload(*cuda_, RandomBytes(1 << 20, rng));
-    ASSERT_TRUE(buffer.ok()) << buffer.status();
-    cuda_.reset();
-    buffer->reset();  // The last owner of the stream: frees the memory and then the stream.
-    EXPECT_EQ(log.str(), "");
-  }
-
-  // The device is still in a good state for a new backend.
-  absl::StatusOr<std::unique_ptr<Backend>> backend = CreateCudaBackend(0);
-  ASSERT_TRUE(backend.ok()) << backend.status();
-  absl::StatusOr<std::shared_ptr<Buffer>> again = (*backend)->Allocate(1 << 20);
-  ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ((*backend)->Memory().buffers_in_use, 1);
-}
-
-TEST_F(CudaBackendTest, DescribesItsDevice) {
-  EXPECT_EQ(cuda_->name(), "cuda");
-  EXPECT_EQ(cuda_->DeviceName(), "cuda:0");
-  const std::vector<DeviceDescription> devices = cuda_->Devices();
-  ASSERT_EQ(devices.size(), 1u);
-  EXPECT_EQ(devices[0].name, "cuda:0");
-  EXPECT_FALSE(devices[0].description.empty());
-  EXPECT_GT(devices[0].total_memory_bytes, 0);
-  EXPECT_GT(devices[0].free_memory_bytes, 0);
-  EXPECT_LE(devices[0].free_memory_bytes, devices[0].total_memory_bytes);
 }
 
 TEST_F(CudaBackendTest, MissingDeviceIsNotFound) {

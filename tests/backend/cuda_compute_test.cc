@@ -3,10 +3,10 @@
 // over every dtype NumPy has a loop for (as core resolves it), with dense, strided (negative
 // steps, gaps, transposes), broadcast and scalar operands, mixed operand dtypes, in place and
 // with output casts; fused chains of ops against the host's step-by-step runs; every reduction over
-// one, several and all axes of dense and strided arrays; random fills' bounds, determinism and
-// moments. Integer and bool results and the IEEE-exact float operations (+ - * /, sqrt, rounding,
-// comparisons, casts...) must match bit for bit; transcendental functions within a relative
-// tolerance. Runs only with a GPU.
+// one, several and all axes of dense and strided arrays (the random fills' contract is in
+// random_conformance.h, run on both backends). Integer and bool results and the IEEE-exact
+// float operations (+ - * /, sqrt, rounding, comparisons, casts...) must match bit for bit;
+// transcendental functions within a relative tolerance. Runs only with a GPU.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -14,7 +14,6 @@
 #include <atomic>
 #include <cmath>
 #include <complex>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -32,24 +31,16 @@
 #include "server/common/status_macros.h"
 #include "server/core/reduction_rules.h"
 #include "server/core/ufunc_rules.h"
+#include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/backend/element_bytes.h"
+#include "tests/support/test_seed.h"
 
 namespace arrayhub {
 namespace {
 
-using Bytes = std::vector<std::byte>;
 using Rng = std::mt19937_64;
-
-uint64_t BaseSeed() {
-  static const uint64_t seed = [] {
-    if (const char* text = std::getenv("ARRAYHUB_TEST_SEED")) {
-      return static_cast<uint64_t>(std::strtoull(text, nullptr, 10));
-    }
-    std::random_device device;
-    return (static_cast<uint64_t>(device()) << 32) | device();
-  }();
-  return seed;
-}
+using testing::BaseSeed;
 
 // ---------------------------------------------------------------------------------------------
 // Random values
@@ -140,25 +131,6 @@ uint64_t RandomInteger(Domain domain, int bits, bool is_signed, Rng& rng) {
   }
 }
 
-void Store(std::byte* out, const void* value, size_t size) { std::memcpy(out, value, size); }
-
-void StoreReal(DType dtype, double value, std::byte* out) {
-  switch (dtype) {
-    case DType::kFloat16: {
-      const uint16_t bits = HalfFromDouble(value).bits();
-      Store(out, &bits, 2);
-      return;
-    }
-    case DType::kFloat32: {
-      const auto f = static_cast<float>(value);
-      Store(out, &f, 4);
-      return;
-    }
-    default:
-      Store(out, &value, 8);
-  }
-}
-
 // One element of `dtype` at `out`.
 void RandomElement(DType dtype, Domain domain, Rng& rng, std::byte* out) {
   switch (KindOf(dtype)) {
@@ -171,7 +143,7 @@ void RandomElement(DType dtype, Domain domain, Rng& rng, std::byte* out) {
     case DTypeKind::kUnsigned: {
       const auto bits = static_cast<int>(ItemSize(dtype) * 8);
       const uint64_t v = RandomInteger(domain, bits, KindOf(dtype) == DTypeKind::kSigned, rng);
-      Store(out, &v, static_cast<size_t>(ItemSize(dtype)));  // Little-endian low bytes.
+      std::memcpy(out, &v, static_cast<size_t>(ItemSize(dtype)));  // Little-endian low bytes.
       return;
     }
     case DTypeKind::kFloat:
@@ -296,19 +268,6 @@ struct Pair {
   std::shared_ptr<Buffer> host;
 };
 
-absl::StatusOr<std::shared_ptr<Buffer>> Upload(Backend& backend, const Bytes& bytes) {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                      backend.Allocate(static_cast<int64_t>(bytes.size())));
-  AH_RETURN_IF_ERROR(backend.CopyFromHost(*buffer, 0, bytes));
-  return buffer;
-}
-
-absl::StatusOr<Bytes> Download(Backend& backend, const Buffer& buffer) {
-  Bytes bytes(static_cast<size_t>(buffer.size()));
-  AH_RETURN_IF_ERROR(backend.CopyToHost(buffer, 0, bytes));
-  return bytes;
-}
-
 // How an operand (or the output) of shape (rows, cols) lies in its buffer.
 enum class Layout {
   kDense,
@@ -402,19 +361,14 @@ std::vector<std::string> RunParallel(size_t count,
 
 std::string Summary(const std::vector<std::string>& failures, size_t cases) {
   std::string text =
-      fmt::format("{} of {} cases failed (seed {}; rerun with ARRAYHUB_TEST_SEED={}):\n",
-                  failures.size(), cases, BaseSeed(), BaseSeed());
+      fmt::format("{} of {} cases failed{}:\n", failures.size(), cases, testing::SeedNote());
   for (size_t i = 0; i < std::min<size_t>(failures.size(), 40); ++i) text += failures[i] + "\n";
   return text;
 }
 
 class CudaComputeTest : public CudaFixture {
  protected:
-  void SetUp() override {
-    CudaFixture::SetUp();
-    if (Stopped()) return;
-    RecordProperty("seed", std::to_string(BaseSeed()));
-  }
+  testing::SeedTrace seed_trace_;
 
   absl::StatusOr<Pair> UploadBoth(const Bytes& bytes) {
     Pair pair;
@@ -1006,36 +960,6 @@ TEST_F(ReduceTest, KernelPathsAndEmptyReductionsMatchHost) {
 }
 
 // NumPy divides the complex sum 0+0j by the count 0 as complex numbers: nan+nanj.
-TEST_F(CudaComputeTest, EmptyComplexMeanIsNanNan) {
-  absl::StatusOr<std::shared_ptr<Buffer>> in = cuda_->Allocate(0);
-  absl::StatusOr<std::shared_ptr<Buffer>> out = cuda_->Allocate(15 * 16);
-  ASSERT_TRUE(in.ok() && out.ok());
-  const Shape shape = {5, 0, 3};
-  const ReduceCall call{.op = ReduceOp::kMean,
-                        .input = {.buffer = in->get(),
-                                  .offset_bytes = 0,
-                                  .dtype = DType::kComplex128,
-                                  .shape = shape,
-                                  .strides = ContiguousStrides(shape)},
-                        .axes = {1},
-                        .accumulate_dtype = DType::kComplex128,
-                        .ddof = 0,
-                        .output = {.buffer = out->get(),
-                                   .offset_bytes = 0,
-                                   .dtype = DType::kComplex128,
-                                   .shape = {5, 3},
-                                   .strides = {3, 1}}};
-  ASSERT_TRUE(cuda_->Reduce(call).ok());
-  absl::StatusOr<Bytes> result = Download(*cuda_, **out);
-  ASSERT_TRUE(result.ok());
-  for (int64_t i = 0; i < 15; ++i) {
-    for (double part : Components(DType::kComplex128, &(*result)[static_cast<size_t>(i) * 16])) {
-      EXPECT_TRUE(std::isnan(part)) << "element " << i;
-    }
-  }
-}
-
-// Large float32 sums (accumulated in float64) against a float64 reference.
 TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
   Rng rng(BaseSeed());
   const int64_t n = 100'000'000;
@@ -1084,152 +1008,8 @@ TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
     for (int64_t o = 0; o < outputs; ++o) {
       const double expected = reference[static_cast<size_t>(o)];
       ASSERT_NEAR(sums[static_cast<size_t>(o)], expected, 1e-6 * std::abs(expected) + 1e-3)
-          << "output " << o << " of " << FormatShape(s.shape) << " axis " << s.axes[0] << ", seed "
-          << BaseSeed();
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Random fills
-
-RandomCall Floats(RandomDistribution distribution, double low, double high, uint64_t seed) {
-  RandomCall call;
-  call.distribution = distribution;
-  call.low = low;
-  call.high = high;
-  call.seed = seed;
-  return call;
-}
-
-RandomCall Integers(int64_t low, int64_t high, uint64_t seed) {
-  RandomCall call;
-  call.distribution = RandomDistribution::kIntegers;
-  call.int_low = low;
-  call.int_high = high;
-  call.seed = seed;
-  return call;
-}
-
-class RandomTest : public CudaComputeTest {
- protected:
-  absl::StatusOr<Bytes> Fill(RandomCall call, DType dtype, int64_t n) {
-    AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, cuda_->Allocate(n * ItemSize(dtype)));
-    call.output = {
-        .buffer = buffer.get(), .offset_bytes = 0, .dtype = dtype, .shape = {n}, .strides = {1}};
-    AH_RETURN_IF_ERROR(cuda_->FillRandom(call));
-    return Download(*cuda_, *buffer);
-  }
-};
-
-double ValueAt(DType dtype, const Bytes& bytes, int64_t i) {
-  const std::byte* p = &bytes[static_cast<size_t>(i * ItemSize(dtype))];
-  if (IsFloating(dtype)) return Components(dtype, p)[0];
-  if (dtype == DType::kBool) return std::to_integer<int>(p[0]);
-  uint64_t raw = 0;
-  std::memcpy(&raw, p, static_cast<size_t>(ItemSize(dtype)));
-  if (KindOf(dtype) == DTypeKind::kUnsigned) return static_cast<double>(raw);
-  const int shift = 64 - static_cast<int>(ItemSize(dtype)) * 8;
-  return static_cast<double>(static_cast<int64_t>(raw << shift) >> shift);
-}
-
-struct Moments {
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
-  double mean = 0;
-  double variance = 0;
-};
-Moments MomentsOf(DType dtype, const Bytes& bytes, int64_t n) {
-  Moments m;
-  long double sum = 0;
-  long double squares = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = ValueAt(dtype, bytes, i);
-    m.min = std::min(m.min, v);
-    m.max = std::max(m.max, v);
-    sum += v;
-    squares += static_cast<long double>(v) * v;
-  }
-  m.mean = static_cast<double>(sum / n);
-  m.variance = static_cast<double>(squares / n - (sum / n) * (sum / n));
-  return m;
-}
-
-TEST_F(RandomTest, UniformStaysInBoundsWithTheRightMoments) {
-  const int64_t n = 1'000'001;
-  for (DType dtype : {DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
-    const RandomCall call = Floats(RandomDistribution::kUniform, -2.0, 3.0, BaseSeed());
-    absl::StatusOr<Bytes> a = Fill(call, dtype, n);
-    absl::StatusOr<Bytes> b = Fill(call, dtype, n);
-    RandomCall other = call;
-    other.seed += 1;
-    absl::StatusOr<Bytes> c = Fill(other, dtype, n);
-    ASSERT_TRUE(a.ok() && b.ok() && c.ok()) << a.status();
-    EXPECT_EQ(*a, *b) << DTypeName(dtype) << ": same seed, different values";
-    EXPECT_NE(*a, *c) << DTypeName(dtype) << ": different seeds, same values";
-    const Moments m = MomentsOf(dtype, *a, n);
-    EXPECT_GE(m.min, -2.0) << DTypeName(dtype);
-    EXPECT_LT(m.max, 3.0) << DTypeName(dtype);
-    // Standard errors: 5 / sqrt(12 n) for the mean.
-    EXPECT_NEAR(m.mean, 0.5, 5 * 5 / std::sqrt(12.0 * n) + 1e-3)
-        << DTypeName(dtype) << " seed " << BaseSeed();
-    EXPECT_NEAR(m.variance, 25.0 / 12, 0.02) << DTypeName(dtype) << " seed " << BaseSeed();
-  }
-  // A range narrower than float16's spacing near it still stays below high.
-  absl::StatusOr<Bytes> narrow = Fill(
-      Floats(RandomDistribution::kUniform, 1.0, 1.0009765625, BaseSeed()), DType::kFloat16, 10000);
-  ASSERT_TRUE(narrow.ok());
-  const Moments m = MomentsOf(DType::kFloat16, *narrow, 10000);
-  EXPECT_EQ(m.min, 1.0);
-  EXPECT_EQ(m.max, 1.0);
-}
-
-TEST_F(RandomTest, NormalHasTheRightMomentsForOddCounts) {
-  const int64_t n = 1'000'001;  // Odd: cuRAND makes pairs.
-  for (DType dtype : {DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
-    const RandomCall call = Floats(RandomDistribution::kNormal, 1.5, 2.0, BaseSeed());
-    absl::StatusOr<Bytes> a = Fill(call, dtype, n);
-    absl::StatusOr<Bytes> b = Fill(call, dtype, n);
-    ASSERT_TRUE(a.ok() && b.ok()) << a.status();
-    EXPECT_EQ(*a, *b);
-    const Moments m = MomentsOf(dtype, *a, n);
-    EXPECT_NEAR(m.mean, 1.5, 5 * 2.0 / std::sqrt(n) + 1e-3)
-        << DTypeName(dtype) << " seed " << BaseSeed();
-    EXPECT_NEAR(std::sqrt(m.variance), 2.0, 0.01) << DTypeName(dtype) << " seed " << BaseSeed();
-  }
-}
-
-TEST_F(RandomTest, IntegersStayInBoundsForEveryDType) {
-  const int64_t n = 200'003;
-  struct Range {
-    DType dtype;
-    int64_t low;
-    int64_t high;
-  };
-  const int64_t max = std::numeric_limits<int64_t>::max();
-  const int64_t min = std::numeric_limits<int64_t>::min();
-  for (const Range& r :
-       {Range{DType::kBool, 0, 2}, Range{DType::kInt8, -100, 100}, Range{DType::kInt8, -128, 128},
-        Range{DType::kInt16, -5, 3}, Range{DType::kInt32, -2000000000, 2000000000},
-        Range{DType::kInt64, min, max}, Range{DType::kInt64, -3, 4}, Range{DType::kUInt8, 0, 256},
-        Range{DType::kUInt16, 7, 8}, Range{DType::kUInt32, 0, 4294967296},
-        Range{DType::kUInt64, 0, max}, Range{DType::kUInt64, 5, 12}}) {
-    const RandomCall call = Integers(r.low, r.high, BaseSeed());
-    absl::StatusOr<Bytes> a = Fill(call, r.dtype, n);
-    absl::StatusOr<Bytes> b = Fill(call, r.dtype, n);
-    ASSERT_TRUE(a.ok() && b.ok()) << a.status();
-    EXPECT_EQ(*a, *b);
-    const Moments m = MomentsOf(r.dtype, *a, n);
-    const double low = static_cast<double>(r.low);
-    const double high = static_cast<double>(r.high);
-    EXPECT_GE(m.min, low) << DTypeName(r.dtype);
-    EXPECT_LE(m.max, high - 1 < high ? high - 1 : std::nextafter(high, 0.0)) << DTypeName(r.dtype);
-    const double span = high - low;
-    EXPECT_NEAR(m.mean, low + (span - 1) / 2, 5 * span / std::sqrt(12.0 * n) + 1e-9)
-        << DTypeName(r.dtype) << " [" << r.low << ", " << r.high << ") seed " << BaseSeed();
-    if (span <= 256) {  // Every value appears.
-      EXPECT_EQ(m.min, low);
-      EXPECT_EQ(m.max, high - 1);
+          << "output " << o << " of " << FormatShape(s.shape) << " axis " << s.axes[0]
+          << testing::SeedNote();
     }
   }
 }

@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "server/backend/cuda/cuda_backend.h"
-#include "server/common/status_macros.h"
+#include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/support/status_assert.h"
 
 namespace arrayhub {
 namespace {
@@ -36,13 +37,6 @@ std::array<std::byte, sizeof(T)> PatternOf(T value) {
 ArrayView Vector(Buffer& buffer, DType dtype, int64_t count, int64_t stride = 1) {
   return ArrayView{
       .buffer = &buffer, .offset_bytes = 0, .dtype = dtype, .shape = {count}, .strides = {stride}};
-}
-
-template <class T>
-absl::StatusOr<std::vector<T>> Read(Backend& backend, const Buffer& buffer, int64_t count) {
-  std::vector<T> values(static_cast<size_t>(count));
-  AH_RETURN_IF_ERROR(backend.CopyToHost(buffer, 0, std::as_writable_bytes(std::span(values))));
-  return values;
 }
 
 class IndexRaceTest : public CudaFixture {
@@ -75,6 +69,35 @@ class IndexRaceTest : public CudaFixture {
     while (!started_) std::this_thread::yield();
   }
 
+  // A new buffer of `count` elements, each `value`'s bytes.
+  template <size_t N>
+  absl::StatusOr<std::shared_ptr<Buffer>> Filled(int64_t count, std::array<std::byte, N> value) {
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->Allocate(count * int64_t{N});
+    if (!buffer.ok()) return buffer;
+    if (absl::Status filled = cuda_->FillPattern(**buffer, 0, count, N, value); !filled.ok()) {
+      return filled;
+    }
+    return buffer;
+  }
+
+  // kIndices int64 indices into an axis of kExtent, 0 at first and then flipping between 0 and
+  // `outside` (StartWriter) while the test goes on.
+  absl::StatusOr<std::shared_ptr<Buffer>> FlippingIndices(int64_t outside) {
+    absl::StatusOr<std::shared_ptr<Buffer>> indices = Filled(kIndices, PatternOf<int64_t>(0));
+    if (!indices.ok()) return indices;
+    if (auto done = Download<int64_t>(*cuda_, **indices, 1); !done.ok()) return done.status();
+    StartWriter(*indices, kIndices, PatternOf<int64_t>(0), PatternOf<int64_t>(outside));
+    return indices;
+  }
+
+  // The one index operand of the gathers and scatters: `indices` into axis 0, of kExtent.
+  static std::vector<IndexOperand> IndexOperands(Buffer& indices) {
+    return {{.indices = Vector(indices, DType::kInt64, kIndices),
+             .extent = kExtent,
+             .stride = 1,
+             .axis = 0}};
+  }
+
   void Stop() {
     stop_ = true;
     if (writer_.joinable()) writer_.join();
@@ -92,25 +115,13 @@ class IndexRaceTest : public CudaFixture {
 // data[indices] where the indices flip between 0 and 2^40: each gather fails with NumPy's
 // message or returns data[0] everywhere, and the device stays usable.
 TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
-  absl::StatusOr<std::shared_ptr<Buffer>> data = cuda_->Allocate(kExtent * 8);
-  absl::StatusOr<std::shared_ptr<Buffer>> indices = cuda_->Allocate(kIndices * 8);
-  absl::StatusOr<std::shared_ptr<Buffer>> output = cuda_->Allocate(kIndices * 8);
-  ASSERT_TRUE(data.ok() && indices.ok() && output.ok());
-  ASSERT_TRUE(cuda_->FillPattern(**data, 0, kExtent, 8, PatternOf<int64_t>(42)).ok());
-  ASSERT_TRUE(cuda_->FillPattern(**indices, 0, kIndices, 8, PatternOf<int64_t>(0)).ok());
-  ASSERT_TRUE(Read<int64_t>(*cuda_, **indices, 1).ok());
-  StartWriter(*indices, kIndices, PatternOf<int64_t>(0), PatternOf<int64_t>(kOutside));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> data, Filled(kExtent, PatternOf<int64_t>(42)));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> output, cuda_->Allocate(kIndices * 8));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, FlippingIndices(kOutside));
 
-  const GatherCall call{.source = {.buffer = data->get(),
-                                   .offset_bytes = 0,
-                                   .dtype = DType::kInt64,
-                                   .shape = {kIndices},
-                                   .strides = {0}},
-                        .indices = {{.indices = Vector(**indices, DType::kInt64, kIndices),
-                                     .extent = kExtent,
-                                     .stride = 1,
-                                     .axis = 0}},
-                        .output = Vector(**output, DType::kInt64, kIndices)};
+  const GatherCall call{.source = Vector(*data, DType::kInt64, kIndices, 0),
+                        .indices = IndexOperands(*indices),
+                        .output = Vector(*output, DType::kInt64, kIndices)};
   int refused = 0;
   for (int i = 0; i < kCalls; ++i) {
     const absl::Status status = cuda_->Gather(call);
@@ -119,13 +130,12 @@ TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
       continue;
     }
     ASSERT_TRUE(status.ok()) << "call " << i << ": " << status;
-    absl::StatusOr<std::vector<int64_t>> got = Read<int64_t>(*cuda_, **output, kIndices);
-    ASSERT_TRUE(got.ok()) << got.status();
-    ASSERT_EQ(std::count(got->begin(), got->end(), 42), kIndices) << "call " << i;
+    AH_TEST_ASSIGN(const std::vector<int64_t> got, Download<int64_t>(*cuda_, *output));
+    ASSERT_EQ(std::count(got.begin(), got.end(), 42), kIndices) << "call " << i;
   }
   Stop();
   EXPECT_GT(refused, 0) << "the writer never showed the gathers an index out of bounds";
-  ASSERT_TRUE(cuda_->FillPattern(**indices, 0, kIndices, 8, PatternOf<int64_t>(kExtent - 1)).ok());
+  ASSERT_TRUE(cuda_->FillPattern(*indices, 0, kIndices, 8, PatternOf<int64_t>(kExtent - 1)).ok());
   EXPECT_TRUE(cuda_->Gather(call).ok()) << "the device no longer works";
 }
 
@@ -135,26 +145,13 @@ TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
 // code before this test let one be, then lands inside the array, on an element that must stay 7.
 // With -2^40, truncated to 0, that code passed.)
 TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
-  absl::StatusOr<std::shared_ptr<Buffer>> data = cuda_->Allocate(kExtent * 8);
-  absl::StatusOr<std::shared_ptr<Buffer>> indices = cuda_->Allocate(kIndices * 8);
-  absl::StatusOr<std::shared_ptr<Buffer>> five = cuda_->Allocate(8);
-  ASSERT_TRUE(data.ok() && indices.ok() && five.ok());
-  ASSERT_TRUE(cuda_->FillPattern(**data, 0, kExtent, 8, PatternOf<int64_t>(7)).ok());
-  ASSERT_TRUE(cuda_->FillPattern(**five, 0, 1, 8, PatternOf<int64_t>(5)).ok());
-  ASSERT_TRUE(cuda_->FillPattern(**indices, 0, kIndices, 8, PatternOf<int64_t>(0)).ok());
-  ASSERT_TRUE(Read<int64_t>(*cuda_, **indices, 1).ok());
-  StartWriter(*indices, kIndices, PatternOf<int64_t>(0), PatternOf<int64_t>(kOutside + 12345));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> data, Filled(kExtent, PatternOf<int64_t>(7)));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> five, Filled(1, PatternOf<int64_t>(5)));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, FlippingIndices(kOutside + 12345));
 
-  const ScatterCall call{.target = {.buffer = data->get(),
-                                    .offset_bytes = 0,
-                                    .dtype = DType::kInt64,
-                                    .shape = {kIndices},
-                                    .strides = {0}},
-                         .indices = {{.indices = Vector(**indices, DType::kInt64, kIndices),
-                                      .extent = kExtent,
-                                      .stride = 1,
-                                      .axis = 0}},
-                         .values = Vector(**five, DType::kInt64, kIndices, 0)};
+  const ScatterCall call{.target = Vector(*data, DType::kInt64, kIndices, 0),
+                         .indices = IndexOperands(*indices),
+                         .values = Vector(*five, DType::kInt64, kIndices, 0)};
   int refused = 0;
   for (int i = 0; i < kCalls; ++i) {
     const absl::Status status = cuda_->Scatter(call);
@@ -166,7 +163,7 @@ TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
   }
   Stop();
   EXPECT_GT(refused, 0) << "the writer never showed the scatters an index out of bounds";
-  absl::StatusOr<std::vector<int64_t>> got = Read<int64_t>(*cuda_, **data, kExtent);
+  absl::StatusOr<std::vector<int64_t>> got = Download<int64_t>(*cuda_, *data);
   ASSERT_TRUE(got.ok()) << "the device no longer works: " << got.status();
   for (int64_t i = 1; i < kExtent; ++i) ASSERT_EQ((*got)[i], 7) << "element " << i;
 }
@@ -176,34 +173,31 @@ TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
 // strictly increasing positions into the first min(n, L) and nothing after them.
 TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
   constexpr int64_t kLimit = kNonzeroInput / 2;
-  absl::StatusOr<std::shared_ptr<Buffer>> input = cuda_->Allocate(kNonzeroInput);
-  absl::StatusOr<std::shared_ptr<Buffer>> coordinates = cuda_->Allocate((kLimit + 1) * 8);
-  ASSERT_TRUE(input.ok() && coordinates.ok());
-  ASSERT_TRUE(cuda_->FillPattern(**input, 0, kNonzeroInput, 1, PatternOf<int8_t>(0)).ok());
-  ASSERT_TRUE(Read<int8_t>(*cuda_, **input, 1).ok());
-  StartWriter(*input, kNonzeroInput, PatternOf<int8_t>(0), PatternOf<int8_t>(1));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> input, Filled(kNonzeroInput, PatternOf<int8_t>(0)));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> coordinates, cuda_->Allocate((kLimit + 1) * 8));
+  ASSERT_TRUE(Download<int8_t>(*cuda_, *input, 1).ok());
+  StartWriter(input, kNonzeroInput, PatternOf<int8_t>(0), PatternOf<int8_t>(1));
 
-  const NonzeroCall call{.input = Vector(**input, DType::kInt8, kNonzeroInput),
-                         .coordinates = {Vector(**coordinates, DType::kInt64, kLimit)}};
+  const NonzeroCall call{.input = Vector(*input, DType::kInt8, kNonzeroInput),
+                         .coordinates = {Vector(*coordinates, DType::kInt64, kLimit)}};
   int64_t most = 0;
   for (int i = 0; i < kCalls / 2; ++i) {
-    ASSERT_TRUE(cuda_->FillPattern(**coordinates, 0, kLimit + 1, 8, PatternOf<int64_t>(-1)).ok());
+    ASSERT_TRUE(cuda_->FillPattern(*coordinates, 0, kLimit + 1, 8, PatternOf<int64_t>(-1)).ok());
     const absl::StatusOr<int64_t> found = cuda_->Nonzero(call);
     ASSERT_TRUE(found.ok()) << "call " << i << ": " << found.status();
     ASSERT_GE(*found, 0);
     ASSERT_LE(*found, kNonzeroInput);
     most = std::max(most, *found);
-    absl::StatusOr<std::vector<int64_t>> got = Read<int64_t>(*cuda_, **coordinates, kLimit + 1);
-    ASSERT_TRUE(got.ok()) << got.status();
+    AH_TEST_ASSIGN(const std::vector<int64_t> got, Download<int64_t>(*cuda_, *coordinates));
     const int64_t written = std::min(*found, kLimit);
     for (int64_t r = 0; r <= kLimit; ++r) {
-      const int64_t at = (*got)[r];
+      const int64_t at = got[r];
       if (r >= written) {
         ASSERT_EQ(at, -1) << "call " << i << " found " << *found << ", wrote rank " << r;
       } else {
-        ASSERT_TRUE(at >= 0 && at < kNonzeroInput && (r == 0 || at > (*got)[r - 1]))
+        ASSERT_TRUE(at >= 0 && at < kNonzeroInput && (r == 0 || at > got[r - 1]))
             << "call " << i << " found " << *found << ": rank " << r << " is position " << at
-            << " after " << (r == 0 ? -1 : (*got)[r - 1]);
+            << " after " << (r == 0 ? -1 : got[r - 1]);
       }
     }
   }

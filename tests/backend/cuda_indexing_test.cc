@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -25,40 +24,16 @@
 #include "server/common/float16.h"
 #include "server/common/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/backend/element_bytes.h"
+#include "tests/support/status_assert.h"
+#include "tests/support/test_seed.h"
 
 namespace arrayhub {
 namespace {
 
 using Bytes = std::vector<std::byte>;
 using Rng = std::mt19937_64;
-
-// Assigns the value of an absl::StatusOr or fails the test (in a function returning void).
-#define AH_TEST_ASSIGN(lhs, expr) AH_TEST_ASSIGN_IMPL(AH_CONCAT(_ah_test_, __LINE__), lhs, expr)
-#define AH_TEST_ASSIGN_IMPL(tmp, lhs, expr)        \
-  auto tmp = (expr);                               \
-  ASSERT_TRUE(tmp.ok()) << tmp.status() << Seed(); \
-  lhs = *std::move(tmp)
-
-uint64_t BaseSeed() {
-  static const uint64_t seed = [] {
-    if (const char* text = std::getenv("ARRAYHUB_TEST_SEED")) {
-      return static_cast<uint64_t>(std::strtoull(text, nullptr, 10));
-    }
-    std::random_device device;
-    return (static_cast<uint64_t>(device()) << 32) | device();
-  }();
-  return seed;
-}
-
-std::string Seed() {
-  return fmt::format(" (seed {}; rerun with ARRAYHUB_TEST_SEED={})", BaseSeed(), BaseSeed());
-}
-
-int64_t Count(const Shape& shape) {
-  int64_t count = 1;
-  for (const int64_t extent : shape) count *= extent;
-  return count;
-}
+using testing::BaseSeed;
 
 // ---------------------------------------------------------------------------------------------
 // Random values
@@ -98,17 +73,6 @@ double RandomReal(Values kind, Rng& rng) {
   }
 }
 
-template <class T>
-void Put(T value, std::byte* out) {
-  std::memcpy(out, &value, sizeof(T));
-}
-
-void PutReal(DType dtype, double value, std::byte* out) {
-  if (dtype == DType::kFloat16) return Put(HalfFromDouble(value).bits(), out);
-  if (dtype == DType::kFloat32) return Put(static_cast<float>(value), out);
-  Put(value, out);
-}
-
 void RandomElement(DType dtype, Values kind, Rng& rng, std::byte* out) {
   const bool zero = kind == Values::kZeros && rng() % 2 == 0;
   switch (KindOf(dtype)) {
@@ -127,7 +91,7 @@ void RandomElement(DType dtype, Values kind, Rng& rng, std::byte* out) {
       return;
     }
     case DTypeKind::kFloat:
-      PutReal(dtype, zero ? (rng() % 2 ? 0.0 : -0.0) : RandomReal(kind, rng), out);
+      StoreReal(dtype, zero ? (rng() % 2 ? 0.0 : -0.0) : RandomReal(kind, rng), out);
       return;
     case DTypeKind::kComplex: {
       const DType part = RealDType(dtype);
@@ -139,8 +103,8 @@ void RandomElement(DType dtype, Values kind, Rng& rng, std::byte* out) {
         if (which != 1) re = rng() % 2 ? 0.0 : -0.0;
         if (which != 2) im = rng() % 2 ? 0.0 : -0.0;
       }
-      PutReal(part, re, out);
-      PutReal(part, im, out + size);
+      StoreReal(part, re, out);
+      StoreReal(part, im, out + size);
       return;
     }
   }
@@ -282,11 +246,7 @@ std::string Mismatch(DType dtype, const Bytes& actual, const Bytes& expected, do
 
 class CudaIndexingTest : public CudaFixture {
  protected:
-  void SetUp() override {
-    CudaFixture::SetUp();
-    if (Stopped()) return;
-    RecordProperty("seed", std::to_string(BaseSeed()));
-  }
+  testing::SeedTrace seed_trace_;  // AH_TEST_ASSIGN's failures name the seed through it.
 
   Backend& On(bool on_cuda) { return on_cuda ? *cuda_ : host_; }
 
@@ -440,10 +400,10 @@ class IndexTest : public CudaIndexingTest {
     }
     const std::string what = fmt::format("gather {} data {} axis {}", DTypeName(dtype),
                                          FormatShape(c.data), c.first_axis);
-    EXPECT_EQ(status[0], status[1]) << what << Seed();
-    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << Seed();
+    EXPECT_EQ(status[0], status[1]) << what << testing::SeedNote();
+    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << testing::SeedNote();
     if (status[0].ok()) {
-      EXPECT_EQ(Compare(output, dtype), "") << what << Seed();
+      EXPECT_EQ(Compare(output, dtype), "") << what << testing::SeedNote();
     }
   }
 
@@ -468,9 +428,9 @@ class IndexTest : public CudaIndexingTest {
     }
     const std::string what = fmt::format("scatter {} data {} axis {}", DTypeName(dtype),
                                          FormatShape(c.data), c.first_axis);
-    EXPECT_EQ(status[0], status[1]) << what << Seed();
-    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << Seed();
-    EXPECT_EQ(Compare(s.data_buffer, dtype), "") << what << Seed();
+    EXPECT_EQ(status[0], status[1]) << what << testing::SeedNote();
+    EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << testing::SeedNote();
+    EXPECT_EQ(Compare(s.data_buffer, dtype), "") << what << testing::SeedNote();
   }
 };
 
@@ -505,69 +465,8 @@ TEST_F(IndexTest, OutOfBoundsIndicesFailWithoutWriting) {
   }
 }
 
-TEST_F(IndexTest, OutOfBoundsMessageIsNumPys) {
-  const IndexCase c{{5, 7}, 0, {{3}}, {3}, false};
-  AH_TEST_ASSIGN(const Both data, Upload(Bytes(5 * 7 * 8, std::byte{1})));
-  AH_TEST_ASSIGN(const Both indices, Upload(Int64Bytes({1, -6, 7})));
-  AH_TEST_ASSIGN(const Both output, Upload(Bytes(3 * 7 * 8, std::byte{2})));
-  const GatherCall call{
-      .source = ViewOf(data, true, DType::kInt64, {{3, 7}, {0, 1}, 0, 0}),
-      .indices = {{.indices = ViewOf(indices, true, DType::kInt64, {{3, 7}, {1, 0}, 0, 0}),
-                   .extent = 5,
-                   .stride = 7,
-                   .axis = 0}},
-      .output = ViewOf(output, true, DType::kInt64, Dense({3, 7}))};
-  const absl::Status status = cuda_->Gather(call);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "index -6 is out of bounds for axis 0 with size 5");
-}
-
 // a[[0, 0, 2]] = [1, 2, 3] leaves a[0] == 2, and among many writers of few elements the last
 // in C order wins every time.
-TEST_F(IndexTest, ScatterLastDuplicateWins) {
-  Rng rng(BaseSeed() + 3);
-  const int64_t extent = 7;
-  const int64_t writes = (1 << 16) + 3;
-  std::vector<int64_t> indices(writes);
-  std::vector<int64_t> values(writes);
-  std::vector<int64_t> expected(extent, -1);
-  for (int64_t p = 0; p < writes; ++p) {
-    indices[p] = std::uniform_int_distribution<int64_t>(-extent, extent - 1)(rng);
-    values[p] = p;
-    expected[(indices[p] + extent) % extent] = p;
-  }
-  AH_TEST_ASSIGN(const Both target, Upload(Int64Bytes(std::vector<int64_t>(extent, -1))));
-  AH_TEST_ASSIGN(const Both index_buffer, Upload(Int64Bytes(indices)));
-  AH_TEST_ASSIGN(const Both value_buffer, Upload(Int64Bytes(values)));
-  for (const bool on_cuda : {true, false}) {
-    const ScatterCall call{
-        .target = ViewOf(target, on_cuda, DType::kInt64, {{writes}, {0}, 0, 0}),
-        .indices = {{.indices = ViewOf(index_buffer, on_cuda, DType::kInt64, Dense({writes})),
-                     .extent = extent,
-                     .stride = 1,
-                     .axis = 0}},
-        .values = ViewOf(value_buffer, on_cuda, DType::kInt64, Dense({writes}))};
-    ASSERT_TRUE(On(on_cuda).Scatter(call).ok());
-  }
-  AH_TEST_ASSIGN(const Bytes actual, Download(target, true));
-  EXPECT_EQ(actual, Int64Bytes(expected)) << Seed();
-  EXPECT_EQ(Compare(target, DType::kInt64), "") << Seed();
-
-  AH_TEST_ASSIGN(const Both small, Upload(Int64Bytes({9, 9, 9})));
-  AH_TEST_ASSIGN(const Both small_indices, Upload(Int64Bytes({0, 0, 2})));
-  AH_TEST_ASSIGN(const Both small_values, Upload(Int64Bytes({1, 2, 3})));
-  const ScatterCall call{
-      .target = ViewOf(small, true, DType::kInt64, {{3}, {0}, 0, 0}),
-      .indices = {{.indices = ViewOf(small_indices, true, DType::kInt64, Dense({3})),
-                   .extent = 3,
-                   .stride = 1,
-                   .axis = 0}},
-      .values = ViewOf(small_values, true, DType::kInt64, Dense({3}))};
-  ASSERT_TRUE(cuda_->Scatter(call).ok());
-  AH_TEST_ASSIGN(const Bytes result, Download(small, true));
-  EXPECT_EQ(result, Int64Bytes({2, 9, 3}));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Sort
 
@@ -600,8 +499,8 @@ class SortTest : public CudaIndexingTest {
     const std::string what =
         fmt::format("sort {} {}{}{}{}", DTypeName(dtype), FormatShape(shape),
                     want_values ? " values" : "", want_indices ? " indices" : "", label);
-    EXPECT_EQ(Compare(values, dtype), "") << what << Seed();
-    EXPECT_EQ(Compare(indices, DType::kInt64), "") << what << Seed();
+    EXPECT_EQ(Compare(values, dtype), "") << what << testing::SeedNote();
+    EXPECT_EQ(Compare(indices, DType::kInt64), "") << what << testing::SeedNote();
   }
 };
 
@@ -681,19 +580,19 @@ Bytes SignedZerosAndNaNs(DType dtype, int64_t count, ZeroMix zeros, NanMix nans,
     if (u < 0.2) {
       const bool negative =
           zeros == ZeroMix::kNegative || (zeros == ZeroMix::kBoth && rng() % 2 == 0);
-      PutReal(dtype, negative ? -0.0 : 0.0, out);
+      StoreReal(dtype, negative ? -0.0 : 0.0, out);
     } else if (u < 0.3 && nans != NanMix::kNone) {
       const uint64_t bits = nans == NanMix::kOnePositive   ? patterns[0]
                             : nans == NanMix::kOneNegative ? patterns[1]
                                                            : patterns[rng() % 4];
       std::memcpy(out, &bits, size);  // Little-endian low bytes.
     } else if (u < 0.35) {
-      PutReal(dtype,
-              u < 0.325 ? std::numeric_limits<double>::infinity()
-                        : -std::numeric_limits<double>::infinity(),
-              out);
+      StoreReal(dtype,
+                u < 0.325 ? std::numeric_limits<double>::infinity()
+                          : -std::numeric_limits<double>::infinity(),
+                out);
     } else {
-      PutReal(dtype, std::floor(Uniform(rng, -8, 8)) / 2, out);
+      StoreReal(dtype, std::floor(Uniform(rng, -8, 8)) / 2, out);
     }
   }
   return bytes;
@@ -776,10 +675,10 @@ TEST_F(SortTest, NaNsZerosAndComplexClassesSortAsNumPy) {
     for (int64_t i = 0; i < n; ++i) {
       std::byte* out = &bytes[i * ItemSize(dtype)];
       if (complex) {
-        PutReal(RealDType(dtype), complexes[i].first, out);
-        PutReal(RealDType(dtype), complexes[i].second, out + ItemSize(RealDType(dtype)));
+        StoreReal(RealDType(dtype), complexes[i].first, out);
+        StoreReal(RealDType(dtype), complexes[i].second, out + ItemSize(RealDType(dtype)));
       } else {
-        PutReal(dtype, reals[i], out);
+        StoreReal(dtype, reals[i], out);
       }
     }
     AH_TEST_ASSIGN(const Both input, Upload(bytes));
@@ -828,7 +727,7 @@ class ScanTest : public CudaIndexingTest {
     }
     EXPECT_EQ(Compare(data, dtype, ScanTolerance(dtype)), "")
         << (op == ScanOp::kSum ? "cumsum " : "cumprod ") << DTypeName(dtype) << " "
-        << FormatShape(shape) << Seed();
+        << FormatShape(shape) << testing::SeedNote();
   }
 };
 
@@ -862,7 +761,7 @@ class NonzeroTest : public CudaIndexingTest {
         fmt::format("nonzero {} {}", DTypeName(dtype), FormatShape(layout.shape));
     AH_TEST_ASSIGN(const int64_t count, cuda_->CountNonzero(ViewOf(input, true, dtype, layout)));
     AH_TEST_ASSIGN(const int64_t expected, host_.CountNonzero(ViewOf(input, false, dtype, layout)));
-    ASSERT_EQ(count, expected) << what << Seed();
+    ASSERT_EQ(count, expected) << what << testing::SeedNote();
     if (layout.shape.empty()) return;  // nonzero needs rank >= 1.
 
     // All coordinate arrays in one buffer, one after another, from element 1.
@@ -877,9 +776,9 @@ class NonzeroTest : public CudaIndexingTest {
       }
       const absl::StatusOr<int64_t> found = On(on_cuda).Nonzero(call);
       ASSERT_TRUE(found.ok()) << found.status();
-      EXPECT_EQ(*found, count) << what << Seed();
+      EXPECT_EQ(*found, count) << what << testing::SeedNote();
     }
-    EXPECT_EQ(Compare(coordinates, DType::kInt64), "") << what << Seed();
+    EXPECT_EQ(Compare(coordinates, DType::kInt64), "") << what << testing::SeedNote();
   }
 };
 
@@ -954,7 +853,7 @@ class SearchSortedTest : public CudaIndexingTest {
         ASSERT_TRUE(status.ok()) << status;
       }
       EXPECT_EQ(Compare(output, DType::kInt64), "")
-          << what << (right ? " right" : " left") << Seed();
+          << what << (right ? " right" : " left") << testing::SeedNote();
     }
   }
 };

@@ -13,8 +13,9 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/host/host_backend.h"
-#include "server/common/status_macros.h"
+#include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/support/status_assert.h"
 
 namespace arrayhub {
 namespace {
@@ -57,19 +58,6 @@ std::vector<float> RandomFloats(int64_t count, uint64_t seed, int limit = 1000) 
   return values;
 }
 
-absl::StatusOr<std::shared_ptr<Buffer>> Upload(Backend& backend, const std::vector<float>& values) {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                      backend.Allocate(static_cast<int64_t>(values.size() * sizeof(float))));
-  AH_RETURN_IF_ERROR(backend.CopyFromHost(*buffer, 0, std::as_bytes(std::span(values))));
-  return buffer;
-}
-
-absl::StatusOr<std::vector<float>> Download(Backend& backend, const Buffer& buffer) {
-  std::vector<float> values(static_cast<size_t>(buffer.size()) / sizeof(float));
-  AH_RETURN_IF_ERROR(backend.CopyToHost(buffer, 0, std::as_writable_bytes(std::span(values))));
-  return values;
-}
-
 // The index of the first element of `got` that is not `want[i] + offset`, or -1.
 int64_t FirstMismatch(const std::vector<float>& got, const std::vector<float>& want, float offset) {
   if (got.size() != want.size()) return 0;
@@ -91,6 +79,13 @@ class CudaQueueTest : public CudaFixture {
     queue_b_ = *b;
   }
 
+  // A new buffer of `queue`'s holding `values`.
+  absl::StatusOr<std::shared_ptr<Buffer>> UploadOn(const std::shared_ptr<WorkQueue>& queue,
+                                                   const std::vector<float>& values) {
+    const auto bound = cuda_->Bind(queue, "upload");
+    return Upload(*cuda_, values);
+  }
+
   std::shared_ptr<WorkQueue> queue_a_;
   std::shared_ptr<WorkQueue> queue_b_;
 };
@@ -98,14 +93,12 @@ class CudaQueueTest : public CudaFixture {
 TEST_F(CudaQueueTest, OneQueueRunsItsChainInOrder) {
   const std::vector<float> start = RandomFloats(kCount, 1);
   const auto bound = cuda_->Bind(queue_a_, "test chain");
-  absl::StatusOr<std::shared_ptr<Buffer>> x = Upload(*cuda_, start);
-  ASSERT_TRUE(x.ok()) << x.status();
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> x, Upload(*cuda_, start));
   for (int i = 0; i < kChain; ++i) {
-    ASSERT_TRUE(Add(*cuda_, Operand(**x, kCount), Scalar(1), **x, kCount).ok());
+    ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
   }
-  absl::StatusOr<std::vector<float>> got = Download(*cuda_, **x);
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(FirstMismatch(*got, start, kChain), -1);
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *x));
+  EXPECT_EQ(FirstMismatch(got, start, kChain), -1);
 }
 
 TEST_F(CudaQueueTest, AQueueUsingAnotherQueuesBufferWaitsForItsWork) {
@@ -113,40 +106,28 @@ TEST_F(CudaQueueTest, AQueueUsingAnotherQueuesBufferWaitsForItsWork) {
   std::shared_ptr<Buffer> x;
   {
     const auto bound = cuda_->Bind(queue_a_, "writer");
-    absl::StatusOr<std::shared_ptr<Buffer>> uploaded = Upload(*cuda_, start);
-    ASSERT_TRUE(uploaded.ok()) << uploaded.status();
-    x = *uploaded;
+    AH_TEST_ASSIGN(x, Upload(*cuda_, start));
     for (int i = 0; i < kChain; ++i) {
       ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
     }
   }  // Queue A's chain is still running: nothing waited for it.
   const auto bound = cuda_->Bind(queue_b_, "reader");
   ASSERT_TRUE(cuda_->Use(x).ok());
-  absl::StatusOr<std::shared_ptr<Buffer>> copy = cuda_->Allocate(kCount * 4);
-  ASSERT_TRUE(copy.ok());
-  ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(0), **copy, kCount).ok());
-  absl::StatusOr<std::vector<float>> got = Download(*cuda_, **copy);
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(FirstMismatch(*got, start, kChain), -1);
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> copy, cuda_->Allocate(kCount * 4));
+  ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(0), *copy, kCount).ok());
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *copy));
+  EXPECT_EQ(FirstMismatch(got, start, kChain), -1);
 }
 
 TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
   const std::vector<float> values = RandomFloats(kCount, 3);
-  std::shared_ptr<Buffer> x;
-  {
-    const auto bound = cuda_->Bind(queue_a_, "owner");
-    absl::StatusOr<std::shared_ptr<Buffer>> uploaded = Upload(*cuda_, values);
-    ASSERT_TRUE(uploaded.ok()) << uploaded.status();
-    x = *uploaded;
-  }
+  AH_TEST_ASSIGN(std::shared_ptr<Buffer> x, UploadOn(queue_a_, values));
   std::shared_ptr<Buffer> sum;
   {
     // sum = x + x + ... (kChain times), reading x all along.
     const auto bound = cuda_->Bind(queue_b_, "borrower");
     ASSERT_TRUE(cuda_->Use(x).ok());
-    absl::StatusOr<std::shared_ptr<Buffer>> zeros = cuda_->Allocate(kCount * 4);
-    ASSERT_TRUE(zeros.ok());
-    sum = *zeros;
+    AH_TEST_ASSIGN(sum, cuda_->Allocate(kCount * 4));
     ASSERT_TRUE(cuda_->FillPattern(*sum, 0, kCount, 4, std::array<std::byte, 4>{}).ok());
     for (int i = 0; i < kChain; ++i) {
       ASSERT_TRUE(Add(*cuda_, Operand(*sum, kCount), Operand(*x, kCount), *sum, kCount).ok());
@@ -157,19 +138,17 @@ TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
     // memory back first): without the wait the borrower would read the fill.
     const auto bound = cuda_->Bind(queue_a_, "owner again");
     x.reset();
-    absl::StatusOr<std::shared_ptr<Buffer>> reuse = cuda_->Allocate(kCount * 4);
-    ASSERT_TRUE(reuse.ok());
+    AH_TEST_ASSIGN(const std::shared_ptr<Buffer> reuse, cuda_->Allocate(kCount * 4));
     const float seven = 7;
     std::array<std::byte, 4> pattern;
     std::memcpy(pattern.data(), &seven, 4);
-    ASSERT_TRUE(cuda_->FillPattern(**reuse, 0, kCount, 4, pattern).ok());
+    ASSERT_TRUE(cuda_->FillPattern(*reuse, 0, kCount, 4, pattern).ok());
   }
   const auto bound = cuda_->Bind(queue_b_, "check");
-  absl::StatusOr<std::vector<float>> got = Download(*cuda_, *sum);
-  ASSERT_TRUE(got.ok()) << got.status();
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *sum));
   std::vector<float> want(values.size());
   for (size_t i = 0; i < values.size(); ++i) want[i] = values[i] * kChain;
-  EXPECT_EQ(FirstMismatch(*got, want, 0), -1);
+  EXPECT_EQ(FirstMismatch(got, want, 0), -1);
 }
 
 // Two sessions each running add(x, 1, out=x) on x of the first one's queue, from two threads,
@@ -184,13 +163,7 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
   constexpr int kAdds = 300;
   constexpr auto kCoreWork = std::chrono::microseconds(100);
   const std::vector<float> start = RandomFloats(kCount, 5);
-  std::shared_ptr<Buffer> x;
-  {
-    const auto bound = cuda_->Bind(queue_a_, "upload");
-    absl::StatusOr<std::shared_ptr<Buffer>> uploaded = Upload(*cuda_, start);
-    ASSERT_TRUE(uploaded.ok()) << uploaded.status();
-    x = *uploaded;
-  }
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> x, UploadOn(queue_a_, start));
   std::vector<absl::Status> failures(2);
   std::vector<std::thread> threads;
   for (const int t : {0, 1}) {
@@ -209,9 +182,8 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
   EXPECT_EQ(failures, std::vector<absl::Status>(2));
   const auto bound = cuda_->Bind(queue_b_, "check");
   ASSERT_TRUE(cuda_->Use(x).ok());
-  absl::StatusOr<std::vector<float>> got = Download(*cuda_, *x);
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(FirstMismatch(*got, start, 2 * kAdds), -1);
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *x));
+  EXPECT_EQ(FirstMismatch(got, start, 2 * kAdds), -1);
 }
 
 // Linear-algebra workers (cuBLAS handles and their workspaces) move between queues: products
@@ -252,8 +224,8 @@ TEST_F(CudaQueueTest, MatmulsOnManyQueuesAtOnce) {
             cuda_->Matmul({.a = view(**da), .b = view(**db), .out = view(**dc)});
         const absl::Status reference =
             host.Matmul({.a = view(**ha), .b = view(**hb), .out = view(**hc)});
-        auto got = Download(*cuda_, **dc);
-        auto want = Download(host, **hc);
+        auto got = Download<float>(*cuda_, **dc);
+        auto want = Download<float>(host, **hc);
         // Sums of 192 products of at most 64: exact in float32.
         if (!device.ok() || !reference.ok() || !got.ok() || !want.ok() || *got != *want) {
           ++failures[t];

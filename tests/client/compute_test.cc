@@ -13,6 +13,7 @@
 #include "server/common/float16.h"
 #include "server/common/ops.h"
 #include "tests/support/client_expect.h"
+#include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
 namespace arrayhub::testing {
@@ -312,10 +313,8 @@ TEST_F(ComputeTest, EveryOpAndDTypeMatchesTheCpuBackend) {
   ASSERT_TRUE(reference_server.ok()) << reference_server.status();
   Client reference = Client::Connect((*reference_server)->address());
   reference.SetSync(true);  // The oracle: its errors decide, so they must come at once.
-  std::mt19937_64 rng(std::random_device{}());
-  const uint64_t seed = rng();
-  rng.seed(seed);
-  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(BaseSeed());
+  SCOPED_TRACE("random data from" + SeedNote());
 
   constexpr int64_t kCount = 4099;  // Odd: exercises vector tails.
   int compared = 0;

@@ -9,7 +9,7 @@
 #include "arrayhub/client.h"
 #include "tests/support/client_expect.h"
 #include "tests/support/test_server.h"
-#include "tests/transport/tenants_fixture.h"
+#include "tests/support/test_tokens.h"
 
 namespace {
 

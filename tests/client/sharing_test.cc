@@ -3,7 +3,8 @@
 
 #include "arrayhub/client.h"
 #include "tests/support/test_certs.h"
-#include "tests/transport/tenants_fixture.h"
+#include "tests/support/test_server.h"
+#include "tests/support/test_tokens.h"
 
 namespace {
 

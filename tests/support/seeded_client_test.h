@@ -1,6 +1,6 @@
 // The fixture of the client suites that compute on random data: a test server, one client
-// connected to it, and a generator seeded afresh for every test, its seed in the trace of
-// every failure so that a run can be understood.
+// connected to it, and a generator seeded from BaseSeed(), named by every failure so that a run
+// can be replayed (test_seed.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arrayhub/client.h"
+#include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
 namespace arrayhub::testing {
@@ -21,9 +22,6 @@ class SeededClientTest : public ::testing::Test {
     server_ = StartTestServer();
     ASSERT_NE(server_, nullptr);
     client_.emplace(client::Client::Connect(server_->address()));
-    const uint64_t seed = std::random_device{}();
-    rng_.seed(seed);
-    trace_.emplace(__FILE__, __LINE__, ::testing::Message() << "random seed " << seed);
   }
 
   client::Client& client() { return *client_; }
@@ -39,8 +37,8 @@ class SeededClientTest : public ::testing::Test {
 
   std::unique_ptr<ArrayHubServer> server_;
   std::optional<client::Client> client_;
-  std::mt19937_64 rng_;
-  std::optional<::testing::ScopedTrace> trace_;
+  SeedTrace seed_trace_;
+  std::mt19937_64 rng_{BaseSeed()};
 };
 
 }  // namespace arrayhub::testing

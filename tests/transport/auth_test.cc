@@ -8,7 +8,7 @@
 
 #include "server/backend/backend_factory.h"
 #include "tests/support/captured_log.h"
-#include "tests/transport/tenants_fixture.h"
+#include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <thread>
 
-#include "tests/transport/tenants_fixture.h"
+#include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {

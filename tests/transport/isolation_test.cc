@@ -3,7 +3,7 @@
 // or session gets, so bob cannot even learn that they exist.
 #include <functional>
 
-#include "tests/transport/tenants_fixture.h"
+#include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {

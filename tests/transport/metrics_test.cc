@@ -45,14 +45,20 @@ std::optional<double> Sample(const std::string& text, const std::string& series)
   return std::nullopt;
 }
 
-// Connects to the loopback port, sends `request`, and reads the answer until the server closes.
-std::string Exchange(int port, std::string_view request, bool half_close = true) {
+// A socket connected to the loopback port.
+int ConnectLoopback(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  return fd;
+}
+
+// Connects to the loopback port, sends `request`, and reads the answer until the server closes.
+std::string Exchange(int port, std::string_view request, bool half_close = true) {
+  const int fd = ConnectLoopback(port);
   EXPECT_EQ(send(fd, request.data(), request.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(request.size()));
   if (half_close) shutdown(fd, SHUT_WR);
@@ -153,17 +159,8 @@ TEST_F(MetricsTest, IdleConnectionsDoNotStallScrapes) {
   auto started = MetricsEndpoint::Start("127.0.0.1:0", server_->metrics(), 2s);
   ASSERT_TRUE(started.ok()) << started.status();
   const int port = (*started)->port();
-  auto connect_idle = [port] {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    return fd;
-  };
   std::vector<int> idle;
-  for (int i = 0; i < 4; ++i) idle.push_back(connect_idle());
+  for (int i = 0; i < 4; ++i) idle.push_back(ConnectLoopback(port));
   auto timed_scrape = [port] {
     const auto start = std::chrono::steady_clock::now();
     const std::string answer = Get(port, "/metrics");
@@ -171,7 +168,8 @@ TEST_F(MetricsTest, IdleConnectionsDoNotStallScrapes) {
     return std::chrono::steady_clock::now() - start;
   };
   EXPECT_LT(timed_scrape(), 1s);  // One at a time, it waited 2 s per idle connection.
-  for (size_t i = 0; i < MetricsEndpoint::kMaxConnections + 8; ++i) idle.push_back(connect_idle());
+  for (size_t i = 0; i < MetricsEndpoint::kMaxConnections + 8; ++i)
+    idle.push_back(ConnectLoopback(port));
   EXPECT_LT(timed_scrape(), 1s);
   for (int fd : idle) close(fd);
 }

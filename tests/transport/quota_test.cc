@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/transport/tenants_fixture.h"
+#include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {
@@ -296,30 +296,28 @@ TEST_F(QuotaTest, ServerLimitsNameTheLimitAndTheRequest) {
                 "shape has 65 dimensions; the server allows at most 64 (--max-rank)");
 }
 
-TEST(OutOfMemoryTest, FailsTheRequestOnlyAndTheServerCarriesOn) {
-  ServerOptions options;
-  // Limits far beyond any machine, so that the allocation itself fails.
-  options.limits.max_array_bytes = int64_t{1} << 56;
-  options.limits.max_array_elements = int64_t{1} << 56;
-  auto server = StartTestServer(options);
-  ASSERT_NE(server, nullptr);
-  auto stub = v1::ArrayHub::NewStub(
-      grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext open_context;
-  v1::OpenSessionResponse session;
-  ASSERT_TRUE(stub->OpenSession(&open_context, {}, &session).ok());
+class OutOfMemoryTest : public RpcTest {
+ protected:
+  ServerOptions Options() const override {
+    ServerOptions options;
+    // Limits far beyond any machine, so that the allocation itself fails.
+    options.limits.max_array_bytes = int64_t{1} << 56;
+    options.limits.max_array_elements = int64_t{1} << 56;
+    return options;
+  }
+};
+
+TEST_F(OutOfMemoryTest, FailsTheRequestOnlyAndTheServerCarriesOn) {
   auto create = [&](int64_t n) {
-    grpc::ClientContext context;
-    context.AddMetadata("x-arrayhub-session", session.session_id());
     v1::CreateRequest request;
     request.set_dtype(v1::DTYPE_INT8);
     request.add_shape(n);
     request.mutable_zeros();
     v1::ArrayInfo info;
-    return stub->Create(&context, request, &info);
+    return stub_->Create(Context().get(), request, &info);
   };
   EXPECT_STATUS(create(int64_t{1} << 55), RESOURCE_EXHAUSTED, "out of");
-  EXPECT_EQ(server->engine().Stats().bytes_in_use, 0);
+  EXPECT_EQ(server_->engine().Stats().bytes_in_use, 0);
   EXPECT_TRUE(create(16).ok());
 }
 

@@ -1,4 +1,5 @@
-// A fixture for transport tests: an in-process server, a raw stub, and an open session.
+// The fixture of every transport suite: an in-process server and a raw stub to it; without
+// authentication an open session for that stub, with it (Tenants()) a TenantClient per tenant.
 #pragma once
 
 #include <grpcpp/generic/generic_stub.h>
@@ -18,6 +19,7 @@
 
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "tests/support/test_server.h"
+#include "tests/transport/tenant_client.h"
 
 extern char** environ;
 
@@ -48,17 +50,41 @@ class RpcTest : public ::testing::Test {
  protected:
   // The server's options; a suite overrides this to test limits and switches.
   virtual ServerOptions Options() const { return ServerOptions(); }
+  // The tenants the server authenticates, each with TokenOf(tenant); with none, authentication
+  // is off and the fixture opens session_ for stub_.
+  virtual std::vector<std::string> Tenants() const { return {}; }
 
-  void SetUp() override {
-    server_ = StartTestServer(Options());
+  void SetUp() override { Start(Options()); }
+
+  // (Re)starts the server with `options` and the tokens of Tenants().
+  void Start(ServerOptions options) {
+    stub_.reset();
+    channel_.reset();
+    server_.reset();
+    const std::vector<std::string> tenants = Tenants();
+    if (!tenants.empty()) options.tokens = TokensFor(tenants);
+    server_ = StartTestServer(std::move(options));
     ASSERT_NE(server_, nullptr);
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(16 << 20);
     channel_ =
         grpc::CreateCustomChannel(server_->address(), grpc::InsecureChannelCredentials(), args);
     stub_ = v1::ArrayHub::NewStub(channel_);
-    session_ = OpenSession();
+    if (tenants.empty()) session_ = OpenSession();
     baseline_ = server_->engine().Stats();
+  }
+
+  // Opens a session for `tenant` (one of Tenants()).
+  TenantClient Connect(const std::string& tenant) {
+    TenantClient client{.tenant = tenant, .session = "", .stub = v1::ArrayHub::NewStub(channel_)};
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + TokenOf(tenant));
+    v1::OpenSessionResponse response;
+    const grpc::Status status = client.stub->OpenSession(&context, {}, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(response.tenant(), tenant);
+    client.session = response.session_id();
+    return client;
   }
 
   std::string OpenSession() {
@@ -209,6 +235,12 @@ class RpcTest : public ::testing::Test {
   std::unique_ptr<v1::ArrayHub::Stub> stub_;
   std::string session_;
   EngineStats baseline_;
+};
+
+// RpcTest with authentication on for the tenants alice, bob and carol.
+class TenantsTest : public RpcTest {
+ protected:
+  std::vector<std::string> Tenants() const override { return {"alice", "bob", "carol"}; }
 };
 
 // gtest matcher-free check of a status code and a fragment of its message.

@@ -1,6 +1,6 @@
 // Publish, Attach and Unpublish: who may attach, read-only and writable shares, reference
 // counting across sessions and tenants, and who pays.
-#include "tests/transport/tenants_fixture.h"
+#include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {

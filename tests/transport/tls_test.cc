@@ -2,7 +2,7 @@
 #include <grpcpp/security/credentials.h>
 
 #include "tests/support/test_certs.h"
-#include "tests/transport/tenants_fixture.h"
+#include "tests/transport/rpc_fixture.h"
 
 namespace arrayhub::testing {
 namespace {

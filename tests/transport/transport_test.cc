@@ -66,30 +66,23 @@ TEST_F(SessionTest, CloseFreesTheSessionsArraysAndForgetsIt) {
                 "not found (closed, expired, or never opened)");
 }
 
-TEST(SessionLeaseTest, AnExpiredSessionsArraysAreFreed) {
-  ServerOptions options;
-  options.sessions.default_lease = std::chrono::seconds(1);
-  options.reap_interval = std::chrono::milliseconds(50);
-  auto server = StartTestServer(options);
-  ASSERT_NE(server, nullptr);
-  auto stub = v1::ArrayHub::NewStub(
-      grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext open_context;
-  v1::OpenSessionResponse session;
-  ASSERT_TRUE(stub->OpenSession(&open_context, v1::OpenSessionRequest(), &session).ok());
-  grpc::ClientContext create_context;
-  create_context.AddMetadata("x-arrayhub-session", session.session_id());
-  v1::ArrayInfo info;
-  ASSERT_TRUE(stub->Create(&create_context, ZerosRequest(v1::DTYPE_FLOAT64, {128}), &info).ok());
-  EXPECT_EQ(server->engine().Stats().arrays, 1);
-
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (server->engine().Stats().arrays != 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+class SessionLeaseTest : public RpcTest {
+ protected:
+  ServerOptions Options() const override {
+    ServerOptions options;
+    options.sessions.default_lease = std::chrono::seconds(1);
+    options.reap_interval = std::chrono::milliseconds(50);
+    return options;
   }
-  EXPECT_EQ(server->engine().Stats().arrays, 0);
-  EXPECT_EQ(server->engine().Stats().bytes_in_use, 0);
-  EXPECT_EQ(server->engine().Stats().sessions, 0);
+};
+
+TEST_F(SessionLeaseTest, AnExpiredSessionsArraysAreFreed) {
+  Create(ZerosRequest(v1::DTYPE_FLOAT64, {128}));
+  EXPECT_EQ(server_->engine().Stats().arrays, 1);
+  EXPECT_TRUE(Eventually([&] { return server_->engine().Stats().arrays == 0; }))
+      << "the expired session's array is still there";
+  EXPECT_EQ(server_->engine().Stats().bytes_in_use, 0);
+  EXPECT_EQ(server_->engine().Stats().sessions, 0);
 }
 
 using CreateTest = RpcTest;

@@ -1,5 +1,5 @@
-// A fixture for multi-tenant transport tests: an in-process server with authentication on
-// (tenants alice, bob and carol, each with a token), and a raw client per tenant.
+// One tenant's raw client of a test server with authentication on (RpcTest with Tenants()):
+// its stub, token and session, and the calls the multi-tenant suites make with them.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -10,24 +10,11 @@
 #include <vector>
 
 #include "arrayhub/v1/service.grpc.pb.h"
-#include "tests/support/test_server.h"
-#include "tests/transport/rpc_fixture.h"
+#include "tests/support/test_tokens.h"
 
 namespace arrayhub::testing {
 
-// The token of a test tenant: made up here, so nothing secret is checked in.
-inline std::string TokenOf(const std::string& tenant) { return tenant + "-token-for-tests"; }
-
-// A token table for the given tenants.
-inline std::shared_ptr<const TokenTable> TokensFor(const std::vector<std::string>& tenants) {
-  std::string text;
-  for (const std::string& tenant : tenants) {
-    text += tenant + " " + ToHex(Sha256(TokenOf(tenant))) + "\n";
-  }
-  auto table = TokenTable::Parse(text, "test tokens");
-  EXPECT_TRUE(table.ok()) << table.status();
-  return std::make_shared<const TokenTable>(*std::move(table));
-}
+namespace v1 = ::arrayhub::v1;
 
 // One tenant's view of the server: its stub, token and session.
 struct TenantClient {
@@ -106,45 +93,6 @@ struct TenantClient {
     EXPECT_TRUE(status.ok()) << status.error_message();
     return info;
   }
-};
-
-class TenantsTest : public ::testing::Test {
- protected:
-  void SetUp() override { Start(ServerOptions()); }
-
-  // (Re)starts the server with `options` plus the tenants' tokens.
-  void Start(ServerOptions options) {
-    server_.reset();
-    options.tokens = TokensFor({"alice", "bob", "carol"});
-    server_ = StartTestServer(std::move(options));
-    ASSERT_NE(server_, nullptr);
-    channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
-    baseline_ = server_->engine().Stats();
-  }
-
-  // Opens a session for `tenant`.
-  TenantClient Connect(const std::string& tenant) {
-    TenantClient client{.tenant = tenant, .session = "", .stub = v1::ArrayHub::NewStub(channel_)};
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + TokenOf(tenant));
-    v1::OpenSessionResponse response;
-    const grpc::Status status = client.stub->OpenSession(&context, {}, &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    EXPECT_EQ(response.tenant(), tenant);
-    client.session = response.session_id();
-    return client;
-  }
-
-  void ExpectNothingLeaked() {
-    const EngineStats now = server_->engine().Stats();
-    EXPECT_EQ(now.bytes_in_use, baseline_.bytes_in_use);
-    EXPECT_EQ(now.buffers, baseline_.buffers);
-    EXPECT_EQ(now.arrays, baseline_.arrays);
-  }
-
-  std::unique_ptr<ArrayHubServer> server_;
-  std::shared_ptr<grpc::Channel> channel_;
-  EngineStats baseline_;
 };
 
 }  // namespace arrayhub::testing

@@ -1,0 +1,84 @@
+// What every backend's reductions give where there is nothing to reduce (see
+// backend_conformance.h): NumPy's identities for sum, prod, any and all, NaN for mean, var and
+// std (complex: NaN in both parts), and no write at all when the output is empty.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "tests/backend/backend_conformance.h"
+
+namespace arrayhub {
+
+template <typename Factory>
+class ReduceConformanceTest : public BackendTest<Factory> {
+ protected:
+  // `op` over `axes` of `input` into a new C-contiguous `Out` array of `shape`.
+  template <typename Out>
+  std::vector<Out> Reduce(ReduceOp op, const ArrayView& input, std::vector<int64_t> axes,
+                          DType accumulate, DType out_dtype, const Shape& shape) {
+    const ArrayView output = this->Output(out_dtype, shape);
+    const ReduceCall call{.op = op,
+                          .input = input,
+                          .axes = std::move(axes),
+                          .accumulate_dtype = accumulate,
+                          .ddof = 0,
+                          .output = output};
+    const absl::Status status = this->backend().Reduce(call);
+    EXPECT_TRUE(status.ok()) << status;
+    return this->template Read<Out>(output);
+  }
+};
+
+TYPED_TEST_SUITE_P(ReduceConformanceTest);
+
+TYPED_TEST_P(ReduceConformanceTest, EmptyReductionsGiveIdentitiesAndNan) {
+  const ArrayView empty = this->Array(DType::kInt32, std::vector<int32_t>{}, {3, 0});
+  auto reduce = [&](ReduceOp op, DType dtype) {  // Into a (3,) array of `dtype`, as int64.
+    std::vector<int64_t> values;
+    if (dtype == DType::kBool) {
+      for (uint8_t v : this->template Reduce<uint8_t>(op, empty, {1}, dtype, dtype, {3})) {
+        values.push_back(v);
+      }
+      return values;
+    }
+    return this->template Reduce<int64_t>(op, empty, {1}, dtype, dtype, {3});
+  };
+  EXPECT_EQ(reduce(ReduceOp::kSum, DType::kInt64), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(reduce(ReduceOp::kProd, DType::kInt64), (std::vector<int64_t>{1, 1, 1}));
+  EXPECT_EQ(reduce(ReduceOp::kAny, DType::kBool), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(reduce(ReduceOp::kAll, DType::kBool), (std::vector<int64_t>{1, 1, 1}));
+  for (ReduceOp op : {ReduceOp::kMean, ReduceOp::kVar, ReduceOp::kStd}) {
+    for (double v :
+         this->template Reduce<double>(op, empty, {1}, DType::kFloat64, DType::kFloat64, {3})) {
+      EXPECT_TRUE(std::isnan(v));
+    }
+  }
+  // Nothing to write when the kept extent is 0.
+  const ReduceCall call{.op = ReduceOp::kMax,
+                        .input = this->Array(DType::kInt32, std::vector<int32_t>{}, {0, 3}),
+                        .axes = {1},
+                        .accumulate_dtype = DType::kInt32,
+                        .output = this->Output(DType::kInt64, {0})};
+  EXPECT_TRUE(this->backend().Reduce(call).ok());
+}
+
+TYPED_TEST_P(ReduceConformanceTest, EmptyComplexMeanIsNanNan) {
+  const ArrayView empty =
+      this->Array(DType::kComplex128, std::vector<std::complex<double>>{}, {5, 0, 3});
+  const std::vector<std::complex<double>> means = this->template Reduce<std::complex<double>>(
+      ReduceOp::kMean, empty, {1}, DType::kComplex128, DType::kComplex128, {5, 3});
+  ASSERT_EQ(means.size(), 15u);
+  for (size_t i = 0; i < means.size(); ++i) {
+    EXPECT_TRUE(std::isnan(means[i].real()) && std::isnan(means[i].imag())) << "element " << i;
+  }
+}
+
+REGISTER_TYPED_TEST_SUITE_P(ReduceConformanceTest, EmptyReductionsGiveIdentitiesAndNan,
+                            EmptyComplexMeanIsNanNan);
+
+}  // namespace arrayhub
