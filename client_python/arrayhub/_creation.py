@@ -69,10 +69,12 @@ def empty(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
+    """A new array of ``shape`` filled with zeros (Create RPC); ``dtype`` default float64."""
     return create(_ops.shape_tuple(shape), dtype, zeros=arrays_pb2.ZerosSpec())
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
+    """A new array of ``shape`` filled with ones (Create RPC); ``dtype`` default float64."""
     return create(_ops.shape_tuple(shape), dtype, ones=arrays_pb2.OnesSpec())
 
 
@@ -113,6 +115,7 @@ def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = float) -
 
 
 def identity(n: int, dtype: DTypeLike = float) -> ndarray:
+    """The ``n`` x ``n`` identity matrix (as :func:`eye`)."""
     return eye(n, dtype=dtype)
 
 
@@ -126,20 +129,28 @@ def _like(a: Any, dtype: DTypeLike | None,
 
 def empty_like(a: Any, dtype: DTypeLike | None = None,
                shape: Optional[ShapeLike] = None) -> ndarray:
+    """Uninitialised array with the shape and dtype of ``a`` (an arrayhub array or
+    anything NumPy reads), unless ``dtype``/``shape`` are given. No ``order``/``subok``."""
     return empty(*_like(a, dtype, shape))
 
 
 def zeros_like(a: Any, dtype: DTypeLike | None = None,
                shape: Optional[ShapeLike] = None) -> ndarray:
+    """Zeros with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
+    No ``order``/``subok``."""
     return zeros(*_like(a, dtype, shape))
 
 
 def ones_like(a: Any, dtype: DTypeLike | None = None,
               shape: Optional[ShapeLike] = None) -> ndarray:
+    """Ones with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
+    No ``order``/``subok``."""
     return ones(*_like(a, dtype, shape))
 
 
 def full_like(a: Any, fill_value: Any, dtype: DTypeLike | None = None,
               shape: Optional[ShapeLike] = None) -> ndarray:
+    """``fill_value`` everywhere, with the shape and dtype of ``a`` unless
+    ``dtype``/``shape`` are given. No ``order``/``subok``."""
     like_shape, like_dtype = _like(a, dtype, shape)
     return full(like_shape, fill_value, like_dtype)
