@@ -290,8 +290,10 @@ class Client:
     def list_arrays(self, all_sessions: bool = False,
                     include_shared: bool = False) -> list[types_pb2.ArrayInfo]:
         """ArrayInfo of this session's arrays (all of the tenant's with ``all_sessions``);
-        with ``include_shared`` also the arrays other tenants published to this one, with an
-        empty handle (:func:`arrayhub.attach` them by ``name`` and ``owner``)."""
+        with ``include_shared`` also the publications this tenant may attach: its own, whatever
+        session made them (a publication outlives its session and holds memory), and those
+        other tenants published to it, with an empty handle (:func:`arrayhub.attach` them by
+        ``name`` and ``owner``)."""
         self.flush()
         request = arrays_pb2.ListRequest(all_sessions=all_sessions, include_shared=include_shared)
         return list(self._rpc("List", request).arrays)
