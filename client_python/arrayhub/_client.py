@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Optional
 import grpc
 import numpy as np
 
-from arrayhub import _connect_options, _cuda_ipc, _dtypes, _pipeline, _shared_memory
+from arrayhub import _connect_options, _cuda_ipc, _dtypes, _pipeline, _progress, _shared_memory
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubConnectionError, ArrayHubError,
                               SessionNotFoundError, client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
@@ -383,14 +383,26 @@ class Client:
     def _create(self, request: arrays_pb2.CreateRequest) -> types_pb2.ArrayInfo:
         return self._rpc("Create", request)
 
-    def _upload(self, array: np.ndarray, target_handle: str = "") -> types_pb2.ArrayInfo:
+    def _upload(self, array: np.ndarray, target_handle: str = "",
+                progress: Optional[bool] = None,
+                progress_min_bytes: Optional[int] = None) -> types_pb2.ArrayInfo:
         """Sends a NumPy array's bytes (C order, little-endian), into a new array or over
         ``target_handle``: straight from a pinned host array of this session when the data
         lies in one, else through the session's shared-memory region when there is one (new
-        arrays only), else streamed in chunks <= CHUNK_BYTES."""
+        arrays only), else streamed in chunks <= CHUNK_BYTES. ``progress`` and
+        ``progress_min_bytes``: see _progress.bar."""
         _check_not_recording("Upload")
         if target_handle:  # Overwrites an array that queued operations may use.
             self._drain_connection()
+        bar = _progress.bar(array.nbytes, "upload", progress, progress_min_bytes)
+        try:
+            info = self._send(array, target_handle, bar)
+        finally:
+            bar.close()
+        return info
+
+    def _send(self, array: np.ndarray, target_handle: str, bar: Any) -> types_pb2.ArrayInfo:
+        """The transfer of _upload, counted on ``bar`` as it goes."""
         dtype = _dtypes.normalize(array.dtype)
         wire_dtype = _dtypes.to_wire(dtype)
         if self._shared_memory is not None:
@@ -399,12 +411,15 @@ class Client:
                 located = (self._shared_memory.locate(array)
                            if array.dtype == _dtypes.little_endian(dtype) else None)
                 if located is not None:
-                    return self._shared_memory.upload_pinned(located, array, wire_dtype,
+                    info = self._shared_memory.upload_pinned(located, array, wire_dtype,
                                                              target_handle)
+                    bar.update(array.nbytes)
+                    return info
                 if not target_handle:
                     info = self._shared_memory.upload(np.asarray(array),
                                                       _dtypes.little_endian(dtype), wire_dtype)
                     if info is not None:
+                        bar.update(array.nbytes)
                         return info
             except grpc.RpcError as error:
                 raise error_from_rpc(error) from None
@@ -419,6 +434,7 @@ class Client:
                 # The message's bytes made in one copy, straight from the array.
                 chunk = raw[start:start + CHUNK_BYTES]
                 yield b"".join((_chunk_prefix(len(chunk)), chunk))
+                bar.update(len(chunk))  # Taken by gRPC: the next is asked for when it is sent.
 
         self._check_open()
         try:
@@ -427,38 +443,50 @@ class Client:
             raise error_from_rpc(error) from None
 
     def _download(self, handle: str, shape: tuple[int, ...], wire_dtype: int,
-                  out: Optional[np.ndarray] = None) -> np.ndarray:
+                  out: Optional[np.ndarray] = None, progress: Optional[bool] = None,
+                  progress_min_bytes: Optional[int] = None) -> np.ndarray:
         """The array ``handle`` (of ``shape`` and ``wire_dtype``) in ``out`` (a writable NumPy
         array of that shape and dtype, any layout) or in a new C-order array: the server
         copies straight into ``out`` when it is a pinned host array of this session (or a
         contiguous part of one), else through the session's shared-memory region when there
-        is one, else it streams into the result's memory."""
+        is one, else it streams into the result's memory. ``progress`` and
+        ``progress_min_bytes``: see _progress.bar."""
         _check_not_recording("Download")
         self._check_open()
         self._drain_connection()
         dtype = _dtypes.little_endian(_dtypes.from_wire(wire_dtype))
         result = np.empty(shape, dtype=dtype) if out is None else out
+        bar = _progress.bar(result.nbytes, "download", progress, progress_min_bytes)
+        try:
+            self._receive(handle, result, bar)
+        finally:
+            bar.close()
+        return result
+
+    def _receive(self, handle: str, result: np.ndarray, bar: Any) -> None:
+        """The transfer of _download into ``result``, counted on ``bar`` as it goes."""
         if self._shared_memory is not None:
             try:
                 located = self._shared_memory.locate(result)
                 if located is not None:
                     self._shared_memory.download_pinned(located, handle)
-                    return result
+                    bar.update(result.nbytes)
+                    return
                 if self._shared_memory.download(handle, result):
-                    return result
+                    bar.update(result.nbytes)
+                    return
             except grpc.RpcError as error:
                 raise error_from_rpc(error) from None
         if result.flags.c_contiguous:
-            self._stream_into(handle, result)
+            self._stream_into(handle, result, bar)
         else:
-            contiguous = np.empty(shape, dtype=dtype)
-            self._stream_into(handle, contiguous)
+            contiguous = np.empty(result.shape, dtype=result.dtype)
+            self._stream_into(handle, contiguous, bar)
             np.copyto(result, contiguous)
-        return result
 
-    def _stream_into(self, handle: str, destination: np.ndarray) -> None:
+    def _stream_into(self, handle: str, destination: np.ndarray, bar: Any) -> None:
         """Receives the Download stream of ``handle`` into ``destination`` (C-contiguous, of
-        the array's size), each chunk copied once, to its place."""
+        the array's size), each chunk copied once, to its place, counted on ``bar``."""
         stream = self._connection.raw_download(arrays_pb2.DownloadRequest(handle=handle),
                                                metadata=self._metadata)
         view = memoryview(destination.reshape(-1).view(np.uint8))
@@ -473,6 +501,7 @@ class Client:
                     if end > expected:
                         break
                     view[received:end] = memoryview(message)[start:]
+                    bar.update(end - received)
                     received = end
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None

@@ -255,22 +255,29 @@ class ndarray:
 
     # -- Transfer and conversion ------------------------------------------------------------
 
-    def get(self, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+    def get(self, *, out: Optional[np.ndarray] = None,
+            progress: Optional[bool] = None) -> np.ndarray:
         """Downloads the array into a new NumPy array (C order), or into ``out``, a writable
         NumPy array of the same shape and dtype, which is returned (as CuPy's ``get``). When
         ``out`` is a pinned host array (:func:`arrayhub.empty_pinned`, or a C-contiguous part
-        of one) of this array's client, the server writes straight into it."""
+        of one) of this array's client, the server writes straight into it.
+
+        ``progress=True`` shows progress on stderr for arrays of 256 MiB or more (tqdm when
+        installed); the default follows ``ARRAYHUB_PROGRESS=1``. CuPy has no such option."""
         if out is not None:
             _check_out(out, self._shape, self._dtype)
         elif self._batch is not None and self._batch._pipeline is not None:
             host = self._batch._pipeline.read(self)  # One round trip when small.
             if host is not None:
                 return host
-        return self._client._download(_ops.handle_of(self), self._shape, self._info.dtype, out)
+        return self._client._download(_ops.handle_of(self), self._shape, self._info.dtype, out,
+                                      progress)
 
-    def set(self, arr: Any) -> None:
-        """Overwrites this array with host data of the same shape and dtype (Upload RPC)."""
-        self._client._upload(np.asarray(arr), target_handle=_ops.handle_of(self))
+    def set(self, arr: Any, *, progress: Optional[bool] = None) -> None:
+        """Overwrites this array with host data of the same shape and dtype (Upload RPC);
+        ``progress`` as in :meth:`get`."""
+        self._client._upload(np.asarray(arr), target_handle=_ops.handle_of(self),
+                             progress=progress)
 
     def tolist(self) -> Any:
         """Downloads and returns nested Python lists (``numpy.ndarray.tolist``)."""
