@@ -2,9 +2,11 @@
 # Runs the Python client's tests (client_python/tests) against a real arrayhubd.
 #
 # Creates a virtual environment at build/python-venv (or $ARRAYHUB_BUILD_DIR/python-venv) with
-# the python3 on PATH, installs ./client_python[test] into it from PyPI (NumPy >= 2, grpcio,
-# protobuf, pytest), and runs pytest with ARRAYHUB_DAEMON pointing at the built daemon. Build
-# the daemon first (scripts/build.sh). With Debian's own python3 the venv needs the
+# the python3 on PATH, builds the client's wheel (pip wheel ./client_python, into
+# build/python-wheel) and installs it with its [test] extras from PyPI (NumPy >= 2, grpcio,
+# protobuf, pytest), so that the suite tests the wheel users get, not the source tree; then
+# runs pytest with ARRAYHUB_DAEMON pointing at the built daemon. Build the daemon first
+# (scripts/build.sh). With Debian's own python3 the venv needs the
 # python3-venv package; pyenv's and python.org's Pythons include it.
 #
 # The whole suite runs with the client's default, pipelined execution; then the files that
@@ -29,8 +31,18 @@ if [ ! -x "$venv/bin/python" ]; then
     exit 1
   }
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$root/client_python[test]"
+pip=("$venv/bin/python" -m pip --quiet --disable-pip-version-check)
+"${pip[@]}" install --upgrade pip "setuptools>=61"
+# Built with the venv's setuptools (no isolated build environment to download each run).
+# setuptools stages the package in client_python/build: cleared so that a file deleted from
+# the source cannot ride along in the wheel.
+wheels=$build/python-wheel
+rm -rf "$wheels" "$root/client_python/build"
+"${pip[@]}" wheel --no-deps --no-build-isolation --wheel-dir "$wheels" "$root/client_python"
+wheel=("$wheels"/arrayhub-*.whl)
+# The same version may be installed already (from an earlier wheel): replace it.
+"${pip[@]}" uninstall --yes arrayhub
+"${pip[@]}" install "${wheel[0]}[test]"
 
 # Run outside the source tree so that `import arrayhub` finds the installed package; leave no
 # cache directory in the work tree.

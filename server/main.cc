@@ -206,6 +206,8 @@ int main(int argc, char** argv) {
   CLI::App app("arrayhubd: serves device-resident arrays over gRPC", "arrayhubd");
   Config config;
   DefineOptions(app, config);
+  app.set_version_flag("--version", std::string("arrayhubd ") + ARRAYHUB_VERSION,
+                       "print the version (the Python package's too) and exit");
   bool hash_token = false;
   app.add_flag("--hash-token", hash_token,
                "print the SHA-256 of the token read from standard input (one line), then exit");

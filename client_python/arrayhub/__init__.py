@@ -20,6 +20,8 @@ waits only where a value comes back to it (``get``, ``float``, ``print``, ...) o
 blocking call instead. See docs/semantics.md, "Pipelined execution".
 """
 
+from importlib import resources as _resources
+
 from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, float64, inf,
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
@@ -50,7 +52,9 @@ from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean
 from arrayhub._sharing import attach, open, publish, unpublish
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 
-__version__ = "0.1.0"
+#: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
+__version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
+
 
 def synchronize(client: Client | None = None) -> None:
     """Waits until the operations queued in ``client`` (default: the current client) have

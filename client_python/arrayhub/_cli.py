@@ -1,14 +1,20 @@
 """``arrayhub``: look at and manage an arrayhubd from a shell.
 
     arrayhub info                 the server: version, backend, devices, memory, limits
-    arrayhub ls                   the tenant's arrays, in every session
+    arrayhub ls                   the tenant's arrays, in every session, and its publications
     arrayhub rm HANDLE...         frees arrays (all or none)
+    arrayhub cp FILE.npy NAME     uploads a file and publishes it as NAME
+    arrayhub cp NAME FILE.npy     writes the array published as NAME to a file
+    arrayhub unpublish NAME       withdraws a name (the memory goes once nothing holds it)
     arrayhub top --metrics URL    live memory, arrays and sessions per tenant, refreshing
     arrayhub bench                round-trip latency and transfer rates against the server
 
-The server is ``--address`` or ``$ARRAYHUB_ADDRESS`` (default ``localhost:50051``), the token
-``--token`` or ``$ARRAYHUB_TOKEN``. Exit status: 0 on success, 1 when the server refused or
-could not be reached, 2 for a usage error.
+The server is ``--address`` or ``$ARRAYHUB_ADDRESS`` (default ``localhost:50051``); the token
+``--token``, ``--token-file``, ``$ARRAYHUB_TOKEN`` or ``$ARRAYHUB_TOKEN_FILE``; TLS
+``--tls-ca`` (``--tls-cert``/``--tls-key`` for mutual TLS) or ``$ARRAYHUB_TLS_CA``
+(``$ARRAYHUB_TLS_CERT``/``$ARRAYHUB_TLS_KEY``), or ``--tls``/``ARRAYHUB_TLS=1`` for the
+system's roots (see arrayhub/_connect_options.py). Exit status: 0 on success, 1 when the
+server refused or could not be reached, 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -18,10 +24,9 @@ import json
 import sys
 from typing import Optional, Sequence
 
-from google.protobuf import json_format
-
-from arrayhub import _cli_bench, _cli_top
+from arrayhub import _cli_bench, _cli_cp, _cli_top, _connect_options
 from arrayhub._cli_format import human_bytes, positive
+from arrayhub._cli_json import plain
 from arrayhub._client import Client, connect
 from arrayhub._dtypes import from_wire
 from arrayhub._errors import ArrayHubError
@@ -31,8 +36,7 @@ from arrayhub.v1 import arrays_pb2
 def _info(client: Client, args: argparse.Namespace) -> int:
     info = client.server_info()
     if args.json:
-        print(json.dumps(json_format.MessageToDict(info, preserving_proto_field_name=True),
-                         indent=2))
+        print(json.dumps(plain(info), indent=2))
         return 0
     print(f"arrayhubd {info.version} at {client.address}, backend {info.backend}")
     for device in info.devices:
@@ -51,17 +55,19 @@ def _info(client: Client, args: argparse.Namespace) -> int:
 
 
 def _ls(client: Client, args: argparse.Namespace) -> int:
-    arrays = sorted(client.list_arrays(all_sessions=True), key=lambda a: a.handle)
+    # Publications have no handle (they outlive the session that made them): after the
+    # handles, by owner and name.
+    arrays = sorted(client.list_arrays(all_sessions=True, include_shared=True),
+                    key=lambda a: (not a.handle, a.handle, a.owner, a.name))
     if args.json:
-        print(json.dumps([json_format.MessageToDict(a, preserving_proto_field_name=True)
-                          for a in arrays], indent=2))
+        print(json.dumps([plain(a) for a in arrays], indent=2))
         return 0
-    print(f"{'HANDLE':32}  {'DTYPE':10}  {'SHAPE':18}  {'BYTES':>10}  NAME")
+    print(f"{'HANDLE':32}  {'DTYPE':10}  {'SHAPE':18}  {'BYTES':>10}  {'OWNER':12}  NAME")
     for array in arrays:
         shape = "(" + ", ".join(str(n) for n in array.shape) + ("," if len(array.shape) == 1
                                                                   else "") + ")"
-        print(f"{array.handle:32}  {str(from_wire(array.dtype)):10}  {shape:18}  "
-              f"{human_bytes(array.nbytes):>10}  {array.name}")
+        print(f"{array.handle or '-':32}  {str(from_wire(array.dtype)):10}  {shape:18}  "
+              f"{human_bytes(array.nbytes):>10}  {array.owner:12}  {array.name}")
     return 0
 
 
@@ -71,12 +77,29 @@ def _rm(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _unpublish(client: Client, args: argparse.Namespace) -> int:
+    client._rpc("Unpublish", arrays_pb2.UnpublishRequest(name=args.name))
+    print(f"unpublished {args.name}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arrayhub", description="Look at and manage an arrayhubd.",
-        epilog="The server is --address or $ARRAYHUB_ADDRESS (default localhost:50051).")
+        epilog="Each option defaults to its ARRAYHUB_* environment variable "
+               "(ARRAYHUB_ADDRESS, default localhost:50051).")
     parser.add_argument("--address", help="server host:port (default $ARRAYHUB_ADDRESS)")
     parser.add_argument("--token", help="bearer token (default $ARRAYHUB_TOKEN)")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help="file holding the bearer token (default $ARRAYHUB_TOKEN_FILE)")
+    parser.add_argument("--tls-ca", metavar="PEM",
+                        help="CA certificate to trust; turns TLS on (default $ARRAYHUB_TLS_CA)")
+    parser.add_argument("--tls-cert", metavar="PEM",
+                        help="client certificate for mutual TLS (default $ARRAYHUB_TLS_CERT)")
+    parser.add_argument("--tls-key", metavar="PEM",
+                        help="its private key (default $ARRAYHUB_TLS_KEY)")
+    parser.add_argument("--tls", action="store_true",
+                        help="TLS with the system's root certificates (default $ARRAYHUB_TLS=1)")
     parser.add_argument("--timeout", type=positive(float), default=10.0,
                         help="seconds to wait for the server to answer (default 10)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -93,6 +116,14 @@ def _parser() -> argparse.ArgumentParser:
     rm.add_argument("handles", nargs="+", metavar="HANDLE")
     rm.set_defaults(run=_rm)
 
+    cp = commands.add_parser("cp", help="FILE.npy NAME publishes a file; NAME FILE.npy saves one")
+    _cli_cp.add_arguments(cp)
+    cp.set_defaults(run=_cli_cp.run)
+
+    unpublish = commands.add_parser("unpublish", help="withdraw a published name")
+    unpublish.add_argument("name", metavar="NAME")
+    unpublish.set_defaults(run=_unpublish)
+
     top = commands.add_parser(
         "top", help="live memory, arrays and sessions per tenant (from the metrics endpoint)")
     _cli_top.add_arguments(top)
@@ -108,8 +139,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args.command == "top":  # Reads the metrics endpoint; needs no session.
             return _cli_top.run(args)
-        with connect(args.address, args.token, client_name="arrayhub-cli",
-                     timeout=args.timeout) as client:
+        tls = _connect_options.tls(None, args.tls_ca, args.tls_cert, args.tls_key)
+        tls = True if args.tls and tls is False else tls
+        with connect(args.address, args.token, tls=tls, token_file=args.token_file,
+                     client_name="arrayhub-cli", timeout=args.timeout) as client:
             return args.run(client, args)
     except ArrayHubError as error:
         print(f"arrayhub {args.command}: {error}", file=sys.stderr)

@@ -17,12 +17,12 @@ import socket
 import threading
 import time
 import weakref
-from typing import Any, Callable, Iterator, Optional, Union
+from typing import Any, Callable, Iterator, Optional
 
 import grpc
 import numpy as np
 
-from arrayhub import _cuda_ipc, _dtypes, _pipeline, _shared_memory
+from arrayhub import _connect_options, _cuda_ipc, _dtypes, _pipeline, _progress, _shared_memory
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubConnectionError, ArrayHubError,
                               SessionNotFoundError, client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
@@ -31,8 +31,6 @@ __all__ = ["Client", "connect", "session", "get_client", "set_default_client"]
 
 _log = logging.getLogger("arrayhub")
 
-#: Address used when neither an argument nor ARRAYHUB_ADDRESS names one.
-DEFAULT_ADDRESS = "localhost:50051"
 #: Upload chunk size: the contract's default server limit (ServerInfo.limits may allow more).
 CHUNK_BYTES = 1 << 20
 #: Queued frees that make the next call send them first.
@@ -45,7 +43,7 @@ _HOUSEKEEPING_TIMEOUT = 10.0
 #: Largest message accepted from the server (download chunks are capped far below this).
 _MAX_MESSAGE_BYTES = 64 << 20
 
-TlsOption = Union[bool, grpc.ChannelCredentials]
+TlsOption = _connect_options.TlsOption
 
 
 class _Connection:
@@ -60,6 +58,7 @@ class _Connection:
             credentials = grpc.ssl_channel_credentials() if tls is True else tls
             self.channel = grpc.secure_channel(address, credentials, options=options)
         self.address = address
+        self.tls = tls is not False
         self.stub = service_pb2_grpc.ArrayHubStub(self.channel)
         # Upload and Download with the messages' bytes as they are on the wire, so that array
         # data is copied once into an upload message and once out of a download message
@@ -204,7 +203,7 @@ class Client:
         except grpc.RpcError as error:
             if owns_connection:
                 connection.close()
-            raise error_from_rpc(error) from None
+            raise _unreachable(error, connection) from None
         self._session_id: str = opened.session_id
         self._lease_seconds: int = opened.lease_seconds
         self._tenant: str = opened.tenant
@@ -290,8 +289,10 @@ class Client:
     def list_arrays(self, all_sessions: bool = False,
                     include_shared: bool = False) -> list[types_pb2.ArrayInfo]:
         """ArrayInfo of this session's arrays (all of the tenant's with ``all_sessions``);
-        with ``include_shared`` also the arrays other tenants published to this one, with an
-        empty handle (:func:`arrayhub.attach` them by ``name`` and ``owner``)."""
+        with ``include_shared`` also the publications this tenant may attach: its own, whatever
+        session made them (a publication outlives its session and holds memory), and those
+        other tenants published to it, with an empty handle (:func:`arrayhub.attach` them by
+        ``name`` and ``owner``)."""
         self.flush()
         request = arrays_pb2.ListRequest(all_sessions=all_sessions, include_shared=include_shared)
         return list(self._rpc("List", request).arrays)
@@ -382,14 +383,26 @@ class Client:
     def _create(self, request: arrays_pb2.CreateRequest) -> types_pb2.ArrayInfo:
         return self._rpc("Create", request)
 
-    def _upload(self, array: np.ndarray, target_handle: str = "") -> types_pb2.ArrayInfo:
+    def _upload(self, array: np.ndarray, target_handle: str = "",
+                progress: Optional[bool] = None,
+                progress_min_bytes: Optional[int] = None) -> types_pb2.ArrayInfo:
         """Sends a NumPy array's bytes (C order, little-endian), into a new array or over
         ``target_handle``: straight from a pinned host array of this session when the data
         lies in one, else through the session's shared-memory region when there is one (new
-        arrays only), else streamed in chunks <= CHUNK_BYTES."""
+        arrays only), else streamed in chunks <= CHUNK_BYTES. ``progress`` and
+        ``progress_min_bytes``: see _progress.bar."""
         _check_not_recording("Upload")
         if target_handle:  # Overwrites an array that queued operations may use.
             self._drain_connection()
+        bar = _progress.bar(array.nbytes, "upload", progress, progress_min_bytes)
+        try:
+            info = self._send(array, target_handle, bar)
+        finally:
+            bar.close()
+        return info
+
+    def _send(self, array: np.ndarray, target_handle: str, bar: Any) -> types_pb2.ArrayInfo:
+        """The transfer of _upload, counted on ``bar`` as it goes."""
         dtype = _dtypes.normalize(array.dtype)
         wire_dtype = _dtypes.to_wire(dtype)
         if self._shared_memory is not None:
@@ -398,12 +411,15 @@ class Client:
                 located = (self._shared_memory.locate(array)
                            if array.dtype == _dtypes.little_endian(dtype) else None)
                 if located is not None:
-                    return self._shared_memory.upload_pinned(located, array, wire_dtype,
+                    info = self._shared_memory.upload_pinned(located, array, wire_dtype,
                                                              target_handle)
+                    bar.update(array.nbytes)
+                    return info
                 if not target_handle:
                     info = self._shared_memory.upload(np.asarray(array),
                                                       _dtypes.little_endian(dtype), wire_dtype)
                     if info is not None:
+                        bar.update(array.nbytes)
                         return info
             except grpc.RpcError as error:
                 raise error_from_rpc(error) from None
@@ -418,6 +434,7 @@ class Client:
                 # The message's bytes made in one copy, straight from the array.
                 chunk = raw[start:start + CHUNK_BYTES]
                 yield b"".join((_chunk_prefix(len(chunk)), chunk))
+                bar.update(len(chunk))  # Taken by gRPC: the next is asked for when it is sent.
 
         self._check_open()
         try:
@@ -426,38 +443,50 @@ class Client:
             raise error_from_rpc(error) from None
 
     def _download(self, handle: str, shape: tuple[int, ...], wire_dtype: int,
-                  out: Optional[np.ndarray] = None) -> np.ndarray:
+                  out: Optional[np.ndarray] = None, progress: Optional[bool] = None,
+                  progress_min_bytes: Optional[int] = None) -> np.ndarray:
         """The array ``handle`` (of ``shape`` and ``wire_dtype``) in ``out`` (a writable NumPy
         array of that shape and dtype, any layout) or in a new C-order array: the server
         copies straight into ``out`` when it is a pinned host array of this session (or a
         contiguous part of one), else through the session's shared-memory region when there
-        is one, else it streams into the result's memory."""
+        is one, else it streams into the result's memory. ``progress`` and
+        ``progress_min_bytes``: see _progress.bar."""
         _check_not_recording("Download")
         self._check_open()
         self._drain_connection()
         dtype = _dtypes.little_endian(_dtypes.from_wire(wire_dtype))
         result = np.empty(shape, dtype=dtype) if out is None else out
+        bar = _progress.bar(result.nbytes, "download", progress, progress_min_bytes)
+        try:
+            self._receive(handle, result, bar)
+        finally:
+            bar.close()
+        return result
+
+    def _receive(self, handle: str, result: np.ndarray, bar: Any) -> None:
+        """The transfer of _download into ``result``, counted on ``bar`` as it goes."""
         if self._shared_memory is not None:
             try:
                 located = self._shared_memory.locate(result)
                 if located is not None:
                     self._shared_memory.download_pinned(located, handle)
-                    return result
+                    bar.update(result.nbytes)
+                    return
                 if self._shared_memory.download(handle, result):
-                    return result
+                    bar.update(result.nbytes)
+                    return
             except grpc.RpcError as error:
                 raise error_from_rpc(error) from None
         if result.flags.c_contiguous:
-            self._stream_into(handle, result)
+            self._stream_into(handle, result, bar)
         else:
-            contiguous = np.empty(shape, dtype=dtype)
-            self._stream_into(handle, contiguous)
+            contiguous = np.empty(result.shape, dtype=result.dtype)
+            self._stream_into(handle, contiguous, bar)
             np.copyto(result, contiguous)
-        return result
 
-    def _stream_into(self, handle: str, destination: np.ndarray) -> None:
+    def _stream_into(self, handle: str, destination: np.ndarray, bar: Any) -> None:
         """Receives the Download stream of ``handle`` into ``destination`` (C-contiguous, of
-        the array's size), each chunk copied once, to its place."""
+        the array's size), each chunk copied once, to its place, counted on ``bar``."""
         stream = self._connection.raw_download(arrays_pb2.DownloadRequest(handle=handle),
                                                metadata=self._metadata)
         view = memoryview(destination.reshape(-1).view(np.uint8))
@@ -472,6 +501,7 @@ class Client:
                     if end > expected:
                         break
                     view[received:end] = memoryview(message)[start:]
+                    bar.update(end - received)
                     received = end
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
@@ -603,6 +633,27 @@ class Client:
                        error_from_rpc(error))
 
 
+def _unreachable(error: grpc.RpcError, connection: _Connection) -> ArrayHubError:
+    """The error of a session that could not be opened; when the server could not be reached,
+    one that names the address and what to check."""
+    converted = error_from_rpc(error)
+    if converted.code != grpc.StatusCode.UNAVAILABLE:
+        return converted
+    if connection.tls:
+        tls = ("this client used TLS: for a plaintext server pass tls=False and unset "
+               "ARRAYHUB_TLS_CA and ARRAYHUB_TLS")
+    else:
+        tls = ("this client used plaintext: for a TLS server pass tls= or set ARRAYHUB_TLS_CA "
+               "(arrayhub --tls-ca); a TLS server closes plaintext connections ('Socket closed')")
+    message = (f"cannot reach arrayhubd at {connection.address}: {converted.details}. Check the "
+               f"address (the argument, else $ARRAYHUB_ADDRESS, else "
+               f"{_connect_options.DEFAULT_ADDRESS}), that arrayhubd is running and listening "
+               f"there, and that client and server agree on TLS ({tls})")
+    hinted = ArrayHubConnectionError(message)
+    hinted.code, hinted.details = converted.code, message
+    return hinted
+
+
 def open_clients() -> list[Client]:
     """Every open session of this process."""
     return [client for connection in list(_open_connections)
@@ -610,27 +661,36 @@ def open_clients() -> list[Client]:
 
 
 def connect(address: Optional[str] = None, token: Optional[str] = None, *,
-            tls: TlsOption = False, lease_seconds: int = 0, client_name: Optional[str] = None,
+            tls: Optional[TlsOption] = None, token_file: Optional[str] = None,
+            lease_seconds: int = 0, client_name: Optional[str] = None,
             timeout: Optional[float] = 30.0) -> Client:
     """Connects to an arrayhubd and opens a session.
 
     Args:
         address: ``host:port``; default ``$ARRAYHUB_ADDRESS`` or ``localhost:50051``.
-        token: bearer token sent as ``authorization`` metadata; default ``$ARRAYHUB_TOKEN``.
+        token: bearer token sent as ``authorization`` metadata; default: read from
+            ``token_file``, else ``$ARRAYHUB_TOKEN``, else read from ``$ARRAYHUB_TOKEN_FILE``.
         tls: False for plaintext, True for TLS with the system's root certificates, or a
             ``grpc.ChannelCredentials``: ``grpc.ssl_channel_credentials(ca_pem)`` to trust a
             private CA, with ``private_key=`` and ``certificate_chain=`` for mutual TLS.
+            Default (None): from the PEM files named by ``$ARRAYHUB_TLS_CA``,
+            ``$ARRAYHUB_TLS_CERT`` and ``$ARRAYHUB_TLS_KEY``, else TLS with the system's roots
+            when ``$ARRAYHUB_TLS=1``, else plaintext.
+        token_file: a file holding the bearer token (used when ``token`` is None).
         lease_seconds: session lease to ask for; 0 takes the server's default. The client
             renews it in the background while the process runs.
         client_name: shown by ``arrayhub ls``/``top``; default ``python-PID@HOST``.
         timeout: seconds to wait for the server to open the session.
 
     Raises:
-        ConnectionError: the server cannot be reached.
+        ConnectionError: the server cannot be reached (the message names the address and
+            what to check).
+        ValueError: a token or TLS file cannot be read, or a client certificate comes
+            without its key.
     """
-    address = address or os.environ.get("ARRAYHUB_ADDRESS") or DEFAULT_ADDRESS
-    token = token if token is not None else os.environ.get("ARRAYHUB_TOKEN")
-    connection = _Connection(address, token, tls)
+    address = _connect_options.address(address)
+    token = _connect_options.token(token, token_file)
+    connection = _Connection(address, token, _connect_options.tls(tls))
     return Client(connection, owns_connection=True, lease_seconds=lease_seconds,
                   client_name=client_name, timeout=timeout)
 
@@ -662,7 +722,8 @@ _default_lock = threading.Lock()
 def get_client() -> Client:
     """The client module-level functions use: the innermost ``with client:`` or
     ``with arrayhub.session():`` of this thread, else the default client, which is connected
-    on first use from ARRAYHUB_ADDRESS / ARRAYHUB_TOKEN (see :func:`set_default_client`)."""
+    on first use from the ARRAYHUB_* environment variables (address, token, TLS: see
+    :func:`connect`; and :func:`set_default_client`)."""
     global _default
     current = _current.get()
     if current is not None:

@@ -36,27 +36,34 @@ def _scalar(value: Any, what: str) -> Any:
     return _dtypes.scalar_to_proto(value)
 
 
-def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True) -> ndarray:
+def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True, *,
+          progress: Optional[bool] = None) -> ndarray:
     """A new server array from host data (lists, NumPy arrays, scalars: uploaded) or from
-    another arrayhub array (copied on the server, cast to ``dtype`` if given)."""
+    another arrayhub array (copied on the server, cast to ``dtype`` if given).
+
+    ``progress=True`` shows an upload's progress on stderr for 256 MiB or more (tqdm when
+    installed); the default follows ``ARRAYHUB_PROGRESS=1``. NumPy has no such option."""
     if isinstance(obj, ndarray):
         if dtype is not None and _dtypes.normalize(dtype) != obj.dtype:
             return obj.astype(dtype)
         return obj.copy() if copy else obj
-    return _ops.upload(np.asarray(obj, dtype=dtype))
+    return _ops.upload(np.asarray(obj, dtype=dtype), progress=progress)
 
 
-def asarray(a: Any, dtype: DTypeLike | None = None) -> ndarray:
-    """``a`` itself when it is an arrayhub array of the wanted dtype; else as :func:`array`."""
-    return array(a, dtype=dtype, copy=False)
+def asarray(a: Any, dtype: DTypeLike | None = None, *,
+            progress: Optional[bool] = None) -> ndarray:
+    """``a`` itself when it is an arrayhub array of the wanted dtype; else as :func:`array`
+    (``progress`` too)."""
+    return array(a, dtype=dtype, copy=False, progress=progress)
 
 
-def asnumpy(a: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+def asnumpy(a: Any, *, out: Optional[np.ndarray] = None,
+            progress: Optional[bool] = None) -> np.ndarray:
     """Host copy of an arrayhub array (downloaded); other objects through numpy.asarray.
     With ``out`` (a NumPy array of the same shape and dtype) the data lands there, as in
-    ``a.get(out=out)``, and ``out`` is returned."""
+    ``a.get(out=out)``, and ``out`` is returned; ``progress`` as in ``a.get``."""
     if isinstance(a, ndarray):
-        return a.get(out=out)
+        return a.get(out=out, progress=progress)
     if out is None:
         return np.asarray(a)
     out[...] = a
@@ -69,10 +76,12 @@ def empty(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
+    """A new array of ``shape`` filled with zeros (Create RPC); ``dtype`` default float64."""
     return create(_ops.shape_tuple(shape), dtype, zeros=arrays_pb2.ZerosSpec())
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
+    """A new array of ``shape`` filled with ones (Create RPC); ``dtype`` default float64."""
     return create(_ops.shape_tuple(shape), dtype, ones=arrays_pb2.OnesSpec())
 
 
@@ -113,6 +122,7 @@ def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = float) -
 
 
 def identity(n: int, dtype: DTypeLike = float) -> ndarray:
+    """The ``n`` x ``n`` identity matrix (as :func:`eye`)."""
     return eye(n, dtype=dtype)
 
 
@@ -126,20 +136,28 @@ def _like(a: Any, dtype: DTypeLike | None,
 
 def empty_like(a: Any, dtype: DTypeLike | None = None,
                shape: Optional[ShapeLike] = None) -> ndarray:
+    """Uninitialised array with the shape and dtype of ``a`` (an arrayhub array or
+    anything NumPy reads), unless ``dtype``/``shape`` are given. No ``order``/``subok``."""
     return empty(*_like(a, dtype, shape))
 
 
 def zeros_like(a: Any, dtype: DTypeLike | None = None,
                shape: Optional[ShapeLike] = None) -> ndarray:
+    """Zeros with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
+    No ``order``/``subok``."""
     return zeros(*_like(a, dtype, shape))
 
 
 def ones_like(a: Any, dtype: DTypeLike | None = None,
               shape: Optional[ShapeLike] = None) -> ndarray:
+    """Ones with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
+    No ``order``/``subok``."""
     return ones(*_like(a, dtype, shape))
 
 
 def full_like(a: Any, fill_value: Any, dtype: DTypeLike | None = None,
               shape: Optional[ShapeLike] = None) -> ndarray:
+    """``fill_value`` everywhere, with the shape and dtype of ``a`` unless
+    ``dtype``/``shape`` are given. No ``order``/``subok``."""
     like_shape, like_dtype = _like(a, dtype, shape)
     return full(like_shape, fill_value, like_dtype)

@@ -33,18 +33,22 @@ def reshape(a: ndarray, shape: ShapeLike, order: str = "C") -> ndarray:
 
 
 def transpose(a: ndarray, axes: Optional[Sequence[int]] = None) -> ndarray:
+    """A view with the axes permuted (reversed when ``axes`` is None)."""
     return _ops.require_array(a, "transpose").transpose(axes)
 
 
 def swapaxes(a: ndarray, axis1: int, axis2: int) -> ndarray:
+    """A view with ``axis1`` and ``axis2`` interchanged."""
     return _ops.require_array(a, "swapaxes").swapaxes(axis1, axis2)
 
 
 def squeeze(a: ndarray, axis: _ops.AxisLike = None) -> ndarray:
+    """A view without the length-1 axes (those in ``axis`` only, when given)."""
     return _ops.require_array(a, "squeeze").squeeze(axis)
 
 
 def expand_dims(a: ndarray, axis: Union[int, Sequence[int]]) -> ndarray:
+    """A view with a length-1 axis inserted at each position in ``axis``."""
     return _ops.view(a, expand_dims=compute_pb2.ViewRequest.ExpandDims(axes=_ints(axis)))
 
 
@@ -55,14 +59,18 @@ def broadcast_to(array: ndarray, shape: ShapeLike) -> ndarray:
 
 
 def ravel(a: ndarray, order: str = "C") -> ndarray:
+    """A 1-D view when the layout allows, else a copy."""
     return _ops.require_array(a, "ravel").ravel(order)
 
 
 def diagonal(a: ndarray, offset: int = 0, axis1: int = 0, axis2: int = 1) -> ndarray:
+    """A read-only view of the diagonal at ``offset`` of the plane (``axis1``,
+    ``axis2``)."""
     return _ops.require_array(a, "diagonal").diagonal(offset, axis1, axis2)
 
 
 def copy(a: ndarray) -> ndarray:
+    """A new server array with the same contents (no ``order``/``subok``)."""
     return _ops.require_array(a, "copy").copy()
 
 
@@ -99,10 +107,13 @@ def split(ary: ndarray, indices_or_sections: Union[int, Sequence[int]],
 
 
 def tile(A: ndarray, reps: Union[int, Sequence[int]]) -> ndarray:
+    """``A`` repeated ``reps`` times along each axis (a new array)."""
     return _ops.array_op("tile", (_ops.require_array(A, "tile"),), ints=_ints(reps))[0]
 
 
 def repeat(a: ndarray, repeats: Any, axis: Optional[int] = None) -> ndarray:
+    """Each element repeated: ``repeats`` is one count, or one per element along
+    ``axis`` (of the flattened array when None)."""
     return _ops.require_array(a, "repeat").repeat(repeats, axis)
 
 
@@ -113,6 +124,8 @@ def flip(m: ndarray, axis: _ops.AxisLike = None) -> ndarray:
 
 
 def roll(a: ndarray, shift: Union[int, Sequence[int]], axis: _ops.AxisLike = None) -> ndarray:
+    """Elements shifted by ``shift`` along ``axis`` (the flattened array when None),
+    wrapping around."""
     return _ops.array_op("roll", (_ops.require_array(a, "roll"),), axis=axis,
                          ints=_ints(shift))[0]
 
@@ -123,14 +136,20 @@ def sort(a: ndarray, axis: Optional[int] = -1) -> ndarray:
 
 
 def argsort(a: ndarray, axis: Optional[int] = -1) -> ndarray:
+    """Indices that sort ``a`` along ``axis``; always a stable sort on the server (NumPy's
+    default quicksort may order equal elements differently). No ``kind``/``order``."""
     return _ops.require_array(a, "argsort").argsort(axis)
 
 
 def cumsum(a: ndarray, axis: Optional[int] = None, dtype: DTypeLike | None = None) -> ndarray:
+    """Cumulative sum along ``axis`` (of the flattened array when None), in ``dtype``
+    (NumPy's accumulation dtype by default). No ``out``."""
     return _ops.require_array(a, "cumsum").cumsum(axis, dtype)
 
 
 def cumprod(a: ndarray, axis: Optional[int] = None, dtype: DTypeLike | None = None) -> ndarray:
+    """Cumulative product along ``axis`` (of the flattened array when None), in ``dtype``
+    (NumPy's accumulation dtype by default). No ``out``."""
     return _ops.require_array(a, "cumprod").cumprod(axis, dtype)
 
 
@@ -140,11 +159,15 @@ def unique(ar: ndarray) -> ndarray:
 
 
 def searchsorted(a: ndarray, v: Any, side: str = "left") -> ndarray:
+    """Indices where the values ``v`` would be inserted into the sorted 1-D ``a`` to
+    keep it sorted (``side`` 'left' or 'right'). No ``sorter``."""
     return _ops.array_op("searchsorted", (_ops.require_array(a, "searchsorted"), v),
                          side=side)[0]
 
 
 def take(a: ndarray, indices: ndarray, axis: Optional[int] = None) -> ndarray:
+    """Elements at ``indices`` along ``axis`` (of the flattened array when None). No
+    ``out``/``mode``: indices out of range raise IndexError."""
     return _ops.require_array(a, "take").take(indices, axis)
 
 
@@ -158,4 +181,5 @@ def compress(condition: Any, a: ndarray, axis: Optional[int] = None) -> ndarray:
 
 
 def nonzero(a: ndarray) -> tuple[ndarray, ...]:
+    """A tuple of index arrays, one per axis, of the non-zero elements."""
     return _ops.require_array(a, "nonzero").nonzero()

@@ -40,8 +40,10 @@ class Flags:
             ("OWNDATA", "owndata"), ("WRITEABLE", "writeable")))
 
 
-def _binary(op: str) -> Callable[[ndarray, Any], Any]:
-    def method(self: ndarray, other: Any) -> Any:
+# The operator factories are typed to give ndarray, so that type checkers see ``a + b`` as an
+# ndarray (returning NotImplemented fits any annotation).
+def _binary(op: str) -> Callable[[ndarray, Any], ndarray]:
+    def method(self: ndarray, other: Any) -> ndarray:
         if not _ops.is_operand(other):
             return NotImplemented
         return _ops.elementwise(op, (self, other))
@@ -49,8 +51,8 @@ def _binary(op: str) -> Callable[[ndarray, Any], Any]:
     return method
 
 
-def _reflected(op: str) -> Callable[[ndarray, Any], Any]:
-    def method(self: ndarray, other: Any) -> Any:
+def _reflected(op: str) -> Callable[[ndarray, Any], ndarray]:
+    def method(self: ndarray, other: Any) -> ndarray:
         if not _ops.is_operand(other):
             return NotImplemented
         return _ops.elementwise(op, (other, self))
@@ -58,8 +60,8 @@ def _reflected(op: str) -> Callable[[ndarray, Any], Any]:
     return method
 
 
-def _inplace(op: str) -> Callable[[ndarray, Any], Any]:
-    def method(self: ndarray, other: Any) -> Any:
+def _inplace(op: str) -> Callable[[ndarray, Any], ndarray]:
+    def method(self: ndarray, other: Any) -> ndarray:
         if not _ops.is_operand(other):
             return NotImplemented
         return _ops.elementwise(op, (self, other), out=self)
@@ -200,26 +202,32 @@ class ndarray:
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """Extent of each axis."""
         return self._shape
 
     @property
     def dtype(self) -> np.dtype:
+        """The element type (a NumPy dtype)."""
         return self._dtype
 
     @property
     def ndim(self) -> int:
+        """Number of axes."""
         return len(self._shape)
 
     @property
     def size(self) -> int:
+        """Number of elements."""
         return math.prod(self._shape)
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element."""
         return self._dtype.itemsize
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the elements: ``size * itemsize`` (on the server)."""
         return self.size * self._dtype.itemsize
 
     @property
@@ -232,6 +240,7 @@ class ndarray:
 
     @property
     def flags(self) -> Flags:
+        """Layout flags (``c_contiguous``, ``f_contiguous``, ``owndata``, ``writeable``)."""
         return Flags(self._layout())
 
     @property
@@ -246,22 +255,29 @@ class ndarray:
 
     # -- Transfer and conversion ------------------------------------------------------------
 
-    def get(self, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+    def get(self, *, out: Optional[np.ndarray] = None,
+            progress: Optional[bool] = None) -> np.ndarray:
         """Downloads the array into a new NumPy array (C order), or into ``out``, a writable
         NumPy array of the same shape and dtype, which is returned (as CuPy's ``get``). When
         ``out`` is a pinned host array (:func:`arrayhub.empty_pinned`, or a C-contiguous part
-        of one) of this array's client, the server writes straight into it."""
+        of one) of this array's client, the server writes straight into it.
+
+        ``progress=True`` shows progress on stderr for arrays of 256 MiB or more (tqdm when
+        installed); the default follows ``ARRAYHUB_PROGRESS=1``. CuPy has no such option."""
         if out is not None:
             _check_out(out, self._shape, self._dtype)
         elif self._batch is not None and self._batch._pipeline is not None:
             host = self._batch._pipeline.read(self)  # One round trip when small.
             if host is not None:
                 return host
-        return self._client._download(_ops.handle_of(self), self._shape, self._info.dtype, out)
+        return self._client._download(_ops.handle_of(self), self._shape, self._info.dtype, out,
+                                      progress)
 
-    def set(self, arr: Any) -> None:
-        """Overwrites this array with host data of the same shape and dtype (Upload RPC)."""
-        self._client._upload(np.asarray(arr), target_handle=_ops.handle_of(self))
+    def set(self, arr: Any, *, progress: Optional[bool] = None) -> None:
+        """Overwrites this array with host data of the same shape and dtype (Upload RPC);
+        ``progress`` as in :meth:`get`."""
+        self._client._upload(np.asarray(arr), target_handle=_ops.handle_of(self),
+                             progress=progress)
 
     def tolist(self) -> Any:
         """Downloads and returns nested Python lists (``numpy.ndarray.tolist``)."""
@@ -451,10 +467,12 @@ class ndarray:
             axes=[operator.index(a) for a in axes]))
 
     def swapaxes(self, axis1: int, axis2: int) -> ndarray:
+        """A view with ``axis1`` and ``axis2`` interchanged."""
         return _ops.view(self, swapaxes=compute_pb2.ViewRequest.SwapAxes(
             axis1=operator.index(axis1), axis2=operator.index(axis2)))
 
     def squeeze(self, axis: _ops.AxisLike = None) -> ndarray:
+        """A view without the length-1 axes (those in ``axis`` only, when given)."""
         return _ops.view(self, squeeze=compute_pb2.ViewRequest.Squeeze(
             axis=_ops.axis_list(axis)))
 
@@ -487,42 +505,54 @@ class ndarray:
 
     def sum(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
             keepdims: bool = False) -> ndarray:
+        """Sum over ``axis`` (all axes when None); see :func:`arrayhub.sum`."""
         return _ops.reduce("sum", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def prod(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
              keepdims: bool = False) -> ndarray:
+        """Product over ``axis``; see :func:`arrayhub.prod`."""
         return _ops.reduce("prod", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def min(self, axis: _ops.AxisLike = None, out: Any = None, keepdims: bool = False) -> ndarray:
+        """Minimum over ``axis``, NaN-propagating; see :func:`arrayhub.min`."""
         return _ops.reduce("min", self, axis, out=out, keepdims=keepdims)
 
     def max(self, axis: _ops.AxisLike = None, out: Any = None, keepdims: bool = False) -> ndarray:
+        """Maximum over ``axis``, NaN-propagating; see :func:`arrayhub.max`."""
         return _ops.reduce("max", self, axis, out=out, keepdims=keepdims)
 
     def mean(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
              keepdims: bool = False) -> ndarray:
+        """Arithmetic mean over ``axis``; see :func:`arrayhub.mean`."""
         return _ops.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def var(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
             ddof: int = 0, keepdims: bool = False) -> ndarray:
+        """Variance over ``axis`` with ``ddof`` delta degrees of freedom; see
+        :func:`arrayhub.var`."""
         return _ops.reduce("var", self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
     def std(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
             ddof: int = 0, keepdims: bool = False) -> ndarray:
+        """Standard deviation over ``axis``; see :func:`arrayhub.std`."""
         return _ops.reduce("std", self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
     def argmin(self, axis: Optional[int] = None, out: Any = None, *,
                keepdims: bool = False) -> ndarray:
+        """Index of the minimum along ``axis`` (of the flattened array when None)."""
         return _ops.reduce("argmin", self, axis, out=out, keepdims=keepdims)
 
     def argmax(self, axis: Optional[int] = None, out: Any = None, *,
                keepdims: bool = False) -> ndarray:
+        """Index of the maximum along ``axis`` (of the flattened array when None)."""
         return _ops.reduce("argmax", self, axis, out=out, keepdims=keepdims)
 
     def any(self, axis: _ops.AxisLike = None, out: Any = None, keepdims: bool = False) -> ndarray:
+        """Whether any element along ``axis`` is true."""
         return _ops.reduce("any", self, axis, out=out, keepdims=keepdims)
 
     def all(self, axis: _ops.AxisLike = None, out: Any = None, keepdims: bool = False) -> ndarray:
+        """Whether every element along ``axis`` is true."""
         return _ops.reduce("all", self, axis, out=out, keepdims=keepdims)
 
     # -- Other methods NumPy arrays have ----------------------------------------------------
@@ -534,18 +564,23 @@ class ndarray:
         return clip(self, min, max, out=out)
 
     def dot(self, b: Any, out: Any = None) -> ndarray:
+        """numpy.dot of this array and ``b``; see :func:`arrayhub.dot`."""
         return _ops.tensor_product("dot", self, b, out=out)
 
     def nonzero(self) -> tuple[ndarray, ...]:
+        """A tuple of index arrays, one per axis, of the non-zero elements."""
         return tuple(_ops.array_op("nonzero", (self,)))
 
     def argsort(self, axis: Optional[int] = -1) -> ndarray:
+        """Indices that sort along ``axis`` (a stable sort on the server)."""
         return _ops.array_op("argsort", (self,), axis=axis, stable=True)[0]
 
     def cumsum(self, axis: Optional[int] = None, dtype: DTypeLike | None = None) -> ndarray:
+        """Cumulative sum along ``axis``; see :func:`arrayhub.cumsum`."""
         return _ops.array_op("cumsum", (self,), axis=axis, dtype=dtype)[0]
 
     def cumprod(self, axis: Optional[int] = None, dtype: DTypeLike | None = None) -> ndarray:
+        """Cumulative product along ``axis``; see :func:`arrayhub.cumprod`."""
         return _ops.array_op("cumprod", (self,), axis=axis, dtype=dtype)[0]
 
     def repeat(self, repeats: Any, axis: Optional[int] = None) -> ndarray:
@@ -562,9 +597,12 @@ class ndarray:
         _ops.setitem(self, Ellipsis, _ops.array_op("sort", (self,), axis=axis, stable=True)[0])
 
     def searchsorted(self, v: Any, side: str = "left") -> ndarray:
+        """Indices where ``v`` would be inserted to keep this sorted 1-D array sorted."""
         return _ops.array_op("searchsorted", (self, v), side=side)[0]
 
     def compress(self, condition: Any, axis: Optional[int] = None) -> ndarray:
+        """The slices along ``axis`` where ``condition`` is true; see
+        :func:`arrayhub.compress`."""
         from arrayhub._manipulation import compress
 
         return compress(condition, self, axis)
@@ -608,34 +646,34 @@ class ndarray:
     __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
     __neg__, __abs__, __invert__ = _unary("negative"), _unary("absolute"), _unary("invert")
 
-    def __pow__(self, other: Any, modulo: Any = None) -> Any:
+    def __pow__(self, other: Any, modulo: Any = None) -> ndarray:
         if modulo is not None or not _ops.is_operand(other):
             return NotImplemented
         return _ops.elementwise("power", (self, other))
 
-    def __divmod__(self, other: Any) -> Any:
+    def __divmod__(self, other: Any) -> tuple[ndarray, ndarray]:
         if not _ops.is_operand(other):
             return NotImplemented
         return (_ops.elementwise("floor_divide", (self, other)),
                 _ops.elementwise("remainder", (self, other)))
 
-    def __rdivmod__(self, other: Any) -> Any:
+    def __rdivmod__(self, other: Any) -> tuple[ndarray, ndarray]:
         if not _ops.is_operand(other):
             return NotImplemented
         return (_ops.elementwise("floor_divide", (other, self)),
                 _ops.elementwise("remainder", (other, self)))
 
-    def __matmul__(self, other: Any) -> Any:
+    def __matmul__(self, other: Any) -> ndarray:
         if not _ops.is_operand(other):
             return NotImplemented
         return _ops.matmul(self, other)
 
-    def __rmatmul__(self, other: Any) -> Any:
+    def __rmatmul__(self, other: Any) -> ndarray:
         if not _ops.is_operand(other):
             return NotImplemented
         return _ops.matmul(other, self)
 
-    def __imatmul__(self, other: Any) -> Any:
+    def __imatmul__(self, other: Any) -> ndarray:
         """``a @= b``: ``matmul(a, b, out=a)``, as NumPy >= 1.25 (the result must have a's
         shape and cast to its dtype with "same_kind")."""
         if not _ops.is_operand(other):

@@ -280,10 +280,13 @@ _REQUESTS = {"Elementwise": compute_pb2.ElementwiseRequest, "Reduce": compute_pb
 
 # -- Transfer ---------------------------------------------------------------------------------
 
-def upload(data: np.ndarray, client: Optional[_client.Client] = None) -> _ndarray.ndarray:
-    """Uploads a NumPy array into a new server array."""
+def upload(data: np.ndarray, client: Optional[_client.Client] = None,
+           progress: Optional[bool] = None,
+           progress_min_bytes: Optional[int] = None) -> _ndarray.ndarray:
+    """Uploads a NumPy array into a new server array (progress: see _progress.bar)."""
     client = client or _client.get_client()
-    return _ndarray.ndarray._wrap(client, client._upload(data))
+    return _ndarray.ndarray._wrap(client, client._upload(data, progress=progress,
+                                                         progress_min_bytes=progress_min_bytes))
 
 
 # -- Computation ------------------------------------------------------------------------------

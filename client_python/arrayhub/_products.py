@@ -19,6 +19,8 @@ def matmul(x1: Any, x2: Any, out: Any = None) -> ndarray:
 
 
 def dot(a: Any, b: Any, out: Any = None) -> ndarray:
+    """numpy.dot: sums over the last axis of ``a`` and the second-to-last of ``b`` (a matrix
+    product for 2-D operands, an inner product for 1-D)."""
     return _ops.tensor_product("dot", a, b, out=out)
 
 
@@ -28,10 +30,13 @@ def vdot(a: Any, b: Any) -> ndarray:
 
 
 def inner(a: Any, b: Any) -> ndarray:
+    """numpy.inner: sums over the last axes of ``a`` and ``b``."""
     return _ops.tensor_product("inner", a, b)
 
 
 def outer(a: Any, b: Any, out: Any = None) -> ndarray:
+    """numpy.outer: every element of the flattened ``a`` times every element of the
+    flattened ``b``, as a 2-D array."""
     return _ops.tensor_product("outer", a, b, out=out)
 
 

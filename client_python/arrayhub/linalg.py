@@ -78,6 +78,8 @@ def eigh(a: ndarray, UPLO: str = "L") -> EighResult:
 
 
 def eigvalsh(a: ndarray, UPLO: str = "L") -> ndarray:
+    """Eigenvalues of a Hermitian (symmetric) matrix, ascending, from its ``UPLO``
+    triangle."""
     return _ops.linalg("eigvalsh", a, uplo=UPLO)[0]
 
 
@@ -87,14 +89,19 @@ def solve(a: ndarray, b: ndarray) -> ndarray:
 
 
 def inv(a: ndarray) -> ndarray:
+    """The inverse of a square matrix (stacked over leading axes); LinAlgError when
+    singular."""
     return _ops.linalg("inv", a)[0]
 
 
 def det(a: ndarray) -> ndarray:
+    """The determinant of a square matrix (stacked over leading axes)."""
     return _ops.linalg("det", a)[0]
 
 
 def slogdet(a: ndarray) -> SlogdetResult:
+    """``SlogdetResult(sign, logabsdet)`` of a square matrix: the determinant's sign and
+    the log of its absolute value (stacked over leading axes)."""
     return SlogdetResult(*_ops.linalg("slogdet", a))
 
 

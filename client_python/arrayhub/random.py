@@ -74,6 +74,8 @@ class Generator:
 
     def standard_normal(self, size: SizeLike = None,
                         dtype: DTypeLike = np.float64) -> ndarray:
+        """Normal floats with mean 0 and standard deviation 1 (``dtype`` is an
+        extension NumPy lacks)."""
         return self.normal(0.0, 1.0, size, dtype)
 
     def integers(self, low: int, high: Optional[int] = None, size: SizeLike = None,
@@ -121,20 +123,27 @@ def randn(*size: int, dtype: DTypeLike = np.float64) -> ndarray:
 
 def uniform(low: float = 0.0, high: float = 1.0, size: SizeLike = None,
             dtype: DTypeLike = np.float64) -> ndarray:
+    """Uniform floats in [low, high) from the global generator (see
+    :meth:`Generator.uniform`)."""
     return _global.uniform(low, high, size, dtype)
 
 
 def normal(loc: float = 0.0, scale: float = 1.0, size: SizeLike = None,
            dtype: DTypeLike = np.float64) -> ndarray:
+    """Normal floats from the global generator (see :meth:`Generator.normal`)."""
     return _global.normal(loc, scale, size, dtype)
 
 
 def standard_normal(size: SizeLike = None, dtype: DTypeLike = np.float64) -> ndarray:
+    """Standard normal floats from the global generator (see
+    :meth:`Generator.standard_normal`)."""
     return _global.standard_normal(size, dtype)
 
 
 def integers(low: int, high: Optional[int] = None, size: SizeLike = None,
              dtype: DTypeLike = np.int64, endpoint: bool = False) -> ndarray:
+    """Integers in [low, high) from the global generator (see
+    :meth:`Generator.integers`)."""
     return _global.integers(low, high, size, dtype, endpoint)
 
 

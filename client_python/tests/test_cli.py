@@ -1,11 +1,13 @@
-"""The `arrayhub` command against a real daemon: info, ls, rm, top and bench, through the
-installed console script, and its errors."""
+"""The `arrayhub` command against a real daemon: info, ls, rm, cp, unpublish, top and bench,
+through the installed console script; TLS and token options and their environment variables
+(for the CLI and the default client); and its errors."""
 
 from __future__ import annotations
 
 import json
 import os
 import pathlib
+import pty
 import re
 import subprocess
 import sys
@@ -17,6 +19,7 @@ import pytest
 import arrayhub
 from conftest import Daemon, start_daemon, stop_daemon
 from ops_helpers import metrics_url
+from secure_helpers import TOKENS, make_certs, write_token_file
 
 # The console script pip installed beside this Python; where the package is only on PYTHONPATH
 # (the GPU machine), the same entry point through -m.
@@ -32,11 +35,18 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     stop_daemon(daemon)
 
 
-def run(*args: str, address: str | None = None) -> subprocess.CompletedProcess[str]:
+def clean_env(address: str | None = None, **settings: str) -> dict[str, str]:
+    """This environment without ARRAYHUB_* variables, then ``address`` and ``settings``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYHUB_")}
     if address is not None:
         env["ARRAYHUB_ADDRESS"] = address
-    return subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120, env=env)
+    return {**env, **settings}
+
+
+def run(*args: str, address: str | None = None,
+        **settings: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120,
+                          env=clean_env(address, **settings))
 
 
 def test_info_describes_the_server(served: Daemon) -> None:
@@ -48,7 +58,9 @@ def test_info_describes_the_server(served: Daemon) -> None:
     as_json = run("--address", served.address, "info", "--json")
     info = json.loads(as_json.stdout)
     assert info["tenant"] == "anonymous"
-    assert int(info["limits"]["max_rank"]) == 64
+    assert info["limits"]["max_rank"] == 64  # Plain JSON: numbers, not strings.
+    assert isinstance(info["limits"]["max_array_bytes"], int)
+    assert info["version"] == arrayhub.__version__
     assert info["devices"][0]["name"]
 
 
@@ -65,6 +77,9 @@ def test_ls_lists_the_tenants_arrays_and_rm_frees_them(served: Daemon) -> None:
                          re.MULTILINE), listing.stdout
         as_json = json.loads(run("ls", "--json", address=served.address).stdout)
         assert {a["handle"] for a in as_json} >= {kept.handle, doomed.handle}
+        listed = next(a for a in as_json if a["handle"] == kept.handle)
+        assert (listed["dtype"], listed["shape"], listed["nbytes"], listed["name"],
+                listed["owner"]) == ("float32", [3, 4], 48, "", "anonymous")
 
         removed = run("rm", doomed.handle, address=served.address)
         assert (removed.returncode, removed.stdout.strip()) == (0, "freed 1 array"), removed
@@ -125,3 +140,124 @@ def test_python_dash_m_runs_the_same_command(served: Daemon) -> None:
     result = subprocess.run([sys.executable, "-m", "arrayhub", "--address", served.address,
                              "info"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "backend" in result.stdout, result.stderr
+
+
+def test_ls_shows_publications_after_the_publishing_session_ended(served: Daemon) -> None:
+    with arrayhub.connect(served.address, client_name="cli-test") as client, client.use():
+        arrayhub.arange(6, dtype=np.int16).reshape(2, 3).publish("cli/outlives")
+    # That session is closed: its handle went, the publication and its memory stay.
+    listing = run("ls", address=served.address)
+    assert re.search(r"^-\s+int16\s+\(2, 3\)\s+12 B\s+anonymous\s+cli/outlives$",
+                     listing.stdout, re.MULTILINE), listing.stdout
+    as_json = json.loads(run("ls", "--json", address=served.address).stdout)
+    assert [(a["handle"], a["name"], a["dtype"], a["nbytes"]) for a in as_json
+            if a["name"] == "cli/outlives"] == [("", "cli/outlives", "int16", 12)]
+    removed = run("unpublish", "cli/outlives", address=served.address)
+    assert (removed.returncode, removed.stdout) == (0, "unpublished cli/outlives\n"), removed
+    assert "cli/outlives" not in run("ls", address=served.address).stdout
+
+
+def test_cp_publishes_a_file_and_saves_a_published_array(served: Daemon,
+                                                         tmp_path: pathlib.Path) -> None:
+    host = np.linspace(0, 1, 3 * 5 * 7, dtype=np.float32).reshape(3, 5, 7)
+    np.save(tmp_path / "in.npy", host)
+    sent = run("cp", str(tmp_path / "in.npy"), "cli/copied", address=served.address)
+    assert sent.returncode == 0, sent.stderr
+    assert sent.stdout == f"{tmp_path / 'in.npy'} -> cli/copied (float32 (3, 5, 7), 420 B)\n"
+    assert sent.stderr == "", "no progress when stdout is not a terminal"
+    with arrayhub.connect(served.address) as client, client.use():
+        np.testing.assert_array_equal(arrayhub.attach("cli/copied").get(), host)
+
+    received = run("cp", "cli/copied", str(tmp_path / "out.npy"), "--progress",
+                   address=served.address)
+    assert received.returncode == 0, received.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), host)
+    assert received.stderr.endswith("download: 420 B / 420 B (100%)\n"), received.stderr
+
+    missing = run("cp", "cli/never", str(tmp_path / "never.npy"), address=served.address)
+    assert missing.returncode == 1 and "no array published as 'cli/never'" in missing.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy", "out.npy"]
+    unreadable = run("cp", str(tmp_path / "absent.npy"), "cli/x", address=served.address)
+    assert unreadable.returncode == 1 and "absent.npy" in unreadable.stderr
+    neither = run("cp", "a", "b", address=served.address)
+    assert neither.returncode == 2 and "one side must be a .npy file" in neither.stderr
+    assert run("unpublish", "cli/copied", address=served.address).returncode == 0
+
+
+def test_cp_shows_progress_when_stdout_is_a_terminal(served: Daemon,
+                                                     tmp_path: pathlib.Path) -> None:
+    np.save(tmp_path / "in.npy", np.zeros(1000))
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run([*COMMAND, "cp", str(tmp_path / "in.npy"), "cli/tty"],
+                                stdout=terminal, stderr=subprocess.PIPE, text=True, timeout=120,
+                                env=clean_env(served.address))
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.endswith("upload: 7.8 KiB / 7.8 KiB (100%)\n"), result.stderr
+    assert run("unpublish", "cli/tty", address=served.address).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def secure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daemon, pathlib.Path]]:
+    """A daemon with tokens and mutual TLS; yields it and the directory of its files, with
+    alice's token in alice.token."""
+    directory = tmp_path_factory.mktemp("cli-secure")
+    make_certs(directory)
+    write_token_file(directory / "tokens")
+    (directory / "alice.token").write_text(TOKENS["alice"] + "\n")
+    daemon = start_daemon(directory / "arrayhubd.log", "--auth-file", str(directory / "tokens"),
+                          "--tls-cert", str(directory / "server.pem"),
+                          "--tls-key", str(directory / "server.key"),
+                          "--tls-client-ca", str(directory / "ca.pem"))
+    yield daemon, directory
+    stop_daemon(daemon)
+
+
+def test_cli_speaks_tls_with_a_token_file(secure: tuple[Daemon, pathlib.Path]) -> None:
+    daemon, files = secure
+    options = ["--tls-ca", str(files / "ca.pem"), "--tls-cert", str(files / "client.pem"),
+               "--tls-key", str(files / "client.key"), "--token-file", str(files / "alice.token")]
+    result = run(*options, "info", address=daemon.address)
+    assert result.returncode == 0, result.stderr
+    assert "tenant alice" in result.stdout
+
+    plaintext = run("--token-file", str(files / "alice.token"), "info", address=daemon.address)
+    assert plaintext.returncode == 1
+    assert f"cannot reach arrayhubd at {daemon.address}" in plaintext.stderr
+    assert "ARRAYHUB_TLS_CA" in plaintext.stderr
+    no_key = run("--tls-ca", str(files / "ca.pem"), "--tls-cert", str(files / "client.pem"),
+                 "info", address=daemon.address)
+    assert no_key.returncode == 1 and "--tls-key" in no_key.stderr
+    no_file = run("--token-file", str(files / "absent"), "info", address=daemon.address)
+    assert no_file.returncode == 1 and "cannot read the token file" in no_file.stderr
+
+
+def _secure_env(daemon: Daemon, files: pathlib.Path) -> dict[str, str]:
+    return clean_env(daemon.address, ARRAYHUB_TLS_CA=str(files / "ca.pem"),
+                     ARRAYHUB_TLS_CERT=str(files / "client.pem"),
+                     ARRAYHUB_TLS_KEY=str(files / "client.key"),
+                     ARRAYHUB_TOKEN_FILE=str(files / "alice.token"))
+
+
+def test_the_environment_configures_the_cli_and_the_default_client(
+        secure: tuple[Daemon, pathlib.Path]) -> None:
+    daemon, files = secure
+    env = _secure_env(daemon, files)
+    listing = subprocess.run([*COMMAND, "ls"], capture_output=True, text=True, timeout=120,
+                             env=env)
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.startswith("HANDLE")
+
+    script = ("import arrayhub as ah; x = ah.arange(4); "
+              "print(ah.get_client().tenant, int(x.sum().get()))")
+    default = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             timeout=120, env=env)
+    assert (default.returncode, default.stdout) == (0, "alice 6\n"), default.stderr
+    # ARRAYHUB_TOKEN wins over the token file.
+    env["ARRAYHUB_TOKEN"] = TOKENS["bob"]
+    bob = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert (bob.returncode, bob.stdout) == (0, "bob 6\n"), bob.stderr

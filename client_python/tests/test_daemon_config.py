@@ -92,7 +92,7 @@ def test_help_explains_every_option_and_its_environment_variable() -> None:
             "--drain-seconds", "--max-array-bytes", "--session-ttl"} <= entries.keys(), section
     for name, (first, explanation) in entries.items():
         assert re.search(r"[a-z]{3,} [a-z]{2,}", explanation), f"{name}: {explanation!r}"
-        if name not in ("--help", "--hash-token"):  # Actions, not settings.
+        if name not in ("--help", "--version", "--hash-token"):  # Actions, not settings.
             variable = "ARRAYHUB_" + name[2:].upper().replace("-", "_")
             assert f"(Env:{variable})" in first, f"--help does not name {variable} for {name}"
     assert "A flag wins over the environment, which wins over the file." in result.stdout
@@ -108,3 +108,9 @@ def test_startup_summary_names_version_backend_limits_and_metrics(
                      rf"{BACKEND}, max rank 9, max array \d+ bytes", log), log
     assert re.search(r"metrics on http://127\.0\.0\.1:\d+/metrics", log), log
     assert re.search(r"backend \w+ \(as configured\): .+ MiB", log), log
+
+
+def test_version_is_the_python_packages() -> None:
+    # One version for both: client_python/arrayhub/VERSION, read by CMake and the wheel.
+    result = subprocess.run([DAEMON, "--version"], capture_output=True, text=True, timeout=30)
+    assert (result.returncode, result.stdout) == (0, f"arrayhubd {arrayhub.__version__}\n")

@@ -114,6 +114,16 @@ def test_unreachable_server_raises_connection_error() -> None:
         ah.connect("127.0.0.1:1", timeout=10)
 
 
+def test_a_refused_connection_names_the_address_and_what_to_check() -> None:
+    with pytest.raises(ah.ArrayHubConnectionError) as refused:
+        ah.connect("127.0.0.1:1", timeout=10)
+    message = str(refused.value)
+    assert message.startswith("cannot reach arrayhubd at 127.0.0.1:1: "), message
+    for hint in ("ARRAYHUB_ADDRESS", "arrayhubd is running", "TLS", "ARRAYHUB_TLS_CA"):
+        assert hint in message, message
+    assert refused.value.code == grpc.StatusCode.UNAVAILABLE
+
+
 def test_mixing_numpy_arrays_into_operations_is_a_type_error() -> None:
     with pytest.raises(TypeError):
         ah.add(ah.ones(3), np.ones(3))

@@ -15,32 +15,7 @@ import pytest
 
 import arrayhub as ah
 from conftest import DAEMON, Daemon, start_daemon, stop_daemon
-
-TOKENS = {"alice": "alice-token-made-up-for-tests", "bob": "bob-token-made-up-for-tests"}
-
-
-def make_certs(directory: pathlib.Path) -> None:
-    """A throwaway CA and a server certificate for 127.0.0.1 and localhost (openssl CLI)."""
-    script = """
-set -e
-key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
-key ca.key
-openssl req -x509 -new -key ca.key -out ca.pem -days 2 -subj /CN=arrayhub-test-ca
-key server.key
-openssl req -new -key server.key -out server.csr -subj /CN=localhost
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > server.ext
-openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \\
-  -extfile server.ext -out server.pem
-"""
-    subprocess.run(["bash", "-c", script], cwd=directory, check=True, capture_output=True)
-
-
-def write_token_file(path: pathlib.Path, mode: int = 0o600) -> None:
-    lines = [f"{tenant} {hashlib.sha256(token.encode()).hexdigest()}"
-             for tenant, token in TOKENS.items()]
-    path.write_text("# tenant sha256(token)\n" + "\n".join(lines) + "\n")
-    path.chmod(mode)
-
+from secure_helpers import TOKENS, make_certs, write_token_file
 
 @pytest.fixture(scope="module")
 def secure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daemon, bytes]]:

@@ -33,3 +33,18 @@ def test_opened_arrays_are_not_freed_by_the_opener(client: ah.Client) -> None:
     del opened
     assert client.server_info().arrays == before
     assert x.get().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_the_tenants_publications_are_listed_after_their_session_ended(
+        client: ah.Client) -> None:
+    with ah.session():
+        ah.arange(3).publish("py/outlives")
+    # The publishing session is closed; the publication outlives it and holds its memory.
+    def listed() -> list[tuple[str, str, str, int]]:
+        return [(a.handle, a.owner, a.name, a.nbytes)
+                for a in client.list_arrays(all_sessions=True, include_shared=True)
+                if a.name == "py/outlives"]
+
+    assert listed() == [("", "anonymous", "py/outlives", 24)]
+    ah.unpublish("py/outlives")
+    assert listed() == []

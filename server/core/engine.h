@@ -185,7 +185,8 @@ class Engine {
   // published as `name`; writable only for the owner or where the publication allows it.
   absl::StatusOr<ArrayTable::RecordPtr> Attach(const Caller& caller, const std::string& name,
                                                const std::string& owner);
-  // Arrays other tenants published to the caller's tenant, as records with a null handle.
+  // The publications the caller may attach to (its tenant's own, whatever session made them,
+  // and those other tenants shared with it), as records with a null handle.
   std::vector<ArrayTable::RecordPtr> ListShared(const Caller& caller) const;
 
   // Client shared-memory regions (engine_shared_memory.cc), each belonging to the session that

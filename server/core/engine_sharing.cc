@@ -72,12 +72,13 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Attach(const Caller& caller, const
 
 std::vector<ArrayTable::RecordPtr> Engine::ListShared(const Caller& caller) const {
   std::vector<ArrayTable::RecordPtr> shared;
-  for (const Publication& publication : publications_.SharedWith(caller.tenant)) {
+  for (const Publication& publication : publications_.AttachableBy(caller.tenant)) {
     auto listed = std::make_shared<ArrayRecord>(*publication.record);
-    // Another tenant's handles mean nothing here and must not leak: attach by name.
+    // Another tenant's handles mean nothing here and must not leak; the publisher's own may
+    // have gone with its session (the publication outlives it): attach by name.
     listed->handle = Handle();
     listed->base = Handle();
-    listed->shared_read_only = !publication.writable;
+    listed->shared_read_only = publication.owner != caller.tenant && !publication.writable;
     shared.push_back(std::move(listed));
   }
   return shared;

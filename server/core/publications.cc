@@ -67,15 +67,13 @@ absl::StatusOr<Publication> PublicationRegistry::Remove(const std::string& owner
   return removed;
 }
 
-std::vector<Publication> PublicationRegistry::SharedWith(const std::string& reader) const {
-  std::vector<Publication> shared;
+std::vector<Publication> PublicationRegistry::AttachableBy(const std::string& reader) const {
+  std::vector<Publication> attachable;
   absl::ReaderMutexLock lock(&mutex_);
   for (const auto& [key, publication] : publications_) {
-    if (publication.owner != reader && publication.ReadableBy(reader)) {
-      shared.push_back(publication);
-    }
+    if (publication.ReadableBy(reader)) attachable.push_back(publication);
   }
-  return shared;
+  return attachable;
 }
 
 int64_t PublicationRegistry::CountOf(const std::string& owner) const {

@@ -62,8 +62,8 @@ class PublicationRegistry {
   // the lock). NOT_FOUND when there is none.
   absl::StatusOr<Publication> Remove(const std::string& owner, const std::string& name);
 
-  // Publications of other tenants that `reader` may attach to.
-  std::vector<Publication> SharedWith(const std::string& reader) const;
+  // Publications that `reader` may attach to: its own tenant's and those others shared with it.
+  std::vector<Publication> AttachableBy(const std::string& reader) const;
 
   // Publications made by `owner`.
   int64_t CountOf(const std::string& owner) const;

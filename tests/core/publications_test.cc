@@ -34,9 +34,9 @@ TEST(PublicationRegistryTest, ReadersFindWhatTheyMayAndNothingElse) {
   EXPECT_EQ(hidden.message(),
             "no array published as 'for-bob' by tenant 'alice' that you may attach");
   EXPECT_EQ(absent.code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(registry.SharedWith("bob").size(), 2u);
-  EXPECT_EQ(registry.SharedWith("carol").size(), 1u);
-  EXPECT_EQ(registry.SharedWith("alice").size(), 0u);  // Only other tenants' names.
+  EXPECT_EQ(registry.AttachableBy("bob").size(), 2u);
+  EXPECT_EQ(registry.AttachableBy("carol").size(), 1u);
+  EXPECT_EQ(registry.AttachableBy("alice").size(), 3u);  // Its own, private ones included.
   EXPECT_EQ(registry.CountOf("alice"), 3);
 }
 

@@ -213,6 +213,31 @@ TEST_F(SharingTest, ListWithIncludeSharedShowsNamesToAttach) {
   EXPECT_EQ(response.arrays(0).nbytes(), 20);
 }
 
+// A publication outlives the session that made it and still holds memory, so the tenant's
+// listing shows it (by name, without a handle) after that session ended.
+TEST_F(SharingTest, ListWithIncludeSharedShowsTheTenantsOwnPublicationsAfterTheirSession) {
+  TenantClient alice = Connect("alice");
+  ASSERT_TRUE(alice.Publish(alice.Zeros({4}).handle(), "outlives", {}).ok());
+  v1::CloseSessionResponse closed;
+  ASSERT_TRUE(alice.stub->CloseSession(alice.Context().get(), {}, &closed).ok());
+  alice = Connect("alice");
+  v1::ListRequest request;
+  request.set_all_sessions(true);
+  request.set_include_shared(true);
+  v1::ListResponse response;
+  ASSERT_TRUE(alice.stub->List(alice.Context().get(), request, &response).ok());
+  ASSERT_EQ(response.arrays_size(), 1);
+  EXPECT_EQ(response.arrays(0).handle(), "");
+  EXPECT_EQ(response.arrays(0).name(), "outlives");
+  EXPECT_EQ(response.arrays(0).owner(), "alice");
+  EXPECT_EQ(response.arrays(0).nbytes(), 16);
+  EXPECT_TRUE(response.arrays(0).writable());  // Its own tenant may write.
+  EXPECT_EQ(alice.Info().tenant_bytes_in_use(), 16);
+  request.set_include_shared(false);  // Handles only: the publication has none.
+  ASSERT_TRUE(alice.stub->List(alice.Context().get(), request, &response).ok());
+  EXPECT_EQ(response.arrays_size(), 0);
+}
+
 TEST_F(SharingTest, BadRequestsSayWhatWasWrong) {
   const TenantClient alice = Connect("alice");
   const TenantClient bob = Connect("bob");

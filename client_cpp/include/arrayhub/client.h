@@ -412,8 +412,8 @@ class Client {
 
   ArrayInfo Describe(const std::string& handle);
   // This session's arrays, or with all_sessions those of every session of the tenant; with
-  // include_shared also the arrays other tenants published to this one (with an empty handle:
-  // Attach them by owner and name).
+  // include_shared also the publications it may attach, its tenant's own and those other tenants
+  // published to it (with an empty handle: Attach them by owner and name).
   std::vector<ArrayInfo> List(bool all_sessions = false, bool include_shared = false);
   // Frees an array by handle (one given up with Array::Release, or listed).
   void Free(const std::string& handle);
