@@ -1,6 +1,6 @@
 """What one host read costs, piece by piece: a bare gRPC call, raw Batch requests (built once,
-sent with the stub, so no client pipeline work), and the same reads through the pipelined
-client. Run against a daemon started with --log-level debug to read each call's handler time
+sent with the stub as unary calls and over an open BatchStream, so no client pipeline work),
+and the same reads through the pipelined client. Run against a daemon started with --log-level debug to read each call's handler time
 from its log ("rpc /arrayhub.v1.ArrayHub/Batch OK <us>").
 
     PYTHONPATH=client_python python3 bench/user/read_cost.py HOST:PORT [--repeats N]
@@ -9,6 +9,7 @@ from its log ("rpc /arrayhub.v1.ArrayHub/Batch OK <us>").
 from __future__ import annotations
 
 import argparse
+import queue
 import statistics
 import time
 from typing import Any, Callable
@@ -48,6 +49,24 @@ def main() -> None:
             batch_handle=0, index=[compute_pb2.IndexItem(index=0)]))
         total = compute_pb2.BatchRequest.Op(reduce=compute_pb2.ReduceRequest(
             op="sum", input=compute_pb2.Operand(handle=big.handle)))
+        # One message each way on an open BatchStream: the request is queued again before
+        # each read of a reply.
+        read_request = compute_pb2.BatchRequest(ops=[add, first], read=1)
+        requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+        def stream_requests() -> Any:
+            while True:
+                requests.get()
+                yield read_request
+
+        replies_iterator = stub.BatchStream(stream_requests(), metadata=metadata)
+
+        class _Replies:
+            def __next__(self) -> Any:
+                requests.put(1)
+                return next(replies_iterator)
+
+        replies = _Replies()
         rows: dict[str, Callable[[], Any]] = {
             "bare call (Client.ping)": client.ping,
             "Describe": lambda: stub.Describe(arrays_pb2.DescribeRequest(handle=x.handle),
@@ -58,12 +77,14 @@ def main() -> None:
                 compute_pb2.BatchRequest(ops=[add, first], read=1), metadata=metadata),
             "raw Batch [sum of 100M], read": lambda: stub.Batch(
                 compute_pb2.BatchRequest(ops=[total], read=0), metadata=metadata),
+            "raw BatchStream [add, get_item], read": lambda: next(replies),
             "client: float((x + 1)[0])": lambda: float((x + 1)[0]),
             "client: float(big.sum())": lambda: float(big.sum()),
         }
         print("| call | median us |\n| --- | ---: |")
         for name, call in rows.items():
             print(f"| {name} | {median_us(call, args.repeats):.1f} |")
+        replies_iterator.cancel()
 
 
 if __name__ == "__main__":

@@ -216,7 +216,8 @@ class Client:
         # A server that names its Batch size limit takes the pipelined Batch fields.
         self._pipeline = _pipeline.Pipeline(self, batch_fields=limits.max_batch_ops > 0,
                                             max_ops=limits.max_batch_ops,
-                                            max_inline=limits.max_inline_read_bytes)
+                                            max_inline=limits.max_inline_read_bytes,
+                                            batch_stream=limits.batch_stream)
         connection.add_session(self)
 
     # -- Public API ---------------------------------------------------------------------------
@@ -573,6 +574,7 @@ class Client:
         takes the answer of a finished Batch, sends queued frees (unless queued operations
         will carry them) and renews the lease once a third of it has passed."""
         self._pipeline.collect_if_done()
+        self._pipeline.close_idle_stream()
         if self._pipeline.idle or not self._pipeline.batch_fields:
             self._send_queued_frees()
         else:

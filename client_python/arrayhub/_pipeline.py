@@ -36,7 +36,7 @@ from typing import Any, Callable, Optional
 import grpc
 import numpy as np
 
-from arrayhub import _batch, _dtypes, _sender
+from arrayhub import _batch, _batch_stream, _dtypes, _sender
 from arrayhub._errors import ArrayHubError, batch_op_error, error_from_rpc, reissue
 from arrayhub.v1 import arrays_pb2, compute_pb2
 
@@ -96,7 +96,8 @@ class Pipeline:
     """The queue of one client (session). Thread-safe: ops from several threads go in the
     order they take the lock."""
 
-    def __init__(self, client: Any, batch_fields: bool, max_ops: int, max_inline: int) -> None:
+    def __init__(self, client: Any, batch_fields: bool, max_ops: int, max_inline: int,
+                 batch_stream: bool = False) -> None:
         self._client = client
         # Whether the server takes the Batch fields of the pipelined protocol (get_item ops,
         # out_batch_result, index arrays by batch result, free, read); older servers take
@@ -112,6 +113,12 @@ class Pipeline:
         self._error: Optional[ArrayHubError] = None  # To raise at the next wait.
         self._last_op = 0.0
         self._sender = _sender.Sender()  # Makes the calls of the size and idle flushes.
+        # Where the Batches go: the session's BatchStream when the server takes it (half the
+        # round trip from Python), else one unary call each.
+        stub, metadata = client._connection.stub, client._metadata
+        self._stream = (_batch_stream.BatchStream(
+            lambda requests: stub.BatchStream(requests, metadata=metadata),
+            lambda request: stub.Batch(request, metadata=metadata)) if batch_stream else None)
 
     @property
     def active(self) -> bool:
@@ -232,11 +239,18 @@ class Pipeline:
 
     def close(self) -> None:
         """Sends what is queued and waits for it (the session is closing): an error nobody
-        will wait for any more is logged."""
+        will wait for any more is logged. The Batch stream, if any, is closed."""
         try:
             self.drain()
         except ArrayHubError as error:
             _log.warning("arrayhub: queued work of a closing session failed: %s", error)
+        if self._stream is not None:
+            self._stream.close()
+
+    def close_idle_stream(self) -> None:
+        """Closes the Batch stream if it went unused for a while (housekeeping)."""
+        if self._stream is not None:
+            self._stream.close_if_idle()
 
     # -- Internals (the lock held) ------------------------------------------------------------
 
@@ -266,18 +280,22 @@ class Pipeline:
             return None
         frees = self._client._take_frees() if self.batch_fields else []
         request, kept = batch.request(free=frees, read=read)
-        call, metadata = self._client._connection.stub.Batch, self._client._metadata
         if not wait:
-            self._in_flight = _Flight(batch, kept, self._sender.send(
-                lambda: call(request, metadata=metadata)))
+            self._in_flight = _Flight(batch, kept, self._sender.send(lambda: self._call(request)))
             return None
         try:
-            response = call(request, metadata=metadata)
+            response = self._call(request)
         except grpc.RpcError as rpc_error:
             self._failed(_Flight(batch, kept, None), rpc_error)
             return None
         batch.adopt(kept, response)
         return response
+
+    def _call(self, request: compute_pb2.BatchRequest) -> compute_pb2.BatchResponse:
+        """One Batch, on the stream or as a unary call; raises a grpc.RpcError if it failed."""
+        if self._stream is not None:
+            return self._stream.call(request)
+        return self._client._connection.stub.Batch(request, metadata=self._client._metadata)
 
     def _collect(self) -> None:
         """Waits for the Batch in flight and applies its answer."""
@@ -297,7 +315,8 @@ class Pipeline:
         that is the same computation: when none of them wrote into an existing array (an
         out= write happened, and a rerun could read what it wrote). Every other result of
         the batch, and everything queued since, fails with the op's error."""
-        code = rpc_error.code() if isinstance(rpc_error, grpc.Call) else None
+        code = (rpc_error.code()
+                if isinstance(rpc_error, (grpc.Call, _batch_stream.BatchFailed)) else None)
         details = (rpc_error.details() if code is not None else None) or str(rpc_error)
         error = (batch_op_error(code, details, flight.batch._sites) if code is not None
                  else error_from_rpc(rpc_error))

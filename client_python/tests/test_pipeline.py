@@ -201,36 +201,36 @@ def test_a_full_queue_is_sent_without_waiting(client: ah.Client) -> None:
 
 
 class _GatedBatch:
-    """Stands in for the stub's Batch: while ``gate`` is clear, calls made off the test's
-    thread (the pipeline's sender, in flight) are held back, as a slow server would hold
-    them."""
+    """Stands in for the pipeline's Batch call: while ``gate`` is clear, calls made off the
+    test's thread (the pipeline's sender, in flight) are held back, as a slow server would
+    hold them."""
 
-    def __init__(self, stub: object) -> None:
-        self.real = stub.Batch
+    def __init__(self, call: object) -> None:
+        self.real = call
         self.gate = threading.Event()
         self.gate.set()
         self.sent: list[object] = []
         self.test_thread = threading.current_thread()
 
-    def __call__(self, request: object, **kwargs: object) -> object:
+    def __call__(self, request: object) -> object:
         self.sent.append(request)
         if threading.current_thread() is not self.test_thread:
             assert self.gate.wait(30), "the gate was never opened"
-        return self.real(request, **kwargs)
+        return self.real(request)
 
 
 @pytest.fixture
 def gated(client: ah.Client) -> Iterator[_GatedBatch]:
-    stub = client._connection.stub
+    pipeline = client._pipeline
     ah.synchronize()
-    gate = _GatedBatch(stub)
-    stub.Batch = gate
+    gate = _GatedBatch(pipeline._call)
+    pipeline._call = gate
     try:
         yield gate
     finally:
         gate.gate.set()
         ah.synchronize()
-        stub.Batch = gate.real
+        del pipeline._call
 
 
 def test_ops_naming_results_of_the_batch_in_flight_queue_without_waiting(
@@ -368,7 +368,11 @@ def test_one_op_then_a_read_is_one_round_trip(logged: Daemon) -> None:
         value = float((x + 1)[0])
         time.sleep(0.1)  # the log line is written after the answer
         assert value == 1.0
-        assert _count_rpcs(logged.log.read_text(), start) == ["Batch"]
+        log = logged.log.read_text()
+        # One Batch: on the session's BatchStream (a line per batch), or as a unary call.
+        streamed = len(re.findall(r"batch on a stream: ", log[start:]))
+        assert _count_rpcs(log, start) == ([] if streamed else ["Batch"])
+        assert streamed == (1 if client._pipeline._stream is not None else 0)
 
 
 def test_sync_mode_sends_each_op_alone(logged: Daemon) -> None:

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -41,6 +42,10 @@ void TransferRegistry::Ticket::Touch() {
   entry_->last_progress.store(Clock::now().time_since_epoch().count());
 }
 
+void TransferRegistry::Ticket::KeepFromIdleCancel() {
+  entry_->last_progress.store(std::numeric_limits<Clock::rep>::max());
+}
+
 absl::StatusOr<std::unique_ptr<TransferRegistry::Ticket>> TransferRegistry::Begin(
     const Caller& caller, std::function<void()> cancel) {
   auto entry = std::make_shared<Entry>();
@@ -53,10 +58,10 @@ absl::StatusOr<std::unique_ptr<TransferRegistry::Ticket>> TransferRegistry::Begi
   if (running >= max_per_tenant_) {
     const int64_t held = running;
     if (running == 0) per_tenant_.erase(caller.tenant);
-    return absl::ResourceExhaustedError(fmt::format(
-        "tenant '{}' transfer quota exceeded (--tenant-max-transfers {}): {} uploads and "
-        "downloads are in flight",
-        caller.tenant, max_per_tenant_, held));
+    return absl::ResourceExhaustedError(
+        fmt::format("tenant '{}' transfer quota exceeded (--tenant-max-transfers {}): {} uploads, "
+                    "downloads and Batch streams are in flight",
+                    caller.tenant, max_per_tenant_, held));
   }
   ++running;
   entries_.emplace(entry.get(), entry);

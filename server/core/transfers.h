@@ -34,6 +34,9 @@ class TransferRegistry {
     Ticket& operator=(const Ticket&) = delete;
     // The transfer moved a chunk: its idle time starts again.
     void Touch();
+    // From now on CancelIdle leaves it alone (a Batch stream, which waits for its client's
+    // next batch without being stalled).
+    void KeepFromIdleCancel();
 
    private:
     friend class TransferRegistry;

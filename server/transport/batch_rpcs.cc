@@ -6,7 +6,9 @@
 // back inline (`read`), and the handles the client dropped (`free`) go after the ops, so that
 // a pipelined client's flush is one round trip.
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
@@ -16,6 +18,7 @@
 #include "server/common/status_macros.h"
 #include "server/core/batch_plan.h"
 #include "server/transport/batch_ops.h"
+#include "server/transport/code_name.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
 
@@ -171,44 +174,90 @@ absl::Status ReadBack(ArrayHubService& service, const Caller& caller, const Arra
   }
 }
 
+// Runs one BatchRequest for `caller` into `response`: what Batch answers, and each batch of a
+// BatchStream.
+absl::Status RunBatch(ArrayHubService& service, const Caller& caller,
+                      const v1::BatchRequest& request, v1::BatchResponse* response) {
+  Engine& engine = service.engine();
+  AH_RETURN_IF_ERROR(CheckBatchSize(request.ops_size(), engine.limits().max_batch_ops));
+  std::vector<BatchStep> steps;
+  steps.reserve(request.ops_size());
+  for (const BatchOp& op : request.ops()) steps.push_back(StepOf(op));
+  const std::span<const int32_t> keep(request.keep().data(), request.keep().size());
+  const std::optional<int64_t> read =
+      request.has_read() ? std::optional<int64_t>(request.read()) : std::nullopt;
+  AH_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(steps, keep, read));
+  AH_ASSIGN_OR_RETURN(std::vector<Handle> frees, FreesOf(request.free()));
+  // The read is not a transfer (no --tenant-max-transfers slot): it is one message of at
+  // most --max-inline-read-bytes, which a view's C-order copy, charged, is too.
+
+  // From here on the frees are made whatever happens to the ops.
+  const absl::Status ran = [&]() -> absl::Status {
+    BatchArrays arrays(engine, caller, steps.size());
+    AH_RETURN_IF_ERROR(RunOps(engine, caller, request, steps, plan, arrays));
+    if (read) {
+      const absl::Status done =
+          ReadBack(service, caller, arrays.Of(*read), plan.kept[*read], response);
+      if (!done.ok()) {
+        return absl::Status(done.code(),
+                            fmt::format("read = {}: {}", *read, std::string(done.message())));
+      }
+    }
+    for (int32_t op : keep) {
+      service.FillInfo(arrays.Of(op), response->add_results());
+      arrays.Keep(plan.array_of[op]);
+    }
+    return absl::OkStatus();
+  }();
+  FreeEach(engine, caller, frees);
+  return ran;
+}
+
 }  // namespace
 
 grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                                     v1::BatchResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
     AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
-    AH_RETURN_IF_ERROR(CheckBatchSize(request->ops_size(), engine_.limits().max_batch_ops));
-    std::vector<BatchStep> steps;
-    steps.reserve(request->ops_size());
-    for (const BatchOp& op : request->ops()) steps.push_back(StepOf(op));
-    const std::span<const int32_t> keep(request->keep().data(), request->keep().size());
-    const std::optional<int64_t> read =
-        request->has_read() ? std::optional<int64_t>(request->read()) : std::nullopt;
-    AH_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(steps, keep, read));
-    AH_ASSIGN_OR_RETURN(std::vector<Handle> frees, FreesOf(request->free()));
-    // The read is not a transfer (no --tenant-max-transfers slot): it is one message of at
-    // most --max-inline-read-bytes, which a view's C-order copy, charged, is too.
+    return RunBatch(*this, caller, *request, response);
+  }());
+}
 
-    // From here on the frees are made whatever happens to the ops.
-    const absl::Status ran = [&]() -> absl::Status {
-      BatchArrays arrays(engine_, caller, steps.size());
-      AH_RETURN_IF_ERROR(RunOps(engine_, caller, *request, steps, plan, arrays));
-      if (read) {
-        const absl::Status done =
-            ReadBack(*this, caller, arrays.Of(*read), plan.kept[*read], response);
-        if (!done.ok()) {
-          return absl::Status(done.code(),
-                              fmt::format("read = {}: {}", *read, std::string(done.message())));
-        }
+grpc::Status ArrayHubService::BatchStream(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::BatchStreamResponse, v1::BatchRequest>* stream) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller opener, CallerOf(*context));
+    // An open stream holds a thread of the server, so it takes a transfer slot; it waits for
+    // its client's next batch for as long as the session lives, so it is kept from the
+    // idle cancel, and ends with its session (CloseSession, lease expiry) or the client.
+    AH_ASSIGN_OR_RETURN(std::unique_ptr<TransferRegistry::Ticket> ticket,
+                        engine_.BeginTransfer(opener, [context] { context->TryCancel(); }));
+    ticket->KeepFromIdleCancel();
+    v1::BatchRequest request;
+    v1::BatchStreamResponse answer;
+    while (stream->Read(&request)) {
+      const auto started = std::chrono::steady_clock::now();
+      answer.Clear();
+      // The session is looked up for every batch, as for every Batch call: it may have ended.
+      const absl::Status ran = [&]() -> absl::Status {
+        AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, request));
+        return RunBatch(*this, caller, request, answer.mutable_response());
+      }();
+      if (!ran.ok()) {
+        answer.mutable_error()->set_code(static_cast<int32_t>(ran.code()));
+        answer.mutable_error()->set_message(std::string(ran.message()));
       }
-      for (int32_t op : keep) {
-        FillInfo(arrays.Of(op), response->add_results());
-        arrays.Keep(plan.array_of[op]);
-      }
-      return absl::OkStatus();
-    }();
-    FreeEach(engine_, caller, frees);
-    return ran;
+      // As the request log's line per call, without the session (a credential of sorts).
+      spdlog::debug("batch on a stream: {} ops {} {} us tenant={}", request.ops_size(),
+                    CodeName(static_cast<grpc::StatusCode>(ran.code())),
+                    std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now() - started)
+                        .count(),
+                    opener.tenant);
+      if (!stream->Write(answer)) break;  // The client went.
+    }
+    return absl::OkStatus();
   }());
 }
 

@@ -72,6 +72,7 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   out->set_max_message_bytes(limits.max_message_bytes);
   out->set_max_inline_read_bytes(limits.max_inline_read_bytes);
   out->set_max_batch_ops(limits.max_batch_ops);
+  out->set_batch_stream(true);
   response->set_tenant(*tenant);
   response->set_tenant_bytes_in_use(engine_.TenantBytesInUse(*tenant));
   if (limits.shared_memory) {

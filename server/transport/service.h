@@ -112,6 +112,9 @@ class ArrayHubService final : public ArrayHubServiceBase {
   // Batches of the above (batch_rpcs.cc).
   grpc::Status Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                      v1::BatchResponse* response) override;
+  grpc::Status BatchStream(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::BatchStreamResponse, v1::BatchRequest>* stream) override;
 
   // CUDA IPC export (ipc_rpcs.cc).
   grpc::Status ExportIpc(grpc::ServerContext* context, const v1::ExportIpcRequest* request,

@@ -24,8 +24,8 @@ TEST(TransferRegistryTest, EachTenantRunsAtMostItsQuota) {
   auto third = registry.Begin(CallerOf("alice", session), [] {});
   EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(third.status().message(),
-            "tenant 'alice' transfer quota exceeded (--tenant-max-transfers 2): 2 uploads and "
-            "downloads are in flight");
+            "tenant 'alice' transfer quota exceeded (--tenant-max-transfers 2): 2 uploads, "
+            "downloads and Batch streams are in flight");
   EXPECT_TRUE(registry.Begin(CallerOf("bob", session), [] {}).ok());  // Bob's own quota.
   first->reset();
   EXPECT_TRUE(registry.Begin(CallerOf("alice", session), [] {}).ok());
@@ -50,6 +50,18 @@ TEST(TransferRegistryTest, CancelsASessionsTransfersAndIdleOnesOnce) {
   a->reset();
   b->reset();
   EXPECT_EQ(registry.size(), 0);
+}
+
+TEST(TransferRegistryTest, OneKeptFromTheIdleCancelIsCancelledWithItsSessionOnly) {
+  TransferRegistry registry(10);
+  const Handle session = Handle::Random();
+  int cancelled = 0;
+  auto stream = registry.Begin(CallerOf("alice", session), [&] { ++cancelled; });
+  ASSERT_TRUE(stream.ok());
+  (*stream)->KeepFromIdleCancel();
+  EXPECT_EQ(registry.CancelIdle(Clock::now() + std::chrono::hours(1)), 0);
+  EXPECT_EQ(registry.CancelSession(session), 1);
+  EXPECT_EQ(cancelled, 1);
 }
 
 // A cancel may end its transfer on the very thread that cancels (a call's reactions can run

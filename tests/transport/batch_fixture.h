@@ -162,6 +162,12 @@ inline v1::BatchRequest Batch(std::vector<Op> ops, std::vector<int32_t> keep) {
   return request;
 }
 
+// `request` asking for op `read`'s data inline.
+inline v1::BatchRequest Reading(v1::BatchRequest request, int32_t read) {
+  request.set_read(read);
+  return request;
+}
+
 inline std::vector<double> AsDoubles(const std::string& bytes) {
   std::vector<double> values(bytes.size() / sizeof(double));
   std::memcpy(values.data(), bytes.data(), bytes.size());

@@ -18,11 +18,6 @@ std::vector<int64_t> ShapeOf(const v1::ArrayInfo& info) {
   return std::vector<int64_t>(info.shape().begin(), info.shape().end());
 }
 
-v1::BatchRequest Reading(v1::BatchRequest request, int32_t read) {
-  request.set_read(read);
-  return request;
-}
-
 v1::BatchRequest Freeing(v1::BatchRequest request, std::vector<std::string> handles) {
   for (std::string& handle : handles) request.add_free(std::move(handle));
   return request;
@@ -346,6 +341,7 @@ TEST_F(BatchTest, ServerInfoNamesTheBatchLimits) {
   ASSERT_TRUE(stub_->GetServerInfo(Context().get(), {}, &info).ok());
   EXPECT_EQ(info.limits().max_batch_ops(), 1024);
   EXPECT_EQ(info.limits().max_inline_read_bytes(), 1 << 20);
+  EXPECT_TRUE(info.limits().batch_stream());
 }
 
 using BatchProductsTest = BatchTest;

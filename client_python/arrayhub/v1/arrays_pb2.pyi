@@ -330,7 +330,8 @@ class ServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ["default_chunk_bytes", "max_array_bytes", "max_batch_ops", "max_chunk_bytes", "max_inline_read_bytes", "max_message_bytes", "max_rank"]
+    __slots__ = ["batch_stream", "default_chunk_bytes", "max_array_bytes", "max_batch_ops", "max_chunk_bytes", "max_inline_read_bytes", "max_message_bytes", "max_rank"]
+    BATCH_STREAM_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_ARRAY_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_BATCH_OPS_FIELD_NUMBER: _ClassVar[int]
@@ -338,6 +339,7 @@ class ServerLimits(_message.Message):
     MAX_INLINE_READ_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_RANK_FIELD_NUMBER: _ClassVar[int]
+    batch_stream: bool
     default_chunk_bytes: int
     max_array_bytes: int
     max_batch_ops: int
@@ -345,7 +347,7 @@ class ServerLimits(_message.Message):
     max_inline_read_bytes: int
     max_message_bytes: int
     max_rank: int
-    def __init__(self, max_rank: _Optional[int] = ..., max_array_bytes: _Optional[int] = ..., max_chunk_bytes: _Optional[int] = ..., default_chunk_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_inline_read_bytes: _Optional[int] = ..., max_batch_ops: _Optional[int] = ...) -> None: ...
+    def __init__(self, max_rank: _Optional[int] = ..., max_array_bytes: _Optional[int] = ..., max_chunk_bytes: _Optional[int] = ..., default_chunk_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_inline_read_bytes: _Optional[int] = ..., max_batch_ops: _Optional[int] = ..., batch_stream: bool = ...) -> None: ...
 
 class SessionEvent(_message.Message):
     __slots__ = ["lease_expires_unix_ms"]

@@ -37,6 +37,14 @@ class ArrayOpResponse(_message.Message):
     results: _containers.RepeatedCompositeFieldContainer[_types_pb2.ArrayInfo]
     def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ...) -> None: ...
 
+class BatchError(_message.Message):
+    __slots__ = ["code", "message"]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
 class BatchRequest(_message.Message):
     __slots__ = ["free", "keep", "ops", "read"]
     class Op(_message.Message):
@@ -81,6 +89,14 @@ class BatchResponse(_message.Message):
     read_info: _types_pb2.ArrayInfo
     results: _containers.RepeatedCompositeFieldContainer[_types_pb2.ArrayInfo]
     def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ..., data: _Optional[bytes] = ..., read_info: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ..., data_omitted: bool = ...) -> None: ...
+
+class BatchStreamResponse(_message.Message):
+    __slots__ = ["error", "response"]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    error: BatchError
+    response: BatchResponse
+    def __init__(self, response: _Optional[_Union[BatchResponse, _Mapping]] = ..., error: _Optional[_Union[BatchError, _Mapping]] = ...) -> None: ...
 
 class ElementwiseRequest(_message.Message):
     __slots__ = ["dtype", "op", "operands", "out", "out_batch_result"]

@@ -101,6 +101,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchResponse.FromString,
                 )
+        self.BatchStream = channel.stream_stream(
+                '/arrayhub.v1.ArrayHub/BatchStream',
+                request_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
+                )
         self.Free = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/Free',
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.FreeRequest.SerializeToString,
@@ -276,6 +281,17 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BatchStream(self, request_iterator, context):
+        """Batches of one session sent in order over one stream, each run as Batch runs it and
+        answered in order (a failed one answers its error, and the stream goes on): a pipelined
+        client's flushes without a call each. The session is the stream's (its metadata). An open
+        stream counts against --tenant-max-transfers (RESOURCE_EXHAUSTED when opened past it;
+        Batch still works) and ends with its session; it is never cancelled for being idle.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Free(self, request, context):
         """Bookkeeping and sharing.
         """
@@ -443,6 +459,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.Batch,
                     request_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchResponse.SerializeToString,
+            ),
+            'BatchStream': grpc.stream_stream_rpc_method_handler(
+                    servicer.BatchStream,
+                    request_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.SerializeToString,
             ),
             'Free': grpc.unary_unary_rpc_method_handler(
                     servicer.Free,
@@ -805,6 +826,23 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/Batch',
             arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
             arrayhub_dot_v1_dot_compute__pb2.BatchResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def BatchStream(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(request_iterator, target, '/arrayhub.v1.ArrayHub/BatchStream',
+            arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
+            arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
