@@ -629,8 +629,7 @@ class ElementwiseTest : public CudaComputeTest {
 // in float16, logical_and of floats in bool), in three layouts.
 TEST_F(ElementwiseTest, EveryOpAndDTypeMatchesHost) {
   std::vector<ElementwiseCase> cases;
-  for (int o = 0; o <= static_cast<int>(ElementwiseOp::kCopy); ++o) {
-    const auto op = static_cast<ElementwiseOp>(o);
+  for (ElementwiseOp op : kAllElementwiseOps) {
     const size_t arity = static_cast<size_t>(Arity(op));
     for (DType dtype : kAllDTypes) {
       std::vector<UfuncOperand> typing(arity,
