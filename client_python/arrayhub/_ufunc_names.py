@@ -58,4 +58,5 @@ UFUNC_NAMES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("isnan", 1, ()),
     ("isinf", 1, ()),
     ("isfinite", 1, ()),
+    ("cbrt", 1, ()),
 )

@@ -257,3 +257,21 @@ def test_copy_is_a_new_array() -> None:
     assert y.tolist() == [0, 1, 2, 3, 4]
     assert ah.asarray(x, dtype=np.int64) is x
     assert ah.array(x).handle != x.handle
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_cbrt_matches_numpy_on_special_values(dtype: str) -> None:
+    """cbrt, ufuncs.def's demonstration row: real cube roots, signed zeros kept."""
+    x = np.array([-8.0, -0.0, 0.0, 27.0, np.inf, -np.inf, np.nan, 2.0, 1e-30, -3e4], dtype)
+    got = ah.cbrt(ah.asarray(x))
+    assert_matches(got, np.cbrt(x))
+    assert np.array_equal(np.signbit(got.get()), np.signbit(np.cbrt(x)))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64"])
+def test_cbrt_of_integers_takes_numpys_float_loop(dtype: str) -> None:
+    x = np.arange(-5, 6).astype(dtype)
+    assert_matches(ah.cbrt(ah.asarray(x)), np.cbrt(x))
+    with pytest.raises(TypeError):
+        ah.cbrt(ah.asarray(x), dtype=np.int64)  # No integer loop, as NumPy.
+    assert_matches(ah.cbrt(ah.asarray(x), dtype=np.float64), np.cbrt(x, dtype=np.float64))

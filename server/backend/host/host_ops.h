@@ -449,6 +449,13 @@ struct Sqrt : UniformInputs {
   }
 };
 
+struct Cbrt : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    return std::cbrt(x);
+  }
+};
+
 struct Sin : UniformInputs {
   template <typename M>
   static M Apply(M x) {
