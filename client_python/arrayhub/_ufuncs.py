@@ -1,7 +1,8 @@
 """NumPy's ufuncs, evaluated on the server (Elementwise RPC), plus clip and where.
 
-The ufunc objects are generated from the table below: one per NumPy name, with NumPy's
-aliases bound to the same object (``divide is true_divide``, ``abs is absolute``, ...).
+The ufunc objects are made from _ufunc_names.py, which is generated from the server's table of
+ops: one per NumPy name, with NumPy's aliases bound to the same object (``divide is
+true_divide``, ``abs is absolute``, ...).
 Semantics are NumPy 2's: broadcasting, NEP 50 promotion with weak Python scalars, integer
 overflow wraps. Where the server differs (integer ``power`` with a negative exponent gives
 the truncated result instead of raising) the server's contract documents it.
@@ -16,6 +17,7 @@ from numpy.typing import DTypeLike
 from arrayhub import _ops
 from arrayhub._errors import ArrayHubTypeError, ArrayHubValueError, client_error
 from arrayhub._ndarray import ndarray
+from arrayhub._ufunc_names import UFUNC_NAMES
 
 __all__ = ["ufunc", "UFUNCS", "clip", "where"]
 
@@ -50,24 +52,20 @@ class ufunc:
         return f"<ufunc '{self.__name__}'>"
 
 
-_UNARY = ("negative", "absolute", "sign", "exp", "expm1", "log", "log1p", "log2", "log10",
-          "sqrt", "square", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
-          "tanh", "floor", "ceil", "rint", "logical_not", "invert", "isnan", "isinf",
-          "isfinite")
-_BINARY = ("add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
-           "arctan2", "minimum", "maximum", "hypot", "equal", "not_equal", "less", "less_equal",
-           "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-           "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
-# NumPy's other names for the same ufuncs.
-_ALIASES = {"true_divide": "divide", "abs": "absolute", "mod": "remainder", "pow": "power",
-            "bitwise_not": "invert", "bitwise_invert": "invert",
-            "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
-            "asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2"}
+# numpy.clip is a function (either bound may be None), defined below.
+_FUNCTIONS = {"clip"}
+
+
+def _make_ufuncs() -> dict[str, ufunc]:
+    ufuncs: dict[str, ufunc] = {}
+    for name, nin, aliases in UFUNC_NAMES:
+        if name not in _FUNCTIONS:
+            ufuncs.update(dict.fromkeys((name, *aliases), ufunc(name, nin)))
+    return ufuncs
+
 
 #: Every ufunc by each of its names.
-UFUNCS: dict[str, ufunc] = {name: ufunc(name, 1) for name in _UNARY}
-UFUNCS.update({name: ufunc(name, 2) for name in _BINARY})
-UFUNCS.update({alias: UFUNCS[name] for alias, name in _ALIASES.items()})
+UFUNCS: dict[str, ufunc] = _make_ufuncs()
 
 
 def clip(a: _ops.Operand, a_min: Any, a_max: Any, out: Any = None) -> ndarray:

@@ -132,6 +132,18 @@ def test_elementwise_matches_numpy() -> None:
             _check(lambda: getattr(ah, unary)(a1), lambda: getattr(np, unary)(h1), view=False)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_cbrt_is_inferred_as_numpy(dtype: np.dtype) -> None:
+    """cbrt (ufuncs.def's demonstration row) queues with NumPy's dtype: float loops only, so
+    integers and bool go to a float, complex is refused at once."""
+    host = random_values(np.random.default_rng(183), dtype, (3, 4))
+    remote = ah.asarray(host)
+    _check(lambda: ah.cbrt(remote), lambda: np.cbrt(host), view=False)
+    _check(lambda: ah.cbrt(remote.T), lambda: np.cbrt(host.T), view=False)
+    _check(lambda: ah.cbrt(remote, dtype=np.float64), lambda: np.cbrt(host, dtype=np.float64),
+           view=False)
+
+
 def test_elementwise_dtype_and_out_match_numpy() -> None:
     rng = np.random.default_rng(182)
     for _ in range(CASES):

@@ -12,18 +12,15 @@ import numpy as np
 import pytest
 
 import arrayhub as ah
+from arrayhub._ufunc_names import UFUNC_NAMES
 from conftest import ALL_DTYPES, assert_matches, random_values
 
 pytestmark = pytest.mark.requires_compute("Elementwise")
 
-UNARY = ["negative", "absolute", "sign", "exp", "expm1", "log", "log1p", "log2", "log10",
-         "sqrt", "square", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
-         "tanh", "floor", "ceil", "rint", "logical_not", "invert", "isnan", "isinf",
-         "isfinite"]
-BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
-          "arctan2", "minimum", "maximum", "hypot", "equal", "not_equal", "less", "less_equal",
-          "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-          "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
+# Every ufunc of the server's table (clip, a function, has its own tests).
+UNARY = [name for name, nin, _ in UFUNC_NAMES if nin == 1]
+BINARY = [name for name, nin, _ in UFUNC_NAMES if nin == 2]
+ALIASES = [(alias, name) for name, _, aliases in UFUNC_NAMES for alias in aliases]
 N = 257  # odd: exercises vector tails on the server
 # NumPy 2.1 made floor and ceil of integers keep the integer dtype; the server follows it.
 _INTEGER_FLOOR_IS_FLOAT = np.lib.NumpyVersion(np.__version__) < "2.1.0"
@@ -70,13 +67,11 @@ def test_ufunc_matches_numpy(op: str, dtype: np.dtype) -> None:
     _check(lambda: getattr(ah, op)(*remote), _numpy(getattr(np, op), *host))
 
 
-@pytest.mark.parametrize("alias, name", [("true_divide", "divide"), ("abs", "absolute"),
-                                         ("mod", "remainder"), ("bitwise_not", "invert"),
-                                         ("pow", "power"), ("asin", "arcsin"),
-                                         ("atan2", "arctan2")])
+@pytest.mark.parametrize("alias, name", ALIASES)
 def test_numpy_aliases_are_the_same_ufunc(alias: str, name: str) -> None:
     assert getattr(ah, alias) is getattr(ah, name)
-    x = ah.asarray([1, 2]) if name == "invert" else ah.asarray([0.25, 0.5])
+    integral = name in ("invert", "left_shift", "right_shift")
+    x = ah.asarray([1, 2]) if integral else ah.asarray([0.25, 0.5])
     args = (x,) if getattr(ah, name).nin == 1 else (x, x)
     assert_matches(getattr(ah, alias)(*args), getattr(np, alias)(*(a.get() for a in args)))
 
@@ -262,3 +257,21 @@ def test_copy_is_a_new_array() -> None:
     assert y.tolist() == [0, 1, 2, 3, 4]
     assert ah.asarray(x, dtype=np.int64) is x
     assert ah.array(x).handle != x.handle
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_cbrt_matches_numpy_on_special_values(dtype: str) -> None:
+    """cbrt, ufuncs.def's demonstration row: real cube roots, signed zeros kept."""
+    x = np.array([-8.0, -0.0, 0.0, 27.0, np.inf, -np.inf, np.nan, 2.0, 1e-30, -3e4], dtype)
+    got = ah.cbrt(ah.asarray(x))
+    assert_matches(got, np.cbrt(x))
+    assert np.array_equal(np.signbit(got.get()), np.signbit(np.cbrt(x)))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64"])
+def test_cbrt_of_integers_takes_numpys_float_loop(dtype: str) -> None:
+    x = np.arange(-5, 6).astype(dtype)
+    assert_matches(ah.cbrt(ah.asarray(x)), np.cbrt(x))
+    with pytest.raises(TypeError):
+        ah.cbrt(ah.asarray(x), dtype=np.int64)  # No integer loop, as NumPy.
+    assert_matches(ah.cbrt(ah.asarray(x), dtype=np.float64), np.cbrt(x, dtype=np.float64))

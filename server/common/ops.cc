@@ -1,91 +1,27 @@
 #include "server/common/ops.h"
 
 #include <array>
+#include <iterator>
 #include <utility>
 
 namespace arrayhub {
 namespace {
 
 struct ElementwiseOpInfo {
-  ElementwiseOp op;
   std::string_view name;
   int arity;
+  std::string_view loop_kinds;                // NumPy's dtype.kind letters.
+  std::array<std::string_view, 2> aliases{};  // Unused ones empty.
 };
 
+// Indexed by ElementwiseOp: both come from ufuncs.def in its order.
 constexpr ElementwiseOpInfo kElementwiseOps[] = {
-    {ElementwiseOp::kAdd, "add", 2},
-    {ElementwiseOp::kSubtract, "subtract", 2},
-    {ElementwiseOp::kMultiply, "multiply", 2},
-    {ElementwiseOp::kTrueDivide, "true_divide", 2},
-    {ElementwiseOp::kFloorDivide, "floor_divide", 2},
-    {ElementwiseOp::kRemainder, "remainder", 2},
-    {ElementwiseOp::kPower, "power", 2},
-    {ElementwiseOp::kNegative, "negative", 1},
-    {ElementwiseOp::kAbsolute, "absolute", 1},
-    {ElementwiseOp::kSign, "sign", 1},
-    {ElementwiseOp::kExp, "exp", 1},
-    {ElementwiseOp::kExpm1, "expm1", 1},
-    {ElementwiseOp::kLog, "log", 1},
-    {ElementwiseOp::kLog1p, "log1p", 1},
-    {ElementwiseOp::kLog2, "log2", 1},
-    {ElementwiseOp::kLog10, "log10", 1},
-    {ElementwiseOp::kSqrt, "sqrt", 1},
-    {ElementwiseOp::kSquare, "square", 1},
-    {ElementwiseOp::kSin, "sin", 1},
-    {ElementwiseOp::kCos, "cos", 1},
-    {ElementwiseOp::kTan, "tan", 1},
-    {ElementwiseOp::kArcsin, "arcsin", 1},
-    {ElementwiseOp::kArccos, "arccos", 1},
-    {ElementwiseOp::kArctan, "arctan", 1},
-    {ElementwiseOp::kArctan2, "arctan2", 2},
-    {ElementwiseOp::kSinh, "sinh", 1},
-    {ElementwiseOp::kCosh, "cosh", 1},
-    {ElementwiseOp::kTanh, "tanh", 1},
-    {ElementwiseOp::kFloor, "floor", 1},
-    {ElementwiseOp::kCeil, "ceil", 1},
-    {ElementwiseOp::kRint, "rint", 1},
-    {ElementwiseOp::kMinimum, "minimum", 2},
-    {ElementwiseOp::kMaximum, "maximum", 2},
-    {ElementwiseOp::kClip, "clip", 3},
-    {ElementwiseOp::kHypot, "hypot", 2},
-    {ElementwiseOp::kEqual, "equal", 2},
-    {ElementwiseOp::kNotEqual, "not_equal", 2},
-    {ElementwiseOp::kLess, "less", 2},
-    {ElementwiseOp::kLessEqual, "less_equal", 2},
-    {ElementwiseOp::kGreater, "greater", 2},
-    {ElementwiseOp::kGreaterEqual, "greater_equal", 2},
-    {ElementwiseOp::kLogicalAnd, "logical_and", 2},
-    {ElementwiseOp::kLogicalOr, "logical_or", 2},
-    {ElementwiseOp::kLogicalXor, "logical_xor", 2},
-    {ElementwiseOp::kLogicalNot, "logical_not", 1},
-    {ElementwiseOp::kBitwiseAnd, "bitwise_and", 2},
-    {ElementwiseOp::kBitwiseOr, "bitwise_or", 2},
-    {ElementwiseOp::kBitwiseXor, "bitwise_xor", 2},
-    {ElementwiseOp::kInvert, "invert", 1},
-    {ElementwiseOp::kLeftShift, "left_shift", 2},
-    {ElementwiseOp::kRightShift, "right_shift", 2},
-    {ElementwiseOp::kIsnan, "isnan", 1},
-    {ElementwiseOp::kIsinf, "isinf", 1},
-    {ElementwiseOp::kIsfinite, "isfinite", 1},
-    {ElementwiseOp::kWhere, "where", 3},
-    {ElementwiseOp::kCopy, "copy", 1},
+#define AH_UFUNC(enumerator, name, numpy, arity, kinds, host_functor, ...) \
+  {name, arity, kinds, {__VA_ARGS__}},
+#include "server/common/ufuncs.def"
+#undef AH_UFUNC
 };
-
-// Other names NumPy accepts for the same ufunc.
-constexpr std::pair<std::string_view, ElementwiseOp> kElementwiseAliases[] = {
-    {"divide", ElementwiseOp::kTrueDivide},
-    {"abs", ElementwiseOp::kAbsolute},
-    {"bitwise_not", ElementwiseOp::kInvert},
-    {"bitwise_invert", ElementwiseOp::kInvert},
-    {"bitwise_left_shift", ElementwiseOp::kLeftShift},
-    {"bitwise_right_shift", ElementwiseOp::kRightShift},
-    {"mod", ElementwiseOp::kRemainder},
-    {"pow", ElementwiseOp::kPower},
-    {"asin", ElementwiseOp::kArcsin},
-    {"acos", ElementwiseOp::kArccos},
-    {"atan", ElementwiseOp::kArctan},
-    {"atan2", ElementwiseOp::kArctan2},
-};
+static_assert(std::size(kElementwiseOps) == kElementwiseOpCount);
 
 constexpr std::pair<ReduceOp, std::string_view> kReduceOps[] = {
     {ReduceOp::kSum, "sum"}, {ReduceOp::kProd, "prod"},     {ReduceOp::kMin, "min"},
@@ -93,6 +29,23 @@ constexpr std::pair<ReduceOp, std::string_view> kReduceOps[] = {
     {ReduceOp::kStd, "std"}, {ReduceOp::kArgmin, "argmin"}, {ReduceOp::kArgmax, "argmax"},
     {ReduceOp::kAny, "any"}, {ReduceOp::kAll, "all"},
 };
+
+// NumPy's dtype.kind.
+char KindLetter(DTypeKind kind) {
+  switch (kind) {
+    case DTypeKind::kBool:
+      return 'b';
+    case DTypeKind::kSigned:
+      return 'i';
+    case DTypeKind::kUnsigned:
+      return 'u';
+    case DTypeKind::kFloat:
+      return 'f';
+    case DTypeKind::kComplex:
+      break;
+  }
+  return 'c';
+}
 
 const ElementwiseOpInfo& InfoOf(ElementwiseOp op) {
   return kElementwiseOps[static_cast<size_t>(op)];
@@ -106,13 +59,18 @@ int Arity(ElementwiseOp op) { return InfoOf(op).arity; }
 std::string_view OpName(ReduceOp op) { return kReduceOps[static_cast<size_t>(op)].second; }
 
 std::optional<ElementwiseOp> ElementwiseOpFromName(std::string_view name) {
-  for (const auto& info : kElementwiseOps) {
-    if (info.name == name) return info.op;
-  }
-  for (const auto& [alias, op] : kElementwiseAliases) {
-    if (alias == name) return op;
+  for (ElementwiseOp op : kAllElementwiseOps) {
+    const ElementwiseOpInfo& info = InfoOf(op);
+    if (info.name == name) return op;
+    for (std::string_view alias : info.aliases) {
+      if (!alias.empty() && alias == name) return op;
+    }
   }
   return std::nullopt;
+}
+
+bool HasLoop(ElementwiseOp op, DType compute) {
+  return InfoOf(op).loop_kinds.find(KindLetter(KindOf(compute))) != std::string_view::npos;
 }
 
 std::optional<ReduceOp> ReduceOpFromName(std::string_view name) {

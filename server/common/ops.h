@@ -2,74 +2,30 @@
 // the NumPy semantics every backend must reproduce.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
+#include "server/common/dtype.h"
+
 namespace arrayhub {
 
-// NumPy ufuncs. For a loop dtype T (ElementwiseCall::compute_dtype) each computes what NumPy's
-// loop of that type computes; where NumPy leaves a case undefined or raises on data, the
-// behaviour chosen is noted.
+// The elementwise ops, one enumerator per row of ufuncs.def, which also states each op's
+// semantics.
 enum class ElementwiseOp : uint8_t {
-  kAdd,          // bool: logical or.
-  kSubtract,     // Not for bool (core refuses it, as NumPy).
-  kMultiply,     // bool: logical and.
-  kTrueDivide,   // Floats and complex only (core picks a float loop for integers).
-  kFloorDivide,  // Python semantics: floor(a / b). Integer division by zero gives 0, as NumPy.
-  kRemainder,    // Python semantics: sign of the divisor. Integer x % 0 gives 0, as NumPy.
-  kPower,        // Integers: a negative exponent gives the truncated result (0 unless |a| = 1);
-                 // NumPy raises instead, which would need the data on the host.
-  kNegative,     // Integers wrap (-INT_MIN == INT_MIN).
-  kAbsolute,     // Complex -> real magnitude (result dtype is the component type).
-  kSign,         // -1, 0, 1 (NaN for NaN); complex: z / |z|, 0 for 0 (NumPy 2).
-  kExp,
-  kExpm1,
-  kLog,
-  kLog1p,
-  kLog2,
-  kLog10,
-  kSqrt,
-  kSquare,
-  kSin,
-  kCos,
-  kTan,
-  kArcsin,
-  kArccos,
-  kArctan,
-  kArctan2,
-  kSinh,
-  kCosh,
-  kTanh,
-  kFloor,  // Integers: identity (NumPy >= 2.1 keeps the integer dtype).
-  kCeil,
-  kRint,     // Round half to even.
-  kMinimum,  // NaN-propagating; complex compares lexicographically.
-  kMaximum,
-  kClip,  // clip(a, lo, hi) = minimum(maximum(a, lo), hi), NaN-propagating.
-  kHypot,
-  kEqual,  // Comparisons give bool; complex order is lexicographic (NumPy 2).
-  kNotEqual,
-  kLess,
-  kLessEqual,
-  kGreater,
-  kGreaterEqual,
-  kLogicalAnd,  // Nonzero is true; result bool.
-  kLogicalOr,
-  kLogicalXor,
-  kLogicalNot,
-  kBitwiseAnd,  // bool and integers.
-  kBitwiseOr,
-  kBitwiseXor,
-  kInvert,      // bitwise_not; bool: logical not.
-  kLeftShift,   // Integers; a shift >= the bit width (or negative) gives 0.
-  kRightShift,  // Arithmetic for signed; a shift >= the bit width gives 0 (-1 for negative a).
-  kIsnan,       // Result bool; integers and bool: false (isfinite: true).
-  kIsinf,
-  kIsfinite,
-  kWhere,  // where(cond, a, b): cond read as bool (nonzero), a and b of type T.
-  kCopy,   // Identity: with output.dtype != T, a cast (astype, out= conversion).
+#define AH_UFUNC(enumerator, ...) k##enumerator,
+#include "server/common/ufuncs.def"
+#undef AH_UFUNC
 };
+
+inline constexpr ElementwiseOp kAllElementwiseOps[] = {
+#define AH_UFUNC(enumerator, ...) ElementwiseOp::k##enumerator,
+#include "server/common/ufuncs.def"
+#undef AH_UFUNC
+};
+inline constexpr size_t kElementwiseOpCount = std::size(kAllElementwiseOps);
 
 enum class ReduceOp : uint8_t {
   kSum,
@@ -93,5 +49,7 @@ std::optional<ElementwiseOp> ElementwiseOpFromName(std::string_view name);
 std::optional<ReduceOp> ReduceOpFromName(std::string_view name);
 // Number of array/scalar operands the op takes.
 int Arity(ElementwiseOp op);
+// Whether the backends implement a loop of `compute` dtype for the op (ufuncs.def's kinds).
+bool HasLoop(ElementwiseOp op, DType compute);
 
 }  // namespace arrayhub

@@ -70,9 +70,8 @@ Loop ParseLoop(std::string_view signature) {
 
 // The loops of `op` in NumPy's search order, parsed from the table once.
 const std::vector<Loop>& LoopsOf(ElementwiseOp op) {
-  constexpr size_t kOps = static_cast<size_t>(ElementwiseOp::kCopy) + 1;
   static const auto* const kLoops = [] {
-    auto* loops = new std::array<std::vector<Loop>, kOps>();
+    auto* loops = new std::array<std::vector<Loop>, kElementwiseOpCount>();
     for (const auto& [ufunc, signatures] : kLoopSignatures) {
       for (std::string_view rest = signatures; !rest.empty();) {
         const size_t end = std::min(rest.find(' '), rest.size());

@@ -47,8 +47,7 @@ TEST(ElementwiseCodegenTest, ChainsOfEveryOpCompileForEveryLoopDType) {
     chain.inputs = {
         {.dtype = compute}, {.dtype = DType::kInt8}, {.dtype = compute, .scalar = true}};
     int previous = 0;
-    for (int o = 0; o <= static_cast<int>(ElementwiseOp::kCopy); ++o) {
-      const auto op = static_cast<ElementwiseOp>(o);
+    for (ElementwiseOp op : kAllElementwiseOps) {
       if (!CheckLoopExists(op, compute).ok()) continue;
       ElementwiseSignature::Step step{
           .op = op, .compute = compute, .result = compute, .operands = {}};

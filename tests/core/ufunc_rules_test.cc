@@ -369,6 +369,33 @@ TEST(UfuncRulesTest, CopyKeepsItsOperandDType) {
               "copy needs at least one array operand; got only scalars");
 }
 
+// ufuncs.def's loop kinds cover every loop core resolves to, so that no backend refuses one:
+// every op over every tuple of array dtypes, with and without dtype=.
+TEST(UfuncRulesTest, EveryResolvedLoopIsOneTheBackendsHave) {
+  constexpr size_t kDTypes = std::size(kAllDTypes);
+  std::vector<std::optional<DType>> requests = {std::nullopt};
+  requests.insert(requests.end(), std::begin(kAllDTypes), std::end(kAllDTypes));
+  int resolved = 0;
+  for (ElementwiseOp op : kAllElementwiseOps) {
+    size_t tuples = 1;
+    for (int k = 0; k < Arity(op); ++k) tuples *= kDTypes;
+    for (size_t n = 0; n < tuples; ++n) {
+      std::vector<UfuncOperand> operands;
+      for (size_t rest = n; operands.size() < static_cast<size_t>(Arity(op)); rest /= kDTypes) {
+        operands.push_back(A(kAllDTypes[rest % kDTypes]));
+      }
+      for (std::optional<DType> requested : requests) {
+        const absl::StatusOr<UfuncResolution> r = ResolveUfunc(op, operands, requested);
+        if (!r.ok()) continue;
+        ++resolved;
+        EXPECT_TRUE(HasLoop(op, r->compute_dtype))
+            << OpName(op) << " resolves to a " << DTypeName(r->compute_dtype) << " loop";
+      }
+    }
+  }
+  EXPECT_GT(resolved, 10000);
+}
+
 TEST(CheckOutputCastTest, SameKind) {
   EXPECT_TRUE(CheckOutputCast(ElementwiseOp::kAdd, DType::kFloat64, DType::kFloat32).ok());
   EXPECT_TRUE(CheckOutputCast(ElementwiseOp::kAdd, DType::kUInt64, DType::kInt8).ok());

@@ -447,6 +447,10 @@ template <class T> __device__ __forceinline__ T ah_op_log10(T a) {
     return ah_log10(a);
   }
 }
+template <class T> __device__ __forceinline__ T ah_op_cbrt(T a) {
+  if constexpr (ah_same<T, float>::value) return cbrtf(a);
+  else return cbrt(a);
+}
 template <class T> __device__ __forceinline__ T ah_op_square(T a) { return ah_op_multiply(a, a); }
 template <class T> __device__ __forceinline__ T ah_op_arctan2(T a, T b) { return ah_atan2(a, b); }
 template <class T> __device__ __forceinline__ T ah_op_hypot(T a, T b) { return ah_hypot(a, b); }

@@ -58,88 +58,13 @@ std::string_view ResultType(DType dtype) {
   return dtype == DType::kBool ? "bool" : StorageType(dtype);
 }
 
-// The kinds of loop NumPy 2 has for each op (bool, signed, unsigned, float, complex).
-struct Kinds {
-  bool b, i, u, f, c;
-};
-Kinds LoopKinds(ElementwiseOp op) {
-  using O = ElementwiseOp;
-  switch (op) {
-    case O::kAdd:
-    case O::kMultiply:
-    case O::kAbsolute:
-    case O::kMinimum:
-    case O::kMaximum:
-    case O::kClip:
-    case O::kEqual:
-    case O::kNotEqual:
-    case O::kLess:
-    case O::kLessEqual:
-    case O::kGreater:
-    case O::kGreaterEqual:
-    case O::kLogicalAnd:
-    case O::kLogicalOr:
-    case O::kLogicalXor:
-    case O::kLogicalNot:
-    case O::kIsnan:
-    case O::kIsinf:
-    case O::kIsfinite:
-    case O::kWhere:
-    case O::kCopy:
-    case O::kRint:  // Integers and bool: identity, like floor and ceil.
-      return {true, true, true, true, true};
-    case O::kSubtract:
-    case O::kPower:
-    case O::kNegative:
-    case O::kSign:
-    case O::kSquare:
-      return {false, true, true, true, true};
-    case O::kTrueDivide:
-    case O::kExp:
-    case O::kExpm1:
-    case O::kLog:
-    case O::kLog1p:
-    case O::kLog2:
-    case O::kLog10:
-    case O::kSqrt:
-    case O::kSin:
-    case O::kCos:
-    case O::kTan:
-    case O::kArcsin:
-    case O::kArccos:
-    case O::kArctan:
-    case O::kSinh:
-    case O::kCosh:
-    case O::kTanh:
-      return {false, false, false, true, true};
-    case O::kFloorDivide:
-    case O::kRemainder:
-      return {false, true, true, true, false};
-    case O::kArctan2:
-    case O::kHypot:
-      return {false, false, false, true, false};
-    case O::kFloor:
-    case O::kCeil:
-      return {true, true, true, true, false};
-    case O::kBitwiseAnd:
-    case O::kBitwiseOr:
-    case O::kBitwiseXor:
-    case O::kInvert:
-      return {true, true, true, false, false};
-    case O::kLeftShift:
-    case O::kRightShift:
-      return {false, true, true, false, false};
-  }
-  return {};
-}
-
 // where() reads its condition as bool whatever the loop type.
 std::string_view OperandWorkingType(const ElementwiseSignature::Step& step, size_t k) {
   if (step.op == ElementwiseOp::kWhere && k == 0) return "bool";
   return WorkingType(step.compute);
 }
 
-// The device function for the op (see device_math.h).
+// The device function for the op: ah_op_<name> (ufuncs.def) of device_math.h.
 std::string OpFunction(const ElementwiseSignature::Step& step) {
   switch (step.op) {
     case ElementwiseOp::kMinimum:
@@ -155,26 +80,7 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 }  // namespace
 
 absl::Status CheckLoopExists(ElementwiseOp op, DType compute) {
-  const Kinds kinds = LoopKinds(op);
-  bool exists = false;
-  switch (KindOf(compute)) {
-    case DTypeKind::kBool:
-      exists = kinds.b;
-      break;
-    case DTypeKind::kSigned:
-      exists = kinds.i;
-      break;
-    case DTypeKind::kUnsigned:
-      exists = kinds.u;
-      break;
-    case DTypeKind::kFloat:
-      exists = kinds.f;
-      break;
-    case DTypeKind::kComplex:
-      exists = kinds.c;
-      break;
-  }
-  if (exists) return absl::OkStatus();
+  if (HasLoop(op, compute)) return absl::OkStatus();
   return absl::UnimplementedError(
       fmt::format("no {} loop for {} on the CUDA backend", DTypeName(compute), OpName(op)));
 }

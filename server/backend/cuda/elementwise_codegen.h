@@ -49,7 +49,7 @@ struct ElementwiseSignature {
   int scalar_inputs() const;
 };
 
-// OK when NumPy has a loop for `op` in `compute` (so the device functions define it);
+// OK when ufuncs.def gives `op` a loop of `compute` (so the device functions define it);
 // UNIMPLEMENTED otherwise.
 absl::Status CheckLoopExists(ElementwiseOp op, DType compute);
 

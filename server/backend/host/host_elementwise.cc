@@ -69,7 +69,7 @@ namespace {
 using KernelFn = void (*)(int64_t n, const std::byte* const* in, std::byte* out);
 
 struct Kernel {
-  KernelFn run = nullptr;  // Null when NumPy has no loop of this dtype for the op.
+  KernelFn run = nullptr;  // Null when ufuncs.def gives the op no loop of this dtype.
   size_t arity = 0;
   DType result = DType::kBool;
   std::array<DType, 3> inputs{};  // The dtype each operand is read as.
@@ -92,15 +92,13 @@ struct ResultOf<Op, T, std::index_sequence<K...>> {
   using type =
       std::conditional_t<std::is_same_v<T, Half> && std::is_same_v<Math, float>, Half, Math>;
 };
-template <typename Op, typename T>
-using Indices = std::make_index_sequence<Op::kArity>;
-template <typename Op, typename T>
-using StoredResult = typename ResultOf<Op, T, Indices<Op, T>>::type;
+template <typename Op, typename T, size_t kArity>
+using StoredResult = typename ResultOf<Op, T, std::make_index_sequence<kArity>>::type;
 
 template <typename Op, typename T, size_t... K>
 void RunContiguous(int64_t n, const std::byte* const* in, std::byte* out,
                    std::index_sequence<K...>) {
-  using R = StoredResult<Op, T>;
+  using R = StoredResult<Op, T, sizeof...(K)>;
   const std::tuple<const InputOf<Op, T, K>*...> inputs{
       reinterpret_cast<const InputOf<Op, T, K>*>(in[K])...};
   R* result = reinterpret_cast<R*>(out);
@@ -109,142 +107,37 @@ void RunContiguous(int64_t n, const std::byte* const* in, std::byte* out,
   }
 }
 
-template <typename Op, typename T>
+template <typename Op, typename T, size_t kArity>
 void RunKernel(int64_t n, const std::byte* const* in, std::byte* out) {
-  RunContiguous<Op, T>(n, in, out, Indices<Op, T>{});
+  RunContiguous<Op, T>(n, in, out, std::make_index_sequence<kArity>{});
 }
 
-template <typename Op, typename T>
+// The kernel of functor Op with kArity operands for loop type T; none unless kHasLoop.
+template <typename Op, typename T, size_t kArity, bool kHasLoop>
 Kernel MakeKernel() {
-  if constexpr (!kSupports<Op, T>) {
+  if constexpr (!kHasLoop) {
     return {};
   } else {
-    Kernel kernel{
-        .run = &RunKernel<Op, T>, .arity = Op::kArity, .result = DTypeOf<StoredResult<Op, T>>()};
+    Kernel kernel{.run = &RunKernel<Op, T, kArity>,
+                  .arity = kArity,
+                  .result = DTypeOf<StoredResult<Op, T, kArity>>()};
     [&]<size_t... K>(std::index_sequence<K...>) {
       ((kernel.inputs[K] = DTypeOf<InputOf<Op, T, K>>()), ...);
     }
-    (Indices<Op, T>{});
+    (std::make_index_sequence<kArity>{});
     return kernel;
   }
 }
 
+// Every op's kernel for loop type T, as ufuncs.def declares it.
 template <typename T>
 Kernel KernelFor(ElementwiseOp op) {
-  constexpr Ties kTies = kTiesOf<T>;
   switch (op) {
-    case ElementwiseOp::kAdd:
-      return MakeKernel<Add, T>();
-    case ElementwiseOp::kSubtract:
-      return MakeKernel<Subtract, T>();
-    case ElementwiseOp::kMultiply:
-      return MakeKernel<Multiply, T>();
-    case ElementwiseOp::kTrueDivide:
-      return MakeKernel<TrueDivide, T>();
-    case ElementwiseOp::kFloorDivide:
-      return MakeKernel<FloorDivide, T>();
-    case ElementwiseOp::kRemainder:
-      return MakeKernel<Remainder, T>();
-    case ElementwiseOp::kPower:
-      return MakeKernel<Power, T>();
-    case ElementwiseOp::kNegative:
-      return MakeKernel<Negative, T>();
-    case ElementwiseOp::kAbsolute:
-      return MakeKernel<Absolute, T>();
-    case ElementwiseOp::kSign:
-      return MakeKernel<Sign, T>();
-    case ElementwiseOp::kExp:
-      return MakeKernel<Exp, T>();
-    case ElementwiseOp::kExpm1:
-      return MakeKernel<Expm1, T>();
-    case ElementwiseOp::kLog:
-      return MakeKernel<Log, T>();
-    case ElementwiseOp::kLog1p:
-      return MakeKernel<Log1p, T>();
-    case ElementwiseOp::kLog2:
-      return MakeKernel<Log2, T>();
-    case ElementwiseOp::kLog10:
-      return MakeKernel<Log10, T>();
-    case ElementwiseOp::kSqrt:
-      return MakeKernel<Sqrt, T>();
-    case ElementwiseOp::kSquare:
-      return MakeKernel<Square, T>();
-    case ElementwiseOp::kSin:
-      return MakeKernel<Sin, T>();
-    case ElementwiseOp::kCos:
-      return MakeKernel<Cos, T>();
-    case ElementwiseOp::kTan:
-      return MakeKernel<Tan, T>();
-    case ElementwiseOp::kArcsin:
-      return MakeKernel<Arcsin, T>();
-    case ElementwiseOp::kArccos:
-      return MakeKernel<Arccos, T>();
-    case ElementwiseOp::kArctan:
-      return MakeKernel<Arctan, T>();
-    case ElementwiseOp::kArctan2:
-      return MakeKernel<Arctan2, T>();
-    case ElementwiseOp::kSinh:
-      return MakeKernel<Sinh, T>();
-    case ElementwiseOp::kCosh:
-      return MakeKernel<Cosh, T>();
-    case ElementwiseOp::kTanh:
-      return MakeKernel<Tanh, T>();
-    case ElementwiseOp::kFloor:
-      return MakeKernel<Floor, T>();
-    case ElementwiseOp::kCeil:
-      return MakeKernel<Ceil, T>();
-    case ElementwiseOp::kRint:
-      return MakeKernel<Rint, T>();
-    case ElementwiseOp::kMinimum:
-      return MakeKernel<Minimum<kTies>, T>();
-    case ElementwiseOp::kMaximum:
-      return MakeKernel<Maximum<kTies>, T>();
-    case ElementwiseOp::kClip:
-      return MakeKernel<Clip, T>();
-    case ElementwiseOp::kHypot:
-      return MakeKernel<Hypot, T>();
-    case ElementwiseOp::kEqual:
-      return MakeKernel<Equal, T>();
-    case ElementwiseOp::kNotEqual:
-      return MakeKernel<NotEqual, T>();
-    case ElementwiseOp::kLess:
-      return MakeKernel<Less, T>();
-    case ElementwiseOp::kLessEqual:
-      return MakeKernel<LessEqual, T>();
-    case ElementwiseOp::kGreater:
-      return MakeKernel<Greater, T>();
-    case ElementwiseOp::kGreaterEqual:
-      return MakeKernel<GreaterEqual, T>();
-    case ElementwiseOp::kLogicalAnd:
-      return MakeKernel<LogicalAnd, T>();
-    case ElementwiseOp::kLogicalOr:
-      return MakeKernel<LogicalOr, T>();
-    case ElementwiseOp::kLogicalXor:
-      return MakeKernel<LogicalXor, T>();
-    case ElementwiseOp::kLogicalNot:
-      return MakeKernel<LogicalNot, T>();
-    case ElementwiseOp::kBitwiseAnd:
-      return MakeKernel<BitwiseAnd, T>();
-    case ElementwiseOp::kBitwiseOr:
-      return MakeKernel<BitwiseOr, T>();
-    case ElementwiseOp::kBitwiseXor:
-      return MakeKernel<BitwiseXor, T>();
-    case ElementwiseOp::kInvert:
-      return MakeKernel<Invert, T>();
-    case ElementwiseOp::kLeftShift:
-      return MakeKernel<LeftShift, T>();
-    case ElementwiseOp::kRightShift:
-      return MakeKernel<RightShift, T>();
-    case ElementwiseOp::kIsnan:
-      return MakeKernel<Isnan, T>();
-    case ElementwiseOp::kIsinf:
-      return MakeKernel<Isinf, T>();
-    case ElementwiseOp::kIsfinite:
-      return MakeKernel<Isfinite, T>();
-    case ElementwiseOp::kWhere:
-      return MakeKernel<Where, T>();
-    case ElementwiseOp::kCopy:
-      return MakeKernel<Copy, T>();
+#define AH_UFUNC(enumerator, name, numpy, arity, kinds, host_functor, ...) \
+  case ElementwiseOp::k##enumerator:                                       \
+    return MakeKernel<host_functor, T, arity, InKinds<T>(kinds)>();
+#include "server/common/ufuncs.def"
+#undef AH_UFUNC
   }
   return {};
 }

@@ -1,12 +1,11 @@
-// The elementwise operations of ops.h as functors over one element. Each functor computes what
-// NumPy's loop of the same type computes, following NumPy's C sources where IEEE arithmetic
+// The elementwise operations of ufuncs.def as functors over one element. Each functor computes
+// what NumPy's loop of the same type computes, following NumPy's C sources where IEEE arithmetic
 // leaves room for choice (signs of zero, NaN and infinity cases, complex formulas), so that
 // results match NumPy bit for bit wherever NumPy is deterministic.
 //
-// A functor declares
-//   kDomain: the categories of loop types it has a loop for (NumPy's, plus the integer
-//            identities of ops.h);
-//   kArity and Input<T, K>: the operands and the storage type operand K is read as;
+// ufuncs.def names each op's functor, its arity and the loop dtypes it is instantiated for. A
+// functor declares
+//   Input<T, K>: the storage type operand K is read as (UniformInputs: the loop type T);
 //   Apply(...): the operation on math types (MathType<T>: float16 arithmetic runs in float).
 #pragma once
 
@@ -16,39 +15,31 @@
 #include <cstdint>
 #include <limits>
 #include <numbers>
+#include <string_view>
 #include <type_traits>
 
 #include "server/backend/host/host_types.h"
 
 namespace arrayhub::host {
 
-enum Category : unsigned {
-  kBoolCategory = 1,
-  kIntegerCategory = 2,
-  kRealCategory = 4,
-  kComplexCategory = 8,
-};
-inline constexpr unsigned kAnyCategory = 15;
-inline constexpr unsigned kNumeric = kIntegerCategory | kRealCategory | kComplexCategory;
-inline constexpr unsigned kInexact = kRealCategory | kComplexCategory;
-
-template <typename M>
-constexpr unsigned CategoryOf() {
-  if constexpr (std::is_same_v<M, bool>) return kBoolCategory;
-  if constexpr (kIsInteger<M>) return kIntegerCategory;
-  if constexpr (kIsReal<M>) return kRealCategory;
-  if constexpr (kIsComplex<M>) return kComplexCategory;
+// NumPy's dtype.kind of storage type T, the letter ufuncs.def lists loops by.
+template <typename T>
+constexpr char KindLetter() {
+  if constexpr (std::is_same_v<T, bool>) return 'b';
+  if constexpr (kIsInteger<T> && std::is_signed_v<T>) return 'i';
+  if constexpr (kIsInteger<T> && !std::is_signed_v<T>) return 'u';
+  if constexpr (kIsReal<T>) return 'f';
+  if constexpr (kIsComplex<T>) return 'c';
 }
 
-// Whether Op has a loop for storage type T.
-template <typename Op, typename T>
-inline constexpr bool kSupports = (Op::kDomain & CategoryOf<MathType<T>>()) != 0;
+// Whether `kinds` (a ufuncs.def row's) includes storage type T's kind.
+template <typename T>
+constexpr bool InKinds(std::string_view kinds) {
+  return kinds.find(KindLetter<T>()) != std::string_view::npos;
+}
 
-// Base of the ops whose operands are all of the loop type.
-template <unsigned Domain, int Arity>
-struct OpOf {
-  static constexpr unsigned kDomain = Domain;
-  static constexpr int kArity = Arity;
+// Base of the functors whose operands are all read as the loop type.
+struct UniformInputs {
   template <typename T, size_t K>
   using Input = T;
 };
@@ -224,7 +215,7 @@ I ShiftRight(I a, I count) {
 // ---------------------------------------------------------------------------------------------
 // Arithmetic
 
-struct Add : OpOf<kAnyCategory, 2> {
+struct Add : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (std::is_same_v<M, bool>) return a || b;
@@ -233,7 +224,7 @@ struct Add : OpOf<kAnyCategory, 2> {
   }
 };
 
-struct Subtract : OpOf<kNumeric, 2> {
+struct Subtract : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (kIsInteger<M>) return WrapSubtract(a, b);
@@ -241,7 +232,7 @@ struct Subtract : OpOf<kNumeric, 2> {
   }
 };
 
-struct Multiply : OpOf<kAnyCategory, 2> {
+struct Multiply : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (std::is_same_v<M, bool>) return a && b;
@@ -251,7 +242,7 @@ struct Multiply : OpOf<kAnyCategory, 2> {
   }
 };
 
-struct TrueDivide : OpOf<kInexact, 2> {
+struct TrueDivide : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (kIsComplex<M>) return ComplexDivide(a, b);
@@ -259,7 +250,7 @@ struct TrueDivide : OpOf<kInexact, 2> {
   }
 };
 
-struct FloorDivide : OpOf<kIntegerCategory | kRealCategory, 2> {
+struct FloorDivide : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (kIsReal<M>) {
@@ -279,7 +270,7 @@ struct FloorDivide : OpOf<kIntegerCategory | kRealCategory, 2> {
   }
 };
 
-struct Remainder : OpOf<kIntegerCategory | kRealCategory, 2> {
+struct Remainder : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (kIsReal<M>) {
@@ -299,7 +290,7 @@ struct Remainder : OpOf<kIntegerCategory | kRealCategory, 2> {
   }
 };
 
-struct Power : OpOf<kNumeric, 2> {
+struct Power : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (kIsInteger<M>) return IntegerPower(a, b);
@@ -308,7 +299,7 @@ struct Power : OpOf<kNumeric, 2> {
   }
 };
 
-struct Negative : OpOf<kNumeric, 1> {
+struct Negative : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsInteger<M>) return WrapNegate(x);
@@ -316,7 +307,7 @@ struct Negative : OpOf<kNumeric, 1> {
   }
 };
 
-struct Absolute : OpOf<kAnyCategory, 1> {
+struct Absolute : UniformInputs {
   template <typename M>
   static auto Apply(M x) {
     if constexpr (kIsComplex<M>) {
@@ -331,7 +322,7 @@ struct Absolute : OpOf<kAnyCategory, 1> {
   }
 };
 
-struct Sign : OpOf<kNumeric, 1> {
+struct Sign : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsComplex<M>) {
@@ -364,7 +355,7 @@ struct Sign : OpOf<kNumeric, 1> {
   }
 };
 
-struct Square : OpOf<kNumeric, 1> {
+struct Square : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return Multiply::Apply(x, x);
@@ -375,16 +366,14 @@ struct Square : OpOf<kNumeric, 1> {
 // Transcendentals: <cmath> for reals, std::complex (the C library's c* functions, as NumPy
 // uses) for complex, NumPy's own formulas where NumPy has them.
 
-using InexactUnary = OpOf<kInexact, 1>;
-
-struct Exp : InexactUnary {
+struct Exp : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::exp(x);
   }
 };
 
-struct Expm1 : InexactUnary {
+struct Expm1 : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsComplex<M>) {
@@ -398,14 +387,14 @@ struct Expm1 : InexactUnary {
   }
 };
 
-struct Log : InexactUnary {
+struct Log : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::log(x);
   }
 };
 
-struct Log1p : InexactUnary {
+struct Log1p : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsComplex<M>) {
@@ -431,7 +420,7 @@ M ScaledLog(M x, R scale) {
   return {log.real() * scale, log.imag() * scale};
 }
 
-struct Log2 : InexactUnary {
+struct Log2 : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsComplex<M>) {
@@ -442,7 +431,7 @@ struct Log2 : InexactUnary {
   }
 };
 
-struct Log10 : InexactUnary {
+struct Log10 : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsComplex<M>) {
@@ -453,84 +442,91 @@ struct Log10 : InexactUnary {
   }
 };
 
-struct Sqrt : InexactUnary {
+struct Sqrt : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::sqrt(x);
   }
 };
 
-struct Sin : InexactUnary {
+struct Cbrt : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    return std::cbrt(x);
+  }
+};
+
+struct Sin : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::sin(x);
   }
 };
 
-struct Cos : InexactUnary {
+struct Cos : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::cos(x);
   }
 };
 
-struct Tan : InexactUnary {
+struct Tan : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::tan(x);
   }
 };
 
-struct Arcsin : InexactUnary {
+struct Arcsin : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::asin(x);
   }
 };
 
-struct Arccos : InexactUnary {
+struct Arccos : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::acos(x);
   }
 };
 
-struct Arctan : InexactUnary {
+struct Arctan : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::atan(x);
   }
 };
 
-struct Sinh : InexactUnary {
+struct Sinh : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::sinh(x);
   }
 };
 
-struct Cosh : InexactUnary {
+struct Cosh : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::cosh(x);
   }
 };
 
-struct Tanh : InexactUnary {
+struct Tanh : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::tanh(x);
   }
 };
 
-struct Arctan2 : OpOf<kRealCategory, 2> {
+struct Arctan2 : UniformInputs {
   template <typename M>
   static M Apply(M y, M x) {
     return std::atan2(y, x);
   }
 };
 
-struct Hypot : OpOf<kRealCategory, 2> {
+struct Hypot : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     return std::hypot(a, b);
@@ -540,7 +536,7 @@ struct Hypot : OpOf<kRealCategory, 2> {
 // ---------------------------------------------------------------------------------------------
 // Rounding: identities for integers and bool (NumPy >= 2.1 keeps their dtype).
 
-struct Floor : OpOf<kBoolCategory | kIntegerCategory | kRealCategory, 1> {
+struct Floor : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsReal<M>) return std::floor(x);
@@ -548,7 +544,7 @@ struct Floor : OpOf<kBoolCategory | kIntegerCategory | kRealCategory, 1> {
   }
 };
 
-struct Ceil : OpOf<kBoolCategory | kIntegerCategory | kRealCategory, 1> {
+struct Ceil : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsReal<M>) return std::ceil(x);
@@ -556,7 +552,7 @@ struct Ceil : OpOf<kBoolCategory | kIntegerCategory | kRealCategory, 1> {
   }
 };
 
-struct Rint : OpOf<kAnyCategory, 1> {
+struct Rint : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     // nearbyint rounds half to even in the default rounding mode, without raising inexact.
@@ -577,7 +573,7 @@ template <typename T>
 inline constexpr Ties kTiesOf = std::is_same_v<T, Half> ? Ties::kKeepFirst : Ties::kKeepSecond;
 
 template <Ties kTies>
-struct Maximum : OpOf<kAnyCategory, 2> {
+struct Maximum : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (std::is_same_v<M, bool>) {
@@ -593,7 +589,7 @@ struct Maximum : OpOf<kAnyCategory, 2> {
 };
 
 template <Ties kTies>
-struct Minimum : OpOf<kAnyCategory, 2> {
+struct Minimum : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (std::is_same_v<M, bool>) {
@@ -611,7 +607,7 @@ struct Minimum : OpOf<kAnyCategory, 2> {
 // NumPy's clip loop (clip.cpp) rather than minimum(maximum(x, low), high): each step keeps its
 // first operand when that is NaN or strictly beyond the bound, so ties (+0.0 against -0.0)
 // take the bound, and complex values order lexicographically with no NaN test on the bound.
-struct Clip : OpOf<kAnyCategory, 3> {
+struct Clip : UniformInputs {
   template <typename M>
   static M Apply(M x, M low, M high) {
     return Bounded<false>(Bounded<true>(x, low), high);
@@ -639,84 +635,84 @@ struct Clip : OpOf<kAnyCategory, 3> {
 // ---------------------------------------------------------------------------------------------
 // Comparisons and predicates: bool results.
 
-struct Equal : OpOf<kAnyCategory, 2> {
+struct Equal : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return a == b;
   }
 };
 
-struct NotEqual : OpOf<kAnyCategory, 2> {
+struct NotEqual : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return a != b;
   }
 };
 
-struct Less : OpOf<kAnyCategory, 2> {
+struct Less : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return OrderLess(a, b);
   }
 };
 
-struct LessEqual : OpOf<kAnyCategory, 2> {
+struct LessEqual : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return OrderLessEqual(a, b);
   }
 };
 
-struct Greater : OpOf<kAnyCategory, 2> {
+struct Greater : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return OrderLess(b, a);
   }
 };
 
-struct GreaterEqual : OpOf<kAnyCategory, 2> {
+struct GreaterEqual : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return OrderLessEqual(b, a);
   }
 };
 
-struct LogicalAnd : OpOf<kAnyCategory, 2> {
+struct LogicalAnd : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return Nonzero(a) && Nonzero(b);
   }
 };
 
-struct LogicalOr : OpOf<kAnyCategory, 2> {
+struct LogicalOr : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return Nonzero(a) || Nonzero(b);
   }
 };
 
-struct LogicalXor : OpOf<kAnyCategory, 2> {
+struct LogicalXor : UniformInputs {
   template <typename M>
   static bool Apply(M a, M b) {
     return Nonzero(a) != Nonzero(b);
   }
 };
 
-struct LogicalNot : OpOf<kAnyCategory, 1> {
+struct LogicalNot : UniformInputs {
   template <typename M>
   static bool Apply(M x) {
     return !Nonzero(x);
   }
 };
 
-struct Isnan : OpOf<kAnyCategory, 1> {
+struct Isnan : UniformInputs {
   template <typename M>
   static bool Apply(M x) {
     return IsNan(x);
   }
 };
 
-struct Isinf : OpOf<kAnyCategory, 1> {
+struct Isinf : UniformInputs {
   template <typename M>
   static bool Apply(M x) {
     if constexpr (kIsComplex<M>) return std::isinf(x.real()) || std::isinf(x.imag());
@@ -725,7 +721,7 @@ struct Isinf : OpOf<kAnyCategory, 1> {
   }
 };
 
-struct Isfinite : OpOf<kAnyCategory, 1> {
+struct Isfinite : UniformInputs {
   template <typename M>
   static bool Apply(M x) {
     if constexpr (kIsComplex<M>) return std::isfinite(x.real()) && std::isfinite(x.imag());
@@ -737,30 +733,28 @@ struct Isfinite : OpOf<kAnyCategory, 1> {
 // ---------------------------------------------------------------------------------------------
 // Bitwise: bool and integers (shifts: integers only).
 
-using BitwiseBinary = OpOf<kBoolCategory | kIntegerCategory, 2>;
-
-struct BitwiseAnd : BitwiseBinary {
+struct BitwiseAnd : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     return static_cast<M>(a & b);
   }
 };
 
-struct BitwiseOr : BitwiseBinary {
+struct BitwiseOr : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     return static_cast<M>(a | b);
   }
 };
 
-struct BitwiseXor : BitwiseBinary {
+struct BitwiseXor : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     return static_cast<M>(a ^ b);
   }
 };
 
-struct Invert : OpOf<kBoolCategory | kIntegerCategory, 1> {
+struct Invert : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (std::is_same_v<M, bool>) return !x;
@@ -768,14 +762,14 @@ struct Invert : OpOf<kBoolCategory | kIntegerCategory, 1> {
   }
 };
 
-struct LeftShift : OpOf<kIntegerCategory, 2> {
+struct LeftShift : UniformInputs {
   template <typename M>
   static M Apply(M a, M count) {
     return ShiftLeft(a, count);
   }
 };
 
-struct RightShift : OpOf<kIntegerCategory, 2> {
+struct RightShift : UniformInputs {
   template <typename M>
   static M Apply(M a, M count) {
     return ShiftRight(a, count);
@@ -786,8 +780,6 @@ struct RightShift : OpOf<kIntegerCategory, 2> {
 // Selection.
 
 struct Where {
-  static constexpr unsigned kDomain = kAnyCategory;
-  static constexpr int kArity = 3;
   template <typename T, size_t K>
   using Input = std::conditional_t<K == 0, bool, T>;  // The condition, nonzero-tested.
 
@@ -797,7 +789,7 @@ struct Where {
   }
 };
 
-struct Copy : OpOf<kAnyCategory, 1> {
+struct Copy : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return x;
