@@ -4,6 +4,7 @@ through the installed console script; TLS and token options and their environmen
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pathlib
@@ -157,6 +158,16 @@ def test_ls_shows_publications_after_the_publishing_session_ended(served: Daemon
     assert "cli/outlives" not in run("ls", address=served.address).stdout
 
 
+def assert_progress_ended(stderr: str, plain: str) -> None:
+    """The progress on ``stderr`` ended at 100%: the plain line ``plain``, or tqdm's bar with
+    the same label where tqdm is installed."""
+    if importlib.util.find_spec("tqdm") is None:
+        assert stderr.endswith(plain + "\n"), stderr
+    else:
+        last = stderr.strip().splitlines()[-1]
+        assert last.startswith(plain.split(":")[0] + ":") and "100%" in last, stderr
+
+
 def test_cp_publishes_a_file_and_saves_a_published_array(served: Daemon,
                                                          tmp_path: pathlib.Path) -> None:
     host = np.linspace(0, 1, 3 * 5 * 7, dtype=np.float32).reshape(3, 5, 7)
@@ -172,7 +183,7 @@ def test_cp_publishes_a_file_and_saves_a_published_array(served: Daemon,
                    address=served.address)
     assert received.returncode == 0, received.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), host)
-    assert received.stderr.endswith("download: 420 B / 420 B (100%)\n"), received.stderr
+    assert_progress_ended(received.stderr, "download: 420 B / 420 B (100%)")
 
     missing = run("cp", "cli/never", str(tmp_path / "never.npy"), address=served.address)
     assert missing.returncode == 1 and "no array published as 'cli/never'" in missing.stderr
@@ -196,7 +207,7 @@ def test_cp_shows_progress_when_stdout_is_a_terminal(served: Daemon,
         os.close(terminal)
         os.close(controller)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.endswith("upload: 7.8 KiB / 7.8 KiB (100%)\n"), result.stderr
+    assert_progress_ended(result.stderr, "upload: 7.8 KiB / 7.8 KiB (100%)")
     assert run("unpublish", "cli/tty", address=served.address).returncode == 0
 
 
