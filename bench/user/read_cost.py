@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import queue
-import statistics
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -19,17 +17,7 @@ import numpy as np
 import arrayhub as ah
 from arrayhub import _dtypes
 from arrayhub.v1 import arrays_pb2, compute_pb2
-
-
-def median_us(call: Callable[[], Any], repeats: int, warmup: int = 30) -> float:
-    for _ in range(warmup):
-        call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
+from timing import median_us  # bench/user, the script's folder
 
 
 def main() -> None:
@@ -83,7 +71,7 @@ def main() -> None:
         }
         print("| call | median us |\n| --- | ---: |")
         for name, call in rows.items():
-            print(f"| {name} | {median_us(call, args.repeats):.1f} |")
+            print(f"| {name} | {median_us(call, args.repeats, warmup=30):.1f} |")
         replies_iterator.cancel()
 
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import queue
-import statistics
 import threading
-import time
 from concurrent import futures
 from typing import Any, Callable, Iterator
 
 import grpc
+
+from timing import median_us  # bench/user, the script's folder
 
 _SERVICE = "bench.Echo"
 
@@ -49,17 +49,6 @@ def _serve(port: Any, ready: Any) -> None:
     server.start()
     ready.set()
     server.wait_for_termination()
-
-
-def median_us(call: Callable[[], Any], repeats: int, warmup: int = 200) -> float:
-    for _ in range(warmup):
-        call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
 
 
 def main() -> None:
@@ -100,7 +89,7 @@ def main() -> None:
                 "unary call made by a waiting thread": unary_on_a_thread}
         print(f"| round trip, {args.bytes} bytes each way | median us |\n| --- | ---: |")
         for name, call in rows.items():
-            print(f"| {name} | {median_us(call, args.repeats):.1f} |")
+            print(f"| {name} | {median_us(call, args.repeats, warmup=200):.1f} |")
         requests.put(None)
         calls.put(None)
     server.terminate()
