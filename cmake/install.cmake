@@ -41,7 +41,13 @@ set_target_properties(arrayhubd PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS arrayhubd arrayhub-health RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
   COMPONENT server)
 # The unit names the daemon by its path: the installed one's, under the prefix of this install
-# (`cmake --install --prefix`, CPack's), so the unit is written when it is installed.
+# (`cmake --install --prefix`, CPack's), so the unit is written when it is installed, in a
+# folder of its own for each destination (ctest installs twice at once).
+if(IS_ABSOLUTE "${ARRAYHUB_SYSTEMD_UNIT_DIR}")
+  set(unit_dir "${ARRAYHUB_SYSTEMD_UNIT_DIR}")
+else()
+  set(unit_dir "\${CMAKE_INSTALL_PREFIX}/${ARRAYHUB_SYSTEMD_UNIT_DIR}")
+endif()
 install(CODE "
   file(READ \"${PROJECT_SOURCE_DIR}/deploy/systemd/arrayhubd.service\" unit)
   if(NOT unit MATCHES \"\nExecStart=/usr/local/bin/arrayhubd \")
@@ -49,8 +55,10 @@ install(CODE "
   endif()
   string(REPLACE /usr/local/bin/arrayhubd \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/arrayhubd\"
     unit \"\${unit}\")
-  file(WRITE \"${PROJECT_BINARY_DIR}/arrayhubd.service\" \"\${unit}\")" COMPONENT server)
-install(FILES "${PROJECT_BINARY_DIR}/arrayhubd.service"
-  DESTINATION "${ARRAYHUB_SYSTEMD_UNIT_DIR}" COMPONENT server)
+  string(MD5 destination \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
+  set(staging \"${PROJECT_BINARY_DIR}/systemd-unit-\${destination}\")
+  file(WRITE \"\${staging}/arrayhubd.service\" \"\${unit}\")
+  file(INSTALL \"\${staging}/arrayhubd.service\" DESTINATION \"${unit_dir}\")
+  file(REMOVE_RECURSE \"\${staging}\")" COMPONENT server)
 install(FILES deploy/systemd/arrayhubd.toml
   DESTINATION "${CMAKE_INSTALL_DATADIR}/arrayhub/examples" COMPONENT server)
