@@ -59,4 +59,7 @@ UFUNC_NAMES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("isinf", 1, ()),
     ("isfinite", 1, ()),
     ("cbrt", 1, ()),
+    ("exp2", 1, ()),
+    ("reciprocal", 1, ()),
+    ("trunc", 1, ()),
 )

@@ -417,6 +417,7 @@ bool IsTranscendental(ElementwiseOp op) {
     case O::kLog2:
     case O::kLog10:
     case O::kCbrt:
+    case O::kExp2:
     case O::kSin:
     case O::kCos:
     case O::kTan:
@@ -464,6 +465,7 @@ Domain DomainFor(ElementwiseOp op, size_t operand) {
   switch (op) {
     case O::kExp:
     case O::kExpm1:
+    case O::kExp2:
     case O::kSin:
     case O::kCos:
     case O::kTan:

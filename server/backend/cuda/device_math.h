@@ -66,6 +66,7 @@ AH_MATH1(ah_tan, tanf, tan) AH_MATH1(ah_asin, asinf, asin) AH_MATH1(ah_acos, aco
 AH_MATH1(ah_atan, atanf, atan) AH_MATH1(ah_sinh, sinhf, sinh) AH_MATH1(ah_cosh, coshf, cosh)
 AH_MATH1(ah_tanh, tanhf, tanh) AH_MATH1(ah_asinh, asinhf, asinh) AH_MATH1(ah_floor, floorf, floor)
 AH_MATH1(ah_ceil, ceilf, ceil) AH_MATH1(ah_rint, rintf, rint) AH_MATH1(ah_fabs, fabsf, fabs)
+AH_MATH1(ah_exp2, exp2f, exp2) AH_MATH1(ah_trunc, truncf, trunc)
 AH_MATH2(ah_atan2, atan2f, atan2) AH_MATH2(ah_hypot, hypotf, hypot) AH_MATH2(ah_pow, powf, pow)
 AH_MATH2(ah_fmod, fmodf, fmod) AH_MATH2(ah_copysign, copysignf, copysign)
 AH_MATH2(ah_add_rn, __fadd_rn, __dadd_rn) AH_MATH2(ah_sub_rn, __fsub_rn, __dsub_rn)
@@ -451,16 +452,49 @@ template <class T> __device__ __forceinline__ T ah_op_cbrt(T a) {
   if constexpr (ah_same<T, float>::value) return cbrtf(a);
   else return cbrt(a);
 }
+// NumPy's complex exp2: exp of z scaled by ln 2 in the component type.
+template <class T> __device__ __forceinline__ T ah_op_exp2(T a) {
+  if constexpr (ah_is_complex<T>::value) {
+    typedef typename T::value_type R;
+    const R k = R(0.693147180559945309417232121458176568);
+    return ah_op_exp(T{ah_mul_rn(a.re, k), ah_mul_rn(a.im, k)});
+  } else {
+    return ah_exp2(a);
+  }
+}
+// Integers: 1 / a truncated, 0 for 0 (ufuncs.def). Complex: NumPy's Smith-style loop, no case
+// for 0 (NaNs).
+template <class T> __device__ T ah_op_reciprocal(T a) {
+  if constexpr (ah_int<T>::value) {
+    return a == 0 ? T(0) : (T)(T(1) / a);
+  } else if constexpr (ah_is_complex<T>::value) {
+    typedef typename T::value_type R;
+    if (ah_fabs(a.im) <= ah_fabs(a.re)) {
+      const R r = ah_div_rn(a.im, a.re);
+      const R d = ah_add_rn(a.re, ah_mul_rn(a.im, r));
+      return {ah_div_rn(R(1), d), ah_div_rn(-r, d)};
+    }
+    const R r = ah_div_rn(a.re, a.im);
+    const R d = ah_add_rn(ah_mul_rn(a.re, r), a.im);
+    return {ah_div_rn(r, d), ah_div_rn(R(-1), d)};
+  } else {
+    return ah_div_rn(T(1), a);
+  }
+}
 template <class T> __device__ __forceinline__ T ah_op_square(T a) { return ah_op_multiply(a, a); }
 template <class T> __device__ __forceinline__ T ah_op_arctan2(T a, T b) { return ah_atan2(a, b); }
 template <class T> __device__ __forceinline__ T ah_op_hypot(T a, T b) { return ah_hypot(a, b); }
-// floor, ceil and rint keep integers (and bool) as they are.
+// floor, ceil, trunc and rint keep integers (and bool) as they are.
 template <class T> __device__ __forceinline__ T ah_op_floor(T a) {
   if constexpr (ah_is_float<T>::value) return ah_floor(a);
   else return a;
 }
 template <class T> __device__ __forceinline__ T ah_op_ceil(T a) {
   if constexpr (ah_is_float<T>::value) return ah_ceil(a);
+  else return a;
+}
+template <class T> __device__ __forceinline__ T ah_op_trunc(T a) {
+  if constexpr (ah_is_float<T>::value) return ah_trunc(a);
   else return a;
 }
 template <class T> __device__ __forceinline__ T ah_op_rint(T a) {

@@ -299,6 +299,28 @@ struct Power : UniformInputs {
   }
 };
 
+struct Reciprocal : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    if constexpr (kIsInteger<M>) {
+      return x == 0 ? M(0) : static_cast<M>(M(1) / x);  // ufuncs.def: 0 for 0.
+    } else if constexpr (kIsReal<M>) {
+      return M(1) / x;
+    } else {
+      // NumPy's complex reciprocal loop: Smith's quotient 1 / x, with no case for 0 (NaNs).
+      using R = RealType<M>;
+      if (std::fabs(x.imag()) <= std::fabs(x.real())) {
+        const R ratio = x.imag() / x.real();
+        const R denominator = x.real() + x.imag() * ratio;
+        return {R(1) / denominator, -ratio / denominator};
+      }
+      const R ratio = x.real() / x.imag();
+      const R denominator = x.real() * ratio + x.imag();
+      return {ratio / denominator, R(-1) / denominator};
+    }
+  }
+};
+
 struct Negative : UniformInputs {
   template <typename M>
   static M Apply(M x) {
@@ -370,6 +392,19 @@ struct Exp : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::exp(x);
+  }
+};
+
+struct Exp2 : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    if constexpr (kIsComplex<M>) {
+      // NumPy's nc_exp2: exp of z scaled by ln 2 in the component type.
+      constexpr auto kLn2 = std::numbers::ln2_v<RealType<M>>;
+      return std::exp(M(x.real() * kLn2, x.imag() * kLn2));
+    } else {
+      return std::exp2(x);
+    }
   }
 };
 
@@ -548,6 +583,14 @@ struct Ceil : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsReal<M>) return std::ceil(x);
+    if constexpr (!kIsReal<M>) return x;
+  }
+};
+
+struct Trunc : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    if constexpr (kIsReal<M>) return std::trunc(x);
     if constexpr (!kIsReal<M>) return x;
   }
 };
