@@ -62,4 +62,7 @@ UFUNC_NAMES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("exp2", 1, ()),
     ("reciprocal", 1, ()),
     ("trunc", 1, ()),
+    ("fmax", 2, ()),
+    ("fmin", 2, ()),
+    ("copysign", 2, ()),
 )

@@ -481,6 +481,7 @@ template <class T> __device__ T ah_op_reciprocal(T a) {
     return ah_div_rn(T(1), a);
   }
 }
+template <class T> __device__ __forceinline__ T ah_op_copysign(T a, T b) { return ah_copysign(a, b); }
 template <class T> __device__ __forceinline__ T ah_op_square(T a) { return ah_op_multiply(a, a); }
 template <class T> __device__ __forceinline__ T ah_op_arctan2(T a, T b) { return ah_atan2(a, b); }
 template <class T> __device__ __forceinline__ T ah_op_hypot(T a, T b) { return ah_hypot(a, b); }
@@ -591,6 +592,17 @@ template <class T> __device__ __forceinline__ bool ah_op_isfinite(T a) {
   if constexpr (ah_is_complex<T>::value) return !ah_op_isnan(a) && !ah_op_isinf(a);
   else if constexpr (ah_is_float<T>::value) return !ah_isnan(a) && !ah_isinf(a);
   else return true;
+}
+// fmax and fmin: NaN only when both are (the first then); ties as maximum and minimum.
+template <bool kKeepFirst, class T> __device__ __forceinline__ T ah_op_fmax(T a, T b) {
+  if (ah_op_isnan(b)) return a;
+  if (ah_op_isnan(a)) return b;
+  return ah_op_maximum<kKeepFirst>(a, b);
+}
+template <bool kKeepFirst, class T> __device__ __forceinline__ T ah_op_fmin(T a, T b) {
+  if (ah_op_isnan(b)) return a;
+  if (ah_op_isnan(a)) return b;
+  return ah_op_minimum<kKeepFirst>(a, b);
 }
 // NumPy's clip loop (clip.cpp), not minimum(maximum(x, lo), hi): each step keeps the value when
 // it is NaN or strictly beyond the bound, else takes the bound (so ties such as +0.0 and -0.0

@@ -568,6 +568,13 @@ struct Hypot : UniformInputs {
   }
 };
 
+struct Copysign : UniformInputs {
+  template <typename M>
+  static M Apply(M magnitude, M sign) {
+    return std::copysign(magnitude, sign);
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Rounding: identities for integers and bool (NumPy >= 2.1 keeps their dtype).
 
@@ -672,6 +679,27 @@ struct Clip : UniformInputs {
   template <bool kAbove, typename M>
   static M Bounded(M value, M bound) {
     return (IsNan(value) || Beyond<kAbove>(value, bound)) ? value : bound;
+  }
+};
+
+// NumPy's fmax and fmin: NaN only when both operands are (the first then); ties as maximum's.
+template <Ties kTies>
+struct Fmax : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if (IsNan(b)) return a;
+    if (IsNan(a)) return b;
+    return Maximum<kTies>::Apply(a, b);
+  }
+};
+
+template <Ties kTies>
+struct Fmin : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if (IsNan(b)) return a;
+    if (IsNan(a)) return b;
+    return Minimum<kTies>::Apply(a, b);
   }
 };
 
