@@ -65,4 +65,10 @@ UFUNC_NAMES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("fmax", 2, ()),
     ("fmin", 2, ()),
     ("copysign", 2, ()),
+    ("logaddexp", 2, ()),
+    ("logaddexp2", 2, ()),
+    ("deg2rad", 1, ("radians",)),
+    ("rad2deg", 1, ("degrees",)),
+    ("signbit", 1, ()),
+    ("heaviside", 2, ()),
 )

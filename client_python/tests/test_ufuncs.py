@@ -278,7 +278,8 @@ def test_cbrt_of_integers_takes_numpys_float_loop(dtype: str) -> None:
 
 
 # ufuncs.def's rows after cbrt, each also checked on NumPy's special values below.
-REGISTRY_UFUNCS = ["exp2", "reciprocal", "trunc", "fmax", "fmin", "copysign"]
+REGISTRY_UFUNCS = ["exp2", "reciprocal", "trunc", "fmax", "fmin", "copysign", "logaddexp",
+                   "logaddexp2", "deg2rad", "rad2deg", "signbit", "heaviside"]
 # Ties of +0.0 and -0.0 in NumPy's fmax and fmin keep the first or the second operand
 # depending on the element's position in NumPy's SIMD loop: not compared.
 _ZERO_TIES_UNSPECIFIED = {"fmax", "fmin"}
@@ -338,3 +339,11 @@ def test_reciprocal_of_integer_zero_is_zero(dtype: str) -> None:
     (ufuncs.def), as for x // 0."""
     x = np.array([0, 1, 2], dtype)
     assert ah.reciprocal(ah.asarray(x)).tolist() == [0, 1, 0]
+
+
+def test_new_aliases_are_numpys_other_ufuncs() -> None:
+    """radians and degrees are ufuncs of their own in NumPy, with deg2rad's and rad2deg's
+    values: here they are the same ufunc."""
+    x = np.array([-720.0, -0.0, 45.0, 1e-30, np.inf, np.nan], np.float32)
+    assert_matches(ah.radians(ah.asarray(x)), np.radians(x))
+    assert_matches(ah.degrees(ah.asarray(x)), np.degrees(x))

@@ -430,6 +430,8 @@ bool IsTranscendental(ElementwiseOp op) {
     case O::kTanh:
     case O::kHypot:
     case O::kPower:
+    case O::kLogaddexp:
+    case O::kLogaddexp2:
       return true;
     default:
       return false;

@@ -43,7 +43,7 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "float32", "float64", "complex64", "complex128"]
 TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "log2", "log10", "cbrt", "sin", "cos", "tan",
                   "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arctan2", "hypot",
-                  "exp2"}
+                  "exp2", "logaddexp", "logaddexp2"}
 # Ops that are exact for reals but computed with hypot, cpow or csqrt for complex.
 COMPLEX_INEXACT = {"absolute", "sign", "sqrt", "power"}
 # Complex products, which NumPy's SIMD loops compute with fused multiply-adds where the CPU has

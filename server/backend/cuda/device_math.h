@@ -481,7 +481,41 @@ template <class T> __device__ T ah_op_reciprocal(T a) {
     return ah_div_rn(T(1), a);
   }
 }
+// NumPy's npy_logaddexp and npy_logaddexp2: the larger operand plus log1p of the rest.
+template <class T> __device__ T ah_op_logaddexp(T a, T b) {
+  if (a == b) return ah_add_rn(a, T(0.693147180559945309417232121458176568));
+  const T d = ah_sub_rn(a, b);
+  if (d > 0) return ah_add_rn(a, ah_log1p(ah_exp(-d)));
+  if (d <= 0) return ah_add_rn(b, ah_log1p(ah_exp(d)));
+  return d;
+}
+template <class T> __device__ T ah_op_logaddexp2(T a, T b) {
+  const T log2e = T(1.442695040888963407359924681001892137);
+  if (a == b) return ah_add_rn(a, T(1));
+  const T d = ah_sub_rn(a, b);
+  if (d > 0) return ah_add_rn(a, ah_mul_rn(log2e, ah_log1p(ah_exp2(-d))));
+  if (d <= 0) return ah_add_rn(b, ah_mul_rn(log2e, ah_log1p(ah_exp2(d))));
+  return d;
+}
+// NumPy's constants pi / 180 and 180 / pi, divided in the loop's type.
+template <class T> __device__ __forceinline__ T ah_op_deg2rad(T a) {
+  return ah_mul_rn(a, ah_div_rn(T(3.141592653589793238462643383279502884), T(180)));
+}
+template <class T> __device__ __forceinline__ T ah_op_rad2deg(T a) {
+  return ah_mul_rn(a, ah_div_rn(T(180), T(3.141592653589793238462643383279502884)));
+}
+// The sign bit, NaN's too.
+template <class T> __device__ __forceinline__ bool ah_op_signbit(T a) {
+  if constexpr (ah_same<T, float>::value) return __float_as_int(a) < 0;
+  else return __double_as_longlong(a) < 0;
+}
 template <class T> __device__ __forceinline__ T ah_op_copysign(T a, T b) { return ah_copysign(a, b); }
+// NumPy's npy_heaviside: h0 at either zero, NaN for NaN.
+template <class T> __device__ __forceinline__ T ah_op_heaviside(T a, T h0) {
+  if (ah_isnan(a)) return ah_nan<T>();
+  if (a == 0) return h0;
+  return a < 0 ? T(0) : T(1);
+}
 template <class T> __device__ __forceinline__ T ah_op_square(T a) { return ah_op_multiply(a, a); }
 template <class T> __device__ __forceinline__ T ah_op_arctan2(T a, T b) { return ah_atan2(a, b); }
 template <class T> __device__ __forceinline__ T ah_op_hypot(T a, T b) { return ah_hypot(a, b); }

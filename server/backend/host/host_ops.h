@@ -477,6 +477,32 @@ struct Log10 : UniformInputs {
   }
 };
 
+// NumPy's npy_logaddexp: log(exp(a) + exp(b)) as the larger plus log1p(exp(-difference));
+// equal operands (also infinities of one sign) give a + log 2, a NaN difference NaN.
+struct Logaddexp : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if (a == b) return a + std::numbers::ln2_v<M>;
+    const M difference = a - b;
+    if (difference > 0) return a + std::log1p(std::exp(-difference));
+    if (difference <= 0) return b + std::log1p(std::exp(difference));
+    return difference;
+  }
+};
+
+// NumPy's npy_logaddexp2: as Logaddexp, base 2 (log2(1 + x) as log1p(x) * log2(e)).
+struct Logaddexp2 : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    constexpr M kLog2e = std::numbers::log2e_v<M>;
+    if (a == b) return a + 1;
+    const M difference = a - b;
+    if (difference > 0) return a + kLog2e * std::log1p(std::exp2(-difference));
+    if (difference <= 0) return b + kLog2e * std::log1p(std::exp2(difference));
+    return difference;
+  }
+};
+
 struct Sqrt : UniformInputs {
   template <typename M>
   static M Apply(M x) {
@@ -488,6 +514,23 @@ struct Cbrt : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::cbrt(x);
+  }
+};
+
+// NumPy's constants pi / 180 and 180 / pi are divided in the loop's type (float for float16).
+struct Deg2rad : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    constexpr M kScale = std::numbers::pi_v<M> / M(180);
+    return x * kScale;
+  }
+};
+
+struct Rad2deg : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    constexpr M kScale = M(180) / std::numbers::pi_v<M>;
+    return x * kScale;
   }
 };
 
@@ -572,6 +615,16 @@ struct Copysign : UniformInputs {
   template <typename M>
   static M Apply(M magnitude, M sign) {
     return std::copysign(magnitude, sign);
+  }
+};
+
+// NumPy's npy_heaviside: 0 below zero, h0 at zero (either sign), 1 above, NaN for NaN.
+struct Heaviside : UniformInputs {
+  template <typename M>
+  static M Apply(M x, M h0) {
+    if (std::isnan(x)) return std::numeric_limits<M>::quiet_NaN();
+    if (x == 0) return h0;
+    return x < 0 ? M(0) : M(1);
   }
 };
 
@@ -773,6 +826,13 @@ struct LogicalNot : UniformInputs {
   template <typename M>
   static bool Apply(M x) {
     return !Nonzero(x);
+  }
+};
+
+struct Signbit : UniformInputs {
+  template <typename M>
+  static bool Apply(M x) {
+    return std::signbit(x);
   }
 };
 
