@@ -71,4 +71,9 @@ UFUNC_NAMES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("rad2deg", 1, ("degrees",)),
     ("signbit", 1, ()),
     ("heaviside", 2, ()),
+    ("fmod", 2, ()),
+    ("float_power", 2, ()),
+    ("gcd", 2, ()),
+    ("lcm", 2, ()),
+    ("nextafter", 2, ()),
 )

@@ -279,7 +279,8 @@ def test_cbrt_of_integers_takes_numpys_float_loop(dtype: str) -> None:
 
 # ufuncs.def's rows after cbrt, each also checked on NumPy's special values below.
 REGISTRY_UFUNCS = ["exp2", "reciprocal", "trunc", "fmax", "fmin", "copysign", "logaddexp",
-                   "logaddexp2", "deg2rad", "rad2deg", "signbit", "heaviside"]
+                   "logaddexp2", "deg2rad", "rad2deg", "signbit", "heaviside", "fmod",
+                   "float_power", "nextafter", "gcd", "lcm"]
 # Ties of +0.0 and -0.0 in NumPy's fmax and fmin keep the first or the second operand
 # depending on the element's position in NumPy's SIMD loop: not compared.
 _ZERO_TIES_UNSPECIFIED = {"fmax", "fmin"}
@@ -347,3 +348,26 @@ def test_new_aliases_are_numpys_other_ufuncs() -> None:
     x = np.array([-720.0, -0.0, 45.0, 1e-30, np.inf, np.nan], np.float32)
     assert_matches(ah.radians(ah.asarray(x)), np.radians(x))
     assert_matches(ah.degrees(ah.asarray(x)), np.degrees(x))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_nextafter_steps_one_unit_of_the_dtype(dtype: str) -> None:
+    """float16 steps float16's bits (NumPy's own loop), not a float's."""
+    x = np.array([0.0, -0.0, 1.0, -1.0, 65504.0, np.inf, 6e-8, 0.0], dtype)
+    y = np.array([1.0, -1.0, 2.0, 0.0, np.inf, 0.0, 0.0, -0.0], dtype)
+    got = ah.nextafter(ah.asarray(x), ah.asarray(y)).get()
+    with np.errstate(over="ignore"):  # 65504 steps to inf.
+        want = np.nextafter(x, y)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_integer_fmod_gcd_lcm_of_limits_wrap_as_numpy() -> None:
+    a = np.array([-128, -128, -128, 0, 0, -7, 7, -6, 127, 64], np.int8)
+    b = np.array([-1, 0, -128, 0, -128, 2, -2, -4, -128, 3], np.int8)
+    for op in ("fmod", "gcd", "lcm"):
+        with np.errstate(divide="ignore"):  # fmod by 0: 0, with NumPy's warning.
+            want = getattr(np, op)(a, b)
+        assert_matches(getattr(ah, op)(ah.asarray(a), ah.asarray(b)), want)
+    big = np.array([2**62, -(2**63), 0], np.int64)
+    assert_matches(ah.lcm(ah.asarray(big), 3), np.lcm(big, 3))
+    assert_matches(ah.gcd(ah.asarray(big), 0), np.gcd(big, 0))

@@ -430,6 +430,7 @@ bool IsTranscendental(ElementwiseOp op) {
     case O::kTanh:
     case O::kHypot:
     case O::kPower:
+    case O::kFloatPower:
     case O::kLogaddexp:
     case O::kLogaddexp2:
       return true;
@@ -489,6 +490,7 @@ Domain DomainFor(ElementwiseOp op, size_t operand) {
     case O::kHypot:
       return Domain::kAny;
     case O::kPower:
+    case O::kFloatPower:
       return operand == 0 ? Domain::kPositive : Domain::kExponent;
     case O::kFloorDivide:
     case O::kRemainder:

@@ -376,6 +376,42 @@ template <class T> __device__ T ah_op_power(T a, T b) {
     return ah_pow(a, b);
   }
 }
+// C's remainder (the dividend's sign); integer x fmod 0 gives 0.
+template <class T> __device__ T ah_op_fmod(T a, T b) {
+  if constexpr (ah_int<T>::value) {
+    if (b == 0) return 0;
+    if constexpr (ah_int<T>::is_signed) {
+      if (b == -1) return 0;  // also MIN fmod -1, which would trap
+    }
+    return (T)(a % b);
+  } else {
+    return ah_fmod(a, b);
+  }
+}
+template <class T> __device__ __forceinline__ T ah_op_float_power(T a, T b) { return ah_op_power(a, b); }
+// gcd and lcm: Euclid on the absolute values in 64-bit unsigned (|MIN| converts back to MIN).
+template <class T> __device__ __forceinline__ unsigned long long ah_magnitude(T x) {
+  if constexpr (ah_int<T>::is_signed) {
+    if (x < 0) return 0ULL - (unsigned long long)x;
+  }
+  return (unsigned long long)x;
+}
+__device__ __forceinline__ unsigned long long ah_euclid(unsigned long long a, unsigned long long b) {
+  while (a != 0) {
+    const unsigned long long c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+template <class T> __device__ T ah_op_gcd(T a, T b) {
+  return (T)ah_euclid(ah_magnitude(a), ah_magnitude(b));
+}
+template <class T> __device__ T ah_op_lcm(T a, T b) {
+  const unsigned long long g = ah_euclid(ah_magnitude(a), ah_magnitude(b));
+  if (g == 0) return 0;
+  return (T)(ah_magnitude(a) / g * ah_magnitude(b));
+}
 template <class T> __device__ __forceinline__ T ah_op_negative(T a) {
   if constexpr (ah_int<T>::value) return ah_wrap_sub(T(0), a);
   else if constexpr (ah_is_complex<T>::value) return {-a.re, -a.im};
@@ -508,6 +544,28 @@ template <class T> __device__ __forceinline__ T ah_op_rad2deg(T a) {
 template <class T> __device__ __forceinline__ bool ah_op_signbit(T a) {
   if constexpr (ah_same<T, float>::value) return __float_as_int(a) < 0;
   else return __double_as_longlong(a) < 0;
+}
+// kHalf: a float16 loop, which steps float16's bits as NumPy's npy_half_nextafter (equal
+// operands, +0.0 and -0.0 too, give a there).
+template <bool kHalf, class T> __device__ T ah_op_nextafter(T a, T b) {
+  if constexpr (kHalf) {
+    if (ah_isnan(a) || ah_isnan(b)) return ah_nan<T>();
+    if (a == b) return a;
+    const unsigned short x = ah_f2h(a).bits, y = ah_f2h(b).bits;
+    ah_half r;
+    if (a == 0) {
+      r.bits = (unsigned short)((y & 0x8000u) + 1);
+    } else if ((x & 0x8000u) == 0) {
+      r.bits = (unsigned short)((short)x > (short)y ? x - 1 : x + 1);
+    } else {
+      r.bits = (unsigned short)(((y & 0x8000u) == 0 || (x & 0x7fffu) > (y & 0x7fffu)) ? x - 1 : x + 1);
+    }
+    return ah_h2f(r);
+  } else if constexpr (ah_same<T, float>::value) {
+    return nextafterf(a, b);
+  } else {
+    return nextafter(a, b);
+  }
 }
 template <class T> __device__ __forceinline__ T ah_op_copysign(T a, T b) { return ah_copysign(a, b); }
 // NumPy's npy_heaviside: h0 at either zero, NaN for NaN.

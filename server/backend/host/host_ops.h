@@ -290,6 +290,56 @@ struct Remainder : UniformInputs {
   }
 };
 
+struct Fmod : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if constexpr (kIsReal<M>) {
+      return std::fmod(a, b);
+    } else {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<M>) {
+        if (b == -1) return 0;  // Also keeps INT_MIN % -1 defined.
+      }
+      return static_cast<M>(a % b);  // C's remainder: the dividend's sign.
+    }
+  }
+};
+
+// gcd and lcm of integers: NumPy's Euclid on the absolute values, taken in the unsigned type
+// (|MIN| stays 2^(bits-1), which converts back to MIN), the result wrapped to the type.
+template <typename I>
+uint64_t UnsignedMagnitude(I x) {
+  if constexpr (std::is_signed_v<I>) {
+    if (x < 0) return uint64_t{0} - static_cast<uint64_t>(x);
+  }
+  return static_cast<uint64_t>(x);
+}
+
+inline uint64_t EuclidGcd(uint64_t a, uint64_t b) {
+  while (a != 0) {
+    const uint64_t c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+
+struct Gcd : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    return static_cast<M>(EuclidGcd(UnsignedMagnitude(a), UnsignedMagnitude(b)));
+  }
+};
+
+struct Lcm : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    const uint64_t gcd = EuclidGcd(UnsignedMagnitude(a), UnsignedMagnitude(b));
+    if (gcd == 0) return 0;
+    return static_cast<M>(UnsignedMagnitude(a) / gcd * UnsignedMagnitude(b));
+  }
+};
+
 struct Power : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
@@ -615,6 +665,41 @@ struct Copysign : UniformInputs {
   template <typename M>
   static M Apply(M magnitude, M sign) {
     return std::copysign(magnitude, sign);
+  }
+};
+
+// NumPy's nextafter. Its float16 loop steps float16's bits (npy_half_nextafter), not a float's:
+// T is the storage type, M float for it. Equal operands (also +0.0 and -0.0) give x there.
+template <typename T>
+struct Nextafter : UniformInputs {
+  template <typename M>
+  static M Apply(M x, M y) {
+    if constexpr (std::is_same_v<T, Half>) {
+      return HalfNextafter(Half(x), Half(y));
+    } else {
+      return std::nextafter(x, y);
+    }
+  }
+
+ private:
+  static Half HalfNextafter(Half x, Half y) {
+    if (x.isNan() || y.isNan()) return std::numeric_limits<Half>::quiet_NaN();
+    if (x == y) return x;
+    const uint16_t xbits = x.bits();
+    const uint16_t ybits = y.bits();
+    uint16_t bits;
+    if (x == Half(0.0f)) {
+      bits = static_cast<uint16_t>((ybits & 0x8000u) + 1);  // The smallest subnormal.
+    } else if ((xbits & 0x8000u) == 0) {
+      const bool beyond = static_cast<int16_t>(xbits) > static_cast<int16_t>(ybits);
+      bits = static_cast<uint16_t>(beyond ? xbits - 1 : xbits + 1);
+    } else {
+      const bool beyond = (ybits & 0x8000u) == 0 || (xbits & 0x7fffu) > (ybits & 0x7fffu);
+      bits = static_cast<uint16_t>(beyond ? xbits - 1 : xbits + 1);
+    }
+    Half result;
+    result.setBits(bits);
+    return result;
   }
 };
 
