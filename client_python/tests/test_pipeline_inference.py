@@ -144,6 +144,31 @@ def test_cbrt_is_inferred_as_numpy(dtype: np.dtype) -> None:
            view=False)
 
 
+# ufuncs.def's rows after cbrt.
+_REGISTRY_UNARY = ["exp2", "reciprocal", "trunc", "deg2rad", "rad2deg", "signbit"]
+_REGISTRY_BINARY = ["fmax", "fmin", "copysign", "logaddexp", "logaddexp2", "heaviside", "fmod",
+                    "float_power", "nextafter", "gcd", "lcm"]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", _REGISTRY_UNARY + _REGISTRY_BINARY)
+def test_registry_ufuncs_are_inferred_as_numpy(op: str, dtype: np.dtype) -> None:
+    """Each queues with NumPy's result dtype (its loops: float-only ufuncs take integers to a
+    float, integer-only ones refuse floats at once), also with a weak scalar and dtype=."""
+    rng = np.random.default_rng(184)
+    host = random_values(rng, dtype, (3, 4))
+    remote = ah.asarray(host)
+    args = (host,) if op in _REGISTRY_UNARY else (host, host.T[:1].T)
+    remote_args = (remote,) if op in _REGISTRY_UNARY else (remote, remote.T[:1].T)
+    _check(lambda: getattr(ah, op)(*remote_args), lambda: getattr(np, op)(*args), view=False)
+    if op in _REGISTRY_BINARY:
+        _check(lambda: getattr(ah, op)(remote, 3), lambda: getattr(np, op)(host, 3), view=False)
+        _check(lambda: getattr(ah, op)(2.5, remote), lambda: getattr(np, op)(2.5, host),
+               view=False)
+    _check(lambda: getattr(ah, op)(*remote_args, dtype=np.float64),
+           lambda: getattr(np, op)(*args, dtype=np.float64), view=False)
+
+
 def test_elementwise_dtype_and_out_match_numpy() -> None:
     rng = np.random.default_rng(182)
     for _ in range(CASES):

@@ -275,3 +275,99 @@ def test_cbrt_of_integers_takes_numpys_float_loop(dtype: str) -> None:
     with pytest.raises(TypeError):
         ah.cbrt(ah.asarray(x), dtype=np.int64)  # No integer loop, as NumPy.
     assert_matches(ah.cbrt(ah.asarray(x), dtype=np.float64), np.cbrt(x, dtype=np.float64))
+
+
+# ufuncs.def's rows after cbrt, each also checked on NumPy's special values below.
+REGISTRY_UFUNCS = ["exp2", "reciprocal", "trunc", "fmax", "fmin", "copysign", "logaddexp",
+                   "logaddexp2", "deg2rad", "rad2deg", "signbit", "heaviside", "fmod",
+                   "float_power", "nextafter", "gcd", "lcm"]
+# Ties of +0.0 and -0.0 in NumPy's fmax and fmin keep the first or the second operand
+# depending on the element's position in NumPy's SIMD loop: not compared.
+_ZERO_TIES_UNSPECIFIED = {"fmax", "fmin"}
+
+
+def _special_values(op: str, dtype: np.dtype) -> np.ndarray:
+    if dtype.kind == "b":
+        return np.array([False, True])
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        values = [v for v in range(-7, 8) if info.min <= v <= info.max]
+        values += [int(info.min), int(info.min) + 1, int(info.max) - 1, int(info.max)]
+        if op == "reciprocal":  # NumPy's 1 / 0 is the platform's: tested on its own.
+            values = [v for v in values if v != 0]
+        return np.array(values, dtype)
+    reals = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 27.0, 1e-30, -3e4, np.inf, -np.inf, np.nan]
+    if dtype.kind == "f":
+        return np.array(reals, dtype)
+    re, im = np.meshgrid(reals[::2], reals[1::2])
+    values = np.empty(re.size, dtype)
+    values.real, values.imag = re.ravel(), im.ravel()
+    return values
+
+
+def _signs(values: np.ndarray) -> np.ndarray:
+    """Signs of the real (and imaginary) parts, NaN's sign left out."""
+    parts = [values.real, values.imag] if values.dtype.kind == "c" else [values]
+    return np.stack([np.where(np.isnan(p), False, np.signbit(p)) for p in parts])
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", REGISTRY_UFUNCS)
+def test_registry_ufuncs_match_numpy_on_special_values(op: str, dtype: np.dtype) -> None:
+    """Signed zeros, infinities, NaN and integer limits, every pair of them for binary ufuncs:
+    NumPy's values and signs, or NumPy's error for a dtype without a loop."""
+    ufunc = getattr(np, op)
+    values = _special_values(op, dtype)
+    if ufunc.nin == 1:
+        host = [values]
+    else:
+        first, second = np.meshgrid(values, values)
+        host = [first.ravel(), second.ravel()]
+    expected = _numpy(ufunc, *host)
+    _check(lambda: getattr(ah, op)(*(ah.asarray(h) for h in host)), expected)
+    if isinstance(expected, type) or expected.dtype.kind not in "fc":
+        return
+    got = getattr(ah, op)(*(ah.asarray(h) for h in host)).get()
+    compared = np.ones(expected.shape, bool)
+    if op in _ZERO_TIES_UNSPECIFIED:
+        compared = ~((host[0] == 0) & (host[1] == 0))
+    np.testing.assert_array_equal(_signs(got)[:, compared], _signs(expected)[:, compared])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint64"])
+def test_reciprocal_of_integer_zero_is_zero(dtype: str) -> None:
+    """NumPy converts 1.0 / 0 to the integer type, which C leaves undefined: the server gives 0
+    (ufuncs.def), as for x // 0."""
+    x = np.array([0, 1, 2], dtype)
+    assert ah.reciprocal(ah.asarray(x)).tolist() == [0, 1, 0]
+
+
+def test_new_aliases_are_numpys_other_ufuncs() -> None:
+    """radians and degrees are ufuncs of their own in NumPy, with deg2rad's and rad2deg's
+    values: here they are the same ufunc."""
+    x = np.array([-720.0, -0.0, 45.0, 1e-30, np.inf, np.nan], np.float32)
+    assert_matches(ah.radians(ah.asarray(x)), np.radians(x))
+    assert_matches(ah.degrees(ah.asarray(x)), np.degrees(x))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_nextafter_steps_one_unit_of_the_dtype(dtype: str) -> None:
+    """float16 steps float16's bits (NumPy's own loop), not a float's."""
+    x = np.array([0.0, -0.0, 1.0, -1.0, 65504.0, np.inf, 6e-8, 0.0], dtype)
+    y = np.array([1.0, -1.0, 2.0, 0.0, np.inf, 0.0, 0.0, -0.0], dtype)
+    got = ah.nextafter(ah.asarray(x), ah.asarray(y)).get()
+    with np.errstate(over="ignore"):  # 65504 steps to inf.
+        want = np.nextafter(x, y)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_integer_fmod_gcd_lcm_of_limits_wrap_as_numpy() -> None:
+    a = np.array([-128, -128, -128, 0, 0, -7, 7, -6, 127, 64], np.int8)
+    b = np.array([-1, 0, -128, 0, -128, 2, -2, -4, -128, 3], np.int8)
+    for op in ("fmod", "gcd", "lcm"):
+        with np.errstate(divide="ignore"):  # fmod by 0: 0, with NumPy's warning.
+            want = getattr(np, op)(a, b)
+        assert_matches(getattr(ah, op)(ah.asarray(a), ah.asarray(b)), want)
+    big = np.array([2**62, -(2**63), 0], np.int64)
+    assert_matches(ah.lcm(ah.asarray(big), 3), np.lcm(big, 3))
+    assert_matches(ah.gcd(ah.asarray(big), 0), np.gcd(big, 0))

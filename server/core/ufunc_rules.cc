@@ -281,7 +281,8 @@ absl::StatusOr<const Loop*> FindLoopFor(ElementwiseOp op, std::span<const DType>
 
 // Where NumPy 2's own type resolvers refuse what the first-safe-loop search would accept:
 // arithmetic on booleans that has no boolean meaning. subtract and negative refuse a bool loop
-// also when dtype=bool asks for it; sign has no bool loop and does not look further.
+// also when dtype=bool asks for it; sign, gcd and lcm have no bool loop and do not look further
+// (a bool operand beside an integer one is fine).
 absl::Status CheckBooleanRefusals(ElementwiseOp op, std::span<const DType> dtypes,
                                   std::optional<DType> requested) {
   const bool all_bool =
@@ -297,7 +298,9 @@ absl::Status CheckBooleanRefusals(ElementwiseOp op, std::span<const DType> dtype
         "The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
         "or the logical_not function instead.");
   }
-  if (op == ElementwiseOp::kSign && !requested && all_bool) return NotSupported(op, dtypes);
+  const bool no_bool_loop =
+      op == ElementwiseOp::kSign || op == ElementwiseOp::kGcd || op == ElementwiseOp::kLcm;
+  if (no_bool_loop && !requested && all_bool) return NotSupported(op, dtypes);
   return absl::OkStatus();
 }
 

@@ -417,6 +417,7 @@ bool IsTranscendental(ElementwiseOp op) {
     case O::kLog2:
     case O::kLog10:
     case O::kCbrt:
+    case O::kExp2:
     case O::kSin:
     case O::kCos:
     case O::kTan:
@@ -429,6 +430,9 @@ bool IsTranscendental(ElementwiseOp op) {
     case O::kTanh:
     case O::kHypot:
     case O::kPower:
+    case O::kFloatPower:
+    case O::kLogaddexp:
+    case O::kLogaddexp2:
       return true;
     default:
       return false;
@@ -464,6 +468,7 @@ Domain DomainFor(ElementwiseOp op, size_t operand) {
   switch (op) {
     case O::kExp:
     case O::kExpm1:
+    case O::kExp2:
     case O::kSin:
     case O::kCos:
     case O::kTan:
@@ -485,6 +490,7 @@ Domain DomainFor(ElementwiseOp op, size_t operand) {
     case O::kHypot:
       return Domain::kAny;
     case O::kPower:
+    case O::kFloatPower:
       return operand == 0 ? Domain::kPositive : Domain::kExponent;
     case O::kFloorDivide:
     case O::kRemainder:

@@ -42,9 +42,10 @@ COUNT = 32  # Elements per elementwise case.
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
 TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "log2", "log10", "cbrt", "sin", "cos", "tan",
-                  "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arctan2", "hypot"}
+                  "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arctan2", "hypot",
+                  "exp2", "logaddexp", "logaddexp2"}
 # Ops that are exact for reals but computed with hypot, cpow or csqrt for complex.
-COMPLEX_INEXACT = {"absolute", "sign", "sqrt", "power"}
+COMPLEX_INEXACT = {"absolute", "sign", "sqrt", "power", "float_power"}
 # Complex products, which NumPy's SIMD loops compute with fused multiply-adds where the CPU has
 # them (a last-place difference).
 COMPLEX_FUSED = {"multiply", "square"}
@@ -122,6 +123,8 @@ def values(dtype, count, role="any"):
                                    ]).astype(dt)
         pool = np.concatenate([integer_specials(dt),
                                RNG.integers(info.min, info.max, count, endpoint=True, dtype=dt)])
+        if role == "nonzero":  # Integer reciprocal: NumPy's result for 0 is the platform's.
+            pool = pool[pool != 0]
         return RNG.permutation(pool)[:count]
     if dt.kind == "f":
         if role == "unit":  # arcsin, arccos: mostly inside [-1, 1].
@@ -159,8 +162,10 @@ def role(name, dtype, index):
         return "finite"
     if name in ("arcsin", "arccos"):
         return "unit"
-    if name in ("exp", "expm1", "sinh", "cosh", "tanh"):
+    if name in ("exp", "expm1", "exp2", "sinh", "cosh", "tanh"):
         return "moderate"
+    if name == "reciprocal" and kind in "iu":
+        return "nonzero"
     return "any"
 
 
@@ -170,7 +175,7 @@ def tolerance_ulps(name, dtype):
     kind = np.dtype(dtype).kind
     if kind == "c" and (name in TRANSCENDENTAL or name in COMPLEX_INEXACT):
         return 16
-    if name in TRANSCENDENTAL or (name == "power" and kind == "f"):
+    if name in TRANSCENDENTAL or (name in ("power", "float_power") and kind == "f"):
         return 1 if dtype == "float16" else 8
     if kind == "c" and name in COMPLEX_FUSED:
         return 2

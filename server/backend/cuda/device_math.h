@@ -66,6 +66,7 @@ AH_MATH1(ah_tan, tanf, tan) AH_MATH1(ah_asin, asinf, asin) AH_MATH1(ah_acos, aco
 AH_MATH1(ah_atan, atanf, atan) AH_MATH1(ah_sinh, sinhf, sinh) AH_MATH1(ah_cosh, coshf, cosh)
 AH_MATH1(ah_tanh, tanhf, tanh) AH_MATH1(ah_asinh, asinhf, asinh) AH_MATH1(ah_floor, floorf, floor)
 AH_MATH1(ah_ceil, ceilf, ceil) AH_MATH1(ah_rint, rintf, rint) AH_MATH1(ah_fabs, fabsf, fabs)
+AH_MATH1(ah_exp2, exp2f, exp2) AH_MATH1(ah_trunc, truncf, trunc)
 AH_MATH2(ah_atan2, atan2f, atan2) AH_MATH2(ah_hypot, hypotf, hypot) AH_MATH2(ah_pow, powf, pow)
 AH_MATH2(ah_fmod, fmodf, fmod) AH_MATH2(ah_copysign, copysignf, copysign)
 AH_MATH2(ah_add_rn, __fadd_rn, __dadd_rn) AH_MATH2(ah_sub_rn, __fsub_rn, __dsub_rn)
@@ -375,6 +376,42 @@ template <class T> __device__ T ah_op_power(T a, T b) {
     return ah_pow(a, b);
   }
 }
+// C's remainder (the dividend's sign); integer x fmod 0 gives 0.
+template <class T> __device__ T ah_op_fmod(T a, T b) {
+  if constexpr (ah_int<T>::value) {
+    if (b == 0) return 0;
+    if constexpr (ah_int<T>::is_signed) {
+      if (b == -1) return 0;  // also MIN fmod -1, which would trap
+    }
+    return (T)(a % b);
+  } else {
+    return ah_fmod(a, b);
+  }
+}
+template <class T> __device__ __forceinline__ T ah_op_float_power(T a, T b) { return ah_op_power(a, b); }
+// gcd and lcm: Euclid on the absolute values in 64-bit unsigned (|MIN| converts back to MIN).
+template <class T> __device__ __forceinline__ unsigned long long ah_magnitude(T x) {
+  if constexpr (ah_int<T>::is_signed) {
+    if (x < 0) return 0ULL - (unsigned long long)x;
+  }
+  return (unsigned long long)x;
+}
+__device__ __forceinline__ unsigned long long ah_euclid(unsigned long long a, unsigned long long b) {
+  while (a != 0) {
+    const unsigned long long c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+template <class T> __device__ T ah_op_gcd(T a, T b) {
+  return (T)ah_euclid(ah_magnitude(a), ah_magnitude(b));
+}
+template <class T> __device__ T ah_op_lcm(T a, T b) {
+  const unsigned long long g = ah_euclid(ah_magnitude(a), ah_magnitude(b));
+  if (g == 0) return 0;
+  return (T)(ah_magnitude(a) / g * ah_magnitude(b));
+}
 template <class T> __device__ __forceinline__ T ah_op_negative(T a) {
   if constexpr (ah_int<T>::value) return ah_wrap_sub(T(0), a);
   else if constexpr (ah_is_complex<T>::value) return {-a.re, -a.im};
@@ -451,16 +488,106 @@ template <class T> __device__ __forceinline__ T ah_op_cbrt(T a) {
   if constexpr (ah_same<T, float>::value) return cbrtf(a);
   else return cbrt(a);
 }
+// NumPy's complex exp2: exp of z scaled by ln 2 in the component type.
+template <class T> __device__ __forceinline__ T ah_op_exp2(T a) {
+  if constexpr (ah_is_complex<T>::value) {
+    typedef typename T::value_type R;
+    const R k = R(0.693147180559945309417232121458176568);
+    return ah_op_exp(T{ah_mul_rn(a.re, k), ah_mul_rn(a.im, k)});
+  } else {
+    return ah_exp2(a);
+  }
+}
+// Integers: 1 / a truncated, 0 for 0 (ufuncs.def). Complex: NumPy's Smith-style loop, no case
+// for 0 (NaNs).
+template <class T> __device__ T ah_op_reciprocal(T a) {
+  if constexpr (ah_int<T>::value) {
+    return a == 0 ? T(0) : (T)(T(1) / a);
+  } else if constexpr (ah_is_complex<T>::value) {
+    typedef typename T::value_type R;
+    if (ah_fabs(a.im) <= ah_fabs(a.re)) {
+      const R r = ah_div_rn(a.im, a.re);
+      const R d = ah_add_rn(a.re, ah_mul_rn(a.im, r));
+      return {ah_div_rn(R(1), d), ah_div_rn(-r, d)};
+    }
+    const R r = ah_div_rn(a.re, a.im);
+    const R d = ah_add_rn(ah_mul_rn(a.re, r), a.im);
+    return {ah_div_rn(r, d), ah_div_rn(R(-1), d)};
+  } else {
+    return ah_div_rn(T(1), a);
+  }
+}
+// NumPy's npy_logaddexp and npy_logaddexp2: the larger operand plus log1p of the rest.
+template <class T> __device__ T ah_op_logaddexp(T a, T b) {
+  if (a == b) return ah_add_rn(a, T(0.693147180559945309417232121458176568));
+  const T d = ah_sub_rn(a, b);
+  if (d > 0) return ah_add_rn(a, ah_log1p(ah_exp(-d)));
+  if (d <= 0) return ah_add_rn(b, ah_log1p(ah_exp(d)));
+  return d;
+}
+template <class T> __device__ T ah_op_logaddexp2(T a, T b) {
+  const T log2e = T(1.442695040888963407359924681001892137);
+  if (a == b) return ah_add_rn(a, T(1));
+  const T d = ah_sub_rn(a, b);
+  if (d > 0) return ah_add_rn(a, ah_mul_rn(log2e, ah_log1p(ah_exp2(-d))));
+  if (d <= 0) return ah_add_rn(b, ah_mul_rn(log2e, ah_log1p(ah_exp2(d))));
+  return d;
+}
+// NumPy's constants pi / 180 and 180 / pi, divided in the loop's type.
+template <class T> __device__ __forceinline__ T ah_op_deg2rad(T a) {
+  return ah_mul_rn(a, ah_div_rn(T(3.141592653589793238462643383279502884), T(180)));
+}
+template <class T> __device__ __forceinline__ T ah_op_rad2deg(T a) {
+  return ah_mul_rn(a, ah_div_rn(T(180), T(3.141592653589793238462643383279502884)));
+}
+// The sign bit, NaN's too.
+template <class T> __device__ __forceinline__ bool ah_op_signbit(T a) {
+  if constexpr (ah_same<T, float>::value) return __float_as_int(a) < 0;
+  else return __double_as_longlong(a) < 0;
+}
+// kHalf: a float16 loop, which steps float16's bits as NumPy's npy_half_nextafter (equal
+// operands, +0.0 and -0.0 too, give a there).
+template <bool kHalf, class T> __device__ T ah_op_nextafter(T a, T b) {
+  if constexpr (kHalf) {
+    if (ah_isnan(a) || ah_isnan(b)) return ah_nan<T>();
+    if (a == b) return a;
+    const unsigned short x = ah_f2h(a).bits, y = ah_f2h(b).bits;
+    ah_half r;
+    if (a == 0) {
+      r.bits = (unsigned short)((y & 0x8000u) + 1);
+    } else if ((x & 0x8000u) == 0) {
+      r.bits = (unsigned short)((short)x > (short)y ? x - 1 : x + 1);
+    } else {
+      r.bits = (unsigned short)(((y & 0x8000u) == 0 || (x & 0x7fffu) > (y & 0x7fffu)) ? x - 1 : x + 1);
+    }
+    return ah_h2f(r);
+  } else if constexpr (ah_same<T, float>::value) {
+    return nextafterf(a, b);
+  } else {
+    return nextafter(a, b);
+  }
+}
+template <class T> __device__ __forceinline__ T ah_op_copysign(T a, T b) { return ah_copysign(a, b); }
+// NumPy's npy_heaviside: h0 at either zero, NaN for NaN.
+template <class T> __device__ __forceinline__ T ah_op_heaviside(T a, T h0) {
+  if (ah_isnan(a)) return ah_nan<T>();
+  if (a == 0) return h0;
+  return a < 0 ? T(0) : T(1);
+}
 template <class T> __device__ __forceinline__ T ah_op_square(T a) { return ah_op_multiply(a, a); }
 template <class T> __device__ __forceinline__ T ah_op_arctan2(T a, T b) { return ah_atan2(a, b); }
 template <class T> __device__ __forceinline__ T ah_op_hypot(T a, T b) { return ah_hypot(a, b); }
-// floor, ceil and rint keep integers (and bool) as they are.
+// floor, ceil, trunc and rint keep integers (and bool) as they are.
 template <class T> __device__ __forceinline__ T ah_op_floor(T a) {
   if constexpr (ah_is_float<T>::value) return ah_floor(a);
   else return a;
 }
 template <class T> __device__ __forceinline__ T ah_op_ceil(T a) {
   if constexpr (ah_is_float<T>::value) return ah_ceil(a);
+  else return a;
+}
+template <class T> __device__ __forceinline__ T ah_op_trunc(T a) {
+  if constexpr (ah_is_float<T>::value) return ah_trunc(a);
   else return a;
 }
 template <class T> __device__ __forceinline__ T ah_op_rint(T a) {
@@ -557,6 +684,17 @@ template <class T> __device__ __forceinline__ bool ah_op_isfinite(T a) {
   if constexpr (ah_is_complex<T>::value) return !ah_op_isnan(a) && !ah_op_isinf(a);
   else if constexpr (ah_is_float<T>::value) return !ah_isnan(a) && !ah_isinf(a);
   else return true;
+}
+// fmax and fmin: NaN only when both are (the first then); ties as maximum and minimum.
+template <bool kKeepFirst, class T> __device__ __forceinline__ T ah_op_fmax(T a, T b) {
+  if (ah_op_isnan(b)) return a;
+  if (ah_op_isnan(a)) return b;
+  return ah_op_maximum<kKeepFirst>(a, b);
+}
+template <bool kKeepFirst, class T> __device__ __forceinline__ T ah_op_fmin(T a, T b) {
+  if (ah_op_isnan(b)) return a;
+  if (ah_op_isnan(a)) return b;
+  return ah_op_minimum<kKeepFirst>(a, b);
 }
 // NumPy's clip loop (clip.cpp), not minimum(maximum(x, lo), hi): each step keeps the value when
 // it is NaN or strictly beyond the bound, else takes the bound (so ties such as +0.0 and -0.0

@@ -64,11 +64,16 @@ std::string_view OperandWorkingType(const ElementwiseSignature::Step& step, size
   return WorkingType(step.compute);
 }
 
-// The device function for the op: ah_op_<name> (ufuncs.def) of device_math.h.
+// The device function for the op: ah_op_<name> (ufuncs.def) of device_math.h. Where NumPy's
+// float16 loop differs from its float one (ties of extrema, nextafter's steps), the function
+// takes whether the loop is float16 as its first template argument.
 std::string OpFunction(const ElementwiseSignature::Step& step) {
   switch (step.op) {
     case ElementwiseOp::kMinimum:
     case ElementwiseOp::kMaximum:
+    case ElementwiseOp::kFmin:
+    case ElementwiseOp::kFmax:
+    case ElementwiseOp::kNextafter:
       return fmt::format("ah_op_{}<{}>", OpName(step.op), step.compute == DType::kFloat16);
     default:
       return fmt::format("ah_op_{}", OpName(step.op));

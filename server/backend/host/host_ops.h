@@ -290,12 +290,84 @@ struct Remainder : UniformInputs {
   }
 };
 
+struct Fmod : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if constexpr (kIsReal<M>) {
+      return std::fmod(a, b);
+    } else {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<M>) {
+        if (b == -1) return 0;  // Also keeps INT_MIN % -1 defined.
+      }
+      return static_cast<M>(a % b);  // C's remainder: the dividend's sign.
+    }
+  }
+};
+
+// gcd and lcm of integers: NumPy's Euclid on the absolute values, taken in the unsigned type
+// (|MIN| stays 2^(bits-1), which converts back to MIN), the result wrapped to the type.
+template <typename I>
+uint64_t UnsignedMagnitude(I x) {
+  if constexpr (std::is_signed_v<I>) {
+    if (x < 0) return uint64_t{0} - static_cast<uint64_t>(x);
+  }
+  return static_cast<uint64_t>(x);
+}
+
+inline uint64_t EuclidGcd(uint64_t a, uint64_t b) {
+  while (a != 0) {
+    const uint64_t c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+
+struct Gcd : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    return static_cast<M>(EuclidGcd(UnsignedMagnitude(a), UnsignedMagnitude(b)));
+  }
+};
+
+struct Lcm : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    const uint64_t gcd = EuclidGcd(UnsignedMagnitude(a), UnsignedMagnitude(b));
+    if (gcd == 0) return 0;
+    return static_cast<M>(UnsignedMagnitude(a) / gcd * UnsignedMagnitude(b));
+  }
+};
+
 struct Power : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
     if constexpr (kIsInteger<M>) return IntegerPower(a, b);
     if constexpr (kIsReal<M>) return std::pow(a, b);
     if constexpr (kIsComplex<M>) return ComplexPower(a, b);
+  }
+};
+
+struct Reciprocal : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    if constexpr (kIsInteger<M>) {
+      return x == 0 ? M(0) : static_cast<M>(M(1) / x);  // ufuncs.def: 0 for 0.
+    } else if constexpr (kIsReal<M>) {
+      return M(1) / x;
+    } else {
+      // NumPy's complex reciprocal loop: Smith's quotient 1 / x, with no case for 0 (NaNs).
+      using R = RealType<M>;
+      if (std::fabs(x.imag()) <= std::fabs(x.real())) {
+        const R ratio = x.imag() / x.real();
+        const R denominator = x.real() + x.imag() * ratio;
+        return {R(1) / denominator, -ratio / denominator};
+      }
+      const R ratio = x.real() / x.imag();
+      const R denominator = x.real() * ratio + x.imag();
+      return {ratio / denominator, R(-1) / denominator};
+    }
   }
 };
 
@@ -373,6 +445,19 @@ struct Exp : UniformInputs {
   }
 };
 
+struct Exp2 : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    if constexpr (kIsComplex<M>) {
+      // NumPy's nc_exp2: exp of z scaled by ln 2 in the component type.
+      constexpr auto kLn2 = std::numbers::ln2_v<RealType<M>>;
+      return std::exp(M(x.real() * kLn2, x.imag() * kLn2));
+    } else {
+      return std::exp2(x);
+    }
+  }
+};
+
 struct Expm1 : UniformInputs {
   template <typename M>
   static M Apply(M x) {
@@ -442,6 +527,32 @@ struct Log10 : UniformInputs {
   }
 };
 
+// NumPy's npy_logaddexp: log(exp(a) + exp(b)) as the larger plus log1p(exp(-difference));
+// equal operands (also infinities of one sign) give a + log 2, a NaN difference NaN.
+struct Logaddexp : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if (a == b) return a + std::numbers::ln2_v<M>;
+    const M difference = a - b;
+    if (difference > 0) return a + std::log1p(std::exp(-difference));
+    if (difference <= 0) return b + std::log1p(std::exp(difference));
+    return difference;
+  }
+};
+
+// NumPy's npy_logaddexp2: as Logaddexp, base 2 (log2(1 + x) as log1p(x) * log2(e)).
+struct Logaddexp2 : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    constexpr M kLog2e = std::numbers::log2e_v<M>;
+    if (a == b) return a + 1;
+    const M difference = a - b;
+    if (difference > 0) return a + kLog2e * std::log1p(std::exp2(-difference));
+    if (difference <= 0) return b + kLog2e * std::log1p(std::exp2(difference));
+    return difference;
+  }
+};
+
 struct Sqrt : UniformInputs {
   template <typename M>
   static M Apply(M x) {
@@ -453,6 +564,23 @@ struct Cbrt : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::cbrt(x);
+  }
+};
+
+// NumPy's constants pi / 180 and 180 / pi are divided in the loop's type (float for float16).
+struct Deg2rad : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    constexpr M kScale = std::numbers::pi_v<M> / M(180);
+    return x * kScale;
+  }
+};
+
+struct Rad2deg : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    constexpr M kScale = M(180) / std::numbers::pi_v<M>;
+    return x * kScale;
   }
 };
 
@@ -533,6 +661,58 @@ struct Hypot : UniformInputs {
   }
 };
 
+struct Copysign : UniformInputs {
+  template <typename M>
+  static M Apply(M magnitude, M sign) {
+    return std::copysign(magnitude, sign);
+  }
+};
+
+// NumPy's nextafter. Its float16 loop steps float16's bits (npy_half_nextafter), not a float's:
+// T is the storage type, M float for it. Equal operands (also +0.0 and -0.0) give x there.
+template <typename T>
+struct Nextafter : UniformInputs {
+  template <typename M>
+  static M Apply(M x, M y) {
+    if constexpr (std::is_same_v<T, Half>) {
+      return HalfNextafter(Half(x), Half(y));
+    } else {
+      return std::nextafter(x, y);
+    }
+  }
+
+ private:
+  static Half HalfNextafter(Half x, Half y) {
+    if (x.isNan() || y.isNan()) return std::numeric_limits<Half>::quiet_NaN();
+    if (x == y) return x;
+    const uint16_t xbits = x.bits();
+    const uint16_t ybits = y.bits();
+    uint16_t bits;
+    if (x == Half(0.0f)) {
+      bits = static_cast<uint16_t>((ybits & 0x8000u) + 1);  // The smallest subnormal.
+    } else if ((xbits & 0x8000u) == 0) {
+      const bool beyond = static_cast<int16_t>(xbits) > static_cast<int16_t>(ybits);
+      bits = static_cast<uint16_t>(beyond ? xbits - 1 : xbits + 1);
+    } else {
+      const bool beyond = (ybits & 0x8000u) == 0 || (xbits & 0x7fffu) > (ybits & 0x7fffu);
+      bits = static_cast<uint16_t>(beyond ? xbits - 1 : xbits + 1);
+    }
+    Half result;
+    result.setBits(bits);
+    return result;
+  }
+};
+
+// NumPy's npy_heaviside: 0 below zero, h0 at zero (either sign), 1 above, NaN for NaN.
+struct Heaviside : UniformInputs {
+  template <typename M>
+  static M Apply(M x, M h0) {
+    if (std::isnan(x)) return std::numeric_limits<M>::quiet_NaN();
+    if (x == 0) return h0;
+    return x < 0 ? M(0) : M(1);
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Rounding: identities for integers and bool (NumPy >= 2.1 keeps their dtype).
 
@@ -548,6 +728,14 @@ struct Ceil : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     if constexpr (kIsReal<M>) return std::ceil(x);
+    if constexpr (!kIsReal<M>) return x;
+  }
+};
+
+struct Trunc : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    if constexpr (kIsReal<M>) return std::trunc(x);
     if constexpr (!kIsReal<M>) return x;
   }
 };
@@ -632,6 +820,27 @@ struct Clip : UniformInputs {
   }
 };
 
+// NumPy's fmax and fmin: NaN only when both operands are (the first then); ties as maximum's.
+template <Ties kTies>
+struct Fmax : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if (IsNan(b)) return a;
+    if (IsNan(a)) return b;
+    return Maximum<kTies>::Apply(a, b);
+  }
+};
+
+template <Ties kTies>
+struct Fmin : UniformInputs {
+  template <typename M>
+  static M Apply(M a, M b) {
+    if (IsNan(b)) return a;
+    if (IsNan(a)) return b;
+    return Minimum<kTies>::Apply(a, b);
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Comparisons and predicates: bool results.
 
@@ -702,6 +911,13 @@ struct LogicalNot : UniformInputs {
   template <typename M>
   static bool Apply(M x) {
     return !Nonzero(x);
+  }
+};
+
+struct Signbit : UniformInputs {
+  template <typename M>
+  static bool Apply(M x) {
+    return std::signbit(x);
   }
 };
 
