@@ -37,6 +37,22 @@ int64_t ItemSize(DType dtype) { return PropertiesOf(dtype).itemsize; }
 std::string_view DTypeName(DType dtype) { return PropertiesOf(dtype).name; }
 DTypeKind KindOf(DType dtype) { return PropertiesOf(dtype).kind; }
 
+char KindLetter(DTypeKind kind) {
+  switch (kind) {
+    case DTypeKind::kBool:
+      return 'b';
+    case DTypeKind::kSigned:
+      return 'i';
+    case DTypeKind::kUnsigned:
+      return 'u';
+    case DTypeKind::kFloat:
+      return 'f';
+    case DTypeKind::kComplex:
+      break;
+  }
+  return 'c';
+}
+
 DType RealDType(DType dtype) {
   if (dtype == DType::kComplex64) return DType::kFloat32;
   return dtype == DType::kComplex128 ? DType::kFloat64 : dtype;

@@ -40,6 +40,8 @@ int64_t ItemSize(DType dtype);
 // NumPy's name: "bool", "int8", ..., "complex128".
 std::string_view DTypeName(DType dtype);
 DTypeKind KindOf(DType dtype);
+// NumPy's dtype.kind letter of `kind`: b, i, u, f or c.
+char KindLetter(DTypeKind kind);
 // Inverse of DTypeName.
 std::optional<DType> DTypeFromName(std::string_view name);
 // Maps a wire enum value to a DType; nullopt for 0 (unspecified) and unknown values.

@@ -30,23 +30,6 @@ constexpr std::pair<ReduceOp, std::string_view> kReduceOps[] = {
     {ReduceOp::kAny, "any"}, {ReduceOp::kAll, "all"},
 };
 
-// NumPy's dtype.kind.
-char KindLetter(DTypeKind kind) {
-  switch (kind) {
-    case DTypeKind::kBool:
-      return 'b';
-    case DTypeKind::kSigned:
-      return 'i';
-    case DTypeKind::kUnsigned:
-      return 'u';
-    case DTypeKind::kFloat:
-      return 'f';
-    case DTypeKind::kComplex:
-      break;
-  }
-  return 'c';
-}
-
 const ElementwiseOpInfo& InfoOf(ElementwiseOp op) {
   return kElementwiseOps[static_cast<size_t>(op)];
 }

@@ -34,22 +34,6 @@ constexpr Expected kNumPy[] = {
     {DType::kComplex128, 14, "complex128", 16, 'c'},
 };
 
-char KindLetter(DTypeKind kind) {
-  switch (kind) {
-    case DTypeKind::kBool:
-      return 'b';
-    case DTypeKind::kSigned:
-      return 'i';
-    case DTypeKind::kUnsigned:
-      return 'u';
-    case DTypeKind::kFloat:
-      return 'f';
-    case DTypeKind::kComplex:
-      return 'c';
-  }
-  return '?';
-}
-
 TEST(DTypeTest, AllDTypesListsEveryDTypeOnceInWireOrder) {
   ASSERT_EQ(std::size(kAllDTypes), std::size(kNumPy));
   for (size_t i = 0; i < std::size(kNumPy); ++i) {
