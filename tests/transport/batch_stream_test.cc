@@ -4,11 +4,13 @@
 // nothing behind.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/transport/batch_fixture.h"
 
@@ -176,6 +178,51 @@ TEST_F(BatchStreamTest, AClientThatGoesMidBatchLeavesNothing) {
     }
     return both && one.has_response() && other.has_response();
   }));
+}
+
+// The default transfer slots (32): one stream per thread.
+class BatchStreamConcurrencyTest : public BatchStreamTest {
+ protected:
+  ServerOptions Options() const override { return ServerOptions(); }
+};
+
+// Streams of several sessions at once on one array: in-place adds, and reads of what they made,
+// each stream's batches in its own order. Every add lands, every read sees a whole number of
+// them, and nothing is left behind.
+TEST_F(BatchStreamConcurrencyTest, StreamsOfManySessionsOnOneArrayLoseNothing) {
+  const std::string a = Array({0, 0, 0});
+  constexpr int kStreams = 4;
+  constexpr int kRounds = 40;
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kStreams; ++t) {
+    threads.emplace_back([&] {
+      Open open = OpenStream(OpenSession());
+      for (int round = 0; round < kRounds; ++round) {
+        Op add = Elementwise("add", {Handle(a), Number(1)});
+        add.mutable_elementwise()->set_out(a);
+        v1::BatchStreamResponse answer;
+        if (!Exchange(*open.stream,
+                      Reading(Batch({add, Elementwise("multiply", {Handle(a), Number(2)})}, {}), 1),
+                      &answer) ||
+            !answer.has_response()) {
+          ++bad;
+          return;
+        }
+        const std::vector<double> read = AsDoubles(answer.response().data());
+        if (read.size() != 3 || read[0] != read[1] || read[1] != read[2] || read[0] < 2 ||
+            read[0] > 2 * kStreams * kRounds) {
+          ++bad;
+        }
+      }
+      open.stream->WritesDone();
+      if (!open.stream->Finish().ok()) ++bad;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(Values(a), std::vector<double>(3, kStreams * kRounds));
+  EXPECT_EQ(Listed(), (std::set<std::string>{a}));
 }
 
 }  // namespace
