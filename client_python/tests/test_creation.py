@@ -49,7 +49,7 @@ def test_full_with_numpy_scalar_keeps_its_dtype() -> None:
 
 
 @pytest.mark.parametrize("args", [(10,), (2, 11), (2, 11, 3), (10, 0, -2), (0.5, 3.0, 0.25),
-                                  (5, 1), (-3, 3)])
+                                  (5, 1), (-3, 3), (-1, 0, -2**63), (0, 1, 2**63 - 1)])
 def test_arange(args: tuple) -> None:
     assert_matches(ah.arange(*args), np.arange(*args))
 

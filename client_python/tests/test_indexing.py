@@ -33,6 +33,13 @@ KEYS: list[tuple[str, Callable[[np.ndarray], Any]]] = [
     ("mask with array", lambda h: (np.array([False, True, True, False, True]), slice(2), [1, 1, 0])),
     ("all false mask", lambda h: np.zeros(SHAPE[0], bool)),
     ("empty index array", lambda h: np.array([], dtype=np.int64)),
+    # NumPy lets an empty mask of any shape select nothing, whatever the axis' length.
+    ("empty mask", lambda h: np.zeros(0, bool)),
+    ("empty mask on axis 1", lambda h: (slice(None), np.zeros((6, 0), bool))),
+    # A 0-d boolean adds an axis of length 1 (True) or 0 (False) that it indexes.
+    ("0-d True", lambda h: True),
+    ("0-d False and int", lambda h: (1, False)),
+    ("0-d bool array and int array", lambda h: (Ellipsis, np.array(True), [6, 0])),
 ]
 
 

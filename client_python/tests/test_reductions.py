@@ -48,6 +48,18 @@ def test_var_std_ddof(ddof: int) -> None:
     _compare(ah.std(x, axis=1, ddof=ddof), np.std(host, axis=1, ddof=ddof))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex128], ids=str)
+def test_var_std_of_single_elements_follow_numpy(dtype: type) -> None:
+    # The variance of one element is |x - x|^2: NaN for NaN and inf, and for any ddof >= 1.
+    host = np.array([np.nan, np.inf, -np.inf, 2.5], dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for value in host:
+            scalar = np.asarray(value)
+            _compare(ah.var(ah.asarray(scalar)), np.var(scalar))
+            _compare(ah.std(ah.asarray(scalar), ddof=1), np.std(scalar, ddof=1))
+        _compare(ah.asarray(host).var(axis=()), host.var(axis=()))
+
+
 def test_dtype_argument() -> None:
     small = np.array([100, 100, 100], np.int8)
     _compare(ah.asarray(small).sum(dtype=np.int8), small.sum(dtype=np.int8))  # wraps

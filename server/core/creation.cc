@@ -81,7 +81,9 @@ absl::StatusOr<CreationPlan> PlanArange(const CreateSpec& spec, const ArangeKind
 
   // Length, as NumPy: ceil((stop - start) / step), at least 0.
   int64_t length = 0;
-  std::optional<Scalar> second;  // start + step, the element NumPy writes before filling.
+  // start + step, the element NumPy writes before filling; with fewer than two elements there
+  // is none, and start + step may leave 64 bits (arange(-1, 0, -2**63) is empty in NumPy).
+  Scalar second = a.start;
   if (integral) {
     const __int128 start = AsInt128(a.start), stop = AsInt128(a.stop), delta = AsInt128(step);
     if (delta == 0) return absl::InvalidArgumentError("arange: step must not be zero");
@@ -90,7 +92,9 @@ absl::StatusOr<CreationPlan> PlanArange(const CreateSpec& spec, const ArangeKind
     length = n > 0
                  ? static_cast<int64_t>(std::min<__int128>(n, std::numeric_limits<int64_t>::max()))
                  : 0;
-    AH_ASSIGN_OR_RETURN(second, ScalarFromInt128(start + delta));
+    if (length > 1) {
+      AH_ASSIGN_OR_RETURN(second, ScalarFromInt128(start + delta));
+    }
   } else {
     const double start = a.start.AsComplex().real(), stop = a.stop.AsComplex().real(),
                  delta = step.AsComplex().real();
@@ -120,7 +124,7 @@ absl::StatusOr<CreationPlan> PlanArange(const CreateSpec& spec, const ArangeKind
   AH_ASSIGN_OR_RETURN(ElementBytes first_bytes, EncodeScalar(a.start, dtype));
   ElementBytes second_bytes = first_bytes;
   if (length > 1) {
-    AH_ASSIGN_OR_RETURN(second_bytes, EncodeScalar(*second, dtype));
+    AH_ASSIGN_OR_RETURN(second_bytes, EncodeScalar(second, dtype));
   }
   if (dtype == DType::kBool) {
     if (length > 2) {
@@ -143,7 +147,7 @@ absl::StatusOr<CreationPlan> PlanArange(const CreateSpec& spec, const ArangeKind
                                          static_cast<uint64_t>(fill.int_start));
   } else {
     const double v0 = a.start.AsComplex().real();
-    const double v1 = second->AsComplex().real();
+    const double v1 = second.AsComplex().real();
     switch (dtype) {
       case DType::kFloat16: {  // NumPy's HALF_fill: delta in float from the two halves.
         const float h0 = HalfFromDouble(v0);

@@ -161,15 +161,11 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
 absl::Status Engine::ReduceNothing(const Caller& caller, const ReduceSpec& spec,
                                    const ArrayRecord& input, const ArrayView& target) {
   // A reduction over a single element: the element itself (converted), except that its index
-  // is 0 and its variance 0 (NaN once ddof leaves no degrees of freedom), as NumPy.
-  std::optional<Scalar> constant;
-  if (spec.op == ReduceOp::kArgmin || spec.op == ReduceOp::kArgmax) {
-    constant = Scalar::Int(0);
-  } else if (spec.op == ReduceOp::kVar || spec.op == ReduceOp::kStd) {
-    constant = Scalar::Float(spec.ddof >= 1 ? std::nan("") : 0.0);
+  // is 0, as NumPy. (var and std never come here: see Reduce.)
+  if (spec.op != ReduceOp::kArgmin && spec.op != ReduceOp::kArgmax) {
+    return CopyInto(caller, ViewOf(input), target);
   }
-  if (!constant) return CopyInto(caller, ViewOf(input), target);
-  AH_ASSIGN_OR_RETURN(ElementBytes value, EncodeScalar(*constant, target.dtype));
+  AH_ASSIGN_OR_RETURN(ElementBytes value, EncodeScalar(Scalar::Int(0), target.dtype));
   int64_t count = 1;
   for (int64_t extent : target.shape) count *= extent;
   const int64_t itemsize = ItemSize(target.dtype);
@@ -217,12 +213,21 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const
   target.shape = r.result_shape;
   target.strides = ContiguousStrides(r.result_shape);
 
-  if (r.axes.empty()) {  // axis=() or a 0-d input: every element is its own reduction.
+  ArrayView source = ViewOf(*input);
+  std::vector<int64_t> axes = r.axes;
+  if (axes.empty() && (spec.op == ReduceOp::kVar || spec.op == ReduceOp::kStd)) {
+    // The variance of one element is still |x - mean(x)|^2 / (1 - ddof): NaN for NaN and inf,
+    // and for any ddof >= 1, as NumPy. The backend computes it over an added axis of length 1.
+    axes.push_back(static_cast<int64_t>(source.shape.size()));
+    source.shape.push_back(1);
+    source.strides.push_back(1);
+  }
+  if (axes.empty()) {  // axis=() or a 0-d input: every element is its own reduction.
     AH_RETURN_IF_ERROR(ReduceNothing(caller, spec, *input, target));
   } else {
     AH_RETURN_IF_ERROR(backend_->Reduce(ReduceCall{.op = spec.op,
-                                                   .input = ViewOf(*input),
-                                                   .axes = r.axes,
+                                                   .input = source,
+                                                   .axes = axes,
                                                    .accumulate_dtype = r.accumulate_dtype,
                                                    .ddof = spec.ddof,
                                                    .output = target}));

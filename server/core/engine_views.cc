@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "server/common/status_macros.h"
@@ -220,6 +221,7 @@ class IndexSteps {
       AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, ViewOf(array), copy));
       return copy;
     }
+    if (array.shape.empty()) return ZeroIndices(advanced.shape);  // a[True]: index 0, or none.
     auto [coordinates, inserted] = nonzero_.try_emplace(advanced.entry);
     if (inserted) {
       NonzeroCall call{.input = ViewOf(array), .coordinates = {}};
@@ -231,6 +233,15 @@ class IndexSteps {
       coordinates->second = std::move(call.coordinates);
     }
     return coordinates->second[advanced.component];
+  }
+
+  // `shape` is {1} or {0}.
+  absl::StatusOr<ArrayView> ZeroIndices(const Shape& shape) {
+    AH_ASSIGN_OR_RETURN(ArrayView zeros, NewScratch(DType::kInt64, shape));
+    const std::array<std::byte, sizeof(int64_t)> zero{};
+    AH_RETURN_IF_ERROR(engine_.backend_->FillPattern(*zeros.buffer, zeros.offset_bytes, shape.at(0),
+                                                     sizeof(int64_t), zero));
+    return zeros;
   }
 
   absl::StatusOr<ArrayView> NewScratch(DType dtype, const Shape& shape) {

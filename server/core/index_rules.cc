@@ -102,10 +102,6 @@ absl::StatusOr<IndexPlan> PlanIndex(const Layout& data, int64_t itemsize,
     consumed += DimensionsConsumed(entry);
     ellipses += entry.kind == Kind::kEllipsis;
     has_arrays = has_arrays || IsArray(entry);
-    if (entry.kind == Kind::kBoolArray && entry.array_shape.empty()) {
-      return absl::InvalidArgumentError(
-          "0-d boolean indices (a[True], a[np.bool_(False)]) are not supported by this server");
-    }
   }
   if (ellipses > 1) {
     return absl::InvalidArgumentError("an index can only have a single ellipsis ('...')");
@@ -159,8 +155,21 @@ absl::StatusOr<IndexPlan> PlanIndex(const Layout& data, int64_t itemsize,
         ++d;
         break;
       case Kind::kBoolArray:
+        if (entry.array_shape.empty()) {
+          // A 0-d boolean (a[True], a[False]) indexes a new axis of length 1 that it adds in
+          // place: its one index, 0, taken once or never. It moves along no data axis.
+          plan.arrays.push_back({.entry = i,
+                                 .component = 0,
+                                 .axis = static_cast<int>(d),
+                                 .extent = 1,
+                                 .stride = 0,
+                                 .shape = {entry.nonzero_count}});
+          break;
+        }
+        const bool empty_mask = std::ranges::find(entry.array_shape, 0) != entry.array_shape.end();
         for (size_t j = 0; j < entry.array_shape.size(); ++j, ++d) {
-          if (entry.array_shape[j] != data.shape[d]) {
+          // NumPy lets an empty mask of any shape select nothing (a[np.zeros(0, bool)]).
+          if (entry.array_shape[j] != data.shape[d] && !empty_mask) {
             return absl::InvalidArgumentError(fmt::format(
                 "boolean index did not match indexed array along axis {}; size of axis is {} but "
                 "size of corresponding boolean axis is {}",

@@ -1,6 +1,7 @@
 // What every backend's reductions give where there is nothing to reduce (see
 // backend_conformance.h): NumPy's identities for sum, prod, any and all, NaN for mean, var and
-// std (complex: NaN in both parts), and no write at all when the output is empty.
+// std (complex: NaN in both parts), and no write at all when the output is empty; and the
+// variance of single elements, which the engine asks for over an added axis of length 1.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
@@ -20,13 +22,13 @@ class ReduceConformanceTest : public BackendTest<Factory> {
   // `op` over `axes` of `input` into a new C-contiguous `Out` array of `shape`.
   template <typename Out>
   std::vector<Out> Reduce(ReduceOp op, const ArrayView& input, std::vector<int64_t> axes,
-                          DType accumulate, DType out_dtype, const Shape& shape) {
+                          DType accumulate, DType out_dtype, const Shape& shape, int64_t ddof = 0) {
     const ArrayView output = this->Output(out_dtype, shape);
     const ReduceCall call{.op = op,
                           .input = input,
                           .axes = std::move(axes),
                           .accumulate_dtype = accumulate,
-                          .ddof = 0,
+                          .ddof = ddof,
                           .output = output};
     const absl::Status status = this->backend().Reduce(call);
     EXPECT_TRUE(status.ok()) << status;
@@ -78,7 +80,25 @@ TYPED_TEST_P(ReduceConformanceTest, EmptyComplexMeanIsNanNan) {
   }
 }
 
+TYPED_TEST_P(ReduceConformanceTest, VarianceOfOneElementIsNanForNanAndInf) {
+  // np.var(np.float64(x)) for x = nan, inf, -inf, 2: nan, nan, nan, 0; with ddof=1 all nan.
+  // The engine reduces a 0-d input (or axis=()) over an appended axis of length 1, stride 1.
+  const double inf = std::numeric_limits<double>::infinity();
+  ArrayView single = this->Array(DType::kFloat64, std::vector<double>{NAN, inf, -inf, 2.0}, {4});
+  single.shape.push_back(1);
+  single.strides.push_back(1);
+  const std::vector<double> var = this->template Reduce<double>(
+      ReduceOp::kVar, single, {1}, DType::kFloat64, DType::kFloat64, {4});
+  ASSERT_EQ(var.size(), 4u);
+  EXPECT_TRUE(std::isnan(var[0]) && std::isnan(var[1]) && std::isnan(var[2]));
+  EXPECT_EQ(var[3], 0.0);
+  for (double v : this->template Reduce<double>(ReduceOp::kStd, single, {1}, DType::kFloat64,
+                                                DType::kFloat64, {4}, /*ddof=*/1)) {
+    EXPECT_TRUE(std::isnan(v));
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(ReduceConformanceTest, EmptyReductionsGiveIdentitiesAndNan,
-                            EmptyComplexMeanIsNanNan);
+                            EmptyComplexMeanIsNanNan, VarianceOfOneElementIsNanForNanAndInf);
 
 }  // namespace arrayhub

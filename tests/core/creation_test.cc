@@ -439,6 +439,22 @@ TEST_F(ArangeTest, SingleElementDoesNotCheckTheSecond) {
   EXPECT_EQ(Values<int8_t>(*a), (std::vector<int8_t>{127}));
 }
 
+TEST_F(ArangeTest, StepsBeyondInt64AreFineWhenNoSecondElementIsWritten) {
+  // np.arange(-1, 0, -2**63) -> int64 [] (start + step leaves int64, but nothing is written);
+  // np.arange(0, 1, -2**63) -> [], np.arange(0, 1, 2**63 - 1) -> [0].
+  const int64_t most_negative = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(CreateExpecting(Arange(I(-1), I(0), I(most_negative)), DType::kInt64, {0})->nbytes(),
+            0);
+  EXPECT_EQ(Values<int64_t>(*CreateExpecting(
+                Arange(I(0), I(1), I(std::numeric_limits<int64_t>::max())), DType::kInt64, {1})),
+            (std::vector<int64_t>{0}));
+  // One element of a float dtype from integer bounds: np.arange(-1, 0, -2**63 ... ) never
+  // needs start + step either: np.arange(1, 0, -2**63, dtype=np.float32) -> [1.].
+  EXPECT_EQ(Values<float>(*CreateExpecting(Arange(I(1), I(0), I(most_negative), DType::kFloat32),
+                                           DType::kFloat32, {1})),
+            (std::vector<float>{1.0f}));
+}
+
 TEST_F(ArangeTest, StartOutOfRangeForUnsignedIsAnError) {
   // np.arange(-2, 2, dtype=np.uint8) -> OverflowError: Python integer -2 out of bounds for uint8
   ExpectCreateFails(Arange(I(-2), I(2), std::nullopt, DType::kUInt8),

@@ -210,6 +210,31 @@ TEST(PlanIndexTest, BooleanArraysStandForTheirNonzeroCoordinates) {
   ExpectAdvanced(Plan(kCube, {BoolArray({2, 3}, 4), Int(0)}), {4}, {0}, 0, {4});
 }
 
+TEST(PlanIndexTest, ZeroDimensionalBooleansAddAnAxisThatTheyIndex) {
+  // np.zeros((3, 4))[True].shape == (1, 3, 4); [False] (0, 3, 4). The index moves along no
+  // data axis: one entry, extent 1, stride 0.
+  IndexPlan plan = Plan(kMatrix, {BoolArray({}, 1)});
+  ExpectAdvanced(plan, {1, 3, 4}, {0, 4, 1}, 0, {1});
+  ASSERT_EQ(plan.arrays.size(), 1u);
+  EXPECT_EQ(plan.arrays[0].extent, 1);
+  EXPECT_EQ(plan.arrays[0].stride, 0);
+  ExpectAdvanced(Plan(kMatrix, {BoolArray({}, 0)}), {0, 3, 4}, {0, 4, 1}, 0, {0});
+  // a[True, 0] on (2, 3, 4) is (1, 3, 4): the boolean and the integer form one block.
+  ExpectAdvanced(Plan(kCube, {BoolArray({}, 1), Int(0)}), {1, 3, 4}, {0, 4, 1}, 0, {1});
+  // a[..., False] puts the empty block last: (2, 3, 4, 0).
+  ExpectAdvanced(Plan(kCube, {Dots(), BoolArray({}, 0)}), {2, 3, 4, 0}, {12, 4, 1, 0}, 3, {0});
+  // a[np.array(True), [0, 1]] broadcasts (1,) with (2,): (2, 3, 4).
+  ExpectAdvanced(Plan(kCube, {BoolArray({}, 1), IntArray({2})}), {2, 3, 4}, {0, 4, 1}, 0, {2});
+}
+
+TEST(PlanIndexTest, EmptyMasksOfAnyShapeSelectNothing) {
+  // NumPy skips the shape check for a mask with no elements: np.zeros((3, 4))[np.zeros(0,
+  // bool)].shape == (0, 4), [:, np.zeros(0, bool)] (3, 0), and a (3, 0) mask gives (0,).
+  ExpectAdvanced(Plan(kMatrix, {BoolArray({0}, 0)}), {0, 4}, {0, 1}, 0, {0});
+  ExpectAdvanced(Plan(kMatrix, {Sl(), BoolArray({0}, 0)}), {3, 0}, {4, 0}, 1, {0});
+  ExpectAdvanced(Plan(kMatrix, {BoolArray({3, 0}, 0)}), {0}, {0}, 0, {0});
+}
+
 TEST(PlanIndexTest, AdvancedIndexErrorsQuoteNumPy) {
   // np.zeros((3, 4))[np.zeros(4, bool)]
   ExpectError(kMatrix, {BoolArray({4}, 0)},
@@ -221,9 +246,6 @@ TEST(PlanIndexTest, AdvancedIndexErrorsQuoteNumPy) {
   // np.zeros(10)[np.zeros((2, 5), bool)]
   ExpectError(kVector, {BoolArray({2, 5}, 0)},
               "too many indices for array: array is 1-dimensional, but 2 were indexed");
-  ExpectError(kMatrix, {BoolArray({}, 1)},
-              "0-d boolean indices (a[True], a[np.bool_(False)]) are not supported by this "
-              "server");
   // np.zeros((3, 4))[np.zeros(2, int), np.zeros(3, int)] (NumPy ends with a space)
   ExpectError(kMatrix, {IntArray({2}), IntArray({3})},
               "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) "
