@@ -31,6 +31,13 @@ from arrayhub._client import Client, connect, get_client, session, set_default_c
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
                                 full_like, identity, linspace, ones, ones_like, zeros,
                                 zeros_like)
+from arrayhub import _dtype_functions
+from arrayhub._dtype_functions import (bool, byte, can_cast, cdouble, complexfloating, csingle,
+                                       double, finfo, floating, generic, half, iinfo, inexact,
+                                       int_, intc, integer, intp, isdtype, issubdtype, long,
+                                       longlong, number, promote_types, result_type, short,
+                                       signedinteger, single, ubyte, uint, uintc, uintp, ulong,
+                                       ulonglong, unsignedinteger, ushort)
 from arrayhub._dtypes import SUPPORTED_DTYPES
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayHubError,
                               ArrayHubIndexError, ArrayHubLinAlgError, ArrayHubMemoryError,
@@ -84,4 +91,5 @@ __all__ = sorted(
      "ArrayHubAxisError", "ArrayHubOverflowError", "ArrayNotFoundError", "ArrayHubMemoryError",
      "ArrayHubPermissionError", "ArrayHubConnectionError", "SessionNotFoundError",
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
-     "ArrayHubBatchError", *UFUNCS])
+     "ArrayHubBatchError", *UFUNCS,
+     *_dtype_functions.__all__])
