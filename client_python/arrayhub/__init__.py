@@ -50,6 +50,9 @@ from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, co
                                     flip, nonzero, ravel, repeat, reshape, roll, searchsorted,
                                     sort, split, squeeze, stack, swapaxes, take, tile,
                                     transpose, unique)
+from arrayhub import _matrix_functions
+from arrayhub._matrix_functions import (diag, diagflat, geomspace, indices, logspace, meshgrid,
+                                        trace, tri, tril, triu)
 from arrayhub._ndarray import Flags, ndarray
 from arrayhub._pipeline import is_sync, set_sync
 from arrayhub._pinned import empty_like_pinned, empty_pinned, zeros_like_pinned, zeros_pinned
@@ -92,4 +95,5 @@ __all__ = sorted(
      "ArrayHubPermissionError", "ArrayHubConnectionError", "SessionNotFoundError",
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
      "ArrayHubBatchError", *UFUNCS,
-     *_dtype_functions.__all__])
+     *_dtype_functions.__all__,
+     *_matrix_functions.__all__])
