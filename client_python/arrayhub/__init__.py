@@ -45,6 +45,9 @@ from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayH
                               ArrayHubPermissionError, ArrayHubTimeoutError, ArrayHubTypeError,
                               ArrayHubValueError, ArrayNotFoundError, SessionNotFoundError,
                               ArrayHubBatchError)
+from arrayhub import _math_functions
+from arrayhub._math_functions import (allclose, around, array_equal, array_equiv, average,
+                                      count_nonzero, cross, diff, isclose, kron, ptp, round)
 from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, compress,
                                     concatenate, copy, cumprod, cumsum, diagonal, expand_dims,
                                     flip, nonzero, ravel, repeat, reshape, roll, searchsorted,
@@ -96,4 +99,5 @@ __all__ = sorted(
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
      "ArrayHubBatchError", *UFUNCS,
      *_dtype_functions.__all__,
+     *_math_functions.__all__,
      *_matrix_functions.__all__])

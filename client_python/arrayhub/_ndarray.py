@@ -623,6 +623,12 @@ class ndarray:
 
         return trace(self, offset, axis1, axis2, dtype, out)
 
+    def round(self, decimals: int = 0, out: Any = None) -> ndarray:
+        """Rounded to ``decimals`` places; see :func:`arrayhub.round`."""
+        from arrayhub._math_functions import around
+
+        return around(self, decimals, out)
+
     # -- Operators --------------------------------------------------------------------------
 
     __add__, __radd__, __iadd__ = _binary("add"), _reflected("add"), _inplace("add")
