@@ -81,7 +81,8 @@ def test_errors_match_numpy() -> None:
     for check in (lambda m, a: m.tril(a[0, 0]), lambda m, a: m.diag(a[None]),
                   lambda m, a: m.meshgrid(a, indexing="yx"), lambda m, a: m.geomspace(0, 1),
                   lambda m, a: m.geomspace(1, -0.0), lambda m, a: m.trace(a[0]),
-                  lambda m, a: m.trace(a, axis1=0, axis2=0)):
+                  lambda m, a: m.trace(a, axis1=0, axis2=0), lambda m, a: m.trace(a, 0, 5, 1),
+                  lambda m, a: m.diag(a, 0)[None].trace(0, 0, 2)):
         same_as_numpy(check, host, x)
     with pytest.raises(TypeError, match="expected an arrayhub.ndarray"):
         ah.tril(host)
