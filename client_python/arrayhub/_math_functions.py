@@ -15,7 +15,6 @@ from typing import Any, Optional
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
-from numpy.typing import DTypeLike
 
 from arrayhub import _creation, _ops
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubNotImplementedError, ArrayHubTypeError,

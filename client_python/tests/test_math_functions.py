@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
 import pytest
