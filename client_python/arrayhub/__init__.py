@@ -31,6 +31,13 @@ from arrayhub._client import Client, connect, get_client, session, set_default_c
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
                                 full_like, identity, linspace, ones, ones_like, zeros,
                                 zeros_like)
+from arrayhub import _dtype_functions
+from arrayhub._dtype_functions import (bool, byte, can_cast, cdouble, complexfloating, csingle,
+                                       double, finfo, floating, generic, half, iinfo, inexact,
+                                       int_, intc, integer, intp, isdtype, issubdtype, long,
+                                       longlong, number, promote_types, result_type, short,
+                                       signedinteger, single, ubyte, uint, uintc, uintp, ulong,
+                                       ulonglong, unsignedinteger, ushort)
 from arrayhub._dtypes import SUPPORTED_DTYPES
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayHubError,
                               ArrayHubIndexError, ArrayHubLinAlgError, ArrayHubMemoryError,
@@ -38,11 +45,17 @@ from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayH
                               ArrayHubPermissionError, ArrayHubTimeoutError, ArrayHubTypeError,
                               ArrayHubValueError, ArrayNotFoundError, SessionNotFoundError,
                               ArrayHubBatchError)
+from arrayhub import _math_functions
+from arrayhub._math_functions import (allclose, around, array_equal, array_equiv, average,
+                                      count_nonzero, cross, diff, isclose, kron, ptp, round)
 from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, compress,
                                     concatenate, copy, cumprod, cumsum, diagonal, expand_dims,
                                     flip, nonzero, ravel, repeat, reshape, roll, searchsorted,
                                     sort, split, squeeze, stack, swapaxes, take, tile,
                                     transpose, unique)
+from arrayhub import _matrix_functions
+from arrayhub._matrix_functions import (diag, diagflat, geomspace, indices, logspace, meshgrid,
+                                        trace, tri, tril, triu)
 from arrayhub._ndarray import Flags, ndarray
 from arrayhub._pipeline import is_sync, set_sync
 from arrayhub._pinned import empty_like_pinned, empty_pinned, zeros_like_pinned, zeros_pinned
@@ -84,4 +97,7 @@ __all__ = sorted(
      "ArrayHubAxisError", "ArrayHubOverflowError", "ArrayNotFoundError", "ArrayHubMemoryError",
      "ArrayHubPermissionError", "ArrayHubConnectionError", "SessionNotFoundError",
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
-     "ArrayHubBatchError", *UFUNCS])
+     "ArrayHubBatchError", *UFUNCS,
+     *_dtype_functions.__all__,
+     *_math_functions.__all__,
+     *_matrix_functions.__all__])

@@ -616,6 +616,19 @@ class ndarray:
             indices = int(indices)
         return _ops.array_op("take", (self, indices), axis=axis)[0]
 
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1,
+              dtype: DTypeLike | None = None, out: Any = None) -> ndarray:
+        """Sum of the diagonal; see :func:`arrayhub.trace`."""
+        from arrayhub._matrix_functions import trace
+
+        return trace(self, offset, axis1, axis2, dtype, out)
+
+    def round(self, decimals: int = 0, out: Any = None) -> ndarray:
+        """Rounded to ``decimals`` places; see :func:`arrayhub.round`."""
+        from arrayhub._math_functions import around
+
+        return around(self, decimals, out)
+
     # -- Operators --------------------------------------------------------------------------
 
     __add__, __radd__, __iadd__ = _binary("add"), _reflected("add"), _inplace("add")

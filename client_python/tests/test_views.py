@@ -156,6 +156,7 @@ def test_describe_reports_layout_of_views() -> None:
     (lambda a: ah.broadcast_to(a, (3, 6)), r"requested shape \(3,6\)"),
     (lambda a: a[0].diagonal(), "diag requires an array of at least two dimensions"),
     (lambda a: a.diagonal(0, 1, 1), "axis1 and axis2 cannot be the same"),
+    (lambda a: a.diagonal(0, 0, -3), "^axis2: axis -3 is out of bounds for array of dimension 2$"),
 ])
 def test_view_errors_use_numpys_words(call: Callable[[Any], Any], message: str) -> None:
     a = ah.zeros((4, 6))

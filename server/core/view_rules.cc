@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
+#include <string_view>
 
 #include "server/common/status_macros.h"
 #include "server/core/axes.h"
@@ -239,8 +241,17 @@ absl::StatusOr<Layout> DiagonalLayout(const Layout& layout, int64_t itemsize,
   if (rank < 2) {
     return absl::InvalidArgumentError("diag requires an array of at least two dimensions");
   }
-  AH_ASSIGN_OR_RETURN(int64_t a1, NormalizeAxis(spec.axis1, rank));
-  AH_ASSIGN_OR_RETURN(int64_t a2, NormalizeAxis(spec.axis2, rank));
+  // NumPy names the argument: "axis2: axis 2 is out of bounds for array of dimension 2".
+  const auto named = [rank](int64_t axis, std::string_view name) -> absl::StatusOr<int64_t> {
+    absl::StatusOr<int64_t> normalized = NormalizeAxis(axis, rank);
+    if (!normalized.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {}", name, std::string(normalized.status().message())));
+    }
+    return normalized;
+  };
+  AH_ASSIGN_OR_RETURN(int64_t a1, named(spec.axis1, "axis1"));
+  AH_ASSIGN_OR_RETURN(int64_t a2, named(spec.axis2, "axis2"));
   if (a1 == a2) return absl::InvalidArgumentError("axis1 and axis2 cannot be the same");
   const int64_t n1 = layout.shape[a1], n2 = layout.shape[a2];
   // Offsets beyond the matrix give an empty diagonal; clamping keeps the arithmetic in range.

@@ -287,13 +287,16 @@ TEST(DiagonalLayoutTest, OffsetsAndAxes) {
 }
 
 TEST(DiagonalLayoutTest, MessagesQuoteNumPy) {
-  // np.zeros(3).diagonal(), np.zeros((3, 3)).diagonal(0, 0, -2), (0, 0, 2)
+  // np.zeros(3).diagonal(), np.zeros((3, 3)).diagonal(0, 0, -2), (0, 0, 2), (0, -3, 1): NumPy
+  // names the axis argument out of range.
   ExpectError(DiagonalLayout({{3}, {1}, 0}, 8, {}).status(),
               "diag requires an array of at least two dimensions");
   ExpectError(DiagonalLayout(kMatrix, 8, {.offset = 0, .axis1 = 0, .axis2 = -2}).status(),
               "axis1 and axis2 cannot be the same");
   ExpectError(DiagonalLayout(kMatrix, 8, {.offset = 0, .axis1 = 0, .axis2 = 2}).status(),
-              "axis 2 is out of bounds for array of dimension 2");
+              "axis2: axis 2 is out of bounds for array of dimension 2");
+  ExpectError(DiagonalLayout(kMatrix, 8, {.offset = 0, .axis1 = -3, .axis2 = 1}).status(),
+              "axis1: axis -3 is out of bounds for array of dimension 2");
 }
 
 }  // namespace
