@@ -26,6 +26,9 @@ from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, flo
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
 from arrayhub import linalg, random
+from arrayhub._array_api import (__array_namespace_info__, astype, cumulative_prod,
+                                 cumulative_sum, matrix_transpose, positive, take_along_axis,
+                                 vecdot)
 from arrayhub._batch import Batch, batch
 from arrayhub._client import Client, connect, get_client, session, set_default_client
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
@@ -84,4 +87,6 @@ __all__ = sorted(
      "ArrayHubAxisError", "ArrayHubOverflowError", "ArrayNotFoundError", "ArrayHubMemoryError",
      "ArrayHubPermissionError", "ArrayHubConnectionError", "SessionNotFoundError",
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
-     "ArrayHubBatchError", *UFUNCS])
+     "ArrayHubBatchError",
+     "astype", "matrix_transpose", "vecdot", "take_along_axis", "cumulative_sum",
+     "cumulative_prod", "positive", "__array_namespace_info__", *UFUNCS])
