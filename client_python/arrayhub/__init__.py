@@ -26,6 +26,10 @@ from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, flo
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
 from arrayhub import linalg, random
+from arrayhub import _array_api
+from arrayhub._array_api import (__array_namespace_info__, astype, cumulative_prod,
+                                 cumulative_sum, matrix_transpose, positive, take_along_axis,
+                                 vecdot)
 from arrayhub._batch import Batch, batch
 from arrayhub._client import Client, connect, get_client, session, set_default_client
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
@@ -98,6 +102,7 @@ __all__ = sorted(
      "ArrayHubPermissionError", "ArrayHubConnectionError", "SessionNotFoundError",
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
      "ArrayHubBatchError", *UFUNCS,
+     *_array_api.__all__,
      *_dtype_functions.__all__,
      *_math_functions.__all__,
      *_matrix_functions.__all__])

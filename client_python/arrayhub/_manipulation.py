@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from arrayhub import _ops
+from arrayhub._errors import ArrayHubValueError, client_error
 from arrayhub._ndarray import ndarray
 from arrayhub._ops import ShapeLike
 from arrayhub.v1 import compute_pb2
@@ -130,15 +131,41 @@ def roll(a: ndarray, shift: Union[int, Sequence[int]], axis: _ops.AxisLike = Non
                          ints=_ints(shift))[0]
 
 
-def sort(a: ndarray, axis: Optional[int] = -1) -> ndarray:
-    """A sorted copy (always a stable sort on the server)."""
-    return _ops.array_op("sort", (_ops.require_array(a, "sort"),), axis=axis, stable=True)[0]
+def sort(a: ndarray, axis: Optional[int] = -1, kind: Optional[str] = None,
+         order: Any = None, *, stable: Optional[bool] = None,
+         descending: bool = False) -> ndarray:
+    """A sorted copy. The server's sort is always stable, whatever ``kind`` or ``stable``
+    ask; ``descending=True`` (the Array API's keyword) sorts from largest to smallest, NaNs
+    first. No ``order`` (no structured dtypes)."""
+    _refuse_order(order, "sort")
+    a = _ops.require_array(a, "sort")
+    ascending = _ops.array_op("sort", (a,), axis=axis, stable=True)[0]
+    return flip(ascending, axis=-1 if axis is None else axis) if descending else ascending
 
 
-def argsort(a: ndarray, axis: Optional[int] = -1) -> ndarray:
+def argsort(a: ndarray, axis: Optional[int] = -1, kind: Optional[str] = None,
+            order: Any = None, *, stable: Optional[bool] = None,
+            descending: bool = False) -> ndarray:
     """Indices that sort ``a`` along ``axis``; always a stable sort on the server (NumPy's
-    default quicksort may order equal elements differently). No ``kind``/``order``."""
-    return _ops.require_array(a, "argsort").argsort(axis)
+    default quicksort may order equal elements differently). ``descending=True`` keeps equal
+    elements in their original order too, as the Array API asks."""
+    _refuse_order(order, "argsort")
+    a = _ops.require_array(a, "argsort")
+    if not descending:
+        return a.argsort(axis)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    # Stable descending: sort the reversed array stably, reverse the result, and map each
+    # position i of the reversed array back to n - 1 - i.
+    reversed_order = flip(flip(a, axis=axis).argsort(axis), axis=axis)
+    return (a.shape[axis] - 1) - reversed_order
+
+
+def _refuse_order(order: Any, what: str) -> None:
+    if order is not None:
+        raise client_error(ArrayHubValueError,
+                           f"{what}: `order` applies to structured dtypes, which the server "
+                           "does not have")
 
 
 def cumsum(a: ndarray, axis: Optional[int] = None, dtype: DTypeLike | None = None) -> ndarray:
@@ -158,11 +185,14 @@ def unique(ar: ndarray) -> ndarray:
     return _ops.array_op("unique", (_ops.require_array(ar, "unique"),))[0]
 
 
-def searchsorted(a: ndarray, v: Any, side: str = "left") -> ndarray:
+def searchsorted(a: ndarray, v: Any, side: str = "left", sorter: Any = None) -> ndarray:
     """Indices where the values ``v`` would be inserted into the sorted 1-D ``a`` to
-    keep it sorted (``side`` 'left' or 'right'). No ``sorter``."""
-    return _ops.array_op("searchsorted", (_ops.require_array(a, "searchsorted"), v),
-                         side=side)[0]
+    keep it sorted (``side`` 'left' or 'right'); with ``sorter``, the indices that sort ``a``
+    (``a`` itself need not be sorted), as NumPy's."""
+    a = _ops.require_array(a, "searchsorted")
+    if sorter is not None:
+        a = take(a, sorter)
+    return _ops.array_op("searchsorted", (a, v), side=side)[0]
 
 
 def take(a: ndarray, indices: ndarray, axis: Optional[int] = None) -> ndarray:

@@ -425,6 +425,23 @@ class ndarray:
 
     # -- Copies, casts, views ---------------------------------------------------------------
 
+    def __array_namespace__(self, *, api_version: Optional[str] = None) -> Any:
+        """The Array API namespace of these arrays: the arrayhub module (version 2024.12)."""
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+            raise client_error(ArrayHubValueError,
+                               f"Unrecognized array API version: {api_version!r}")
+        import arrayhub
+
+        return arrayhub
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> ndarray:
+        """This array, on ``device``: only its own device for now (the server moves arrays
+        between devices only on request)."""
+        from arrayhub._array_api import _require_own_device
+
+        _require_own_device(self, device)
+        return self
+
     def copy(self) -> ndarray:
         """A new server array with the same contents (Elementwise ``copy``)."""
         return _ops.elementwise("copy", (self,))
@@ -658,6 +675,11 @@ class ndarray:
     __lt__, __le__ = _binary("less"), _binary("less_equal")
     __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
     __neg__, __abs__, __invert__ = _unary("negative"), _unary("absolute"), _unary("invert")
+
+    def __pos__(self) -> ndarray:
+        from arrayhub._array_api import positive
+
+        return positive(self)
 
     def __pow__(self, other: Any, modulo: Any = None) -> ndarray:
         if modulo is not None or not _ops.is_operand(other):

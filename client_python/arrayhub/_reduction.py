@@ -12,6 +12,7 @@ from typing import Any, Optional
 from numpy.typing import DTypeLike
 
 from arrayhub import _ops
+from arrayhub._errors import ArrayHubValueError, client_error
 from arrayhub._ndarray import ndarray
 
 __all__ = ["sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std", "argmin",
@@ -53,15 +54,33 @@ def mean(a: ndarray, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None,
 
 
 def var(a: ndarray, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None,
-        out: Any = None, ddof: int = 0, keepdims: bool = False) -> ndarray:
-    """Variance with ``ddof`` delta degrees of freedom; complex input gives a real result."""
-    return _ops.reduce("var", a, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+        out: Any = None, ddof: int = 0, keepdims: bool = False, *,
+        correction: Optional[float] = None) -> ndarray:
+    """Variance with ``ddof`` delta degrees of freedom (``correction``, the Array API's
+    name, is the same); complex input gives a real result."""
+    return _ops.reduce("var", a, axis, dtype=dtype, out=out,
+                       ddof=_degrees(ddof, correction), keepdims=keepdims)
 
 
 def std(a: ndarray, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None,
-        out: Any = None, ddof: int = 0, keepdims: bool = False) -> ndarray:
+        out: Any = None, ddof: int = 0, keepdims: bool = False, *,
+        correction: Optional[float] = None) -> ndarray:
     """Standard deviation: ``sqrt(var(...))``."""
-    return _ops.reduce("std", a, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    return _ops.reduce("std", a, axis, dtype=dtype, out=out,
+                       ddof=_degrees(ddof, correction), keepdims=keepdims)
+
+
+def _degrees(ddof: Any, correction: Any) -> Any:
+    """NumPy 2's rule for the two names of one argument."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise client_error(ArrayHubValueError,
+                           "ddof and correction can't be provided simultaneously.")
+    # The server counts degrees of freedom in integers: 1.0 is 1 (0.5 is refused as a ddof).
+    if isinstance(correction, float) and correction.is_integer():
+        return int(correction)
+    return correction
 
 
 def argmin(a: ndarray, axis: Optional[int] = None, out: Any = None, *,

@@ -68,16 +68,35 @@ def _make_ufuncs() -> dict[str, ufunc]:
 UFUNCS: dict[str, ufunc] = _make_ufuncs()
 
 
-def clip(a: _ops.Operand, a_min: Any, a_max: Any, out: Any = None) -> ndarray:
-    """numpy.clip: ``minimum(maximum(a, a_min), a_max)``, NaN-propagating. One bound may be
-    None."""
-    if a_min is None and a_max is None:
-        raise client_error(ArrayHubValueError, "One of max or min must be given")
-    if a_min is None:
-        return _ops.elementwise("minimum", (a, a_max), out=out)
-    if a_max is None:
-        return _ops.elementwise("maximum", (a, a_min), out=out)
-    return _ops.elementwise("clip", (a, a_min, a_max), out=out)
+_NO_VALUE = object()  # Tells "not given" from None, as NumPy's clip must.
+
+
+def clip(a: _ops.Operand, a_min: Any = _NO_VALUE, a_max: Any = _NO_VALUE, out: Any = None, *,
+         min: Any = _NO_VALUE, max: Any = _NO_VALUE) -> ndarray:
+    """numpy.clip: ``minimum(maximum(a, a_min), a_max)``, NaN-propagating. Either bound may be
+    None or left out (``min``/``max`` are NumPy 2's other names for them); with neither, a
+    copy of ``a``."""
+    # NumPy 2's rules for the two spellings, messages included.
+    if a_min is _NO_VALUE and a_max is _NO_VALUE:
+        low = None if min is _NO_VALUE else min
+        high = None if max is _NO_VALUE else max
+    elif a_min is _NO_VALUE or a_max is _NO_VALUE:
+        missing = "a_min" if a_min is _NO_VALUE else "a_max"
+        raise client_error(ArrayHubTypeError,
+                           f"clip() missing 1 required positional argument: '{missing}'")
+    elif min is not _NO_VALUE or max is not _NO_VALUE:
+        raise client_error(ArrayHubValueError,
+                           "Passing `min` or `max` keyword argument when `a_min` and `a_max` "
+                           "are provided is forbidden.")
+    else:
+        low, high = a_min, a_max
+    if low is None and high is None:
+        return _ops.elementwise("copy", (a,), out=out)
+    if low is None:
+        return _ops.elementwise("minimum", (a, high), out=out)
+    if high is None:
+        return _ops.elementwise("maximum", (a, low), out=out)
+    return _ops.elementwise("clip", (a, low, high), out=out)
 
 
 def where(condition: _ops.Operand, x: Any = None, y: Any = None) -> Any:

@@ -19,13 +19,17 @@ from typing import Any, NamedTuple, Optional, Union
 
 from numpy.linalg import LinAlgError
 
-from arrayhub import _ops
-from arrayhub._errors import ArrayHubNotImplementedError, client_error
+from arrayhub import _array_api, _ops, _products
+from arrayhub._errors import (ArrayHubAxisError, ArrayHubLinAlgError,
+                              ArrayHubNotImplementedError, ArrayHubValueError, client_error)
 from arrayhub._ndarray import ndarray
 
 __all__ = ["svd", "qr", "cholesky", "eigh", "eigvalsh", "solve", "inv", "det", "slogdet",
            "norm", "lstsq", "LinAlgError", "SVDResult", "QRResult", "EighResult",
-           "SlogdetResult"]
+           "SlogdetResult",
+           # The Array API's linalg extension, as numpy.linalg has it:
+           "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal", "matrix_power",
+           "matmul", "tensordot", "vecdot", "outer", "matrix_transpose"]
 
 
 class SVDResult(NamedTuple):
@@ -132,3 +136,104 @@ def lstsq(a: ndarray, b: ndarray,
     """Least squares: ``(x, residuals, rank, s)``; rcond None takes NumPy's default."""
     x, residuals, rank, s = _ops.linalg("lstsq", a, b, rcond=-1.0 if rcond is None else rcond)
     return x, residuals, int(rank), s
+
+
+# -- The Array API's linalg extension (numpy.linalg has each of these since 2.0) -------------
+
+
+def svdvals(x: ndarray, /) -> ndarray:
+    """The singular values, largest first (``svd(x, compute_uv=False)``)."""
+    return svd(x, compute_uv=False)
+
+
+def vector_norm(x: ndarray, /, *, axis: _ops.AxisLike = None, keepdims: bool = False,
+                ord: Any = 2) -> ndarray:
+    """The vector norm over ``axis`` (every element when None; several axes count as one
+    vector), as numpy.linalg.vector_norm."""
+    x = _ops.require_array(x, "vector_norm")
+    axes = list(range(x.ndim)) if axis is None else [
+        operator.index(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    for a in axes:
+        if not -x.ndim <= a < x.ndim:
+            raise client_error(ArrayHubAxisError,
+                               f"axis {a} is out of bounds for array of dimension {x.ndim}")
+    axes = sorted({a % x.ndim for a in axes}) if x.ndim else []
+    kept = [d for d in range(x.ndim) if d not in axes]
+    # The reduced axes moved last and merged into one: one server norm along it.
+    merged = x.transpose(kept + axes).reshape(tuple(x.shape[d] for d in kept) + (-1,))
+    result = norm(merged, ord=ord, axis=-1)
+    if keepdims:
+        result = result.reshape(tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return result
+
+
+def matrix_norm(x: ndarray, /, *, keepdims: bool = False, ord: Any = "fro") -> ndarray:
+    """The matrix norm of the last two axes, stacked over the others."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def trace(x: ndarray, /, *, offset: int = 0, dtype: Any = None) -> ndarray:
+    """The sums along the diagonals of the last two axes (``dtype`` as numpy.sum's)."""
+    return diagonal(x, offset=offset).sum(axis=-1, dtype=dtype)
+
+
+def diagonal(x: ndarray, /, *, offset: int = 0) -> ndarray:
+    """A view of the diagonals of the last two axes."""
+    return _ops.require_array(x, "diagonal").diagonal(offset, -2, -1)
+
+
+def matrix_power(a: ndarray, n: int) -> ndarray:
+    """``a`` multiplied by itself ``n`` times by repeated squaring (the inverse's powers for
+    negative ``n``; the identity for 0), as numpy.linalg.matrix_power."""
+    a = _ops.require_array(a, "matrix_power")
+    n = operator.index(n)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise client_error(ArrayHubLinAlgError, "Last 2 dimensions of the array must be square")
+    if n == 0:
+        from arrayhub._creation import eye
+
+        identity = eye(a.shape[-1], dtype=a.dtype)
+        if a.ndim == 2:
+            return identity
+        from arrayhub._manipulation import broadcast_to
+
+        return broadcast_to(identity, a.shape).copy()  # One identity per stacked matrix.
+    if n < 0:
+        a, n = inv(a), -n
+    result, square = None, a
+    while True:
+        if n & 1:
+            result = square if result is None else result @ square
+        n >>= 1
+        if not n:
+            return result
+        square = square @ square
+
+
+def outer(x1: ndarray, x2: ndarray, /) -> ndarray:
+    """The outer product of two vectors (one-dimensional only, unlike arrayhub.outer)."""
+    x1, x2 = _ops.require_array(x1, "outer"), _ops.require_array(x2, "outer")
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise client_error(ArrayHubValueError, "Input arrays must be one-dimensional, but they "
+                           f"are x1.ndim={x1.ndim} and x2.ndim={x2.ndim}.")
+    return _products.outer(x1, x2)
+
+
+def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
+    """``x1 @ x2``."""
+    return _products.matmul(x1, x2)
+
+
+def tensordot(x1: ndarray, x2: ndarray, /, *, axes: Any = 2) -> ndarray:
+    """numpy.linalg.tensordot: arrayhub.tensordot with ``axes`` by keyword."""
+    return _products.tensordot(x1, x2, axes=axes)
+
+
+def vecdot(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
+    """arrayhub.vecdot."""
+    return _array_api.vecdot(x1, x2, axis=axis)
+
+
+def matrix_transpose(x: ndarray, /) -> ndarray:
+    """arrayhub.matrix_transpose."""
+    return _array_api.matrix_transpose(x)
