@@ -4,6 +4,7 @@ memory pools), get_array_module, from_dlpack and arrayhub.profiler.benchmark."""
 from __future__ import annotations
 
 import gc
+import mmap
 import re
 import threading
 import time
@@ -85,6 +86,34 @@ def test_device_blocks_nest_and_restore_on_errors(client: ah.Client) -> None:
     assert seen == [0]
 
 
+def test_one_device_and_stream_entered_in_many_threads(client: ah.Client) -> None:
+    device, shared = cuda.Device(0), cuda.Stream()
+    barrier = threading.Barrier(8)
+    failures: list[BaseException] = []
+
+    def enter() -> None:
+        own = cuda.Stream()
+        try:
+            with own:
+                barrier.wait()  # Every thread inside its own stream, then all in `shared`.
+                for _ in range(200):
+                    with device, shared:
+                        time.sleep(0.0001)  # Lets the other threads enter meanwhile.
+                        assert cuda.get_current_stream() is shared and cuda.Device() == device
+                    # Left for the stream this thread was in, not another thread's.
+                    assert cuda.get_current_stream() is own
+            assert cuda.get_current_stream() is cuda.Stream.null
+        except BaseException as error:  # Reported by the main thread.
+            failures.append(error)
+
+    threads = [threading.Thread(target=enter) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+
+
 def test_streams_are_the_sessions_order(client: ah.Client) -> None:
     assert cuda.Stream.null is cuda.Stream.null and cuda.Stream.null.is_null
     assert cuda.get_current_stream() is cuda.Stream.null
@@ -157,8 +186,7 @@ def test_pinned_memory_pool_counts_the_sessions_pinned_arrays(fresh: ah.Client) 
     host = ah.empty_pinned((1000,), np.float64)  # 8000 bytes: two pages.
     if fresh._shared_memory is None or fresh._shared_memory.locate(host) is None:
         pytest.skip("this client cannot use shared memory with the daemon")
-    page = 4096
-    size = -(-8000 // page) * page
+    size = -(-8000 // mmap.PAGESIZE) * mmap.PAGESIZE
     assert (pool.used_bytes(), pool.total_bytes()) == (size, size)
     del host
     gc.collect()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 from arrayhub.cuda import runtime
@@ -14,11 +15,10 @@ class Device:
     nothing: using an id the server does not have (``with``, :meth:`use`,
     :meth:`synchronize`, :attr:`mem_info`) raises CUDARuntimeError."""
 
-    __slots__ = ("id", "_previous")
+    __slots__ = ("id",)
 
     def __init__(self, device: Any = None) -> None:
         self.id = runtime.getDevice() if device is None else int(device)
-        self._previous: list[int] = []
 
     def __int__(self) -> int:
         return self.id
@@ -29,11 +29,13 @@ class Device:
     def __enter__(self) -> Device:
         previous = runtime.getDevice()
         runtime.setDevice(self.id)
-        self._previous.append(previous)
+        _entered.set((*_entered.get(), previous))
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        runtime.setDevice(self._previous.pop())
+        *outer, previous = _entered.get()
+        _entered.set(tuple(outer))
+        runtime.setDevice(previous)
 
     def __repr__(self) -> str:
         return f"<CUDA Device {self.id}>"
@@ -62,6 +64,12 @@ class Device:
         """``(free, total)`` bytes of this device, as the server reads them now."""
         with self:
             return runtime.memGetInfo()
+
+
+# The devices current before each open ``with Device`` block of this thread or task, innermost
+# last (one stack per context, not per Device: one Device may be entered in several threads).
+_entered: contextvars.ContextVar[tuple[int, ...]] = contextvars.ContextVar(
+    "arrayhub_device_blocks", default=())
 
 
 def get_device_id() -> int:

@@ -33,18 +33,19 @@ class Stream:
     def __init__(self, null: bool = False, non_blocking: bool = False,
                  ptds: bool = False) -> None:
         self.is_null = null
-        self._previous: list[Stream] = []
 
     def __repr__(self) -> str:
         return "<Stream null>" if self.is_null else f"<Stream {id(self):#x}>"
 
     def __enter__(self) -> Stream:
-        self._previous.append(_current.get())
+        _entered.set((*_entered.get(), _current.get()))
         _current.set(self)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        _current.set(self._previous.pop())
+        *outer, previous = _entered.get()
+        _entered.set(tuple(outer))
+        _current.set(previous)
 
     def use(self) -> Stream:
         """Makes this the current stream (outside a ``with`` block)."""
@@ -75,8 +76,13 @@ class Stream:
 
 
 Stream.null = Stream(null=True)
+# The current stream of this thread or task, and the streams current before each of its open
+# ``with stream`` blocks, innermost last (per context: one Stream may be entered in several
+# threads).
 _current: contextvars.ContextVar[Stream] = contextvars.ContextVar("arrayhub_stream",
                                                                  default=Stream.null)
+_entered: contextvars.ContextVar[tuple[Stream, ...]] = contextvars.ContextVar(
+    "arrayhub_stream_blocks", default=())
 
 
 def get_current_stream() -> Stream:
