@@ -49,6 +49,7 @@ from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayH
                               ArrayHubPermissionError, ArrayHubTimeoutError, ArrayHubTypeError,
                               ArrayHubValueError, ArrayNotFoundError, SessionNotFoundError,
                               ArrayHubBatchError)
+from arrayhub._interop import from_dlpack, get_array_module
 from arrayhub import _math_functions
 from arrayhub._math_functions import (allclose, around, array_equal, array_equiv, average,
                                       count_nonzero, cross, diff, isclose, kron, ptp, round)
@@ -68,6 +69,8 @@ from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean
                                  std, sum, var)
 from arrayhub._sharing import attach, open, publish, unpublish
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
+from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
+from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -83,6 +86,8 @@ globals().update(UFUNCS)  # add, subtract, ..., exp, sqrt, ... and NumPy's alias
 
 __all__ = sorted(
     ["Client", "connect", "get_client", "session", "set_default_client", "linalg", "random",
+     "cuda", "profiler", "get_array_module", "from_dlpack", "get_default_memory_pool",
+     "get_default_pinned_memory_pool",
      "batch", "Batch", "set_sync", "is_sync", "synchronize",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",

@@ -151,10 +151,10 @@ def _cumulative(x: ndarray, op: str, identity: int, axis: Optional[int],
 
 
 def _require_own_device(x: ndarray, device: Any) -> None:
-    if device is not None and str(device) != str(x.device):
+    if device is not None and device != x.device:
         raise client_error(ArrayHubValueError,
-                           f"device {device!r}: the array lives on {x.device!r}, and the server "
-                           "moves arrays between devices only on request")
+                           f"{device!r}: the array lives on {x.device!r}, and the server moves "
+                           "arrays between devices only on request")
 
 
 class _Inspection:
@@ -169,15 +169,17 @@ class _Inspection:
         return {"boolean indexing": True, "data-dependent shapes": True,
                 "max dimensions": int(get_client().server_info().limits.max_rank) or None}
 
-    def default_device(self) -> str:
-        """Where new arrays go: the server's first device."""
-        return self.devices()[0]
+    def default_device(self) -> Any:
+        """Where new arrays go: the current :class:`arrayhub.cuda.Device`."""
+        from arrayhub import cuda
 
-    def devices(self) -> list[str]:
-        """The server's devices, named as ``ndarray.device`` names them."""
-        from arrayhub._client import get_client
+        return cuda.Device()
 
-        return [device.name for device in get_client().server_info().devices]
+    def devices(self) -> list[Any]:
+        """The server's devices, as :class:`arrayhub.cuda.Device` objects (``x.device``)."""
+        from arrayhub import cuda
+
+        return [cuda.Device(i) for i in range(cuda.runtime.getDeviceCount())]
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
         """NumPy's defaults: float64, complex128, int64 (also for indexing)."""

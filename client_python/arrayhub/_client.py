@@ -523,6 +523,10 @@ class Client:
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
+    def _pinned_bytes(self) -> tuple[int, int]:
+        """``(in use, registered)`` bytes of this session's pinned host arrays."""
+        return (0, 0) if self._shared_memory is None else self._shared_memory.pinned_bytes()
+
     def _server_limits(self) -> arrays_pb2.ServerLimits:
         """The server's limits, read once per connection (an old server, or one that refuses,
         gives empty limits: no pipelined Batch fields)."""

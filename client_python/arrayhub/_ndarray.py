@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _client, _dtypes, _ops
+from arrayhub import _client, _dtypes, _ops, cuda
 from arrayhub._errors import ArrayHubError, ArrayHubTypeError, ArrayHubValueError, client_error
 from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
 
@@ -195,10 +195,11 @@ class ndarray:
                                 writable=writable)
 
     @property
-    def device(self) -> str:
-        """Where the server keeps the array: ``"cpu"`` or ``"cuda:N"`` (a string, unlike
-        CuPy's Device object)."""
-        return self._info.device
+    def device(self) -> cuda.Device:
+        """The server's device that holds the array (:class:`arrayhub.cuda.Device`; id 0
+        for a CPU daemon's ``"cpu"``, N for ``"cuda:N"``)."""
+        _, _, ordinal = self._info.device.partition(":")
+        return cuda.Device(int(ordinal or 0))
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -306,8 +307,8 @@ class ndarray:
     # -- Device memory in place, for CuPy, PyTorch, Numba, JAX (CUDA IPC, docs/ipc.md) -------
 
     def _require_cuda(self, what: str, error: type) -> None:
-        if not self.device.startswith("cuda"):
-            raise error(f"{what}: this array lives on a {self.device} server, not in CUDA "
+        if not self._info.device.startswith("cuda"):
+            raise error(f"{what}: this array lives on a {self._info.device} server, not in CUDA "
                         "memory; numpy.asarray(x) downloads it")
 
     @property

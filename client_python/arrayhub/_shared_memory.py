@@ -73,6 +73,9 @@ class SharedMemoryTransfer:
         self._socket_path: Optional[str] = None
         #: Regions of pinned host arrays that were garbage-collected, to unregister.
         self._released: collections.deque[str] = collections.deque()
+        #: The size of each pinned host array's region until it is unregistered (the pinned
+        #: memory pool's figures).
+        self._pinned_sizes: dict[str, int] = {}
 
     @property
     def active(self) -> bool:
@@ -171,6 +174,7 @@ class SharedMemoryTransfer:
             return None
         pinned.region_name = region_name
         pinned.transfer = self
+        self._pinned_sizes[region_name] = size
         probe = np.frombuffer(pinned, dtype=np.uint8, count=1)
         pinned.address = probe.__array_interface__["data"][0]
         del probe
@@ -198,10 +202,22 @@ class SharedMemoryTransfer:
         offset = array.__array_interface__["data"][0] - owner.address
         return owner.region_name, offset
 
+    def pinned_bytes(self) -> tuple[int, int]:
+        """``(in use, registered)``: bytes of the pinned host arrays still referenced, and of
+        all those still registered with the server (the collected ones too, until
+        :meth:`send_releases`)."""
+        # Copies first: the collector may add to _released, and another thread take from
+        # both, meanwhile (copying a dict or a deque holds the GIL throughout).
+        sizes, released = dict(self._pinned_sizes), list(self._released)
+        registered = sum(sizes.values())
+        collected = sum(sizes.get(name, 0) for name in released)
+        return registered - collected, registered
+
     def send_releases(self) -> None:
         """Unregisters the pinned host arrays garbage collection has released."""
         while self._released:
             region_name = self._released.popleft()
+            self._pinned_sizes.pop(region_name, None)
             try:
                 self._rpc("UnregisterSharedMemory",
                           arrays_pb2.UnregisterSharedMemoryRequest(region_name=region_name))

@@ -1,0 +1,107 @@
+"""``cupy.cuda.runtime``'s device queries, answered by the server's devices (GetServerInfo).
+
+Device ids are the indexes of ``ServerInfo.devices``: the devices of the daemon this process's
+current client is connected to, not the GPUs of this machine. A CPU daemon has one device, 0.
+Errors are CuPy's: :class:`CUDARuntimeError` with CUDA's status name and description.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import weakref
+from typing import Any
+
+from arrayhub import _client
+from arrayhub.v1 import arrays_pb2
+
+__all__ = ["CUDARuntimeError", "getDeviceCount", "getDevice", "setDevice",
+           "getDeviceProperties", "memGetInfo", "deviceSynchronize"]
+
+# CUDA's status codes and descriptions (cudaGetErrorName / cudaGetErrorString) of the errors
+# these calls raise.
+errorInvalidDevice = 101
+errorInvalidResourceHandle = 400
+_STATUS = {errorInvalidDevice: ("cudaErrorInvalidDevice", "invalid device ordinal"),
+           errorInvalidResourceHandle: ("cudaErrorInvalidResourceHandle",
+                                        "invalid resource handle")}
+
+
+class CUDARuntimeError(RuntimeError):
+    """CuPy's error for a failed CUDA runtime call; ``status`` is CUDA's code."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+        name, description = _STATUS[status]
+        super().__init__(f"{name}: {description}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.status,)
+
+
+# The current device of this thread or task (CUDA's is per host thread); changed by
+# setDevice and Device's ``with`` block.
+_current: contextvars.ContextVar[int] = contextvars.ContextVar("arrayhub_device", default=0)
+
+# Each client's devices, asked once: a daemon's devices do not change while it runs.
+_devices: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+
+def _server_devices() -> tuple[Any, ...]:
+    client = _client.get_client()
+    devices = _devices.get(client)
+    if devices is None:
+        # Not Client.server_info: that runs the queued operations first, which a device
+        # query has no need to wait for.
+        info = client._rpc("GetServerInfo", arrays_pb2.ServerInfoRequest())
+        devices = _devices[client] = tuple(info.devices)
+    return devices
+
+
+def _device_info(device: int, fresh: bool = False) -> Any:
+    """The server's DeviceInfo of ``device`` (asked again with ``fresh``, for its free
+    memory); CUDARuntimeError for an id the server does not have."""
+    devices = _server_devices()
+    if not 0 <= device < len(devices):
+        raise CUDARuntimeError(errorInvalidDevice)
+    if fresh:
+        return _client.get_client()._rpc("GetServerInfo",
+                                         arrays_pb2.ServerInfoRequest()).devices[device]
+    return devices[device]
+
+
+def getDeviceCount() -> int:
+    """How many devices the server has (1 for a CPU daemon)."""
+    return len(_server_devices())
+
+
+def getDevice() -> int:
+    """The current device's id (0 unless :func:`setDevice` or ``with Device(i):`` chose
+    another)."""
+    return _current.get()
+
+
+def setDevice(device: int) -> None:
+    """Makes ``device`` current in this thread or task; CUDARuntimeError
+    (cudaErrorInvalidDevice) when the server has no such device."""
+    _device_info(device)
+    _current.set(device)
+
+
+def getDeviceProperties(device: int) -> dict[str, Any]:
+    """The properties the server reports of ``device``: ``name`` (bytes, as CuPy's) and
+    ``totalGlobalMem`` (device memory; host RAM for a CPU daemon)."""
+    info = _device_info(device)
+    name = info.description.split(", compute capability")[0] or info.name
+    return {"name": name.encode(), "totalGlobalMem": info.total_memory_bytes}
+
+
+def memGetInfo() -> tuple[int, int]:
+    """``(free, total)`` bytes of the current device, as the server reads them now."""
+    info = _device_info(getDevice(), fresh=True)
+    return info.free_memory_bytes, info.total_memory_bytes
+
+
+def deviceSynchronize() -> None:
+    """Waits until this process's operations queued in the current client have run (the
+    session's order is the only one: see arrayhub.cuda)."""
+    _client.get_client().synchronize()
