@@ -32,6 +32,8 @@ from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_li
                                 full_like, identity, linspace, ones, ones_like, zeros,
                                 zeros_like)
 from arrayhub._dtypes import SUPPORTED_DTYPES
+from arrayhub._files import (NpzFile, genfromtxt, load, loadtxt, save, savetxt, savez,
+                             savez_compressed)
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayHubError,
                               ArrayHubIndexError, ArrayHubLinAlgError, ArrayHubMemoryError,
                               ArrayHubNotImplementedError, ArrayHubOverflowError,
@@ -77,6 +79,7 @@ __all__ = sorted(
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach",
+     "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
      "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
      "float16", "float32", "float64", "complex64", "complex128", "dtype",
      "e", "inf", "nan", "newaxis", "pi",
