@@ -4,8 +4,8 @@ Each maps onto an operation the server has: ``reduce`` onto the Reduce RPC (add 
 multiply -> prod, maximum -> max, minimum -> min, logical_and -> all, logical_or -> any),
 ``accumulate`` onto the ArrayOp scans (add -> cumsum, multiply -> cumprod), ``outer`` onto
 broadcasting views. The server has no other reductions or scans, no segmented reduction
-(reduceat) and no scatter that combines repeated indices (``at`` with integer index arrays):
-those raise NotImplementedError saying so, never a silent download.
+(reduceat) and no scatter that combines repeated indices (``at`` with an index that repeats
+an element): those raise NotImplementedError saying so, never a silent download.
 """
 
 from __future__ import annotations
@@ -165,22 +165,42 @@ def _may_repeat(entry: Any) -> bool:
     return np.asarray(entry).dtype.kind != "b"
 
 
+def _selects_once(index: ndarray, extent: int) -> bool:
+    """Whether the integer array ``index`` into an axis of ``extent`` names no position twice
+    (-1 and extent - 1 are one position): unique on the server, one round trip for its
+    size. Out-of-bounds indices are the gather's to report."""
+    wrapped = _ops.elementwise("where", (_ops.elementwise("less", (index, 0)),
+                                         _ops.elementwise("add", (index, extent)), index))
+    return _ops.array_op("unique", (wrapped,))[0].size == index.size
+
+
 def at(ufunc: Any, a: Any, indices: Any, b: Any = None) -> None:
-    """ufunc.at for indices that select each element once (slices, ints, boolean masks):
-    ``a[indices] = ufunc(a[indices], b)`` on the server. Integer index arrays may repeat an
-    element, which needs a scatter that combines repeated indices: the server has none."""
+    """ufunc.at for indices that select each element once: slices, ints, boolean masks, and
+    an integer array for the first axis whose positions are distinct (checked on the server):
+    then ``a[indices] = ufunc(a[indices], b)`` is NumPy's unbuffered result. Indices that
+    repeat an element need a scatter that combines them: the server has none."""
     name = ufunc.__name__
     target = _ops.require_array(a, f"{name}.at")
-    entries = indices if isinstance(indices, tuple) else (indices,)
-    if any(_may_repeat(entry) for entry in entries):
-        raise _not_implemented(name, "at", "with integer index arrays it needs a scatter that "
-                               "combines repeated indices, which the server does not have (when "
-                               f"idx never repeats an element, a[idx] = arrayhub.{name}(a[idx], "
-                               "b) is the same)")
     if (b is None) != (ufunc.nin == 1):
         raise client_error(ArrayHubValueError,
                            "second operand needed for ufunc" if b is None else
                            "second operand provided when ufunc is unary")
+    entries = indices if isinstance(indices, tuple) else (indices,)
+    repeating = [i for i, entry in enumerate(entries) if _may_repeat(entry)]
+    if repeating:
+        why = (f"with indices that repeat an element it needs a scatter that combines them, "
+               f"which the server does not have (a[idx] = arrayhub.{name}(a[idx], b) is the "
+               f"same when idx never repeats one)")
+        if repeating != [0] or target.ndim == 0:
+            raise _not_implemented(name, "at", f"{why}; integer index arrays are taken for "
+                                   f"the first axis only")
+        first = entries[0]
+        if not isinstance(first, ndarray):
+            first = _ops.upload(np.asarray(first), target.client)
+        if not _selects_once(first, target.shape[0]):
+            raise _not_implemented(name, "at", why)
+        entries = (first, *entries[1:])
+        indices = entries if isinstance(indices, tuple) else first
     selected = target[indices]
     target[indices] = ufunc(selected) if b is None else ufunc(selected, b)
 

@@ -89,8 +89,9 @@ class ufunc:
         return _ufunc_methods.outer(self, a, b, **kwargs)
 
     def at(self, a: Any, indices: Any, b: Any = None) -> None:
-        """numpy.ufunc.at for indices that never repeat an element (slices, ints, boolean
-        masks); integer index arrays raise NotImplementedError (no combining scatter)."""
+        """numpy.ufunc.at for indices that select each element once (slices, ints, boolean
+        masks, distinct integer positions on the first axis); an index that repeats an
+        element raises NotImplementedError (the server has no combining scatter)."""
         _ufunc_methods.at(self, a, indices, b)
 
     def reduceat(self, array: Any, indices: Any, axis: int = 0, dtype: DTypeLike | None = None,

@@ -107,10 +107,21 @@ def test_at_with_indices_that_never_repeat_an_element() -> None:
     np.multiply.at(host, mask, np.full(int(mask.sum()), 2.0))
     ah.negative.at(x, 3)
     np.negative.at(host, 3)
+    ah.add.at(x, [0, -1, 4], ah.asarray([1.0, 2.0, 3.0]))  # distinct positions
+    np.add.at(host, [0, -1, 4], [1.0, 2.0, 3.0])
     assert_matches(x, host)
-    with pytest.raises(NotImplementedError, match="numpy.add.at is not implemented by "
-                                                  "ArrayHub: with integer index arrays"):
-        ah.add.at(x, [0, 0, 1], 1.0)
+    grid, grid_host = ah.zeros((3, 4)), np.zeros((3, 4))
+    ah.subtract.at(grid, (ah.asarray([2, 0]), slice(1, 3)), 5.0)
+    np.subtract.at(grid_host, (np.array([2, 0]), slice(1, 3)), 5.0)
+    assert_matches(grid, grid_host)
+    for repeated in ([0, 0, 1], [1, -9]):  # -9 is 1 in an axis of 10
+        with pytest.raises(NotImplementedError, match="numpy.add.at is not implemented by "
+                                                      "ArrayHub: with indices that repeat an "
+                                                      "element it needs a scatter"):
+            ah.add.at(x, repeated, 1.0)
+    with pytest.raises(NotImplementedError, match="for the first axis only"):
+        ah.add.at(grid, (slice(None), [0, 1]), 1.0)
+    assert_matches(x, host)  # unchanged by the refused calls
     with pytest.raises(NotImplementedError, match="numpy.add.reduceat"):
         ah.add.reduceat(x, [0, 5])
 
