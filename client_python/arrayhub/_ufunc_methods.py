@@ -1,7 +1,8 @@
 """The methods of NumPy's ufuncs (reduce, accumulate, outer, at, reduceat) on the server.
 
 Each maps onto an operation the server has: ``reduce`` onto the Reduce RPC (add -> sum,
-multiply -> prod, maximum -> max, minimum -> min, logical_and -> all, logical_or -> any),
+multiply -> prod, maximum -> max, minimum -> min, logical_and -> all, logical_or -> any;
+bitwise_and and bitwise_or of bool arrays -> all, any),
 ``accumulate`` onto the ArrayOp scans (add -> cumsum, multiply -> cumprod), ``outer`` onto
 broadcasting views. The server has no other reductions or scans, no segmented reduction
 (reduceat) and no scatter that combines repeated indices (``at`` with an index that repeats
@@ -27,6 +28,8 @@ from arrayhub._ndarray import ndarray
 #: ufunc.reduce -> the server's Reduce op.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                "logical_and": "all", "logical_or": "any"}
+#: ... and for bool arrays, where the bitwise ops are the logical ones.
+_BOOL_REDUCTIONS = {"bitwise_and": "all", "bitwise_or": "any"}
 #: The reductions whose Reduce op takes dtype= (the others are computed in the input's dtype).
 _WITH_DTYPE = {"sum", "prod"}
 #: ufunc.accumulate -> the server's ArrayOp scan.
@@ -76,11 +79,12 @@ def reduce(ufunc: Any, array: Any, axis: Any = 0, dtype: DTypeLike | None = None
     """ufunc.reduce: one Reduce call, plus one elementwise op for ``initial`` or ``where``."""
     name = ufunc.__name__
     _binary_only(ufunc, "reduce")
-    op = _REDUCTIONS.get(name)
+    a = _ops.require_array(array, f"{name}.reduce")
+    op = _REDUCTIONS.get(name) or (_BOOL_REDUCTIONS.get(name) if a.dtype == np.bool_ else None)
     if op is None:
         raise _not_implemented(name, "reduce", "the server reduces with add, multiply, "
-                               "maximum, minimum, logical_and and logical_or only")
-    a = _ops.require_array(array, f"{name}.reduce")
+                               "maximum, minimum, logical_and and logical_or only (and "
+                               "bitwise_and, bitwise_or of bool arrays)")
     if a.ndim == 0 and axis == 0:
         axis = None  # NumPy reduces a 0-d array over no axis for the default axis=0.
     if initial is None:

@@ -63,6 +63,12 @@ def test_reduce_edges() -> None:
     with pytest.raises(NotImplementedError, match="numpy.subtract.reduce is not implemented "
                                                   "by ArrayHub: the server reduces with add"):
         ah.subtract.reduce(x)
+    flags = np.random.default_rng(3).random((4, 5)) < 0.5
+    for name in ("bitwise_and", "bitwise_or"):  # of bool arrays: all, any
+        assert_matches(getattr(ah, name).reduce(ah.asarray(flags), axis=1),
+                       getattr(np, name).reduce(flags, axis=1))
+    with pytest.raises(NotImplementedError, match="numpy.bitwise_or.reduce"):
+        ah.bitwise_or.reduce(ah.arange(3))
 
 
 @pytest.mark.parametrize("name", ["add", "multiply"])
