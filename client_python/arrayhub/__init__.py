@@ -26,6 +26,7 @@ from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, flo
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
 from arrayhub import linalg, random
+from arrayhub._attributes import ndim, shape, size
 from arrayhub._batch import Batch, batch
 from arrayhub._client import Client, connect, get_client, session, set_default_client
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
@@ -79,6 +80,7 @@ __all__ = sorted(
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach",
+     "shape", "ndim", "size",
      "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
      "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
      "float16", "float32", "float64", "complex64", "complex128", "dtype",

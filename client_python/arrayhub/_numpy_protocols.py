@@ -39,10 +39,7 @@ def _overriding_types(values: Iterable[Any]) -> list[type]:
 
 def _resolve(module_name: str, name: str) -> Optional[Any]:
     """``arrayhub.<module>.<name>`` for NumPy's ``numpy.<module>.<name>``, or None."""
-    parts = module_name.split(".")
-    if parts[0] != "numpy":
-        return None
-    path = ".".join(["arrayhub", *parts[1:]])
+    path = "arrayhub" + module_name[len("numpy"):]
     try:
         module = importlib.import_module(path)
     except ModuleNotFoundError as error:
@@ -56,32 +53,18 @@ def _numpy_name(func: Callable[..., Any]) -> str:
     return f"{func.__module__}.{func.__name__}"
 
 
-#: arrayhub's function for each NumPy function met so far (None: none).
-_TARGETS: dict[Callable[..., Any], Optional[Callable[..., Any]]] = {}
-
-
 def _implementation(func: Callable[..., Any]) -> Optional[Callable[..., Any]]:
-    """arrayhub's function for NumPy's ``func``, or None (found once, then remembered)."""
-    try:
-        return _TARGETS[func]
-    except KeyError:
-        target = _TARGETS[func] = _find(func)
-        return target
-
-
-def _find(func: Callable[..., Any]) -> Optional[Callable[..., Any]]:
-    """The name must resolve to ``func`` in the module NumPy names (a function whose
-    __module__ is not where it lives is not matched by name), and arrayhub's must not be
-    NumPy's own (re-exported: calling it would download)."""
+    """arrayhub's function for NumPy's ``func``, or None, looked up at each call (so a
+    function arrayhub gains is routed). The name must resolve to ``func`` in the module NumPy
+    names (a function whose __module__ is not where it lives is not matched by name), and
+    arrayhub's must not be NumPy's own (re-exported: calling it would download)."""
     module_name, name = func.__module__, func.__name__
-    numpy_module = importlib.import_module(module_name) if module_name.startswith("numpy") \
-        else None
-    if numpy_module is None or getattr(numpy_module, name, None) is not func:
+    if module_name != "numpy" and not module_name.startswith("numpy."):
+        return None
+    if getattr(importlib.import_module(module_name), name, None) is not func:
         return None
     target = _resolve(module_name, name)
-    if not callable(target) or target is func or isinstance(target, type):
-        return None
-    return target
+    return target if callable(target) and target is not func else None
 
 
 def array_function(func: Callable[..., Any], types: Iterable[type], args: tuple[Any, ...],

@@ -78,6 +78,8 @@ def test_numpy_functions_run_arrayhubs_by_module_and_name(
             "cumsum": np.cumsum(x, axis=1), "clip": np.clip(x, -0.5, 0.5),
             "max": np.max(x, axis=1, keepdims=True), "stack": np.stack([x, y]),
         }
+        assert (np.shape(x), np.ndim(x), np.size(x), np.size(x, -1)) == ((3, 4), 2, 12, 4)
+        assert (ah.shape([[1, 2]]), ah.ndim(3.0), ah.size([1, 2, 3])) == ((1, 2), 0, 3)
     expected = {
         "where": np.where(a > 0, a, b), "dot": np.dot(a, b.T),
         "concatenate": np.concatenate([a, b], axis=1), "sort": np.sort(a, axis=0),
