@@ -57,6 +57,12 @@ def _binary_only(ufunc: Any, what: str) -> None:
         raise client_error(ArrayHubValueError, f"{what} only supported for binary functions")
 
 
+def _recorded(a: ndarray) -> bool:
+    """Whether ``a`` is a pending result of an arrayhub.batch() block, whose shape and dtype
+    are known once the block has run (the server checks what needs them then)."""
+    return a._batch is not None and a._batch.is_block
+
+
 def _empty_reduction_shape(a: ndarray, axis: Any, keepdims: bool) -> Any:
     """The result's shape when ``axis`` reduces no element of ``a`` (None otherwise, also
     for an axis out of range, which the server reports)."""
@@ -85,7 +91,7 @@ def reduce(ufunc: Any, array: Any, axis: Any = 0, dtype: DTypeLike | None = None
         raise _not_implemented(name, "reduce", "the server reduces with add, multiply, "
                                "maximum, minimum, logical_and and logical_or only (and "
                                "bitwise_and, bitwise_or of bool arrays)")
-    if a.ndim == 0 and axis == 0:
+    if axis == 0 and not _recorded(a) and a.ndim == 0:
         axis = None  # NumPy reduces a 0-d array over no axis for the default axis=0.
     if initial is None:
         initial = NO_VALUE  # None is "no initial value" for every dtype the server has.
@@ -137,7 +143,7 @@ def accumulate(ufunc: Any, array: Any, axis: Any = 0, dtype: DTypeLike | None = 
         raise _not_implemented(name, "accumulate", "the server scans with add (cumsum) and "
                                "multiply (cumprod) only")
     a = _ops.require_array(array, f"{name}.accumulate")
-    if a.ndim == 0:
+    if not _recorded(a) and a.ndim == 0:
         raise client_error(ArrayHubTypeError, "cannot accumulate on a scalar")
     if isinstance(axis, (tuple, list)):
         if len(axis) != 1:

@@ -132,6 +132,15 @@ def test_at_with_indices_that_never_repeat_an_element() -> None:
         ah.add.reduceat(x, [0, 5])
 
 
+def test_reduce_and_accumulate_in_a_batch_block() -> None:
+    with ah.batch():
+        x = ah.arange(6.0).reshape(2, 3)
+        total, rows = ah.add.reduce(x, axis=None), ah.multiply.accumulate(x, axis=1)
+    host = np.arange(6.0).reshape(2, 3)
+    assert_matches(total, np.asarray(host.sum()))
+    assert_matches(rows, np.multiply.accumulate(host, axis=1))
+
+
 def test_methods_through_numpy_give_arrayhub_arrays() -> None:
     host = np.arange(12.0).reshape(3, 4)
     x = ah.asarray(host)
