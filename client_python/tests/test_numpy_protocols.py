@@ -48,7 +48,7 @@ def test_numpy_ufuncs_run_on_the_server_and_give_arrayhub_arrays(
         results = {
             "add": np.add(x, y), "exp": np.exp(x), "operator": x * 2 + np.float32(1),
             "matmul": np.matmul(x, y.T), "maximum": np.maximum(x, 0.5),
-            "abs": np.abs(x), "greater": np.greater(x, y),
+            "abs": np.abs(x), "greater": np.greater(x, y), "scalar first": np.float32(2) * x,
         }
         returned = np.add(x, 1, out=out)
         np.multiply(x, y, out=kept, where=ah.asarray(mask))
@@ -58,7 +58,7 @@ def test_numpy_ufuncs_run_on_the_server_and_give_arrayhub_arrays(
         assert isinstance(result, ah.ndarray)
     expected = {"add": a + b, "exp": np.exp(a), "operator": a * 2 + np.float32(1),
                 "matmul": a @ b.T, "maximum": np.maximum(a, 0.5), "abs": np.abs(a),
-                "greater": a > b}
+                "greater": a > b, "scalar first": np.float32(2) * a}
     for name, result in results.items():
         assert_matches(result, expected[name])
     assert_matches(out, a + 1)
