@@ -109,7 +109,8 @@ def test_what_arrayhub_lacks_raises_type_error_naming_it(data: Any,
     _, _, x, _ = data
     hint = re.escape("on ArrayHub arrays; call arrayhub.asnumpy() first to compute on the host")
     with no_download(monkeypatch):
-        with pytest.raises(TypeError, match=f"^no implementation found for 'numpy.spacing' {hint}$"):
+        with pytest.raises(TypeError,
+                           match=f"^no implementation found for 'numpy.spacing' {hint}$"):
             np.spacing(x)
         with pytest.raises(TypeError, match=f"no implementation found for 'numpy.polyval' {hint}"):
             np.polyval(x, x)
