@@ -30,6 +30,7 @@ from arrayhub import _array_api
 from arrayhub._array_api import (__array_namespace_info__, astype, cumulative_prod,
                                  cumulative_sum, matrix_transpose, positive, take_along_axis,
                                  vecdot)
+from arrayhub._attributes import ndim, shape, size
 from arrayhub._batch import Batch, batch
 from arrayhub._client import Client, connect, get_client, session, set_default_client
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
@@ -43,6 +44,8 @@ from arrayhub._dtype_functions import (bool, byte, can_cast, cdouble, complexflo
                                        signedinteger, single, ubyte, uint, uintc, uintp, ulong,
                                        ulonglong, unsignedinteger, ushort)
 from arrayhub._dtypes import SUPPORTED_DTYPES
+from arrayhub._files import (NpzFile, genfromtxt, load, loadtxt, save, savetxt, savez,
+                             savez_compressed)
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayHubError,
                               ArrayHubIndexError, ArrayHubLinAlgError, ArrayHubMemoryError,
                               ArrayHubNotImplementedError, ArrayHubOverflowError,
@@ -99,6 +102,8 @@ __all__ = sorted(
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach",
+     "shape", "ndim", "size",
+     "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
      "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
      "float16", "float32", "float64", "complex64", "complex128", "dtype",
      "e", "inf", "nan", "newaxis", "pi",

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _client, _dtypes, _ops, cuda
+from arrayhub import _client, _dtypes, _numpy_protocols, _ops, cuda
 from arrayhub._errors import ArrayHubError, ArrayHubTypeError, ArrayHubValueError, client_error
 from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
 
@@ -345,13 +345,17 @@ class ndarray:
         return _dlpack.dlpack_capsule(self, pointer, ordinal, response.array)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """NumPy ufuncs called on arrayhub arrays (``numpy.exp(x)``) run on the server."""
-        from arrayhub import _ufuncs
+        """NumPy ufuncs and their methods on arrayhub arrays (``numpy.exp(x)``,
+        ``numpy.add.reduce(x)``) run arrayhub's on the server; TypeError for those arrayhub
+        lacks (see _numpy_protocols.py)."""
+        return _numpy_protocols.array_ufunc(ufunc, method, inputs, kwargs)
 
-        target = _ufuncs.UFUNCS.get(ufunc.__name__)
-        if method != "__call__" or target is None:
-            return NotImplemented
-        return target(*inputs, **kwargs)
+    def __array_function__(self, func: Callable[..., Any], types: Any, args: Any,
+                           kwargs: Any) -> Any:
+        """NumPy functions on arrayhub arrays (``numpy.where``, ``numpy.linalg.norm``, ...)
+        run arrayhub's function of the same module and name on the server; TypeError for
+        those arrayhub lacks, instead of a download (see _numpy_protocols.py)."""
+        return _numpy_protocols.array_function(func, types, args, kwargs)
 
     def _scalar(self, convert: Callable[[Any], Any]) -> Any:
         if self.size != 1:

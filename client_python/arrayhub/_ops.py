@@ -18,8 +18,9 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from arrayhub import _client, _dtypes, _infer, _ndarray, _pipeline
-from arrayhub._errors import (ArrayHubBatchError, ArrayHubIndexError, ArrayHubTypeError,
-                              ArrayHubValueError, ArrayNotFoundError, client_error)
+from arrayhub._errors import (ArrayHubBatchError, ArrayHubIndexError, ArrayHubOverflowError,
+                              ArrayHubTypeError, ArrayHubValueError, ArrayNotFoundError,
+                              client_error)
 from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
 
 #: An array operand: a server array, a weak Python scalar, or a NumPy scalar (strong).
@@ -299,7 +300,13 @@ def create(client: _client.Client, request: arrays_pb2.CreateRequest) -> _ndarra
 
 def elementwise(op: str, args: Sequence[Operand], out: Any = None,
                 dtype: DTypeLike | None = None) -> _ndarray.ndarray:
-    """Elementwise RPC: a ufunc applied with broadcasting, NumPy 2 promotion, optional out."""
+    """Elementwise RPC: a ufunc applied with broadcasting, NumPy 2 promotion, optional out.
+    Operands that are all Python scalars become 0-d arrays of NumPy 2's types for them
+    (int64, float64, bool, complex128) made on the server: the result is a 0-d array, as
+    CuPy's (the server needs an array operand)."""
+    if (not isinstance(args[0], _ndarray.ndarray)  # (the common case, tested first)
+            and not any(isinstance(a, (_ndarray.ndarray, np.generic, np.ndarray)) for a in args)):
+        args = [_default_typed(a) for a in args]
     if out is not None:
         out = _out_array(out)
     client = client_for(*args, out)
@@ -315,6 +322,17 @@ def elementwise(op: str, args: Sequence[Operand], out: Any = None,
     return _submit(client, "Elementwise", lambda refs: compute_pb2.ElementwiseRequest(
         op=op, operands=[refs.operand(a) for a in args], dtype=wire_dtype, **refs.out(out)),
         out=out, meta=meta, arrays=(*args, out))
+
+
+def _default_typed(value: Any) -> Any:
+    """A Python scalar as the 0-d NumPy array of its default dtype (NumPy's conversion);
+    anything else unchanged."""
+    if not _dtypes.is_python_scalar(value):
+        return value
+    converted = np.asarray(value)
+    if converted.dtype == object:  # An int beyond uint64: NumPy's message.
+        raise client_error(ArrayHubOverflowError, "Python int too large to convert to C long")
+    return converted
 
 
 def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: bool = False,

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _ops
-from arrayhub._errors import ArrayHubTypeError, ArrayHubValueError, client_error
+from arrayhub import _ops, _ufunc_methods
+from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError, ArrayHubValueError,
+                              client_error)
 from arrayhub._ndarray import ndarray
 from arrayhub._ufunc_names import UFUNC_NAMES
 
@@ -25,28 +27,77 @@ __all__ = ["ufunc", "UFUNCS", "clip", "where"]
 class ufunc:
     """A NumPy ufunc that runs on the server.
 
-    Call it like NumPy's: ``f(x1[, x2], out=None, dtype=None)``. Operands are arrayhub
-    arrays or scalars (NumPy arrays are refused, as CuPy does). Only ``__call__`` exists:
-    ``reduce``/``accumulate``/``outer``/``at`` are not available; use the reductions
-    (``arrayhub.sum``, ...) instead. Unlike NumPy, a ufunc of two Python scalars also runs on
-    the server and returns a 0-d array.
+    Call it like NumPy's: ``f(x1[, x2], out=None, where=True, dtype=None)``. Operands are
+    arrayhub arrays or scalars (NumPy arrays are refused, as CuPy does). A call whose operands
+    are all Python scalars runs on the server too and returns a 0-d array (as CuPy), with
+    NumPy 2's types for them (float64, int64, bool, complex128). The methods ``reduce``,
+    ``accumulate``, ``outer`` and ``at`` run on the server where it has the operation (see
+    _ufunc_methods.py); the attributes (``nin``, ``nout``, ``nargs``, ``identity``,
+    ``types``, ...) are NumPy's, ``types`` limited to the dtypes the server stores.
     """
 
     def __init__(self, name: str, nin: int) -> None:
+        numpy_ufunc = getattr(np, name, None)
         self.__name__ = name
         self.nin = nin
-        self.nout = 1
-        self.nargs = nin + 1
+        self.nout = numpy_ufunc.nout if isinstance(numpy_ufunc, np.ufunc) else 1
+        self.nargs = nin + self.nout
+        self.identity = numpy_ufunc.identity if isinstance(numpy_ufunc, np.ufunc) else None
+        self.signature = None
+        self.types = _ufunc_methods.types_of(name)
+        self.ntypes = len(self.types)
         self.__doc__ = f"numpy.{name} evaluated on the server (Elementwise RPC)."
 
-    def __call__(self, *args: Any, out: Any = None, dtype: DTypeLike | None = None) -> ndarray:
+    def __call__(self, *args: Any, out: Any = None, where: Any = True,
+                 dtype: DTypeLike | None = None, casting: str = "same_kind", order: str = "K",
+                 subok: bool = True, signature: Any = None) -> ndarray:
         if len(args) == self.nargs and out is None:  # out given positionally, as NumPy allows
             args, out = args[:-1], args[-1]
         if len(args) != self.nin:
             raise client_error(ArrayHubTypeError,
                                f"{self.__name__}() takes from {self.nin} to {self.nargs} "
                                f"positional arguments but {len(args)} were given")
-        return _ops.elementwise(self.__name__, args, out=out, dtype=dtype)
+        if casting != "same_kind" or order != "K" or signature is not None:
+            raise client_error(ArrayHubNotImplementedError,
+                               f"{self.__name__}: arrayhub ufuncs take casting='same_kind', "
+                               f"order='K' and no signature only")
+        if where is True:
+            return _ops.elementwise(self.__name__, args, out=out, dtype=dtype)
+        # NumPy leaves the elements where the mask is false as they were in out (undefined
+        # without out): computed everywhere, then merged into out on the server.
+        result = _ops.elementwise(self.__name__, args, dtype=dtype)
+        if out is None:
+            return result
+        target = _ops._out_array(out)
+        return _ops.elementwise("where", (where, result, target), out=target)
+
+    def reduce(self, array: Any, axis: Any = 0, dtype: DTypeLike | None = None,
+               out: Any = None, keepdims: bool = False, initial: Any = _ufunc_methods.NO_VALUE,
+               where: Any = True) -> ndarray:
+        """numpy.ufunc.reduce, for add, multiply, maximum, minimum, logical_and and
+        logical_or (the server's sum, prod, max, min, all and any). The result over every
+        axis is a 0-d array."""
+        return _ufunc_methods.reduce(self, array, axis, dtype, out, keepdims, initial, where)
+
+    def accumulate(self, array: Any, axis: Any = 0, dtype: DTypeLike | None = None,
+                   out: Any = None) -> ndarray:
+        """numpy.ufunc.accumulate, for add and multiply (the server's cumsum and cumprod)."""
+        return _ufunc_methods.accumulate(self, array, axis, dtype, out)
+
+    def outer(self, a: Any, b: Any, **kwargs: Any) -> ndarray:
+        """numpy.ufunc.outer: ``f(a[..., None, ...], b)`` through a view of ``a``."""
+        return _ufunc_methods.outer(self, a, b, **kwargs)
+
+    def at(self, a: Any, indices: Any, b: Any = None) -> None:
+        """numpy.ufunc.at for indices that select each element once (slices, ints, boolean
+        masks, distinct integer positions on the first axis); an index that repeats an
+        element raises NotImplementedError (the server has no combining scatter)."""
+        _ufunc_methods.at(self, a, indices, b)
+
+    def reduceat(self, array: Any, indices: Any, axis: int = 0, dtype: DTypeLike | None = None,
+                 out: Any = None) -> ndarray:
+        """Raises NotImplementedError: the server has no segmented reduction."""
+        return _ufunc_methods.reduceat(self, array, indices, axis, dtype, out)
 
     def __repr__(self) -> str:
         return f"<ufunc '{self.__name__}'>"
