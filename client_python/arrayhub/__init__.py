@@ -50,6 +50,13 @@ from arrayhub._products import dot, inner, matmul, outer, tensordot, vdot
 from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod,
                                  std, sum, var)
 from arrayhub._sharing import attach, open, publish, unpublish
+from arrayhub._shape_functions import (array_split, atleast_1d, atleast_2d, atleast_3d,
+                                       block, broadcast_arrays, broadcast_shapes,
+                                       column_stack, concat, dsplit, dstack, fliplr, flipud,
+                                       hsplit, hstack, moveaxis, permute_dims, resize,
+                                       rollaxis, rot90, row_stack, unstack, vsplit, vstack)
+from arrayhub._insert_delete import append, delete, insert
+from arrayhub._pad import pad
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
@@ -77,6 +84,11 @@ __all__ = sorted(
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach",
+     "vstack", "row_stack", "hstack", "dstack", "column_stack", "concat", "block",
+     "array_split", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast_2d", "atleast_3d",
+     "moveaxis", "rollaxis", "permute_dims", "unstack", "broadcast_arrays",
+     "broadcast_shapes", "flipud", "fliplr", "rot90", "resize", "delete", "insert", "append",
+     "pad",
      "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
      "float16", "float32", "float64", "complex64", "complex128", "dtype",
      "e", "inf", "nan", "newaxis", "pi",

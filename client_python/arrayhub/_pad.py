@@ -1,0 +1,144 @@
+"""numpy.pad on server arrays: modes 'constant', 'empty', 'edge', 'wrap', 'reflect' and
+'symmetric' (reflect_type 'even').
+
+The array is padded one axis after the other, as NumPy does (so the corners come from the
+later axes). 'constant' and 'empty' join new arrays of the fill value before and after; the
+other modes only copy elements of the array, so NumPy's own pad of ``arange(n)`` along the axis
+is the index map that _segments.gather assembles from views: NumPy's rules for wide pads and
+length-1 axes hold by construction, and nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arrayhub import _ops
+from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
+                              ArrayHubValueError, client_error)
+from arrayhub._ndarray import ndarray
+from arrayhub._segments import gather, new_array
+from arrayhub._shape_functions import numpy_checks
+
+__all__ = ["pad"]
+
+_ALLOWED_KWARGS = {
+    "empty": [], "edge": [], "wrap": [],
+    "constant": ["constant_values"],
+    "linear_ramp": ["end_values"],
+    "maximum": ["stat_length"], "mean": ["stat_length"], "median": ["stat_length"],
+    "minimum": ["stat_length"],
+    "reflect": ["reflect_type"], "symmetric": ["reflect_type"],
+}
+_COPYING = ("edge", "wrap", "reflect", "symmetric")
+
+
+def _as_pairs(x: Any, ndim: int, as_index: bool = False) -> Any:
+    """NumPy's pad argument broadcast to one (before, after) pair per axis (numpy.pad's own
+    helper, with its messages and its kinds of values: NumPy scalars for one or two values,
+    Python ones otherwise)."""
+    if x is None:
+        return ((None, None),) * ndim
+    x = np.array(x)
+    if as_index:
+        x = np.round(x).astype(np.intp, copy=False)
+    if x.ndim < 3:
+        if x.size == 1:
+            x = x.ravel()
+            if as_index and x < 0:
+                raise ValueError("index can't contain negative values")
+            return ((x[0], x[0]),) * ndim
+        if x.size == 2 and x.shape != (2, 1):
+            x = x.ravel()
+            if as_index and (x[0] < 0 or x[1] < 0):
+                raise ValueError("index can't contain negative values")
+            return ((x[0], x[1]),) * ndim
+    if as_index and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def _widths(pad_width: Any, ndim: int) -> Any:
+    if isinstance(pad_width, dict):
+        pairs = [(0, 0)] * ndim
+        for axis, width in pad_width.items():
+            pairs[axis] = (width, width) if isinstance(width, int) else tuple(width)
+        pad_width = pairs
+    pad_width = np.asarray(pad_width)
+    if pad_width.dtype.kind != "i":
+        raise client_error(ArrayHubTypeError, "`pad_width` must be of integral type.")
+    with numpy_checks():
+        return [(int(b), int(a)) for b, a in _as_pairs(pad_width, ndim, as_index=True)]
+
+
+def _fill(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``value`` as NumPy stores it into an array of ``dtype`` (its casts and errors)."""
+    cell = np.empty((), dtype=dtype)
+    with numpy_checks(), np.errstate(invalid="ignore"):
+        cell[()] = value
+    return cell
+
+
+def _constant(array: ndarray, widths: list[tuple[int, int]], values: Any) -> ndarray:
+    client = _ops.client_for(array)
+    for axis, ((before, after), pair) in enumerate(zip(widths, values)):
+        if not before and not after:
+            continue
+        parts = []
+        for width, value in ((before, pair[0]), (None, None), (after, pair[1])):
+            if width is None:
+                parts.append(array)
+            elif width:
+                shape = array.shape[:axis] + (width,) + array.shape[axis + 1:]
+                fill = None if value is None else _fill(value, array.dtype)
+                parts.append(new_array(client, shape, array.dtype, fill))
+        array = _ops.array_op("concatenate", parts, axis=axis)[0]
+    return array
+
+
+def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ndarray:
+    """A new array: ``array`` padded by ``pad_width`` ((before, after) per axis, NumPy's
+    forms) in ``mode``. Modes 'linear_ramp', 'maximum', 'mean', 'median', 'minimum',
+    reflect_type='odd' and a function as mode raise NotImplementedError."""
+    array = _ops.require_array(array, "pad")
+    widths = _widths(pad_width, array.ndim)
+    if callable(mode):
+        raise client_error(ArrayHubNotImplementedError,
+                           "pad: a function as mode is not implemented (it would run on the "
+                           "host)")
+    try:
+        unsupported = set(kwargs) - set(_ALLOWED_KWARGS[mode])
+    except KeyError:
+        raise client_error(ArrayHubValueError, f"mode '{mode}' is not supported") from None
+    if unsupported:
+        raise client_error(ArrayHubValueError,
+                           f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    if mode not in ("constant", "empty") + _COPYING:
+        raise client_error(ArrayHubNotImplementedError,
+                           f"pad: mode '{mode}' is not implemented (implemented: 'constant', "
+                           f"'empty', 'edge', 'wrap', 'reflect', 'symmetric')")
+    if kwargs.get("reflect_type", "even") == "odd":
+        raise client_error(ArrayHubNotImplementedError,
+                           f"pad: reflect_type='odd' of mode '{mode}' is not implemented")
+    if mode == "constant":
+        with numpy_checks():
+            values = _as_pairs(kwargs.get("constant_values", 0), array.ndim)
+        result = _constant(array, widths, values)
+    elif mode == "empty":
+        result = _constant(array, widths, ((None, None),) * array.ndim)
+    elif array.size == 0:
+        for axis, pair in enumerate(widths):
+            if array.shape[axis] == 0 and any(pair):
+                raise client_error(ArrayHubValueError,
+                                   f"can't extend empty axis {axis} using modes other than "
+                                   f"'constant' or 'empty'")
+        shape = tuple(n + b + a for n, (b, a) in zip(array.shape, widths))
+        return new_array(_ops.client_for(array), shape, array.dtype)
+    else:
+        result = array
+        for axis, pair in enumerate(widths):
+            if any(pair):
+                where = np.pad(np.arange(array.shape[axis]), pair, mode)
+                result = gather([result], np.zeros(len(where), dtype=np.intp), where, axis)
+    return result.copy() if result is array else result
