@@ -348,12 +348,9 @@ def resize(a: ndarray, new_shape: Union[int, Sequence[int]]) -> ndarray:
     client = _ops.client_for(a)
     if a.size == 0 or new_size == 0:
         return new_array(client, new_shape, a.dtype, np.zeros((), a.dtype))
-    flat = a.reshape(-1)
+    # A new array even for one repeat (NumPy concatenates), never a view of ``a``.
     repeats = -(-new_size // a.size)
-    if repeats > 1:
-        flat = _ops.array_op("tile", (flat,), ints=[repeats])[0]
-    elif new_size == a.size:
-        flat = flat.copy()  # a new array, as NumPy's
+    flat = _ops.array_op("tile", (a.reshape(-1),), ints=[repeats])[0]
     return _ops.getitem(flat, slice(0, new_size)).reshape(tuple(new_shape))
 
 

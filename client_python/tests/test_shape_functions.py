@@ -146,6 +146,10 @@ def test_resize(dtype: np.dtype) -> None:
     for shape in [(3, 4), 7, (6,), (2, 3), (0,), (1, 2, 2)]:
         _check(lambda xp, x: xp.resize(x, shape), x)
     _check(lambda xp, e: xp.resize(e, (2, 2)), empty)
+    y = ah.asarray(x)
+    smaller = ah.resize(y, 4)
+    smaller[0] = not x[0, 0]  # a new array: y stays as it was
+    np.testing.assert_array_equal(y.get(), x)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
