@@ -1,11 +1,12 @@
 """numpy.pad on server arrays: modes 'constant', 'empty', 'edge', 'wrap', 'reflect' and
-'symmetric' (reflect_type 'even').
+'symmetric' (reflect_type 'even'), 'maximum', 'minimum' and 'mean'.
 
 The array is padded one axis after the other, as NumPy does (so the corners come from the
 later axes). 'constant' and 'empty' join new arrays of the fill value before and after; the
-other modes only copy elements of the array, so NumPy's own pad of ``arange(n)`` along the axis
-is the index map that _segments.gather assembles from views: NumPy's rules for wide pads and
-length-1 axes hold by construction, and nothing is downloaded.
+statistics modes join the broadcast reduction of the first and last ``stat_length`` elements;
+the other modes only copy elements of the array, so NumPy's own pad of ``arange(n)`` along
+the axis is the index map that _segments.gather assembles from views: NumPy's rules for wide
+pads and length-1 axes hold by construction, and nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import numpy as np
 from arrayhub import _ops
 from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
+from arrayhub._manipulation import broadcast_to
 from arrayhub._ndarray import ndarray
-from arrayhub._segments import gather, new_array
+from arrayhub._segments import along, gather, new_array
 from arrayhub._shape_functions import numpy_checks
 
 __all__ = ["pad"]
@@ -32,6 +34,8 @@ _ALLOWED_KWARGS = {
     "reflect": ["reflect_type"], "symmetric": ["reflect_type"],
 }
 _COPYING = ("edge", "wrap", "reflect", "symmetric")
+#: The statistics modes and their reductions.
+_STATS = {"maximum": "max", "minimum": "min", "mean": "mean"}
 
 
 def _as_pairs(x: Any, ndim: int, as_index: bool = False) -> Any:
@@ -97,10 +101,43 @@ def _constant(array: ndarray, widths: list[tuple[int, int]], values: Any) -> nda
     return array
 
 
+def _stat(array: ndarray, axis: int, where: slice, op: str) -> ndarray:
+    """The reduction of ``array[where]`` along ``axis`` (kept, length 1) in ``array``'s dtype;
+    a mean rounded half to even first for integer arrays, as NumPy's _round_if_needed."""
+    stat = _ops.reduce(op, _ops.getitem(array, along(axis, where)), axis, keepdims=True)
+    if op == "mean" and array.dtype.kind in "iu":
+        stat = _ops.elementwise("rint", (stat,))
+    return stat if stat.dtype == array.dtype else stat.astype(array.dtype)
+
+
+def _statistics(array: ndarray, widths: list[tuple[int, int]], lengths: Any,
+                op: str) -> ndarray:
+    for axis, ((before, after), (left, right)) in enumerate(zip(widths, lengths)):
+        n = array.shape[axis]
+        left = n if left is None or n < left else left
+        right = n if right is None or n < right else right
+        if (left == 0 or right == 0) and op in ("max", "min"):
+            raise client_error(ArrayHubValueError,
+                               "stat_length of 0 yields no value for padding")
+        if not before and not after:
+            continue
+        first = _stat(array, axis, slice(0, left), op)
+        last = first if left == right == n else _stat(array, axis, slice(n - right, n), op)
+        parts = []
+        for width, part in ((before, first), (None, array), (after, last)):
+            if width is None:
+                parts.append(array)
+            elif width:
+                parts.append(broadcast_to(part, array.shape[:axis] + (width,)
+                                          + array.shape[axis + 1:]))
+        array = _ops.array_op("concatenate", parts, axis=axis)[0]
+    return array
+
+
 def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ndarray:
     """A new array: ``array`` padded by ``pad_width`` ((before, after) per axis, NumPy's
-    forms) in ``mode``. Modes 'linear_ramp', 'maximum', 'mean', 'median', 'minimum',
-    reflect_type='odd' and a function as mode raise NotImplementedError."""
+    forms) in ``mode``. Modes 'linear_ramp' and 'median', reflect_type='odd' and a function
+    as mode raise NotImplementedError."""
     array = _ops.require_array(array, "pad")
     widths = _widths(pad_width, array.ndim)
     if callable(mode):
@@ -114,10 +151,11 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
     if unsupported:
         raise client_error(ArrayHubValueError,
                            f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    if mode not in ("constant", "empty") + _COPYING:
+    if mode not in ("constant", "empty", *_COPYING, *_STATS):
         raise client_error(ArrayHubNotImplementedError,
                            f"pad: mode '{mode}' is not implemented (implemented: 'constant', "
-                           f"'empty', 'edge', 'wrap', 'reflect', 'symmetric')")
+                           f"'empty', 'edge', 'wrap', 'reflect', 'symmetric', 'maximum', "
+                           f"'minimum', 'mean')")
     if kwargs.get("reflect_type", "even") == "odd":
         raise client_error(ArrayHubNotImplementedError,
                            f"pad: reflect_type='odd' of mode '{mode}' is not implemented")
@@ -135,6 +173,10 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
                                    f"'constant' or 'empty'")
         shape = tuple(n + b + a for n, (b, a) in zip(array.shape, widths))
         return new_array(_ops.client_for(array), shape, array.dtype)
+    elif mode in _STATS:
+        with numpy_checks():
+            lengths = _as_pairs(kwargs.get("stat_length"), array.ndim, as_index=True)
+        result = _statistics(array, widths, lengths, _STATS[mode])
     else:
         result = array
         for axis, pair in enumerate(widths):
