@@ -1,12 +1,14 @@
-"""numpy.pad on server arrays: modes 'constant', 'empty', 'edge', 'wrap', 'reflect' and
-'symmetric' (reflect_type 'even'), 'maximum', 'minimum' and 'mean'.
+"""numpy.pad on server arrays: modes 'constant', 'empty', 'edge', 'wrap', 'reflect',
+'symmetric', 'maximum', 'minimum' and 'mean'.
 
 The array is padded one axis after the other, as NumPy does (so the corners come from the
 later axes). 'constant' and 'empty' join new arrays of the fill value before and after; the
 statistics modes join the broadcast reduction of the first and last ``stat_length`` elements;
 the other modes only copy elements of the array, so NumPy's own pad of ``arange(n)`` along
 the axis is the index map that _segments.gather assembles from views: NumPy's rules for wide
-pads and length-1 axes hold by construction, and nothing is downloaded.
+pads and length-1 axes hold by construction, and nothing is downloaded. reflect_type 'odd'
+computes ``2 * edge - reflection``, so it follows NumPy's loop itself (_odd_reflection): the
+same chunks, the same arithmetic in the same dtype.
 """
 
 from __future__ import annotations
@@ -101,6 +103,46 @@ def _constant(array: ndarray, widths: list[tuple[int, int]], values: Any) -> nda
     return array
 
 
+def _odd_reflection(array: ndarray, axis: int, pair: tuple[int, int],
+                    include_edge: bool) -> ndarray:
+    """numpy.pad's _set_reflect_both loop with method 'odd' along ``axis``: each round adds
+    at most one period of ``2 * edge - mirrored chunk`` on each side of what is filled."""
+    period = array.shape[axis]
+    left_pad, right_pad = pair
+    filled = array
+    while left_pad > 0 or right_pad > 0:
+        length = filled.shape[axis]
+        # Whole periods only; a reflection (no edge) leaves the edge out of the chunk.
+        usable = (length // period * period if include_edge
+                  else (length - 1) // (period - 1) * (period - 1))
+        offset = 1 if include_edge else 0
+        parts = []
+        if left_pad > 0:
+            chunk = min(usable, left_pad)
+            top = chunk - offset  # the chunk is filled[top], filled[top - 1], ...
+            parts.append(_reflected(filled, axis, top, chunk, 0))
+            left_pad -= chunk
+        parts.append(filled)
+        if right_pad > 0:
+            chunk = min(usable, right_pad)
+            top = length - 2 + offset
+            parts.append(_reflected(filled, axis, top, chunk, length - 1))
+            right_pad -= chunk
+        filled = _ops.array_op("concatenate", parts, axis=axis)[0]
+    return filled
+
+
+def _reflected(filled: ndarray, axis: int, top: int, count: int, edge: int) -> ndarray:
+    """``2 * filled[edge] - filled[top::-1][:count]`` along ``axis``, in ``filled``'s dtype
+    (as NumPy's assignment into the padded array casts it)."""
+    stop = top - count
+    chunk = _ops.getitem(filled, along(axis, slice(top, stop if stop >= 0 else None, -1)))
+    edge_value = _ops.getitem(filled, along(axis, slice(edge, edge + 1)))
+    values = _ops.elementwise("subtract", (_ops.elementwise("multiply", (2, edge_value)),
+                                           chunk))
+    return values if values.dtype == filled.dtype else values.astype(filled.dtype)
+
+
 def _stat(array: ndarray, axis: int, where: slice, op: str) -> ndarray:
     """The reduction of ``array[where]`` along ``axis`` (kept, length 1) in ``array``'s dtype;
     a mean rounded half to even first for integer arrays, as NumPy's _round_if_needed."""
@@ -136,8 +178,8 @@ def _statistics(array: ndarray, widths: list[tuple[int, int]], lengths: Any,
 
 def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ndarray:
     """A new array: ``array`` padded by ``pad_width`` ((before, after) per axis, NumPy's
-    forms) in ``mode``. Modes 'linear_ramp' and 'median', reflect_type='odd' and a function
-    as mode raise NotImplementedError."""
+    forms) in ``mode``. Modes 'linear_ramp' and 'median' and a function as mode raise
+    NotImplementedError."""
     array = _ops.require_array(array, "pad")
     widths = _widths(pad_width, array.ndim)
     if callable(mode):
@@ -156,9 +198,6 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
                            f"pad: mode '{mode}' is not implemented (implemented: 'constant', "
                            f"'empty', 'edge', 'wrap', 'reflect', 'symmetric', 'maximum', "
                            f"'minimum', 'mean')")
-    if kwargs.get("reflect_type", "even") == "odd":
-        raise client_error(ArrayHubNotImplementedError,
-                           f"pad: reflect_type='odd' of mode '{mode}' is not implemented")
     if mode == "constant":
         with numpy_checks():
             values = _as_pairs(kwargs.get("constant_values", 0), array.ndim)
@@ -178,9 +217,14 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
             lengths = _as_pairs(kwargs.get("stat_length"), array.ndim, as_index=True)
         result = _statistics(array, widths, lengths, _STATS[mode])
     else:
+        # NumPy's reflect_type: 'odd', anything else is 'even'.
+        odd = mode in ("reflect", "symmetric") and kwargs.get("reflect_type") == "odd"
         result = array
         for axis, pair in enumerate(widths):
-            if any(pair):
-                where = np.pad(np.arange(array.shape[axis]), pair, mode)
+            if odd and array.shape[axis] > 1:
+                result = _odd_reflection(result, axis, pair, mode == "symmetric")
+            elif any(pair):  # (a length-1 axis is padded with its edge, as NumPy does)
+                where = np.pad(np.arange(array.shape[axis]), pair,
+                               "edge" if array.shape[axis] == 1 else mode)
                 result = gather([result], np.zeros(len(where), dtype=np.intp), where, axis)
     return result.copy() if result is array else result
