@@ -40,6 +40,13 @@ def _flat_and_axis(arr: ndarray, axis: Optional[int]) -> tuple[ndarray, int]:
         return arr, normalize_axis_index(axis, arr.ndim)
 
 
+def _kept(removed: np.ndarray, n: int) -> list[tuple[int, int, int, int]]:
+    """The runs of positions of ``range(n)`` between the ``removed`` ones (sorted, unique)."""
+    starts = np.concatenate([[0], removed + 1])
+    stops = np.concatenate([removed, [n]])
+    return [(0, int(a), 1, int(b - a)) for a, b in zip(starts, stops) if b > a]
+
+
 def delete(arr: ndarray, obj: Any, axis: Optional[int] = None) -> ndarray:
     """A new array without the sub-arrays at ``obj`` (an int, a slice, integer indices or a
     boolean mask) along ``axis`` (of the flattened array when None)."""
@@ -47,35 +54,40 @@ def delete(arr: ndarray, obj: Any, axis: Optional[int] = None) -> ndarray:
     _host_obj(obj, "delete")
     arr, axis = _flat_and_axis(arr, axis)
     n = arr.shape[axis]
-    keep = np.ones(n, dtype=bool)
     if isinstance(obj, slice):
-        keep[obj] = False
+        start, stop, step = obj.indices(n)
+        removed = range(start, stop, step)
+        if len(removed) and abs(step) == 1:  # one block: no array as long as the axis
+            low = min(removed[0], removed[-1])
+            runs = [(0, 0, 1, low), (0, low + len(removed), 1, n - low - len(removed))]
+        else:
+            runs = _kept(np.sort(np.asarray(removed, dtype=np.intp)), n)
+        return gather([arr], runs, axis)
+    if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
+        single = True
     else:
-        if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
-            single = True
-        else:
-            given, obj = obj, np.asarray(obj)
-            single = obj.size == 1 and obj.dtype.kind in "ui"
-            if obj.size == 0 and not isinstance(given, np.ndarray):
-                obj = obj.astype(np.intp)
-            elif single:
-                obj = obj.item()
-        if single:
-            if obj < -n or obj >= n:
-                raise client_error(ArrayHubIndexError, f"index {obj} is out of bounds for axis "
-                                                       f"{axis} with size {n}")
-            keep[obj] = False
-        elif obj.dtype == bool:
-            if obj.shape != (n,):
-                raise client_error(ArrayHubValueError,
-                                   "boolean array argument obj to delete must be one "
-                                   f"dimensional and match the axis length of {n}")
-            keep = ~obj
-        else:
-            with numpy_checks():
-                keep[obj,] = False
-    kept = np.flatnonzero(keep)
-    return gather([arr], np.zeros(len(kept), dtype=np.intp), kept, axis)
+        given, obj = obj, np.asarray(obj)
+        single = obj.size == 1 and obj.dtype.kind in "ui"
+        if obj.size == 0 and not isinstance(given, np.ndarray):
+            obj = obj.astype(np.intp)
+        elif single:
+            obj = obj.item()
+    if single:
+        if obj < -n or obj >= n:
+            raise client_error(ArrayHubIndexError, f"index {obj} is out of bounds for axis "
+                                                   f"{axis} with size {n}")
+        return gather([arr], _kept(np.array([obj % n]), n), axis)
+    if obj.dtype == bool:
+        if obj.shape != (n,):
+            raise client_error(ArrayHubValueError,
+                               "boolean array argument obj to delete must be one "
+                               f"dimensional and match the axis length of {n}")
+        keep = ~obj
+    else:  # NumPy's own indexing checks the indices (and words its errors).
+        keep = np.ones(n, dtype=bool)
+        with numpy_checks():
+            keep[obj,] = False
+    return gather([arr], _kept(np.flatnonzero(~keep), n), axis)
 
 
 def _values(values: Any, arr: ndarray, ndmin: int, moved_to: Optional[int]) -> ndarray:
@@ -139,10 +151,8 @@ def insert(arr: ndarray, obj: Any, values: Any, axis: Optional[int] = None) -> n
         values = _values(values, arr, arr.ndim, axis if indices.ndim == 0 else None)
         shape = arr.shape[:axis] + (values.shape[axis],) + arr.shape[axis + 1:]
         new = _fit(values, shape, fancy=False)
-        source = np.repeat([0, 1, 0], [index, new.shape[axis], n - index])
-        position = np.concatenate([np.arange(index), np.arange(new.shape[axis]),
-                                   np.arange(index, n)])
-        return gather([arr, new], source, position, axis)
+        runs = [(0, 0, 1, index), (1, 0, 1, new.shape[axis]), (0, index, 1, n - index)]
+        return gather([arr, new], runs, axis)
     if indices.size == 0 and not isinstance(obj, np.ndarray):
         indices = indices.astype(np.intp)
     with numpy_checks():
@@ -150,16 +160,55 @@ def insert(arr: ndarray, obj: Any, values: Any, axis: Optional[int] = None) -> n
         count = len(indices)
         order = indices.argsort(kind="mergesort")
         indices[order] += np.arange(count)
-        kept = np.ones(n + count, dtype=bool)
-        kept[indices] = False
+    # NumPy marks the old elements' places with a mask of the result's length, indexed by
+    # ``indices`` (negative ones count from its end): its checks, without the mask.
+    total = n + count
+    if indices.dtype.kind not in "iu":
+        raise client_error(ArrayHubIndexError, "arrays used as indices must be of integer (or "
+                                               "boolean) type")
+    outside = (indices >= total) | (indices < -total)
+    if outside.any():
+        raise client_error(ArrayHubIndexError, f"index {indices[np.argmax(outside)]} is out of "
+                                               f"bounds for axis 0 with size {total}")
     values = _values(values, arr, 0, None)
-    shape = arr.shape[:axis] + (count,) + arr.shape[axis + 1:]
-    new = _fit(values, shape, fancy=True)
-    source = np.where(kept, 0, 1)
-    position = np.empty(n + count, dtype=np.intp)
-    position[kept] = np.arange(n)
-    position[indices] = np.arange(count)
-    return gather([arr, new], source, position, axis)
+    new = _fit(values, arr.shape[:axis] + (count,) + arr.shape[axis + 1:], fancy=True)
+    positions = indices % total
+    places = total - len(np.unique(positions))  # two values in one place leave one more
+    if places != n:
+        raise client_error(ArrayHubValueError, (
+            f"NumPy boolean array indexing assignment cannot assign {n} input values to the "
+            f"{places} output values where the mask is true") if arr.ndim == 1 else (
+            f"shape mismatch: value array of shape {shape_text(arr.shape)} could not be "
+            f"broadcast to indexing result of shape "
+            f"{shape_text(arr.shape[:axis] + (places,) + arr.shape[axis + 1:])}"))
+    return gather([arr, new], _merged(_inserted(positions, n)), axis)
+
+
+def _inserted(positions: np.ndarray, n: int) -> list[tuple[int, int, int, int]]:
+    """Runs of ``arr`` (source 0) and of the values (source 1) where value ``j`` lands at
+    ``positions[j]`` (unique) of the result, ``arr``'s elements filling the others in order."""
+    runs = []
+    taken = 0  # elements of arr placed so far
+    for k, j in enumerate(np.argsort(positions, kind="stable")):
+        before = int(positions[j]) - k  # arr's elements before the k-th inserted value
+        if before > taken:
+            runs.append((0, taken, 1, before - taken))
+            taken = before
+        runs.append((1, int(j), 1, 1))
+    runs.append((0, taken, 1, n - taken))
+    return runs
+
+
+def _merged(runs: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Adjacent runs of step 1 that continue each other, as one."""
+    merged = runs[:1]
+    for source, start, step, length in runs[1:]:
+        last = merged[-1]
+        if source == last[0] and step == last[2] == 1 and start == last[1] + last[3]:
+            merged[-1] = (source, last[1], 1, last[3] + length)
+        else:
+            merged.append((source, start, step, length))
+    return merged
 
 
 def append(arr: ndarray, values: Any, axis: Optional[int] = None) -> ndarray:

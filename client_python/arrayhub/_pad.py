@@ -1,5 +1,5 @@
 """numpy.pad on server arrays: modes 'constant', 'empty', 'edge', 'wrap', 'reflect',
-'symmetric', 'maximum', 'minimum' and 'mean'.
+'symmetric', 'maximum', 'minimum', 'mean' and 'median'.
 
 The array is padded one axis after the other, as NumPy does (so the corners come from the
 later axes). 'constant' and 'empty' join new arrays of the fill value before and after; the
@@ -22,7 +22,7 @@ from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
 from arrayhub._manipulation import broadcast_to
 from arrayhub._ndarray import ndarray
-from arrayhub._segments import along, gather, new_array
+from arrayhub._segments import along, gather, new_array, runs_of_map
 from arrayhub._shape_functions import numpy_checks
 
 __all__ = ["pad"]
@@ -37,7 +37,7 @@ _ALLOWED_KWARGS = {
 }
 _COPYING = ("edge", "wrap", "reflect", "symmetric")
 #: The statistics modes and their reductions.
-_STATS = {"maximum": "max", "minimum": "min", "mean": "mean"}
+_STATS = {"maximum": "max", "minimum": "min", "mean": "mean", "median": "median"}
 
 
 def _as_pairs(x: Any, ndim: int, as_index: bool = False) -> Any:
@@ -103,6 +103,20 @@ def _constant(array: ndarray, widths: list[tuple[int, int]], values: Any) -> nda
     return array
 
 
+def _copy_runs(n: int, pair: tuple[int, int], mode: str) -> list[tuple[int, int, int, int]]:
+    """The runs of an axis of length ``n`` padded by ``pair`` in a mode that copies: the pads
+    are NumPy's own pad of ``arange`` (a length-1 axis takes its edge, as NumPy does). A long
+    axis is stood in for by a shorter one whose pads name the same elements (those nearer
+    its start, and those nearer its end, shifted), so no map is as long as the axis."""
+    before, after = pair
+    m = min(n, 2 * (before + after) + 4)
+    where = np.pad(np.arange(m), pair, "edge" if n == 1 else mode)
+    where = where + np.where(where >= m // 2, n - m, 0)
+    left, right = where[:before], where[before + m:]
+    return (runs_of_map(np.zeros(before, np.intp), left) + [(0, 0, 1, n)]
+            + runs_of_map(np.zeros(after, np.intp), right))
+
+
 def _odd_reflection(array: ndarray, axis: int, pair: tuple[int, int],
                     include_edge: bool) -> ndarray:
     """numpy.pad's _set_reflect_both loop with method 'odd' along ``axis``: each round adds
@@ -143,11 +157,27 @@ def _reflected(filled: ndarray, axis: int, top: int, count: int, edge: int) -> n
     return values if values.dtype == filled.dtype else values.astype(filled.dtype)
 
 
+def _median(chunk: ndarray, axis: int) -> ndarray:
+    """numpy.median along ``axis``, kept: the mean of the middle one or two sorted elements,
+    NaN where the sorted slice ends in NaN (NumPy's _median_nancheck)."""
+    ordered = _ops.array_op("sort", (chunk,), axis=axis, stable=True)[0]
+    n = chunk.shape[axis]
+    middle = _ops.getitem(ordered, along(axis, slice((n - 1) // 2, n // 2 + 1)))
+    result = _ops.reduce("mean", middle, axis, keepdims=True)
+    if n and chunk.dtype.kind in "fc":
+        last = _ops.getitem(ordered, along(axis, slice(n - 1, n)))
+        result = _ops.elementwise("where", (_ops.elementwise("isnan", (last,)), last, result))
+    return result
+
+
 def _stat(array: ndarray, axis: int, where: slice, op: str) -> ndarray:
-    """The reduction of ``array[where]`` along ``axis`` (kept, length 1) in ``array``'s dtype;
-    a mean rounded half to even first for integer arrays, as NumPy's _round_if_needed."""
-    stat = _ops.reduce(op, _ops.getitem(array, along(axis, where)), axis, keepdims=True)
-    if op == "mean" and array.dtype.kind in "iu":
+    """The statistic of ``array[where]`` along ``axis`` (kept, length 1) in ``array``'s
+    dtype; a mean or median rounded half to even first for integer arrays, as NumPy's
+    _round_if_needed."""
+    chunk = _ops.getitem(array, along(axis, where))
+    stat = (_median(chunk, axis) if op == "median"
+            else _ops.reduce(op, chunk, axis, keepdims=True))
+    if op in ("mean", "median") and array.dtype.kind in "iu":
         stat = _ops.elementwise("rint", (stat,))
     return stat if stat.dtype == array.dtype else stat.astype(array.dtype)
 
@@ -178,7 +208,7 @@ def _statistics(array: ndarray, widths: list[tuple[int, int]], lengths: Any,
 
 def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ndarray:
     """A new array: ``array`` padded by ``pad_width`` ((before, after) per axis, NumPy's
-    forms) in ``mode``. Modes 'linear_ramp' and 'median' and a function as mode raise
+    forms) in ``mode``. Mode 'linear_ramp' and a function as mode raise
     NotImplementedError."""
     array = _ops.require_array(array, "pad")
     widths = _widths(pad_width, array.ndim)
@@ -197,7 +227,7 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
         raise client_error(ArrayHubNotImplementedError,
                            f"pad: mode '{mode}' is not implemented (implemented: 'constant', "
                            f"'empty', 'edge', 'wrap', 'reflect', 'symmetric', 'maximum', "
-                           f"'minimum', 'mean')")
+                           f"'minimum', 'mean', 'median')")
     if mode == "constant":
         with numpy_checks():
             values = _as_pairs(kwargs.get("constant_values", 0), array.ndim)
@@ -223,8 +253,6 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
         for axis, pair in enumerate(widths):
             if odd and array.shape[axis] > 1:
                 result = _odd_reflection(result, axis, pair, mode == "symmetric")
-            elif any(pair):  # (a length-1 axis is padded with its edge, as NumPy does)
-                where = np.pad(np.arange(array.shape[axis]), pair,
-                               "edge" if array.shape[axis] == 1 else mode)
-                result = gather([result], np.zeros(len(where), dtype=np.intp), where, axis)
+            elif any(pair):
+                result = gather([result], _copy_runs(array.shape[axis], pair, mode), axis)
     return result.copy() if result is array else result

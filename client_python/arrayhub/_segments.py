@@ -1,12 +1,14 @@
-"""Arrays assembled along one axis from pieces of server arrays, by an index map the client
-computed on the host (delete, insert, pad).
+"""Arrays assembled along one axis from pieces of server arrays, by runs the client worked out
+on the host (delete, insert, pad).
 
-Position ``j`` of the result along ``axis`` is element ``index[j]`` of ``sources[source[j]]``
-along that axis. The map is cut into runs that one basic index selects (consecutive, reversed
-or repeated elements of one source), and the result is the concatenation of those views: every
-op is queued in the client's pipeline, so no call waits for the server. A map of many runs
-(more than :data:`MAX_PIECES`) is uploaded instead and the result is one ``take``: one upload
-instead of thousands of ops.
+A run ``(source, start, step, length)`` is ``length`` consecutive positions of the result
+along ``axis`` taken from ``sources[source]`` at ``start``, ``start + step``, ... with step 1,
+-1 or 0 (one element repeated): one basic index (a view) selects it. The result is the
+concatenation of those views, every op queued in the client's pipeline, so no call waits for
+the server. A result of many runs (more than :data:`MAX_PIECES`) uploads its index array
+instead and is one ``take``: one upload instead of thousands of ops. The callers describe a
+result by runs, not by an index per element, so that the host never holds arrays as long as
+the server's for the common cases (deleting or inserting a few positions, narrow pads).
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from arrayhub._manipulation import broadcast_to
 from arrayhub._ndarray import ndarray
 from arrayhub.v1 import arrays_pb2
 
-__all__ = ["gather", "along", "new_array", "from_host", "MAX_PIECES"]
+__all__ = ["gather", "runs_of_map", "along", "new_array", "from_host", "MAX_PIECES"]
 
-#: The most views a result is concatenated from; beyond, its index map is uploaded.
+#: The most views a result is concatenated from; beyond, its index array is uploaded.
 MAX_PIECES = 32
+
+Run = tuple[int, int, int, int]
 
 
 def along(axis: int, entry: Any) -> tuple[Any, ...]:
@@ -53,10 +57,9 @@ def from_host(client: Any, data: np.ndarray) -> ndarray:
     return _ops.upload(np.ascontiguousarray(data), client)
 
 
-def _runs(source: np.ndarray, index: np.ndarray,
-          limit: int) -> Optional[list[tuple[int, int, int, int]]]:
-    """The map as runs ``(source, start, step, length)`` with step 1, -1 or 0, each as long as
-    it goes (greedily, from the left); None when there are more than ``limit``."""
+def runs_of_map(source: np.ndarray, index: np.ndarray) -> list[Run]:
+    """An index map (position ``j`` from ``sources[source[j]]`` at ``index[j]``) as runs,
+    each as long as it goes, greedily from the left. For short maps: the loop is per run."""
     m = len(index)
     if m == 0:
         return []
@@ -67,20 +70,14 @@ def _runs(source: np.ndarray, index: np.ndarray,
     ends = {}
     for s in (1, -1, 0):
         broken = np.where((step == s) & same, m - 1, positions)
-        ends[s] = np.minimum.accumulate(broken[::-1])[::-1] if m > 1 else broken
-    runs: list[tuple[int, int, int, int]] = []
+        ends[s] = np.minimum.accumulate(broken[::-1])[::-1]
+    runs: list[Run] = []
     i = 0
     while i < m:
-        if len(runs) == limit:
-            return None
-        s = int(step[i]) if i < m - 1 and same[i] else 1
-        if i < m - 1 and same[i] and s in ends:
-            end = int(ends[s][i])
-            runs.append((int(source[i]), int(index[i]), s, end - i + 1))
-            i = end + 1
-        else:
-            runs.append((int(source[i]), int(index[i]), 1, 1))
-            i += 1
+        s = int(step[i]) if i < m - 1 and same[i] else 2
+        end = int(ends[s][i]) if s in ends else i
+        runs.append((int(source[i]), int(index[i]), s if s in ends else 1, end - i + 1))
+        i = end + 1
     return runs
 
 
@@ -96,23 +93,31 @@ def _piece(array: ndarray, axis: int, start: int, step: int, length: int) -> nda
     return broadcast_to(one, tuple(shape))
 
 
-def gather(sources: Sequence[ndarray], source: np.ndarray, index: np.ndarray,
-           axis: int) -> ndarray:
+def _flat_index(runs: Sequence[Run], offsets: np.ndarray) -> np.ndarray:
+    """The runs as one index into the sources joined along the axis (vectorized)."""
+    table = np.asarray(runs, dtype=np.intp).reshape(-1, 4)
+    lengths = table[:, 3]
+    run = np.repeat(np.arange(len(table)), lengths)
+    within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return (offsets[table[run, 0]] + table[run, 1] + table[run, 2] * within).astype(np.intp)
+
+
+def gather(sources: Sequence[ndarray], runs: Sequence[Run], axis: int) -> ndarray:
     """A new C-contiguous array: ``sources`` (one dtype, equal shapes but along ``axis``)
-    gathered along ``axis`` by the map ``source``, ``index`` (see the module's doc)."""
+    gathered along ``axis`` by ``runs`` (see the module's doc)."""
     first = sources[0]
     client = _ops.client_for(*sources)
-    runs = _runs(np.asarray(source), np.asarray(index, dtype=np.intp), MAX_PIECES)
-    if runs == []:
+    runs = [r for r in runs if r[3] > 0]
+    if not runs:
         shape = list(first.shape)
         shape[axis] = 0
         return new_array(client, shape, first.dtype)
-    if runs is not None:
+    if len(runs) <= MAX_PIECES:
         pieces = [_piece(sources[s], axis, start, step, length)
                   for s, start, step, length in runs]
         return _ops.array_op("concatenate", pieces, axis=axis)[0]
     joined = (first if len(sources) == 1
               else _ops.array_op("concatenate", list(sources), axis=axis)[0])
     offsets = np.cumsum([0] + [s.shape[axis] for s in sources[:-1]])
-    flat = (offsets[np.asarray(source)] + np.asarray(index)).astype(np.intp)
-    return _ops.array_op("take", (joined, _ops.upload(flat, client)), axis=axis)[0]
+    index = _ops.upload(_flat_index(runs, offsets), client)
+    return _ops.array_op("take", (joined, index), axis=axis)[0]
