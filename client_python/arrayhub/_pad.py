@@ -4,9 +4,9 @@
 The array is padded one axis after the other, as NumPy does (so the corners come from the
 later axes). 'constant' and 'empty' join new arrays of the fill value before and after; the
 statistics modes join the broadcast reduction of the first and last ``stat_length`` elements;
-the other modes only copy elements of the array, so NumPy's own pad of ``arange(n)`` along
-the axis is the index map that _segments.gather assembles from views: NumPy's rules for wide
-pads and length-1 axes hold by construction, and nothing is downloaded. reflect_type 'odd'
+the other modes only copy elements of the array, so NumPy's own pad of ``arange`` along the
+axis names the slices that _segments.gather joins (_copy_runs): NumPy's rules for wide pads
+and length-1 axes hold by construction, and nothing is downloaded. reflect_type 'odd'
 computes ``2 * edge - reflection``, so it follows NumPy's loop itself (_odd_reflection): the
 same chunks, the same arithmetic in the same dtype.
 """
