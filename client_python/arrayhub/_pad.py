@@ -1,5 +1,5 @@
-"""numpy.pad on server arrays: modes 'constant', 'empty', 'edge', 'wrap', 'reflect',
-'symmetric', 'maximum', 'minimum', 'mean' and 'median'.
+"""numpy.pad on server arrays: every mode of NumPy 2 ('constant', 'empty', 'edge', 'wrap',
+'reflect', 'symmetric', 'linear_ramp', 'maximum', 'minimum', 'mean', 'median') but a function.
 
 The array is padded one axis after the other, as NumPy does (so the corners come from the
 later axes). 'constant' and 'empty' join new arrays of the fill value before and after; the
@@ -8,7 +8,8 @@ the other modes only copy elements of the array, so NumPy's own pad of ``arange`
 axis names the slices that _segments.gather joins (_copy_runs): NumPy's rules for wide pads
 and length-1 axes hold by construction, and nothing is downloaded. reflect_type 'odd'
 computes ``2 * edge - reflection``, so it follows NumPy's loop itself (_odd_reflection): the
-same chunks, the same arithmetic in the same dtype.
+same chunks, the same arithmetic in the same dtype; 'linear_ramp' is numpy.linspace's
+arithmetic from the end value to the edge (_ramp).
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from arrayhub import _ops
+from arrayhub import _dtypes, _ops
 from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
-from arrayhub._manipulation import broadcast_to
+from arrayhub._manipulation import broadcast_to, flip
 from arrayhub._ndarray import ndarray
 from arrayhub._segments import along, gather, new_array, runs_of_map
 from arrayhub._shape_functions import numpy_checks
+from arrayhub.v1 import arrays_pb2
 
 __all__ = ["pad"]
 
@@ -170,6 +172,45 @@ def _median(chunk: ndarray, axis: int) -> ndarray:
     return result
 
 
+def _ramp(array: ndarray, axis: int, width: int, end_value: Any, edge: int) -> ndarray:
+    """numpy.linspace(end_value, array[edge], width, endpoint=False) along ``axis`` in
+    ``array``'s dtype, with linspace's own steps: the type it computes in (NumPy's, from the
+    value's kind), ``k * step``, or ``k / width * delta`` if any step is 0, plus the start,
+    floored for integer arrays."""
+    dtype = array.dtype
+    stop = _ops.getitem(array, along(axis, slice(edge, edge + 1)))
+    with numpy_checks():
+        computed = np.linspace(end_value, np.zeros(1, dtype), 1, endpoint=False).dtype
+    delta = _ops.elementwise("subtract", (stop, end_value), dtype=computed)
+    step = _ops.elementwise("true_divide", (delta, width))
+    counting = arrays_pb2.ArangeSpec(start=_dtypes.scalar_to_proto(0),
+                                     stop=_dtypes.scalar_to_proto(width))
+    k = _ops.create(_ops.client_for(array), arrays_pb2.CreateRequest(arange=counting))
+    k = k.astype(computed).reshape((1,) * axis + (width,) + (1,) * (array.ndim - axis - 1))
+    zero_step = _ops.reduce("any", _ops.elementwise("equal", (step, 0)))
+    y = _ops.elementwise("where", (
+        zero_step, _ops.elementwise("multiply", (_ops.elementwise("true_divide", (k, width)),
+                                                 delta)),
+        _ops.elementwise("multiply", (k, step))))
+    y = _ops.elementwise("add", (y, end_value))
+    if dtype.kind in "iu":
+        y = _ops.elementwise("floor", (y,))
+    return y if y.dtype == dtype else y.astype(dtype)
+
+
+def _linear_ramps(array: ndarray, widths: list[tuple[int, int]], ends: Any) -> ndarray:
+    for axis, ((before, after), (first, last)) in enumerate(zip(widths, ends)):
+        if not before and not after:
+            continue
+        n = array.shape[axis]
+        parts = [_ramp(array, axis, before, first, 0)] if before else []
+        parts.append(array)
+        if after:  # the ramp from the end value, reversed
+            parts.append(flip(_ramp(array, axis, after, last, n - 1), axis))
+        array = _ops.array_op("concatenate", parts, axis=axis)[0]
+    return array
+
+
 def _stat(array: ndarray, axis: int, where: slice, op: str) -> ndarray:
     """The statistic of ``array[where]`` along ``axis`` (kept, length 1) in ``array``'s
     dtype; a mean or median rounded half to even first for integer arrays, as NumPy's
@@ -208,8 +249,7 @@ def _statistics(array: ndarray, widths: list[tuple[int, int]], lengths: Any,
 
 def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ndarray:
     """A new array: ``array`` padded by ``pad_width`` ((before, after) per axis, NumPy's
-    forms) in ``mode``. Mode 'linear_ramp' and a function as mode raise
-    NotImplementedError."""
+    forms) in ``mode``, any of NumPy's; a function as mode raises NotImplementedError."""
     array = _ops.require_array(array, "pad")
     widths = _widths(pad_width, array.ndim)
     if callable(mode):
@@ -223,11 +263,6 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
     if unsupported:
         raise client_error(ArrayHubValueError,
                            f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    if mode not in ("constant", "empty", *_COPYING, *_STATS):
-        raise client_error(ArrayHubNotImplementedError,
-                           f"pad: mode '{mode}' is not implemented (implemented: 'constant', "
-                           f"'empty', 'edge', 'wrap', 'reflect', 'symmetric', 'maximum', "
-                           f"'minimum', 'mean', 'median')")
     if mode == "constant":
         with numpy_checks():
             values = _as_pairs(kwargs.get("constant_values", 0), array.ndim)
@@ -242,6 +277,10 @@ def pad(array: ndarray, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
                                    f"'constant' or 'empty'")
         shape = tuple(n + b + a for n, (b, a) in zip(array.shape, widths))
         return new_array(_ops.client_for(array), shape, array.dtype)
+    elif mode == "linear_ramp":
+        with numpy_checks():
+            ends = _as_pairs(kwargs.get("end_values", 0), array.ndim)
+        result = _linear_ramps(array, widths, ends)
     elif mode in _STATS:
         with numpy_checks():
             lengths = _as_pairs(kwargs.get("stat_length"), array.ndim, as_index=True)

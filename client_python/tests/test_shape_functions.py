@@ -204,6 +204,8 @@ def test_pad(dtype: np.dtype) -> None:
         _check(lambda xp, x: xp.pad(x, widths, constant_values=((1, 0), (0, 1))), x)
         assert ah.pad(ah.asarray(x), widths, mode="empty").shape == np.pad(
             x, widths, mode="empty").shape
+    for ends in (0, (5, -3), ((1, 2), (-4, 7.5))):
+        _check(lambda xp, x: xp.pad(x, ((2, 1), (0, 3)), mode="linear_ramp", end_values=ends), x)
     for mode in ("maximum", "minimum", "mean", "median"):
         for length in (None, 1, ((1, 2), (3, 1)), 9):
             _check(lambda xp, x: xp.pad(x, ((2, 1), (0, 3)), mode=mode, stat_length=length), x)
@@ -220,6 +222,8 @@ def test_pad(dtype: np.dtype) -> None:
 def test_pad_statistics_propagate_nans_as_numpys() -> None:
     x = _random((4, 5), np.dtype(np.float64))
     x[1, 2] = x[3, 0] = np.nan
+    for ends in (0, (5, -3), ((1, 2), (-4, 7.5))):
+        _check(lambda xp, x: xp.pad(x, ((2, 1), (0, 3)), mode="linear_ramp", end_values=ends), x)
     for mode in ("maximum", "minimum", "mean", "median"):
         for length in (None, 2):
             _check(lambda xp, x: xp.pad(x, ((1, 2), (2, 1)), mode=mode, stat_length=length), x)
@@ -296,9 +300,8 @@ def test_errors_are_numpys() -> None:
 
 def test_what_is_not_implemented_says_so() -> None:
     x = ah.ones((2, 2))
-    for mode in ("linear_ramp",):
-        with pytest.raises(NotImplementedError, match=f"mode '{mode}'"):
-            ah.pad(x, 1, mode=mode)
+    with pytest.raises(NotImplementedError, match="a function as mode"):
+        ah.pad(x, 1, mode=lambda vector, width, axis, kwargs: None)
     with pytest.raises(TypeError, match="obj must be host data"):
         ah.delete(x, ah.zeros(1, dtype=np.int64))
 
