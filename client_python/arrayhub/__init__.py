@@ -50,11 +50,11 @@ from arrayhub._products import dot, inner, matmul, outer, tensordot, vdot
 from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod,
                                  std, sum, var)
 from arrayhub._sharing import attach, open, publish, unpublish
-from arrayhub._shape_functions import (array_split, atleast_1d, atleast_2d, atleast_3d,
-                                       block, broadcast_arrays, broadcast_shapes,
-                                       column_stack, concat, dsplit, dstack, fliplr, flipud,
-                                       hsplit, hstack, moveaxis, permute_dims, resize,
-                                       rollaxis, rot90, row_stack, unstack, vsplit, vstack)
+from arrayhub._shape_functions import (array_split, broadcast_arrays, broadcast_shapes,
+                                       dsplit, fliplr, flipud, hsplit, moveaxis, permute_dims,
+                                       resize, rollaxis, rot90, unstack, vsplit)
+from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, column_stack,
+                                concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
 from arrayhub._pad import pad
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where

@@ -1,9 +1,9 @@
 """numpy.delete, numpy.insert and numpy.append on server arrays.
 
 Which positions are kept or inserted depends only on the shape and on ``obj`` (host data), so
-the client works out the result's index map with NumPy's own rules (and NumPy's errors) and
-the server assembles it from views of the array and the values (_segments.gather): queued ops,
-no download. Values given as host data are uploaded (one value becomes a queued Create)."""
+the client works out with NumPy's own rules (and NumPy's errors) which slices of the array and
+of the values make the result, and the server joins them (_segments.gather): queued ops, no
+download. Values given as host data are uploaded (one value becomes a queued Create)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from arrayhub._errors import (ArrayHubIndexError, ArrayHubTypeError, ArrayHubVal
                               client_error)
 from arrayhub._manipulation import broadcast_to, expand_dims
 from arrayhub._ndarray import ndarray
+from arrayhub._numpy_checks import numpy_checks, shape_text
 from arrayhub._segments import from_host, gather
-from arrayhub._shape_functions import moveaxis, numpy_checks, shape_text
+from arrayhub._shape_functions import moveaxis
 
 __all__ = ["delete", "insert", "append"]
 

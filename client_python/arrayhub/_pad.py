@@ -23,8 +23,8 @@ from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
 from arrayhub._manipulation import broadcast_to, flip
 from arrayhub._ndarray import ndarray
+from arrayhub._numpy_checks import numpy_checks
 from arrayhub._segments import along, gather, new_array, runs_of_map
-from arrayhub._shape_functions import numpy_checks
 from arrayhub.v1 import arrays_pb2
 
 __all__ = ["pad"]
