@@ -71,6 +71,13 @@ from arrayhub._products import dot, inner, matmul, outer, tensordot, vdot
 from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod,
                                  std, sum, var)
 from arrayhub._sharing import attach, open, publish, unpublish
+from arrayhub._shape_functions import (array_split, broadcast_arrays, broadcast_shapes,
+                                       dsplit, fliplr, flipud, hsplit, moveaxis, permute_dims,
+                                       resize, rollaxis, rot90, unstack, vsplit)
+from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, column_stack,
+                                concat, dstack, hstack, row_stack, vstack)
+from arrayhub._insert_delete import append, delete, insert
+from arrayhub._pad import pad
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
 from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
@@ -105,6 +112,11 @@ __all__ = sorted(
      "open", "publish", "unpublish", "attach",
      "shape", "ndim", "size",
      "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
+     "vstack", "row_stack", "hstack", "dstack", "column_stack", "concat", "block",
+     "array_split", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast_2d", "atleast_3d",
+     "moveaxis", "rollaxis", "permute_dims", "unstack", "broadcast_arrays",
+     "broadcast_shapes", "flipud", "fliplr", "rot90", "resize", "delete", "insert", "append",
+     "pad",
      "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
      "float16", "float32", "float64", "complex64", "complex128", "dtype",
      "e", "inf", "nan", "newaxis", "pi",
