@@ -75,20 +75,21 @@ def hsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
 
 def vsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
     """Views along the first axis, in equal sections; arrays of 2 or more dimensions."""
-    ary = _ops.require_array(ary, "vsplit")
-    if ary.ndim < 2:
-        raise client_error(ArrayHubValueError,
-                           "vsplit only works on arrays of 2 or more dimensions")
-    return _split(ary, indices_or_sections, 0)
+    return _split_from_rank("vsplit", ary, indices_or_sections, 2, 0)
 
 
 def dsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
     """Views along the third axis, in equal sections; arrays of 3 or more dimensions."""
-    ary = _ops.require_array(ary, "dsplit")
-    if ary.ndim < 3:
+    return _split_from_rank("dsplit", ary, indices_or_sections, 3, 2)
+
+
+def _split_from_rank(name: str, ary: ndarray, indices_or_sections: Any, least_ndim: int,
+                     axis: int) -> list[ndarray]:
+    ary = _ops.require_array(ary, name)
+    if ary.ndim < least_ndim:
         raise client_error(ArrayHubValueError,
-                           "dsplit only works on arrays of 3 or more dimensions")
-    return _split(ary, indices_or_sections, 2)
+                           f"{name} only works on arrays of {least_ndim} or more dimensions")
+    return _split(ary, indices_or_sections, axis)
 
 
 def moveaxis(a: ndarray, source: Union[int, Sequence[int]],
