@@ -82,6 +82,9 @@ from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
 from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
 
+#: The version of the Python Array API standard this namespace follows.
+__array_api_version__ = "2024.12"
+
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
 

@@ -9,7 +9,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from arrayhub import _client, _dtypes, _ops
-from arrayhub._errors import ArrayHubTypeError, client_error
+from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError, ArrayHubValueError,
+                              client_error)
 from arrayhub._ndarray import ndarray
 from arrayhub._ops import ShapeLike
 from arrayhub.v1 import arrays_pb2
@@ -50,11 +51,53 @@ def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True, *,
     return _ops.upload(np.asarray(obj, dtype=dtype), progress=progress)
 
 
-def asarray(a: Any, dtype: DTypeLike | None = None, *,
+def asarray(a: Any, dtype: DTypeLike | None = None, order: Optional[str] = None, *,
+            device: Any = None, copy: Optional[bool] = None,
             progress: Optional[bool] = None) -> ndarray:
     """``a`` itself when it is an arrayhub array of the wanted dtype; else as :func:`array`
-    (``progress`` too)."""
-    return array(a, dtype=dtype, copy=False, progress=progress)
+    (``progress`` too). ``copy=True`` always copies; ``copy=False`` never does, and raises
+    ValueError where it would have to (host data, which is uploaded, or another dtype), as
+    NumPy 2 and the Array API ask. ``order`` may be "C", "K", "A" or None (the server's
+    arrays are C-ordered)."""
+    _require_c_order(order)
+    check_device(device)
+    if copy is False:
+        if not isinstance(a, ndarray) or (dtype is not None
+                                          and _dtypes.normalize(dtype) != a.dtype):
+            raise client_error(ArrayHubValueError,
+                               "Unable to avoid copy while creating an array as requested.")
+        return a
+    return array(a, dtype=dtype, copy=bool(copy), progress=progress)
+
+
+def _require_c_order(order: Optional[str]) -> None:
+    if order not in (None, "C", "K", "A"):
+        raise client_error(ArrayHubNotImplementedError,
+                           f"order={order!r}: the server's arrays are C-ordered")
+
+
+def check_device(device: Any) -> None:
+    """``device=`` of a creation function: None or one of the server's devices (an
+    :class:`arrayhub.cuda.Device`, or its id). New arrays go to the current device."""
+    if device is None:
+        return
+    from arrayhub import cuda
+
+    try:
+        ordinal = operator.index(device)
+    except TypeError:
+        raise client_error(ArrayHubValueError,
+                           f"device must be an arrayhub.cuda.Device or None, not {device!r}") \
+            from None
+    count = cuda.runtime.getDeviceCount()
+    if not 0 <= ordinal < count:
+        raise client_error(ArrayHubValueError,
+                           f"device {ordinal}: the server has {count} device(s)")
+    if ordinal != cuda.Device().id:
+        raise client_error(ArrayHubNotImplementedError,
+                           f"device {ordinal}: new arrays go to the current device "
+                           f"({cuda.Device().id}); select it with `with arrayhub.cuda.Device"
+                           f"({ordinal}):`")
 
 
 def asnumpy(a: Any, *, out: Optional[np.ndarray] = None,
@@ -70,24 +113,36 @@ def asnumpy(a: Any, *, out: Optional[np.ndarray] = None,
     return out
 
 
-def empty(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
+def empty(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
+          device: Any = None) -> ndarray:
     """Uninitialised array (its contents are whatever the server's memory held)."""
+    _require_c_order(order)
+    check_device(device)
     return create(_ops.shape_tuple(shape), dtype, empty=arrays_pb2.EmptySpec())
 
 
-def zeros(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
+def zeros(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
+          device: Any = None) -> ndarray:
     """A new array of ``shape`` filled with zeros (Create RPC); ``dtype`` default float64."""
+    _require_c_order(order)
+    check_device(device)
     return create(_ops.shape_tuple(shape), dtype, zeros=arrays_pb2.ZerosSpec())
 
 
-def ones(shape: ShapeLike, dtype: DTypeLike = float) -> ndarray:
+def ones(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
+         device: Any = None) -> ndarray:
     """A new array of ``shape`` filled with ones (Create RPC); ``dtype`` default float64."""
+    _require_c_order(order)
+    check_device(device)
     return create(_ops.shape_tuple(shape), dtype, ones=arrays_pb2.OnesSpec())
 
 
-def full(shape: ShapeLike, fill_value: Any, dtype: DTypeLike | None = None) -> ndarray:
+def full(shape: ShapeLike, fill_value: Any, dtype: DTypeLike | None = None, order: str = "C",
+         *, device: Any = None) -> ndarray:
     """Every element ``fill_value`` (a scalar). Without dtype, NumPy's choice for the value:
     bool, int64, float64 or complex128 (a NumPy scalar's own dtype)."""
+    _require_c_order(order)
+    check_device(device)
     if dtype is None and isinstance(fill_value, np.generic):
         dtype = fill_value.dtype
     return create(_ops.shape_tuple(shape), dtype,
@@ -95,8 +150,9 @@ def full(shape: ShapeLike, fill_value: Any, dtype: DTypeLike | None = None) -> n
 
 
 def arange(start: Any, stop: Any = None, step: Any = None,
-           dtype: DTypeLike | None = None) -> ndarray:
+           dtype: DTypeLike | None = None, *, device: Any = None) -> ndarray:
     """Evenly spaced values in [start, stop); ``arange(n)`` is ``arange(0, n)``."""
+    check_device(device)
     if stop is None:
         start, stop = 0, start
     spec = arrays_pb2.ArangeSpec(start=_scalar(start, "start"), stop=_scalar(stop, "stop"))
@@ -106,16 +162,20 @@ def arange(start: Any, stop: Any = None, step: Any = None,
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
-             dtype: DTypeLike | None = None) -> ndarray:
+             dtype: DTypeLike | None = None, *, device: Any = None) -> ndarray:
     """``num`` evenly spaced values over [start, stop]. Scalar bounds only (NumPy also takes
     arrays); no ``retstep``/``axis``."""
+    check_device(device)
     return create((), dtype, linspace=arrays_pb2.LinspaceSpec(
         start=_scalar(start, "start"), stop=_scalar(stop, "stop"), num=operator.index(num),
         endpoint=endpoint))
 
 
-def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = float) -> ndarray:
+def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = float,
+        order: str = "C", *, device: Any = None) -> ndarray:
     """Ones on the k-th diagonal of an N x M array."""
+    _require_c_order(order)
+    check_device(device)
     return create((), dtype, eye=arrays_pb2.EyeSpec(
         n=operator.index(N), has_m=M is not None, m=operator.index(M) if M is not None else 0,
         k=operator.index(k)))
@@ -134,30 +194,38 @@ def _like(a: Any, dtype: DTypeLike | None,
             np.dtype(dtype) if dtype is not None else prototype.dtype)
 
 
-def empty_like(a: Any, dtype: DTypeLike | None = None,
-               shape: Optional[ShapeLike] = None) -> ndarray:
+def _order_of_like(order: str) -> str:
+    """The *_like functions' ``order``: "K" and "A" keep the prototype's, which on the
+    server is C."""
+    return "C" if order in ("K", "A") else order
+
+
+def empty_like(a: Any, dtype: DTypeLike | None = None, order: str = "K", subok: bool = True,
+               shape: Optional[ShapeLike] = None, *, device: Any = None) -> ndarray:
     """Uninitialised array with the shape and dtype of ``a`` (an arrayhub array or
-    anything NumPy reads), unless ``dtype``/``shape`` are given. No ``order``/``subok``."""
-    return empty(*_like(a, dtype, shape))
+    anything NumPy reads), unless ``dtype``/``shape`` are given. ``order`` as the server's
+    (C); ``subok`` is moot."""
+    return empty(*_like(a, dtype, shape), order=_order_of_like(order), device=device)
 
 
-def zeros_like(a: Any, dtype: DTypeLike | None = None,
-               shape: Optional[ShapeLike] = None) -> ndarray:
+def zeros_like(a: Any, dtype: DTypeLike | None = None, order: str = "K", subok: bool = True,
+               shape: Optional[ShapeLike] = None, *, device: Any = None) -> ndarray:
     """Zeros with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
-    No ``order``/``subok``."""
-    return zeros(*_like(a, dtype, shape))
+    ``order`` as the server's (C); ``subok`` is moot."""
+    return zeros(*_like(a, dtype, shape), order=_order_of_like(order), device=device)
 
 
-def ones_like(a: Any, dtype: DTypeLike | None = None,
-              shape: Optional[ShapeLike] = None) -> ndarray:
+def ones_like(a: Any, dtype: DTypeLike | None = None, order: str = "K", subok: bool = True,
+              shape: Optional[ShapeLike] = None, *, device: Any = None) -> ndarray:
     """Ones with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
-    No ``order``/``subok``."""
-    return ones(*_like(a, dtype, shape))
+    ``order`` as the server's (C); ``subok`` is moot."""
+    return ones(*_like(a, dtype, shape), order=_order_of_like(order), device=device)
 
 
-def full_like(a: Any, fill_value: Any, dtype: DTypeLike | None = None,
-              shape: Optional[ShapeLike] = None) -> ndarray:
+def full_like(a: Any, fill_value: Any, dtype: DTypeLike | None = None, order: str = "K",
+              subok: bool = True, shape: Optional[ShapeLike] = None, *,
+              device: Any = None) -> ndarray:
     """``fill_value`` everywhere, with the shape and dtype of ``a`` unless
-    ``dtype``/``shape`` are given. No ``order``/``subok``."""
+    ``dtype``/``shape`` are given. ``order`` as the server's (C); ``subok`` is moot."""
     like_shape, like_dtype = _like(a, dtype, shape)
-    return full(like_shape, fill_value, like_dtype)
+    return full(like_shape, fill_value, like_dtype, order=_order_of_like(order), device=device)

@@ -163,3 +163,32 @@ def test_linalg_extension_matches_numpy() -> None:
     _same(la.tensordot(ah.asarray(c), ah.asarray(a), axes=1), np.linalg.tensordot(c, a, axes=1))
     _same(la.matrix_transpose(ah.asarray(c)), np.linalg.matrix_transpose(c))
     _same(la.vecdot(ah.asarray(a), ah.asarray(a)), np.linalg.vecdot(a, a))
+
+
+def test_asarray_copy_keyword() -> None:
+    host = np.arange(6.0)
+    x = ah.asarray(host)
+    assert ah.asarray(x) is x and ah.asarray(x, copy=False) is x
+    copied = ah.asarray(x, copy=True)
+    assert copied is not x
+    copied[0] = 99.0
+    assert float(x[0]) == 0.0
+    for refused in (lambda: ah.asarray(host, copy=False),
+                    lambda: ah.asarray(x, dtype=np.float32, copy=False)):
+        with pytest.raises(ValueError, match="Unable to avoid copy while creating an array"):
+            refused()
+    _same(ah.asarray(x, dtype=np.int32, copy=None), host.astype(np.int32))
+
+
+def test_creation_takes_the_servers_devices() -> None:
+    device = ah.cuda.Device()
+    for made in (ah.zeros(3, device=device), ah.arange(3, device=device),
+                 ah.full(2, 1.5, device=device), ah.eye(2, device=0),
+                 ah.linspace(0, 1, 3, device=device), ah.empty_like(ah.zeros(2), device=device),
+                 ah.asarray([1, 2], device=device)):
+        assert made.device == device
+    with pytest.raises(ValueError, match="the server has 1 device"):
+        ah.zeros(3, device=ah.cuda.runtime.getDeviceCount())
+    with pytest.raises(NotImplementedError, match="C-ordered"):
+        ah.zeros((2, 2), order="F")
+    assert ah.__array_api_version__ == "2024.12"
