@@ -18,6 +18,7 @@ from arrayhub._errors import ArrayHubError, client_error
 if TYPE_CHECKING:
     from arrayhub._ndarray import ndarray
 
+KDL_CPU = 1  # DLDeviceType of host memory.
 KDL_CUDA = 2  # DLDeviceType of CUDA memory.
 _CAPSULE_NAME = b"dltensor"
 

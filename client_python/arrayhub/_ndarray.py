@@ -306,8 +306,11 @@ class ndarray:
 
     # -- Device memory in place, for CuPy, PyTorch, Numba, JAX (CUDA IPC, docs/ipc.md) -------
 
+    def _on_cuda(self) -> bool:
+        return self._info.device.startswith("cuda")
+
     def _require_cuda(self, what: str, error: type) -> None:
-        if not self._info.device.startswith("cuda"):
+        if not self._on_cuda():
             raise error(f"{what}: this array lives on a {self._info.device} server, not in CUDA "
                         "memory; numpy.asarray(x) downloads it")
 
@@ -324,18 +327,28 @@ class ndarray:
         return _cuda_ipc.cuda_array_interface(self)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        """(kDLCUDA, this process's ordinal of the array's GPU)."""
-        self._require_cuda("__dlpack_device__", BufferError)
-        _, ordinal, _ = self._client._ipc_mappings().map(self)
+        """(kDLCUDA, this process's ordinal of the array's GPU); for a CPU server's array,
+        (kDLCPU, 0): its capsule holds a downloaded copy (see :meth:`__dlpack__`)."""
         from arrayhub import _dlpack
+        if not self._on_cuda():
+            return _dlpack.KDL_CPU, 0
+        _, ordinal, _ = self._client._ipc_mappings().map(self)
         return _dlpack.KDL_CUDA, ordinal
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                    copy: Optional[bool] = None) -> Any:
         """A DLPack capsule of the array's device memory mapped in place (``torch.from_dlpack``,
         ``cupy.from_dlpack``); ``copy=True`` exports a copy made on the server. The data is
-        ready when this returns, so ``stream`` needs no wait."""
-        self._require_cuda("__dlpack__", BufferError)
+        ready when this returns, so ``stream`` needs no wait.
+
+        A CPU server's array has no memory this process can map: its capsule is a downloaded
+        host copy (DLPack lets a producer copy unless ``copy=False``, which raises
+        BufferError)."""
+        if not self._on_cuda():
+            if copy is False:
+                raise BufferError(f"__dlpack__: this array lives on a {self._info.device} "
+                                  "server; only a copy can be exported (copy=False refuses it)")
+            return self.get().__dlpack__(max_version=max_version, dl_device=dl_device)
         if copy:
             return self.copy().__dlpack__(dl_device=dl_device)
         pointer, ordinal, response = self._client._ipc_mappings().map(self)

@@ -192,3 +192,13 @@ def test_creation_takes_the_servers_devices() -> None:
     with pytest.raises(NotImplementedError, match="C-ordered"):
         ah.zeros((2, 2), order="F")
     assert ah.__array_api_version__ == "2024.12"
+
+
+def test_a_cpu_servers_array_exports_a_host_copy_through_dlpack() -> None:
+    x = ah.asarray(np.arange(6.0).reshape(2, 3))
+    if x._on_cuda():
+        pytest.skip("a CUDA server's array maps its device memory (test_cuda_ipc.py)")
+    assert x.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(x), np.arange(6.0).reshape(2, 3))
+    with pytest.raises(BufferError, match="only a copy can be exported"):
+        x.__dlpack__(copy=False)
