@@ -26,7 +26,8 @@ from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, flo
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
 from arrayhub import linalg, random, testing
-from arrayhub import _array_api
+from arrayhub import _array_api, _set_functions
+from arrayhub._set_functions import unique_all, unique_counts, unique_inverse, unique_values
 from arrayhub._array_api import (__array_namespace_info__, astype, cumulative_prod,
                                  cumulative_sum, matrix_transpose, positive, take_along_axis,
                                  vecdot)
@@ -129,6 +130,7 @@ __all__ = sorted(
      "ArrayHubNotImplementedError", "ArrayHubLinAlgError", "ArrayHubTimeoutError",
      "ArrayHubBatchError", *UFUNCS,
      *_array_api.__all__,
+     *_set_functions.__all__,
      *_dtype_functions.__all__,
      *_math_functions.__all__,
      *_matrix_functions.__all__])

@@ -28,9 +28,10 @@ def _ints(value: Union[int, Sequence[int]]) -> list[int]:
     return list(value) if isinstance(value, Sequence) else [value]
 
 
-def reshape(a: ndarray, shape: ShapeLike, order: str = "C") -> ndarray:
-    """A view when the layout allows, else a copy."""
-    return _ops.require_array(a, "reshape").reshape(shape, order=order)
+def reshape(a: ndarray, shape: ShapeLike, order: str = "C", *,
+            copy: Optional[bool] = None) -> ndarray:
+    """A view when the layout allows, else a copy; ``copy`` as :meth:`ndarray.reshape`."""
+    return _ops.require_array(a, "reshape").reshape(shape, order=order, copy=copy)
 
 
 def transpose(a: ndarray, axes: Optional[Sequence[int]] = None) -> ndarray:

@@ -488,11 +488,19 @@ class ndarray:
         """Sets every element to ``value`` (SetItem RPC on ``[...]``)."""
         _ops.setitem(self, Ellipsis, value)
 
-    def reshape(self, *shape: Any, order: str = "C") -> ndarray:
-        """A view when the layout allows, else a copy, as NumPy (View RPC)."""
-        dims = shape[0] if len(shape) == 1 else shape
-        return _ops.view(self, reshape=compute_pb2.ViewRequest.Reshape(
-            shape=_ops.shape_tuple(dims), order=order))
+    def reshape(self, *shape: Any, order: str = "C", copy: Optional[bool] = None) -> ndarray:
+        """A view when the layout allows, else a copy, as NumPy (View RPC). ``copy=True``
+        always copies; ``copy=False`` raises ValueError where a copy would be needed (and
+        then waits for the server's answer, unless this array is C-contiguous)."""
+        dims = _ops.shape_tuple(shape[0] if len(shape) == 1 else shape)
+        source = self.copy() if copy else self
+        reshaped = _ops.view(source, reshape=compute_pb2.ViewRequest.Reshape(shape=dims,
+                                                                             order=order))
+        if copy is False and not (order == "C" and self.flags.c_contiguous) \
+                and reshaped.flags.owndata:
+            raise client_error(ArrayHubValueError,
+                               "Unable to avoid creating a copy while reshaping.")
+        return reshaped
 
     def transpose(self, *axes: Any) -> ndarray:
         """A view with the axes permuted (reversed when none are given)."""

@@ -29,7 +29,8 @@ __all__ = ["svd", "qr", "cholesky", "eigh", "eigvalsh", "solve", "inv", "det", "
            "SlogdetResult",
            # The Array API's linalg extension, as numpy.linalg has it:
            "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal", "matrix_power",
-           "matmul", "tensordot", "vecdot", "outer", "matrix_transpose"]
+           "matmul", "tensordot", "vecdot", "outer", "matrix_transpose", "cross", "pinv",
+           "matrix_rank"]
 
 
 class SVDResult(NamedTuple):
@@ -237,3 +238,70 @@ def vecdot(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
 def matrix_transpose(x: ndarray, /) -> ndarray:
     """arrayhub.matrix_transpose."""
     return _array_api.matrix_transpose(x)
+
+
+def cross(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
+    """Cross products of the 3-vectors along ``axis`` (3-vectors only, unlike
+    arrayhub.cross)."""
+    x1, x2 = _ops.require_array(x1, "cross"), _ops.require_array(x2, "cross")
+    n1 = x1.shape[axis] if x1.ndim else 0
+    n2 = x2.shape[axis] if x2.ndim else 0
+    if n1 != 3 or n2 != 3:
+        raise client_error(ArrayHubValueError, "Both input arrays must be (arrays of) "
+                           f"3-dimensional vectors, but they are {n1} and {n2} dimensional "
+                           "instead.")
+    from arrayhub._math_functions import cross as cross_product
+
+    return cross_product(x1, x2, axis=axis)
+
+
+_NO_VALUE = object()
+
+
+def _eps(dtype: Any) -> float:
+    import numpy as np
+
+    return float(np.finfo(dtype).eps)
+
+
+def pinv(a: ndarray, rcond: Any = None, hermitian: bool = False, *,
+         rtol: Any = _NO_VALUE) -> ndarray:
+    """The Moore-Penrose pseudo-inverse from the SVD, singular values at most ``rcond`` (or
+    ``rtol``) times the largest counted as zero, as numpy.linalg.pinv. ``hermitian`` is
+    accepted and the general SVD used (the same result)."""
+    a = _ops.require_array(a, "pinv")
+    if rcond is None:
+        if rtol is _NO_VALUE:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(a.shape[-2:]) * _eps(a.dtype if a.dtype.kind in "fc" else "float64")
+        else:
+            rcond = rtol
+    elif rtol is not _NO_VALUE:
+        raise client_error(ArrayHubValueError, "`rtol` and `rcond` can't be both set.")
+    if a.dtype.kind == "c":
+        from arrayhub._ufuncs import UFUNCS
+
+        a = UFUNCS["conjugate"](a)
+    u, s, vt = svd(a, full_matrices=False)
+    large = s > s.max(axis=-1, keepdims=True) * rcond
+    from arrayhub._ufuncs import where
+
+    inverse = where(large, 1 / where(large, s, 1), 0)  # 0 where the value counts as zero
+    return vt.mT @ (inverse[..., None] * u.mT)
+
+
+def matrix_rank(A: ndarray, tol: Any = None, hermitian: bool = False, *,
+                rtol: Any = None) -> ndarray:
+    """The number of singular values above ``tol`` (default: the largest times ``rtol``,
+    itself by default max(M, N) times the dtype's eps), as numpy.linalg.matrix_rank; a 0-d
+    or stacked int64 array (NumPy gives a Python int for a single matrix)."""
+    A = _ops.require_array(A, "matrix_rank")
+    if A.ndim < 2:
+        return (A != 0).any().astype("int64")
+    singular = svdvals(A)
+    if tol is None:
+        if rtol is None:
+            rtol = max(A.shape[-2:]) * _eps(singular.dtype)
+        tol = singular.max(axis=-1, keepdims=True) * rtol
+    return (singular > tol).sum(axis=-1)

@@ -202,3 +202,53 @@ def test_a_cpu_servers_array_exports_a_host_copy_through_dlpack() -> None:
     np.testing.assert_array_equal(np.from_dlpack(x), np.arange(6.0).reshape(2, 3))
     with pytest.raises(BufferError, match="only a copy can be exported"):
         x.__dlpack__(copy=False)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.bool_], ids=str)
+def test_unique_functions_match_numpy(dtype: type) -> None:
+    host = RNG.integers(0, 4, size=(3, 5)).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        host[0, 0] = host[1, 1] = np.nan  # Each NaN a value of its own, as NumPy 2.
+    for data in (host, host[:0]):
+        _same(ah.unique_values(ah.asarray(data)), np.unique_values(data))
+        for name in ("unique_counts", "unique_inverse", "unique_all"):
+            got, expected = getattr(ah, name)(ah.asarray(data)), getattr(np, name)(data)
+            assert got._fields == expected._fields
+            for g, e in zip(got, expected):
+                _same(g, e)
+
+
+def test_tensordot_with_axis_pairs() -> None:
+    a, b = RNG.normal(size=(2, 3, 4)), RNG.normal(size=(4, 3, 5))
+    for axes in (([1, 2], [1, 0]), ([2], [0]), (2, 0), ([], [])):
+        _same(ah.tensordot(ah.asarray(a), ah.asarray(b), axes=axes), np.tensordot(a, b, axes))
+    with pytest.raises(ValueError, match="shape-mismatch for sum"):
+        ah.tensordot(ah.asarray(a), ah.asarray(b), axes=([0], [0]))
+
+
+def test_pinv_matrix_rank_and_linalg_cross() -> None:
+    stacked = RNG.normal(size=(2, 4, 3))
+    _same(ah.linalg.pinv(ah.asarray(stacked)), np.linalg.pinv(stacked))
+    complex_matrix = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))
+    _same(ah.linalg.pinv(ah.asarray(complex_matrix), rtol=None),
+          np.linalg.pinv(complex_matrix, rtol=None))
+    rank_two = RNG.normal(size=(5, 2)) @ RNG.normal(size=(2, 4))
+    _same(ah.linalg.matrix_rank(ah.asarray(rank_two)), np.int64(np.linalg.matrix_rank(rank_two)))
+    _same(ah.linalg.matrix_rank(ah.asarray(np.stack([rank_two, rank_two[:, ::-1] * 0]))),
+          np.linalg.matrix_rank(np.stack([rank_two, rank_two[:, ::-1] * 0])))
+    u, v = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    _same(ah.linalg.cross(ah.asarray(u), ah.asarray(v)), np.linalg.cross(u, v))
+    with pytest.raises(ValueError, match="must be \\(arrays of\\) 3-dimensional vectors"):
+        ah.linalg.cross(ah.asarray(u[:, :2]), ah.asarray(v[:, :2]))
+
+
+def test_reshape_copy_keyword() -> None:
+    host = np.arange(12.0).reshape(3, 4)
+    x = ah.asarray(host)
+    assert not ah.reshape(x, (4, 3), copy=False).flags.owndata  # A view.
+    copied = ah.reshape(x, (12,), copy=True)
+    copied[0] = 7.0
+    assert float(x[0, 0]) == 0.0  # Its own memory.
+    with pytest.raises(ValueError, match="Unable to avoid creating a copy while reshaping."):
+        ah.reshape(x.T, (12,), copy=False)
+    _same(x.T.reshape(12, copy=None), host.T.reshape(12))

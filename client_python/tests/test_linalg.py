@@ -321,8 +321,10 @@ def test_tensor_product_errors() -> None:
         ah.inner(ah.ones((2, 3)), ah.ones((4, 5)))
     with pytest.raises(ValueError):
         ah.vdot(ah.ones(3), ah.ones(4))
-    with pytest.raises(NotImplementedError, match="integer axes"):
-        ah.tensordot(ah.ones((2, 3)), ah.ones((2, 3)), axes=([0], [0]))
+    with pytest.raises(ValueError, match="shape-mismatch for sum"):
+        ah.tensordot(ah.ones((2, 3)), ah.ones((2, 3)), axes=([0], [1]))
+    with pytest.raises(ValueError, match=r"too many values to unpack \(expected 2\)"):
+        ah.tensordot(ah.ones((2, 3)), ah.ones((2, 3)), axes=([0], [0], [1]))
 
 
 # --- svd -------------------------------------------------------------------------------------
