@@ -51,6 +51,7 @@ from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean
                                  std, sum, var)
 from arrayhub._sharing import attach, open, publish, unpublish
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
+from arrayhub._watch import SessionEvent, SessionWatch
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -66,7 +67,7 @@ globals().update(UFUNCS)  # add, subtract, ..., exp, sqrt, ... and NumPy's alias
 
 __all__ = sorted(
     ["Client", "connect", "get_client", "session", "set_default_client", "linalg", "random",
-     "batch", "Batch", "set_sync", "is_sync", "synchronize",
+     "batch", "Batch", "set_sync", "is_sync", "synchronize", "SessionEvent", "SessionWatch",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",
