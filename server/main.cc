@@ -43,6 +43,7 @@ struct Config {
   arrayhub::Limits limits;
   int64_t session_ttl = 60;
   int64_t max_session_ttl = 3600;
+  int64_t lease_warning_percent = 80;
   int64_t drain_seconds = 10;
   int64_t transfer_idle_seconds = 60;
   std::string metrics_listen;
@@ -93,6 +94,10 @@ void DefineOptions(CLI::App& app, Config& config) {
       ->check(CLI::PositiveNumber);
   add("max-session-ttl", config.max_session_ttl, "longest lease a client may ask for, in seconds")
       ->check(CLI::PositiveNumber);
+  add("lease-warning-percent", config.lease_warning_percent,
+      "WatchSession streams hear that a lease is about to run out once this percentage of it "
+      "has passed without a KeepAlive")
+      ->check(CLI::Range(1, 99));
   add("drain-seconds", config.drain_seconds,
       "on SIGTERM/SIGINT, how long in-flight calls may run before they are stopped")
       ->check(CLI::NonNegativeNumber);
@@ -115,7 +120,8 @@ void DefineOptions(CLI::App& app, Config& config) {
       "sessions each tenant may have open at once")
       ->check(CLI::NonNegativeNumber);
   add("tenant-max-transfers", config.quotas.max_transfers,
-      "uploads and downloads each tenant may have in flight at once")
+      "uploads, downloads, Batch streams and session watches each tenant may have in flight "
+      "at once")
       ->check(CLI::NonNegativeNumber);
   add("transfer-idle-seconds", config.transfer_idle_seconds,
       "an upload or download that moves no chunk for this long is cancelled (an upload's "
@@ -272,7 +278,9 @@ int main(int argc, char** argv) {
       .listen_address = config.listen,
       .limits = limits,
       .sessions = {.default_lease = std::chrono::seconds(config.session_ttl),
-                   .max_lease = std::chrono::seconds(config.max_session_ttl)},
+                   .max_lease = std::chrono::seconds(config.max_session_ttl),
+                   .lease_warning_fraction =
+                       static_cast<double>(config.lease_warning_percent) / 100},
       .metrics_listen = config.metrics_listen,
       .quotas = config.quotas,
       .tokens = tokens,

@@ -85,6 +85,7 @@ from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_poo
 
 #: The version of the Python Array API standard this namespace follows.
 __array_api_version__ = "2024.12"
+from arrayhub._watch import SessionEvent, SessionWatch
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -103,7 +104,7 @@ __all__ = sorted(
      "testing",
      "cuda", "profiler", "get_array_module", "from_dlpack", "get_default_memory_pool",
      "get_default_pinned_memory_pool",
-     "batch", "Batch", "set_sync", "is_sync", "synchronize",
+     "batch", "Batch", "set_sync", "is_sync", "synchronize", "SessionEvent", "SessionWatch",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",

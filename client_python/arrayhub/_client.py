@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterator, Optional
 import grpc
 import numpy as np
 
-from arrayhub import _connect_options, _cuda_ipc, _dtypes, _pipeline, _progress, _shared_memory
+from arrayhub import (_connect_options, _cuda_ipc, _dtypes, _pipeline, _progress, _shared_memory,
+                      _watch)
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubConnectionError, ArrayHubError,
                               SessionNotFoundError, client_error, error_from_rpc)
 from arrayhub.v1 import arrays_pb2, service_pb2_grpc, types_pb2
@@ -286,6 +287,19 @@ class Client:
         """
         self.flush()
         return self._rpc("GetServerInfo", arrays_pb2.ServerInfoRequest())
+
+    def watch_session(self) -> _watch.SessionWatch:
+        """Watches this session: an iterator of :class:`arrayhub.SessionEvent`, ``watching``
+        first, then ``lease_expiring`` when the lease is about to run out unrenewed, and last
+        ``session_ended`` (with the arrays the server freed) or ``draining`` (the server is
+        stopping), after which it ends. It blocks until the next event: read it on a thread of
+        its own, and close it (or use it as a context manager) to stop watching. A watch takes
+        one of the tenant's transfer slots on the server while it is open, so the client never
+        opens one on its own."""
+        self._check_open()
+        call = self._connection.stub.WatchSession(arrays_pb2.WatchSessionRequest(),
+                                                  metadata=self._metadata)
+        return _watch.SessionWatch(call)
 
     def list_arrays(self, all_sessions: bool = False,
                     include_shared: bool = False) -> list[types_pb2.ArrayInfo]:

@@ -258,3 +258,102 @@ def test_systemd_unit_and_example_config(tmp_path: pathlib.Path) -> None:
                                if not k.startswith("ARRAYHUB_")})
     stop_daemon(daemon)
     assert "max rank 64, max array 17179869184 bytes" in daemon.log.read_text()
+
+
+def _unit_needs(unit_text: str) -> dict[str, str]:
+    """What the systemd unit needs installed before it starts: each absolute path it names,
+    as path -> the setting that names it, and its user ("user:NAME") unless it is dynamic."""
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment]
+    unit.read_string(unit_text)
+    service = unit["Service"]
+    needs = {"/etc/systemd/system/arrayhubd.service": "the unit itself"}
+    exec_start = shlex.split(service["ExecStart"].lstrip("-@!+:"))
+    needs[exec_start[0]] = "ExecStart"
+    needs.update({word: f"ExecStart {flag}" for flag, word in zip(exec_start, exec_start[1:])
+                  if flag.startswith("--") and word.startswith("/")})
+    for credential in service.get("LoadCredential", "").split():
+        needs[credential.split(":", 1)[1]] = "LoadCredential"
+    for file in service.get("EnvironmentFile", "").split():
+        if not file.startswith("-"):  # "-": optional.
+            needs[file] = "EnvironmentFile"
+    for assignment in shlex.split(service.get("Environment", "")):
+        value = assignment.split("=", 1)[1]
+        if value.startswith("/"):
+            needs[value] = f"Environment {assignment}"
+    if service.get("DynamicUser", "no") != "yes" and "User" in service:
+        needs[f"user:{service['User']}"] = "User"
+    return needs
+
+
+def _steps_make(readme_text: str) -> dict[str, list[str]]:
+    """What the README's systemd steps make: path -> the options of the command that installed
+    it (`install`, a redirect), and "user:NAME" for users they add."""
+    section = readme_text.split("## A lab's shared server", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1)
+    made: dict[str, list[str]] = {}
+    for line in block.replace("\\\n", " ").splitlines():
+        words = shlex.split(line, comments=True)
+        commands: list[list[str]] = [[]]
+        for word in words:
+            if word in ("&&", "||", ";", "|"):
+                commands.append([])
+            else:
+                commands[-1].append(word)
+        for command in filter(None, commands):
+            if ">" in command and command.index(">") + 1 < len(command):
+                made[command[command.index(">") + 1]] = []
+            if command[0] in ("useradd", "adduser"):
+                made[f"user:{command[-1]}"] = command
+            if command[0] != "install":
+                continue
+            options, operands, words_left = [], [], iter(command[1:])
+            for word in words_left:
+                if word in ("-m", "-o", "-g", "-t", "--mode", "--owner", "--group"):
+                    options += [word, next(words_left)]
+                elif word.startswith("-"):
+                    options.append(word)
+                else:
+                    operands.append(word)
+            if "-d" in options:
+                made.update({directory: options for directory in operands})
+                continue
+            *sources, destination = operands
+            # `install SOURCE... DIRECTORY` unless -D or one source names the file itself.
+            to_directory = len(sources) > 1 or destination.endswith("/") or (
+                "-D" not in options and pathlib.PurePath(destination).suffix == ""
+                and pathlib.PurePath(destination).name != pathlib.PurePath(sources[0]).name)
+            for source in sources:
+                path = (str(pathlib.PurePath(destination) / pathlib.PurePath(source).name)
+                        if to_directory else destination)
+                made[path] = options
+    return made
+
+
+def _disagreements(unit_text: str, readme_text: str) -> list[str]:
+    made = _steps_make(readme_text)
+    return [f"{path} ({setting}) is not installed by deploy/README.md's steps"
+            for path, setting in _unit_needs(unit_text).items() if path not in made]
+
+
+def test_systemd_steps_install_everything_the_unit_needs() -> None:
+    unit_text = (DEPLOY / "systemd/arrayhubd.service").read_text()
+    readme_text = (DEPLOY / "README.md").read_text()
+    assert _disagreements(unit_text, readme_text) == []
+    needs = _unit_needs(unit_text)
+    assert {"/usr/local/bin/arrayhubd", "/etc/arrayhub/arrayhubd.toml",
+            "/etc/arrayhub/tokens"} <= set(needs)
+    # The token file is root's and no one else's: LoadCredential reads it as root.
+    tokens = _steps_make(readme_text)["/etc/arrayhub/tokens"]
+    assert tokens[tokens.index("-m") + 1] in ("0600", "600")
+    assert tokens[tokens.index("-o") + 1] == "root"
+
+    # The check fails for steps that leave one out, as they once left out the tokens.
+    without_tokens = re.sub(r"^install .*/etc/arrayhub/tokens.*$", "", readme_text,
+                            flags=re.MULTILINE)
+    assert _disagreements(unit_text, without_tokens) == [
+        "/etc/arrayhub/tokens (LoadCredential) is not installed by deploy/README.md's steps"]
+    # And for a unit that needs a file the steps never make.
+    extra = unit_text.replace("[Service]\n", "[Service]\nEnvironmentFile=/etc/arrayhub/env\n")
+    assert _disagreements(extra, readme_text) == [
+        "/etc/arrayhub/env (EnvironmentFile) is not installed by deploy/README.md's steps"]

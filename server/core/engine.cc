@@ -15,7 +15,8 @@ Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions s
         return session_options;
       }()),
       ledger_(std::make_shared<TenantLedger>(quota)),
-      transfers_(quota.max_transfers) {}
+      transfers_(quota.max_transfers),
+      watchers_(session_options.lease_warning_fraction) {}
 
 absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
                                             const std::string& client_name,
@@ -37,23 +38,43 @@ absl::StatusOr<Session> Engine::KeepAlive(const Caller& caller) {
 
 absl::StatusOr<int64_t> Engine::CloseSession(const Caller& caller) {
   AH_RETURN_IF_ERROR(sessions_.Close(caller.tenant, caller.session));
-  transfers_.CancelSession(caller.session);
-  regions_.EraseSession(caller.session);
-  ipc_.EraseSession(caller.session);
-  return table_.EraseSession(caller.session);
+  return EndSession(caller.session, SessionEvent::EndReason::kClosed);
 }
 
 int64_t Engine::ReapExpiredSessions() {
   const std::vector<Session> expired = sessions_.TakeExpired(Clock::now());
   parked_descriptors_.DropExpired(Clock::now());
   for (const Session& session : expired) {
-    transfers_.CancelSession(session.id);
-    regions_.EraseSession(session.id);
-    ipc_.EraseSession(session.id);
-    table_.EraseSession(session.id);
+    EndSession(session.id, SessionEvent::EndReason::kLeaseExpired);
   }
   return static_cast<int64_t>(expired.size());
 }
+
+int64_t Engine::EndSession(const Handle& session, SessionEvent::EndReason reason) {
+  const int64_t freed = table_.EraseSession(session);
+  // Before the transfers are cancelled: a watch holds a transfer slot, and its cancel ends
+  // its stream once the watch's last event, queued here, has gone out.
+  watchers_.EndSession(session, reason, freed);
+  transfers_.CancelSession(session);
+  regions_.EraseSession(session);
+  ipc_.EraseSession(session);
+  return freed;
+}
+
+absl::StatusOr<std::unique_ptr<SessionWatchers::Watch>> Engine::WatchSession(
+    const Caller& caller, SessionWatchers::Listener listener) {
+  AH_ASSIGN_OR_RETURN(Session session, sessions_.Find(caller.tenant, caller.session));
+  std::unique_ptr<SessionWatchers::Watch> watch = watchers_.Add(session, std::move(listener));
+  // As in BeginTransfer: sessions are removed before their watchers hear the end, so either
+  // that end reaches this watch, or this check sees the session gone.
+  if (!sessions_.IsOpen(caller.session)) {
+    return absl::NotFoundError(
+        fmt::format("session {} closed before the watch began", caller.session.ToString()));
+  }
+  return watch;
+}
+
+int64_t Engine::WarnExpiringLeases() { return watchers_.WarnExpiring(sessions_, Clock::now()); }
 
 absl::StatusOr<std::unique_ptr<TransferRegistry::Ticket>> Engine::BeginTransfer(
     const Caller& caller, std::function<void()> cancel) {
@@ -313,7 +334,8 @@ EngineStats Engine::Stats() const {
           .buffers = memory.buffers_in_use,
           .arrays = table_.size(),
           .sessions = sessions_.size(),
-          .shared_memory_descriptors = shared_memory_descriptors_.held()};
+          .shared_memory_descriptors = shared_memory_descriptors_.held(),
+          .session_watches = watchers_.size()};
 }
 
 std::map<std::string, TenantUsage> Engine::UsageByTenant() const {

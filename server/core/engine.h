@@ -26,6 +26,7 @@
 #include "server/core/parked_descriptors.h"
 #include "server/core/publications.h"
 #include "server/core/session_manager.h"
+#include "server/core/session_watchers.h"
 #include "server/core/shared_memory_object.h"
 #include "server/core/shared_memory_regions.h"
 #include "server/core/shared_memory_specs.h"
@@ -70,6 +71,7 @@ struct EngineStats {
   int64_t sessions = 0;      // Open sessions.
   // Descriptors of clients' shared-memory objects: registered regions and parked ones.
   int64_t shared_memory_descriptors = 0;
+  int64_t session_watches = 0;  // Open WatchSession streams.
 };
 
 class Engine {
@@ -99,6 +101,16 @@ class Engine {
   absl::StatusOr<int64_t> CloseSession(const Caller& caller);
   // Closes every session whose lease has run out; returns how many.
   int64_t ReapExpiredSessions();
+
+  // Watches (session_watchers.h): `listener` hears the caller's session's events until the
+  // watch goes. NOT_FOUND when the session closed meanwhile. The transport takes a transfer
+  // slot (BeginTransfer) for each watch first, which bounds them per tenant.
+  absl::StatusOr<std::unique_ptr<SessionWatchers::Watch>> WatchSession(
+      const Caller& caller, SessionWatchers::Listener listener);
+  // Warns the watchers of the sessions whose leases are about to run out; returns how many.
+  int64_t WarnExpiringLeases();
+  // Tells every watcher, now and later, that the server drains.
+  void AnnounceDrain() { watchers_.Drain(); }
 
   // Streamed transfers (transfers.h): an upload or download holds a ticket from before its
   // first message to its end, and `cancel` stops its call. RESOURCE_EXHAUSTED past the tenant's
@@ -295,6 +307,9 @@ class Engine {
                                                      const Layout& layout, bool writable = true);
   // FAILED_PRECONDITION when the operator switched shared memory off.
   absl::Status CheckSharedMemoryOn() const;
+  // What ending a session (closed, or its lease ran out; sessions_ has dropped it) frees:
+  // its arrays, its watchers told how many, then its transfers, regions and IPC leases.
+  int64_t EndSession(const Handle& session, SessionEvent::EndReason reason);
 
   std::unique_ptr<Backend> backend_;
   Limits limits_;
@@ -302,6 +317,7 @@ class Engine {
   SessionManager sessions_;
   std::shared_ptr<TenantLedger> ledger_;
   TransferRegistry transfers_;
+  SessionWatchers watchers_;
   PublicationRegistry publications_;
   // Held while a limited array quota is checked and the handles or publication it admits are
   // added, so that concurrent requests of one tenant cannot pass it together.

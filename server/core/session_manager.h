@@ -30,6 +30,9 @@ struct SessionOptions {
   std::chrono::seconds default_lease{60};
   std::chrono::seconds max_lease{3600};
   int64_t max_per_tenant = std::numeric_limits<int64_t>::max();  // Open sessions per tenant.
+  // The part of a lease after which, without a KeepAlive, the session's watchers are warned
+  // (SessionWatchers): --lease-warning-percent.
+  double lease_warning_fraction = 0.8;
 };
 
 struct Session {

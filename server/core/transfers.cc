@@ -60,7 +60,7 @@ absl::StatusOr<std::unique_ptr<TransferRegistry::Ticket>> TransferRegistry::Begi
     if (running == 0) per_tenant_.erase(caller.tenant);
     return absl::ResourceExhaustedError(
         fmt::format("tenant '{}' transfer quota exceeded (--tenant-max-transfers {}): {} uploads, "
-                    "downloads and Batch streams are in flight",
+                    "downloads, Batch streams and session watches are in flight",
                     caller.tenant, max_per_tenant_, held));
   }
   ++running;

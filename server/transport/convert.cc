@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "server/common/status_macros.h"
 #include "server/core/linalg_rules.h"
 
@@ -10,6 +12,14 @@ namespace arrayhub {
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+int64_t UnixMillis(Clock::time_point steady) {
+  const auto now_system = std::chrono::system_clock::now();
+  const auto remaining = steady - Clock::now();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             (now_system + remaining).time_since_epoch())
+      .count();
 }
 
 absl::StatusOr<std::optional<DType>> OptionalDType(int wire_value, std::string_view field) {

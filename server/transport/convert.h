@@ -17,11 +17,15 @@
 #include "server/core/creation.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
+#include "server/core/session_manager.h"
 
 namespace arrayhub {
 
 // absl and gRPC share the canonical code numbers; the message is kept as is.
 grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// A time on the server's steady clock (a lease's expiry) as Unix milliseconds, for clients.
+int64_t UnixMillis(Clock::time_point steady);
 
 // A dtype field that must be set.
 absl::StatusOr<DType> RequiredDType(int wire_value, std::string_view field);

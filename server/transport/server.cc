@@ -82,6 +82,8 @@ int ArrayHubServer::metrics_port() const {
 void ArrayHubServer::ReapLoop(std::chrono::milliseconds interval) {
   std::unique_lock lock(reaper_mutex_);
   while (!reaper_wakeup_.wait_for(lock, interval, [this] { return stopping_.load(); })) {
+    // Before the reaping, so that a lease that runs out within one interval is warned of.
+    engine_->WarnExpiringLeases();
     if (int64_t reaped = engine_->ReapExpiredSessions(); reaped > 0) {
       spdlog::info("closed {} session(s) whose lease ran out", reaped);
     }

@@ -20,10 +20,11 @@ inline constexpr char kSessionMetadataKey[] = "x-arrayhub-session";
 // Tenant of every caller when authentication is off.
 inline constexpr char kAnonymousTenant[] = "anonymous";
 
-// Upload and Download are callback methods on raw byte buffers (transfer_rpcs.cc says why);
-// every other method is synchronous.
-using ArrayHubServiceBase = v1::ArrayHub::WithRawCallbackMethod_Upload<
-    v1::ArrayHub::WithRawCallbackMethod_Download<v1::ArrayHub::Service>>;
+// Upload and Download are callback methods on raw byte buffers (transfer_rpcs.cc says why),
+// WatchSession one on messages (watch_rpcs.cc); every other method is synchronous.
+using ArrayHubServiceBase =
+    v1::ArrayHub::WithRawCallbackMethod_Upload<v1::ArrayHub::WithRawCallbackMethod_Download<
+        v1::ArrayHub::WithCallbackMethod_WatchSession<v1::ArrayHub::Service>>>;
 
 class ArrayHubService final : public ArrayHubServiceBase {
  public:
@@ -122,13 +123,17 @@ class ArrayHubService final : public ArrayHubServiceBase {
   grpc::Status ReleaseIpc(grpc::ServerContext* context, const v1::ReleaseIpcRequest* request,
                           v1::ReleaseIpcResponse* response) override;
 
-  // Not implemented yet (unimplemented_rpcs.cc): each answers UNIMPLEMENTED, saying so.
-  grpc::Status WatchSession(grpc::ServerContext* context, const v1::WatchSessionRequest* request,
-                            grpc::ServerWriter<v1::SessionEvent>* writer) override;
+  // The session's events (watch_rpcs.cc).
+  grpc::ServerWriteReactor<v1::SessionEvent>* WatchSession(
+      grpc::CallbackServerContext* context, const v1::WatchSessionRequest* request) override;
 
   // From `deadline` on, the calls in flight stop at their next check with UNAVAILABLE
-  // (ArrayHubServer::Shutdown's drain).
-  void Drain(std::chrono::steady_clock::time_point deadline) { drain_.Set(deadline); }
+  // (ArrayHubServer::Shutdown's drain). Session watches end at once, after their DRAINING
+  // event: they would only hold the drain up.
+  void Drain(std::chrono::steady_clock::time_point deadline) {
+    drain_.Set(deadline);
+    engine_.AnnounceDrain();
+  }
 
   // Public for the transfer reactors (transfer_rpcs.cc), classes of their own.
   // Tenant plus the session named by the call's metadata, and the call's stop signal.

@@ -4,17 +4,6 @@
 #include "server/transport/service.h"
 
 namespace arrayhub {
-namespace {
-
-int64_t UnixMillis(Clock::time_point steady) {
-  const auto now_system = std::chrono::system_clock::now();
-  const auto remaining = steady - Clock::now();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             (now_system + remaining).time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 grpc::Status ArrayHubService::OpenSession(grpc::ServerContext* context,
                                           const v1::OpenSessionRequest* request,

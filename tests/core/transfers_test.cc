@@ -25,7 +25,7 @@ TEST(TransferRegistryTest, EachTenantRunsAtMostItsQuota) {
   EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(third.status().message(),
             "tenant 'alice' transfer quota exceeded (--tenant-max-transfers 2): 2 uploads, "
-            "downloads and Batch streams are in flight");
+            "downloads, Batch streams and session watches are in flight");
   EXPECT_TRUE(registry.Begin(CallerOf("bob", session), [] {}).ok());  // Bob's own quota.
   first->reset();
   EXPECT_TRUE(registry.Begin(CallerOf("alice", session), [] {}).ok());

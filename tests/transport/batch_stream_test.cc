@@ -111,7 +111,7 @@ TEST_F(BatchStreamTest, AnOpenStreamTakesATransferSlot) {
   EXPECT_FALSE(Exchange(*third.stream, Batch({Arange(2)}, {}), &answer));
   EXPECT_STATUS(third.stream->Finish(), RESOURCE_EXHAUSTED,
                 "tenant 'anonymous' transfer quota exceeded (--tenant-max-transfers 2): 2 "
-                "uploads, downloads and Batch streams are in flight");
+                "uploads, downloads, Batch streams and session watches are in flight");
   v1::ArrayInfo info;
   EXPECT_STATUS(Upload(v1::DTYPE_UINT8, {3}, "abc", &info), RESOURCE_EXHAUSTED,
                 "--tenant-max-transfers 2");

@@ -116,7 +116,7 @@ TEST_F(TransferLimitsTest, TransfersInFlightAreCappedPerTenant) {
   v1::ArrayInfo info;
   EXPECT_STATUS(Upload(v1::DTYPE_UINT8, {3}, "abc", &info), RESOURCE_EXHAUSTED,
                 "tenant 'anonymous' transfer quota exceeded (--tenant-max-transfers 4): 4 "
-                "uploads, downloads and Batch streams are in flight");
+                "uploads, downloads, Batch streams and session watches are in flight");
   grpc::Status download;
   DownloadAll(array.handle(), 0, &download);
   EXPECT_STATUS(download, RESOURCE_EXHAUSTED, "--tenant-max-transfers 4");

@@ -252,14 +252,5 @@ TEST_F(BookkeepingTest, DebugLogNamesTheRequestAndTheTenant) {
   EXPECT_NE(text.find("tenant=anonymous: missing x-arrayhub-session"), std::string::npos) << text;
 }
 
-TEST_F(BookkeepingTest, RpcsOfLaterIssuesSayTheyAreNotImplemented) {
-  auto context = Context();
-  auto events = stub_->WatchSession(context.get(), v1::WatchSessionRequest());
-  v1::SessionEvent event;
-  EXPECT_FALSE(events->Read(&event));
-  EXPECT_STATUS(events->Finish(), UNIMPLEMENTED, "WatchSession is not implemented");
-  ExpectNothingLeaked();
-}
-
 }  // namespace
 }  // namespace arrayhub::testing

@@ -1,5 +1,6 @@
 from arrayhub.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
@@ -349,11 +350,35 @@ class ServerLimits(_message.Message):
     max_rank: int
     def __init__(self, max_rank: _Optional[int] = ..., max_array_bytes: _Optional[int] = ..., max_chunk_bytes: _Optional[int] = ..., default_chunk_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_inline_read_bytes: _Optional[int] = ..., max_batch_ops: _Optional[int] = ..., batch_stream: bool = ...) -> None: ...
 
+class SessionEnded(_message.Message):
+    __slots__ = ["arrays_freed", "reason"]
+    class Reason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    ARRAYS_FREED_FIELD_NUMBER: _ClassVar[int]
+    REASON_CLOSED: SessionEnded.Reason
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_LEASE_EXPIRED: SessionEnded.Reason
+    REASON_UNSPECIFIED: SessionEnded.Reason
+    arrays_freed: int
+    reason: SessionEnded.Reason
+    def __init__(self, reason: _Optional[_Union[SessionEnded.Reason, str]] = ..., arrays_freed: _Optional[int] = ...) -> None: ...
+
 class SessionEvent(_message.Message):
-    __slots__ = ["lease_expires_unix_ms"]
+    __slots__ = ["kind", "lease_expires_unix_ms", "session_ended"]
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    KIND_DRAINING: SessionEvent.Kind
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KIND_LEASE_EXPIRING: SessionEvent.Kind
+    KIND_SESSION_ENDED: SessionEvent.Kind
+    KIND_UNSPECIFIED: SessionEvent.Kind
+    KIND_WATCHING: SessionEvent.Kind
     LEASE_EXPIRES_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ENDED_FIELD_NUMBER: _ClassVar[int]
+    kind: SessionEvent.Kind
     lease_expires_unix_ms: int
-    def __init__(self, lease_expires_unix_ms: _Optional[int] = ...) -> None: ...
+    session_ended: SessionEnded
+    def __init__(self, lease_expires_unix_ms: _Optional[int] = ..., kind: _Optional[_Union[SessionEvent.Kind, str]] = ..., session_ended: _Optional[_Union[SessionEnded, _Mapping]] = ...) -> None: ...
 
 class SharedMemoryCopyRequest(_message.Message):
     __slots__ = ["dtype", "handle", "offset_bytes", "region_name", "shape"]

@@ -196,7 +196,12 @@ class ArrayHubServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def WatchSession(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The session's events (SessionEvent): WATCHING first, then LEASE_EXPIRING when the lease is
+        about to run out, and last SESSION_ENDED (its arrays freed) or DRAINING, after which the
+        stream ends OK. An open watch counts against --tenant-max-transfers (RESOURCE_EXHAUSTED
+        when opened past it), is never cancelled for being idle, and holds nothing once its
+        client goes; it neither renews the lease nor ends the session when it breaks.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
