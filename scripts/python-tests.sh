@@ -58,7 +58,7 @@ if [ "${ARRAYHUB_TEST_SYNC:-1}" != 0 ]; then
     "$tests"/test_indexing.py "$tests"/test_errors.py "$tests"/test_manipulation.py \
     "$tests"/test_creation.py "$tests"/test_strided_inputs.py \
     "$tests"/test_batch.py "$tests"/test_batch_fusion.py "$tests"/test_lifetime.py \
-    "$tests"/test_linalg.py "$@" || status=$?
+    "$tests"/test_linalg.py "$tests"/test_complex_parts.py "$@" || status=$?
   # 5: the extra arguments (-k ...) selected nothing in these files.
   [ "$status" = 0 ] || [ "$status" = 5 ] || exit "$status"
 fi

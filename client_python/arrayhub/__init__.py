@@ -51,6 +51,9 @@ from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean
                                  std, sum, var)
 from arrayhub._sharing import attach, open, publish, unpublish
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
+from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to UFUNCS)
+from arrayhub._complex_parts import angle, imag, real
+from arrayhub._elementwise_functions import fix, isneginf, isposinf, nan_to_num, sinc
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -71,7 +74,8 @@ __all__ = sorted(
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",
      "empty_pinned", "zeros_pinned", "empty_like_pinned", "zeros_like_pinned",
-     "clip", "where", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
+     "clip", "where", "real", "imag", "angle", "fix", "sinc", "nan_to_num", "isposinf",
+     "isneginf", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
