@@ -60,7 +60,8 @@ if [ "${ARRAYHUB_TEST_SYNC:-1}" != 0 ]; then
     "$tests"/test_batch.py "$tests"/test_batch_fusion.py "$tests"/test_lifetime.py \
     "$tests"/test_linalg.py "$tests"/test_math_functions.py \
     "$tests"/test_matrix_functions.py "$tests"/test_ufunc_methods.py \
-    "$tests"/test_numpy_protocols.py "$tests"/test_shape_functions.py "$@" || status=$?
+    "$tests"/test_numpy_protocols.py "$tests"/test_shape_functions.py \
+    "$tests"/test_complex_parts.py "$@" || status=$?
   # 5: the extra arguments (-k ...) selected nothing in these files.
   [ "$status" = 0 ] || [ "$status" = 5 ] || exit "$status"
 fi

@@ -86,6 +86,9 @@ from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_poo
 #: The version of the Python Array API standard this namespace follows.
 __array_api_version__ = "2024.12"
 from arrayhub._watch import SessionEvent, SessionWatch
+from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to UFUNCS)
+from arrayhub._complex_parts import angle, imag, real
+from arrayhub._elementwise_functions import fix, isneginf, isposinf, nan_to_num, sinc
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -109,7 +112,8 @@ __all__ = sorted(
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",
      "empty_pinned", "zeros_pinned", "empty_like_pinned", "zeros_like_pinned",
-     "clip", "where", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
+     "clip", "where", "real", "imag", "angle", "fix", "sinc", "nan_to_num", "isposinf",
+     "isneginf", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",

@@ -29,6 +29,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from numpy.lib.stride_tricks import as_strided
 
 from arrayhub import _dtypes
+from arrayhub._ufunc_names import TWO_OUTPUT_UFUNCS
 
 __all__ = ["Meta", "contiguous", "elementwise", "reduce", "matmul", "tensor_product", "linalg",
            "view", "getitem", "array_op", "created"]
@@ -181,9 +182,16 @@ def _copy(x: Any, dtype: Any = None) -> np.ndarray:
     return np.array(x, dtype=dtype)
 
 
+def _output_of(ufunc: np.ufunc, k: int) -> Callable[..., Any]:
+    """Output k of a two-output ufunc: a server op of its own (_ufunc_pairs.py)."""
+    return lambda *args, **kwargs: ufunc(*args, **kwargs)[k]
+
+
 # Server op names that NumPy spells differently or that are no ufunc.
-_ELEMENTWISE_FUNCS: dict[str, Callable[..., Any]] = {"copy": _copy, "clip": np.clip,
-                                                     "where": np.where}
+_ELEMENTWISE_FUNCS: dict[str, Callable[..., Any]] = {
+    "copy": _copy, "clip": np.clip, "where": np.where,
+    **{op: _output_of(getattr(np, name), k)
+       for name, _, ops in TWO_OUTPUT_UFUNCS for k, op in enumerate(ops)}}
 
 
 def _small(value: Any) -> Any:

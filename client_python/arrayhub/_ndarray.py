@@ -254,6 +254,37 @@ class ndarray:
         """Transpose of the last two axes: a view (View RPC)."""
         return self.swapaxes(-1, -2)
 
+    # Complex parts: _complex_parts.py (a complex array's parts are read-only copies).
+    @property
+    def real(self) -> ndarray:
+        """The real part: this array itself when it is real (_complex_parts.py)."""
+        from arrayhub import _complex_parts
+        return _complex_parts.real(self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        from arrayhub import _complex_parts
+        _complex_parts.set_real(self, value)
+
+    @property
+    def imag(self) -> ndarray:
+        """The imaginary part: read-only zeros when the array is real (_complex_parts.py)."""
+        from arrayhub import _complex_parts
+        return _complex_parts.imag(self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        from arrayhub import _complex_parts
+        _complex_parts.set_imag(self, value)
+
+    def conj(self) -> ndarray:
+        """The complex conjugate (ufunc ``conjugate``); a real array itself, as NumPy's."""
+        return _ops.elementwise("conjugate", (self,)) if self.dtype.kind == "c" else self
+
+    def conjugate(self) -> ndarray:
+        """The complex conjugate: :meth:`conj`."""
+        return self.conj()
+
     # -- Transfer and conversion ------------------------------------------------------------
 
     def get(self, *, out: Optional[np.ndarray] = None,

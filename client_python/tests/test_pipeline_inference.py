@@ -145,9 +145,9 @@ def test_cbrt_is_inferred_as_numpy(dtype: np.dtype) -> None:
 
 
 # ufuncs.def's rows after cbrt.
-_REGISTRY_UNARY = ["exp2", "reciprocal", "trunc", "deg2rad", "rad2deg", "signbit"]
+_REGISTRY_UNARY = ["exp2", "reciprocal", "trunc", "deg2rad", "rad2deg", "signbit", "conjugate"]
 _REGISTRY_BINARY = ["fmax", "fmin", "copysign", "logaddexp", "logaddexp2", "heaviside", "fmod",
-                    "float_power", "nextafter", "gcd", "lcm"]
+                    "float_power", "nextafter", "gcd", "lcm", "ldexp"]
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -36,10 +36,11 @@ struct ElementwiseOperand {
 // out[idx] = cast<output.dtype>(op(cast<compute_dtype>(operand_k[idx])...)) for every idx of
 // `shape`. The loop runs in compute_dtype (NumPy's loop type) and produces result_dtype; the
 // operands' dtypes convert to compute_dtype first (always a safe cast, or nonzero-test to bool
-// for where's condition and the logical ops), and result_dtype converts to output.dtype last
-// (identity, or a same-kind/unsafe cast for out= and astype: floats to integers truncate,
-// NaN and out-of-range give 0; complex to real drops the imaginary part).
-// The output never overlaps an input except exactly (in-place: same buffer, offset, strides).
+// for where's condition and the logical ops; ldexp's exponent to int64: OperandDType), and
+// result_dtype converts to output.dtype last (identity, or a same-kind/unsafe cast for out= and
+// astype: floats to integers truncate, NaN and out-of-range give 0; complex to real drops the
+// imaginary part). The output never overlaps an input except exactly (in-place: same buffer,
+// offset, strides).
 struct ElementwiseCall {
   ElementwiseOp op = ElementwiseOp::kCopy;
   DType compute_dtype = DType::kFloat32;

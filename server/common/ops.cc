@@ -9,6 +9,7 @@ namespace {
 
 struct ElementwiseOpInfo {
   std::string_view name;
+  std::string_view numpy;
   int arity;
   std::string_view loop_kinds;                // NumPy's dtype.kind letters.
   std::array<std::string_view, 2> aliases{};  // Unused ones empty.
@@ -17,7 +18,7 @@ struct ElementwiseOpInfo {
 // Indexed by ElementwiseOp: both come from ufuncs.def in its order.
 constexpr ElementwiseOpInfo kElementwiseOps[] = {
 #define AH_UFUNC(enumerator, name, numpy, arity, kinds, host_functor, ...) \
-  {name, arity, kinds, {__VA_ARGS__}},
+  {name, numpy, arity, kinds, {__VA_ARGS__}},
 #include "server/common/ufuncs.def"
 #undef AH_UFUNC
 };
@@ -54,6 +55,17 @@ std::optional<ElementwiseOp> ElementwiseOpFromName(std::string_view name) {
 
 bool HasLoop(ElementwiseOp op, DType compute) {
   return InfoOf(op).loop_kinds.find(KindLetter(KindOf(compute))) != std::string_view::npos;
+}
+
+std::string_view NumPyUfunc(ElementwiseOp op) {
+  const std::string_view numpy = InfoOf(op).numpy;
+  return numpy.substr(0, numpy.find('['));
+}
+
+DType OperandDType(ElementwiseOp op, size_t k, DType compute) {
+  if (op == ElementwiseOp::kWhere && k == 0) return DType::kBool;
+  if (op == ElementwiseOp::kLdexp && k == 1) return DType::kInt64;
+  return compute;
 }
 
 std::optional<ReduceOp> ReduceOpFromName(std::string_view name) {

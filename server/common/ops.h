@@ -51,5 +51,12 @@ std::optional<ReduceOp> ReduceOpFromName(std::string_view name);
 int Arity(ElementwiseOp op);
 // Whether the backends implement a loop of `compute` dtype for the op (ufuncs.def's kinds).
 bool HasLoop(ElementwiseOp op, DType compute);
+// The NumPy ufunc the op follows, without ufuncs.def's output index ("divmod" for
+// _divmod_quotient), or "" for none.
+std::string_view NumPyUfunc(ElementwiseOp op);
+// The dtype operand k is read as in a loop of `compute`: where's condition as bool, ldexp's
+// exponent as int64, every other operand as `compute`. (The host functors' Input<T, K> and the
+// device functions' parameters say the same.)
+DType OperandDType(ElementwiseOp op, size_t k, DType compute);
 
 }  // namespace arrayhub

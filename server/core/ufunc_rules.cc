@@ -204,29 +204,35 @@ absl::Status AppendOperand(const Operand& operand, DType read_as, UfuncResolutio
   return absl::OkStatus();
 }
 
-// The resolution of a loop that reads every operand as `compute`.
-absl::StatusOr<UfuncResolution> Resolution(const std::vector<Operand>& operands, DType compute,
-                                           DType result) {
+// The resolution of a loop of `compute`, which reads each operand as OperandDType says.
+absl::StatusOr<UfuncResolution> Resolution(ElementwiseOp op, const std::vector<Operand>& operands,
+                                           DType compute, DType result) {
   UfuncResolution resolution{
       .compute_dtype = compute, .result_dtype = result, .scalar_bytes = {}, .scalar_dtypes = {}};
-  for (const Operand& operand : operands) {
-    AH_RETURN_IF_ERROR(AppendOperand(operand, compute, resolution));
+  for (size_t k = 0; k < operands.size(); ++k) {
+    AH_RETURN_IF_ERROR(AppendOperand(operands[k], OperandDType(op, k, compute), resolution));
   }
   return resolution;
 }
 
 // --- Loop selection -----------------------------------------------------------------------------
 
+// The name messages give: NumPy's ufunc for the internal ops of a two-output ufunc
+// (_frexp_mantissa is frexp's), else the op's.
+std::string_view UfuncName(ElementwiseOp op) {
+  return OpName(op).starts_with('_') ? NumPyUfunc(op) : OpName(op);
+}
+
 absl::Status NotSupported(ElementwiseOp op, std::span<const DType> dtypes) {
   return absl::InvalidArgumentError(fmt::format("ufunc '{}' not supported for the input types {}",
-                                                OpName(op), DTypeList(dtypes)));
+                                                UfuncName(op), DTypeList(dtypes)));
 }
 
 absl::Status NoLoopForDType(ElementwiseOp op, std::span<const DType> dtypes, DType requested) {
   return absl::InvalidArgumentError(
       fmt::format("No loop matching the specified signature and casting was found for ufunc {} "
                   "(input types {}, dtype={})",
-                  OpName(op), DTypeList(dtypes), DTypeName(requested)));
+                  UfuncName(op), DTypeList(dtypes), DTypeName(requested)));
 }
 
 // The first operand that `casts` refuses to take to the loop's input, or nullopt.
@@ -245,7 +251,7 @@ absl::Status InputCastError(ElementwiseOp op, std::span<const DType> dtypes, con
   const std::string which = dtypes.size() > 1 ? fmt::format("input {}", input) : "input";
   return absl::InvalidArgumentError(fmt::format(
       "Cannot cast ufunc '{}' {} from dtype('{}') to dtype('{}') with casting rule '{}'{}",
-      OpName(op), which, DTypeName(dtypes[input]), DTypeName(loop.inputs[input]), rule, note));
+      UfuncName(op), which, DTypeName(dtypes[input]), DTypeName(loop.inputs[input]), rule, note));
 }
 
 // NumPy's legacy resolution: the first loop every operand casts to safely.
@@ -386,17 +392,60 @@ absl::StatusOr<UfuncResolution> ResolveLogical(ElementwiseOp op,
       AH_RETURN_IF_ERROR(EncodeScalar(*operand.value, DType::kInt64).status());
     }
   }
-  return Resolution(operands, DType::kBool, DType::kBool);
+  return Resolution(op, operands, DType::kBool, DType::kBool);
+}
+
+// ldexp(x, e): its loops pair a float with an int32 or int64 exponent, so its operands do not
+// promote together. NumPy's loop search (tests/core/ufunc_expected.inc) takes a weak Python
+// int or bool in any loop's input, float or int (an int beside bool arrays alone is int64,
+// strict), and a Python float or complex as float64 or complex128, strict. An exponent scalar
+// must fit the loop's int type; the backends read the exponent as int64 (OperandDType) and the
+// loop computes in x's float type.
+absl::StatusOr<UfuncResolution> ResolveLdexp(std::span<const UfuncOperand> operands,
+                                             std::optional<DType> requested) {
+  constexpr ElementwiseOp op = ElementwiseOp::kLdexp;
+  const bool bool_arrays = std::all_of(operands.begin(), operands.end(), [](const auto& o) {
+    return !o.array_dtype || *o.array_dtype == DType::kBool;
+  });
+  std::vector<Operand> typed;
+  std::vector<bool> flexible;  // A weak int or bool, which any loop input takes.
+  for (const UfuncOperand& operand : operands) {
+    const bool weak_int = operand.scalar && (operand.scalar->kind == Scalar::Kind::kBool ||
+                                             (IsPythonInt(*operand.scalar) && !bool_arrays));
+    flexible.push_back(weak_int);
+    typed.push_back({.dtype = operand.array_dtype ? *operand.array_dtype
+                                                  : WeakDType(operand.scalar->kind, std::nullopt),
+                     .value = operand.scalar});
+  }
+  for (const Loop& loop : LoopsOf(op)) {
+    if (requested && loop.output != *requested) continue;
+    bool matches = true;
+    for (size_t k = 0; k < typed.size(); ++k) {
+      matches = matches && (flexible[k] || CanCastSafely(typed[k].dtype, loop.inputs[k]));
+    }
+    if (!matches) continue;
+    if (typed[1].value) AH_RETURN_IF_ERROR(EncodeScalar(*typed[1].value, loop.inputs[1]).status());
+    return Resolution(op, typed, loop.inputs[0], loop.output);
+  }
+  // No loop: the ordinary search's message, over the dtypes the scalars take without a loop.
+  const std::vector<DType> dtypes = DTypesOf(typed);
+  if (requested) {
+    if (absl::StatusOr<const Loop*> loop = FindLoopFor(op, dtypes, *requested); !loop.ok()) {
+      return loop.status();
+    }
+  }
+  return NotSupported(op, dtypes);
 }
 
 absl::StatusOr<UfuncResolution> ResolveNumPyUfunc(ElementwiseOp op,
                                                   std::span<const UfuncOperand> operands,
                                                   std::optional<DType> requested) {
+  if (op == ElementwiseOp::kLdexp) return ResolveLdexp(operands, requested);
   std::vector<Operand> typed = TypedOperands(op, operands);
   if (IsLogical(op)) return ResolveLogical(op, typed, requested);
   if (IsComparison(op) && requested.value_or(DType::kBool) == DType::kBool) {
     if (std::optional<DType> compute = WidenComparison(typed)) {
-      return Resolution(typed, *compute, DType::kBool);
+      return Resolution(op, typed, *compute, DType::kBool);
     }
   }
   const std::vector<DType> dtypes = DTypesOf(typed);
@@ -404,7 +453,7 @@ absl::StatusOr<UfuncResolution> ResolveNumPyUfunc(ElementwiseOp op,
   AH_ASSIGN_OR_RETURN(const Loop* loop, requested ? FindLoopFor(op, dtypes, *requested)
                                                   : FindLoop(op, SearchDTypes(op, dtypes)));
   if (op == ElementwiseOp::kClip) ClampClipBounds(typed);
-  return Resolution(typed, ComputeDTypeOf(*loop), loop->output);
+  return Resolution(op, typed, ComputeDTypeOf(*loop), loop->output);
 }
 
 absl::Status NoDTypeArgument(ElementwiseOp op) {
@@ -426,6 +475,38 @@ absl::StatusOr<UfuncResolution> ResolveWhere(std::span<const UfuncOperand> opera
   return resolution;
 }
 
+// real and imag (np.real, np.imag of a complex array): the component type of the operand's.
+absl::StatusOr<UfuncResolution> ResolveComplexPart(ElementwiseOp op, DType operand,
+                                                   std::optional<DType> requested) {
+  if (requested) return NoDTypeArgument(op);
+  if (!IsComplex(operand)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} takes a complex operand; got {} (np.{} of a real array is the clients' to answer)",
+        OpName(op), DTypeName(operand), OpName(op)));
+  }
+  return UfuncResolution{
+      .compute_dtype = operand,
+      .result_dtype = operand == DType::kComplex64 ? DType::kFloat32 : DType::kFloat64,
+      .scalar_bytes = {ElementBytes{}},
+      .scalar_dtypes = {operand}};
+}
+
+// _complex(re, im): the parts promote as in a ufunc (NEP 50) to a float type, read as that; the
+// result is its complex type (float16's is complex64).
+absl::StatusOr<UfuncResolution> ResolveMakeComplex(std::span<const UfuncOperand> operands,
+                                                   std::optional<DType> requested) {
+  constexpr ElementwiseOp op = ElementwiseOp::kComplex;
+  if (requested) return NoDTypeArgument(op);
+  const std::vector<Operand> typed = TypedOperands(op, operands);
+  const DType parts = PromoteTypes(typed[0].dtype, typed[1].dtype);
+  if (!IsFloating(parts)) {
+    return absl::InvalidArgumentError(
+        fmt::format("_complex takes float parts; got {}", DTypeList(DTypesOf(typed))));
+  }
+  return Resolution(op, typed, parts,
+                    parts == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64);
+}
+
 }  // namespace
 
 absl::StatusOr<UfuncResolution> ResolveUfunc(ElementwiseOp op,
@@ -443,6 +524,11 @@ absl::StatusOr<UfuncResolution> ResolveUfunc(ElementwiseOp op,
     }
     case ElementwiseOp::kWhere:
       return ResolveWhere(operands, requested_dtype);
+    case ElementwiseOp::kReal:
+    case ElementwiseOp::kImag:
+      return ResolveComplexPart(op, *operands[0].array_dtype, requested_dtype);
+    case ElementwiseOp::kComplex:
+      return ResolveMakeComplex(operands, requested_dtype);
     default:
       return ResolveNumPyUfunc(op, operands, requested_dtype);
   }
@@ -453,7 +539,7 @@ absl::Status CheckOutputCast(ElementwiseOp op, DType result, DType out) {
   return absl::InvalidArgumentError(
       fmt::format("Cannot cast ufunc '{}' output from dtype('{}') to dtype('{}') with casting rule "
                   "'same_kind'",
-                  OpName(op), DTypeName(result), DTypeName(out)));
+                  UfuncName(op), DTypeName(result), DTypeName(out)));
 }
 
 }  // namespace arrayhub

@@ -25,9 +25,9 @@ struct UfuncResolution {
   DType compute_dtype;  // NumPy's loop input type T (for where: the type of a and b).
   DType result_dtype;   // The loop's output type.
   // Per operand. For a scalar, its value encoded in the dtype the backend reads it as, which
-  // scalar_dtypes names: compute_dtype, or bool for where's condition and for the operands of
-  // logical_and/or/xor/not (which read every operand as bool, as NumPy's logical promoter
-  // does). For an array, zero bytes and the array's own dtype.
+  // scalar_dtypes names: OperandDType (compute_dtype, bool for where's condition, int64 for
+  // ldexp's exponent), or bool for the operands of logical_and/or/xor/not (which read every operand
+  // as bool, as NumPy's logical promoter does). For an array, zero bytes and the array's own dtype.
   std::vector<ElementBytes> scalar_bytes;
   std::vector<DType> scalar_dtypes;
 };
@@ -54,6 +54,11 @@ struct UfuncResolution {
 //    array, -1) gives 255); here it is INVALID_ARGUMENT like in every ufunc.
 //  - copy (astype, out= conversion; not a NumPy ufunc) computes and results in its operand's
 //    dtype; the cast to the output's dtype is the backend's last step.
+//  - real and imag (np.real, np.imag; no ufuncs) take a complex array and result in its
+//    component type; _complex(re, im) takes parts that promote to a float type and results in
+//    its complex type (complex64 for float16).
+//  - ldexp computes in its loop's float type and reads the exponent as int64; a weak scalar
+//    there takes its kind's default dtype (int64 for an int), not the float's.
 // The differences from NumPy that the backend contract forces: int64 vs uint64 comparisons
 // (NumPy's mixed qQ/Qq loops) compute in float64, which rounds above 2**53, and the logical
 // ufuncs compute in bool (same values as NumPy's typed loops).

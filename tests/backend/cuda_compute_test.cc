@@ -635,6 +635,11 @@ TEST_F(ElementwiseTest, MixedOperandDTypesMatchHost) {
       {O::kMaximum, {D::kBool, D::kFloat16}, {dense, Layout::kColumn}, {19, 23}},
       {O::kPower, {D::kUInt8, D::kInt8}, {dense, dense}, {500}},
       {O::kArctan2, {D::kFloat16, D::kFloat32}, {dense, dense}, {500}},
+      // ldexp reads its exponent as int64 (every int64 value: the clamp to int too).
+      {O::kLdexp, {D::kFloat32, D::kInt32}, {dense, dense}, {1001}},
+      {O::kLdexp, {D::kFloat16, D::kInt64}, {Layout::kReversed, Layout::kRow}, {33, 35}},
+      {O::kLdexp, {D::kFloat64, D::kInt64}, {dense, Layout::kScalar}, {777}},
+      {O::kLdexp, {D::kFloat64, D::kInt8}, {Layout::kTransposed, dense}, {20, 30}},
   });
 }
 

@@ -114,6 +114,7 @@ std::optional<DType> ExpectedComputeDType(const UfuncCase& c, std::string* diffe
     *difference = "logical ufunc reads bool";
     return DType::kBool;
   }
+  if (c.op == "ldexp") return *DTypeFromName(loop.front());  // The float; e is read as int64.
   for (const std::string& input : loop) {
     if (input != loop.front()) {
       *difference = "mixed int64/uint64 comparison loop computes in float64";
@@ -367,6 +368,60 @@ TEST(UfuncRulesTest, CopyKeepsItsOperandDType) {
               "copy takes no dtype argument (the output's dtype selects a final cast)");
   ExpectError(Resolve(ElementwiseOp::kCopy, {S(Scalar::Int(1))}),
               "copy needs at least one array operand; got only scalars");
+}
+
+// ldexp computes in its float; the exponent, a Python int too, is read as int64 after fitting
+// the loop's int32 (the table shows the dtypes, not the encoding).
+TEST(UfuncRulesTest, LdexpReadsItsExponentAsInt64) {
+  absl::StatusOr<UfuncResolution> r =
+      Resolve(ElementwiseOp::kLdexp, {A(DType::kFloat32), S(Scalar::Int(-3))});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->compute_dtype, DType::kFloat32);
+  EXPECT_EQ(r->result_dtype, DType::kFloat32);
+  EXPECT_EQ(r->scalar_dtypes, (std::vector<DType>{DType::kFloat32, DType::kInt64}));
+  EXPECT_EQ(Decoded<int64_t>(*r, 1), -3);
+  r = Resolve(ElementwiseOp::kLdexp, {S(Scalar::Int(300)), A(DType::kInt8)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->compute_dtype, DType::kFloat16);
+  EXPECT_EQ(r->scalar_dtypes, (std::vector<DType>{DType::kFloat16, DType::kInt8}));
+  ExpectError(
+      Resolve(ElementwiseOp::kLdexp, {A(DType::kFloat32), S(Scalar::Int(int64_t{1} << 40))}),
+      "Python integer 1099511627776 out of bounds for int32");
+  ExpectError(Resolve(ElementwiseOp::kLdexp, {A(DType::kFloat32), A(DType::kFloat32)}),
+              "ufunc 'ldexp' not supported for the input types (float32, float32)");
+}
+
+// The ops of a two-output ufunc speak with its name.
+TEST(UfuncRulesTest, TwoOutputOpsNameTheirUfunc) {
+  ExpectError(Resolve(ElementwiseOp::kFrexpExponent, {A(DType::kComplex64)}),
+              "ufunc 'frexp' not supported for the input types (complex64)");
+  ExpectError(Resolve(ElementwiseOp::kDivmodRemainder, {A(DType::kFloat32), A(DType::kFloat32)},
+                      DType::kInt8),
+              "Cannot cast ufunc 'divmod' input 0 from dtype('float32') to dtype('int8') with "
+              "casting rule 'same_kind'");
+  absl::StatusOr<UfuncResolution> r = Resolve(ElementwiseOp::kFrexpExponent, {A(DType::kInt8)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->compute_dtype, DType::kFloat16);
+  EXPECT_EQ(r->result_dtype, DType::kInt32);
+}
+
+TEST(UfuncRulesTest, ComplexPartsAndTheirInverse) {
+  absl::StatusOr<UfuncResolution> r = Resolve(ElementwiseOp::kImag, {A(DType::kComplex64)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->compute_dtype, DType::kComplex64);
+  EXPECT_EQ(r->result_dtype, DType::kFloat32);
+  ExpectError(Resolve(ElementwiseOp::kReal, {A(DType::kFloat64)}),
+              "real takes a complex operand; got float64 (np.real of a real array is the "
+              "clients' to answer)");
+  r = Resolve(ElementwiseOp::kComplex, {A(DType::kFloat16), S(Scalar::Float(-0.0))});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->compute_dtype, DType::kFloat16);
+  EXPECT_EQ(r->result_dtype, DType::kComplex64);
+  r = Resolve(ElementwiseOp::kComplex, {A(DType::kFloat32), A(DType::kFloat64)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->result_dtype, DType::kComplex128);
+  ExpectError(Resolve(ElementwiseOp::kComplex, {A(DType::kInt8), A(DType::kInt16)}),
+              "_complex takes float parts; got (int8, int16)");
 }
 
 // ufuncs.def's loop kinds cover every loop core resolves to, so that no backend refuses one:

@@ -58,14 +58,30 @@ def op_names():
     return [op.name for op in read_ops()]
 
 
+# The NumPy ufunc each op follows, and for an output of a two-output ufunc ("frexp[1]"), which.
+NUMPY = {op.name: op.numpy for op in read_ops()}
+# Ops that are no ufunc: np.real and np.imag of complex arrays.
+COMPLEX_PARTS = {"real": np.real, "imag": np.imag}
+
+
 def ufunc(name):
-    return getattr(np._core.umath, name)
+    return getattr(np._core.umath, NUMPY.get(name, name).split("[")[0])
+
+
+def output_index(name):
+    """k for output k of a two-output ufunc, else None."""
+    numpy = NUMPY.get(name, "")
+    return int(numpy[:-1].split("[")[1]) if numpy.endswith("]") else None
 
 
 def loop_dtypes(name):
     """Our dtypes NumPy has a homogeneous loop of for the op."""
     if name in ("where", "copy"):
         return DTYPES
+    if name in COMPLEX_PARTS:
+        return ["complex64", "complex128"]
+    if name in ("ldexp", "_complex"):  # ldexp's loops are (float, int): the float's type.
+        return ["float16", "float32", "float64"]
     found = []
     for types in ufunc(name).types:
         inputs, _ = types.split("->")
@@ -117,6 +133,10 @@ def values(dtype, count, role="any"):
             return RNG.integers(-2 if info.min < 0 else 0, dt.itemsize * 8 + 3, count).astype(dt)
         if role == "exponent":
             return RNG.integers(0, 70, count).astype(dt)
+        if role == "ldexp":  # Exponents that scale into subnormals and overflow, and int clamps.
+            specials = [0, 1, -1, 2000, -2000, 2**40, -2**40, 2**31, -2**31 - 1, -1074, -149, -24]
+            return np.concatenate([specials, RNG.integers(-60, 60, count - len(specials))
+                                   ]).astype(dt)
         if role == "base":
             small = RNG.integers(max(-3, int(info.min)), 4, count // 2).astype(dt)
             return np.concatenate([small, RNG.choice(integer_specials(dt), count - count // 2)
@@ -156,6 +176,8 @@ def role(name, dtype, index):
     kind = np.dtype(dtype).kind
     if name in ("left_shift", "right_shift") and index == 1:
         return "shift"
+    if name == "ldexp" and index == 1:
+        return "ldexp"
     if name == "power" and kind in "iu":
         return "exponent" if index == 1 else "base"
     if kind == "c" and (name in TRANSCENDENTAL or name in COMPLEX_INEXACT):
@@ -204,10 +226,13 @@ def with_special_pairs(operands, dtype):
 
 
 def elementwise_case(name, dtype):
-    arity = {"where": 3, "clip": 3, "copy": 1}.get(name) or ufunc(name).nin
+    arity = {"where": 3, "clip": 3, "copy": 1, "real": 1, "imag": 1, "_complex": 2}.get(name) or \
+        ufunc(name).nin
     operand_dtypes = [dtype] * arity
     if name == "where":
         operand_dtypes[0] = "int32" if dtype.startswith("int") else "bool"
+    if name == "ldexp":  # Read as int64 (ufuncs.def): values beyond int32 show the clamp.
+        operand_dtypes[1] = "int64"
     operands = [values(operand_dtypes[i], COUNT, role(name, dtype, i)) for i in range(arity)]
     if name == "clip":  # Bounds where low > high too (NumPy: the result is high).
         operands[1], operands[2] = np.minimum(operands[1], operands[2]), operands[2]
@@ -222,6 +247,17 @@ def elementwise_case(name, dtype):
             expected = operands[0].copy()
         elif name in INTEGER_IDENTITIES and np.dtype(dtype).kind in "biu":
             expected = operands[0].copy()
+        elif name in COMPLEX_PARTS:
+            expected = COMPLEX_PARTS[name](operands[0]).copy()
+        elif name == "_complex":  # No NumPy function: re + i im, part by part.
+            expected = complex_array("complex128" if dtype == "float64" else "complex64",
+                                     *operands)
+        elif name == "ldexp":
+            expected = np.ldexp(*operands)
+        elif output_index(name) is not None:
+            nout = ufunc(name).nout
+            expected = ufunc(name)(*operands, signature=(dtype,) * arity + (None,) * nout
+                                   )[output_index(name)]
         else:
             expected = ufunc(name)(*operands, signature=(dtype,) * arity + (None,))
     return (name, dtype, expected.dtype.name, operand_dtypes, [hexbytes(o) for o in operands],

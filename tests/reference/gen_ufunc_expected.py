@@ -44,9 +44,42 @@ AXES = [None, (), (0,), (-1,), (1,), (-2,), (2,), (-3,), (0, 1), (1, 0), (0, -1)
         (0, -2), (-1, 2), (0, 1, 2), (2, 0, 1)]
 
 
+class OneOutput:
+    """Output k of a two-output ufunc (ufuncs.def's "frexp[1]"), as a one-output ufunc."""
+
+    def __init__(self, ufunc, output):
+        self.ufunc, self.output = ufunc, output
+        self.nin = ufunc.nin
+
+    def _signature(self, dtype):
+        """dtype= of the op: this output's type alone (NumPy's dtype= would set both)."""
+        outputs = [None] * self.ufunc.nout
+        outputs[self.output] = np.dtype(dtype)
+        return (None,) * self.nin + tuple(outputs)
+
+    def __call__(self, *args, dtype=None):
+        kwargs = {} if dtype is None else {"signature": self._signature(dtype)}
+        return self.ufunc(*args, **kwargs)[self.output]
+
+    def resolve_dtypes(self, dtypes, signature=None):
+        kwargs = {} if signature is None else {"signature": self._signature(signature[-1])}
+        return self._pick(self.ufunc.resolve_dtypes(dtypes[:-1] + (None,) * self.ufunc.nout,
+                                                    **kwargs))
+
+    def _pick(self, loop):
+        return loop[:self.nin] + (loop[self.nin + self.output],)
+
+
+def ufunc_of(numpy_name):
+    if numpy_name.endswith("]"):
+        name, output = numpy_name[:-1].split("[")
+        return OneOutput(getattr(np._core.umath, name), int(output))
+    return getattr(np._core.umath, numpy_name)
+
+
 def ufuncs():
     """(name, ufunc) of every ElementwiseOp that is a NumPy ufunc, in ufuncs.def's order."""
-    return [(op.name, getattr(np._core.umath, op.numpy)) for op in numpy_ufuncs()]
+    return [(op.name, ufunc_of(op.numpy)) for op in numpy_ufuncs()]
 
 
 def is_scalar(x):

@@ -712,6 +712,51 @@ template <bool kAbove, class T> __device__ __forceinline__ T ah_clip_bound(T val
 template <class T> __device__ __forceinline__ T ah_op_clip(T a, T lo, T hi) {
   return ah_clip_bound<false>(ah_clip_bound<true>(a, lo), hi);
 }
+// ldexp: the exponent read as long long (OperandDType) and clamped to int, as NumPy's loop.
+template <class T> __device__ __forceinline__ T ah_op_ldexp(T a, long long e) {
+  const int n = e > 2147483647LL ? 2147483647 : (e < -2147483648LL ? (-2147483647 - 1) : (int)e);
+  if constexpr (ah_same<T, float>::value) return ldexpf(a, n);
+  else return ldexp(a, n);
+}
+// frexp's and modf's outputs, one op each (ufuncs.def): C's frexp (exponent 0 for 0, infinities
+// and NaN) and modf (the fraction keeps a's sign, +-0 for infinities).
+template <class T> __device__ __forceinline__ T ah_op__frexp_mantissa(T a) {
+  int e;
+  if constexpr (ah_same<T, float>::value) return frexpf(a, &e);
+  else return frexp(a, &e);
+}
+template <class T> __device__ __forceinline__ int ah_op__frexp_exponent(T a) {
+  int e = 0;
+  if constexpr (ah_same<T, float>::value) frexpf(a, &e);
+  else frexp(a, &e);
+  return (ah_isnan(a) || ah_isinf(a)) ? 0 : e;
+}
+template <class T> __device__ __forceinline__ T ah_op__modf_fraction(T a) {
+  T i;
+  if constexpr (ah_same<T, float>::value) return modff(a, &i);
+  else return modf(a, &i);
+}
+template <class T> __device__ __forceinline__ T ah_op__modf_integral(T a) {
+  T i;
+  if constexpr (ah_same<T, float>::value) modff(a, &i);
+  else modf(a, &i);
+  return i;
+}
+template <class T> __device__ __forceinline__ T ah_op__divmod_quotient(T a, T b) {
+  return ah_op_floor_divide(a, b);
+}
+template <class T> __device__ __forceinline__ T ah_op__divmod_remainder(T a, T b) {
+  return ah_op_remainder(a, b);
+}
+// Complex parts: conjugate negates the imaginary part (a NaN's sign too) and keeps reals and
+// integers; real and imag take complex operands only.
+template <class T> __device__ __forceinline__ T ah_op_conjugate(T a) {
+  if constexpr (ah_is_complex<T>::value) return {a.re, -a.im};
+  else return a;
+}
+template <class T> __device__ __forceinline__ typename T::value_type ah_op_real(T a) { return a.re; }
+template <class T> __device__ __forceinline__ typename T::value_type ah_op_imag(T a) { return a.im; }
+template <class T> __device__ __forceinline__ ah_complex<T> ah_op__complex(T re, T im) { return {re, im}; }
 template <class T> __device__ __forceinline__ T ah_op_where(bool c, T a, T b) { return c ? a : b; }
 template <class T> __device__ __forceinline__ T ah_op_copy(T a) { return a; }
 )ahcuda";

@@ -58,10 +58,10 @@ std::string_view ResultType(DType dtype) {
   return dtype == DType::kBool ? "bool" : StorageType(dtype);
 }
 
-// where() reads its condition as bool whatever the loop type.
+// where() reads its condition as bool whatever the loop type, ldexp its exponent as int64
+// (OperandDType).
 std::string_view OperandWorkingType(const ElementwiseSignature::Step& step, size_t k) {
-  if (step.op == ElementwiseOp::kWhere && k == 0) return "bool";
-  return WorkingType(step.compute);
+  return WorkingType(OperandDType(step.op, k, step.compute));
 }
 
 // The device function for the op: ah_op_<name> (ufuncs.def) of device_math.h. Where NumPy's

@@ -9,6 +9,7 @@
 //   Apply(...): the operation on math types (MathType<T>: float16 arithmetic runs in float).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -710,6 +711,89 @@ struct Heaviside : UniformInputs {
     if (std::isnan(x)) return std::numeric_limits<M>::quiet_NaN();
     if (x == 0) return h0;
     return x < 0 ? M(0) : M(1);
+  }
+};
+
+// NumPy's ldexp: x * 2**e in x's type (a float16 loop in float, rounded once). NumPy's loops
+// take an int32 or int64 exponent; read as int64 here and clamped to int, as NumPy's long loop.
+struct Ldexp {
+  template <typename T, size_t K>
+  using Input = std::conditional_t<K == 1, int64_t, T>;
+
+  template <typename M>
+  static M Apply(M x, int64_t exponent) {
+    constexpr int64_t kMax = std::numeric_limits<int>::max();
+    constexpr int64_t kMin = std::numeric_limits<int>::min();
+    return std::ldexp(x, static_cast<int>(std::clamp(exponent, kMin, kMax)));
+  }
+};
+
+// frexp's two outputs (ufuncs.def: one op each), C's frexp as NumPy's loops: a float16 loop
+// takes float's, whose mantissa a half holds exactly.
+struct FrexpMantissa : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    int exponent;
+    return std::frexp(x, &exponent);
+  }
+};
+
+struct FrexpExponent : UniformInputs {
+  template <typename M>
+  static int32_t Apply(M x) {
+    int exponent = 0;  // C leaves it unspecified for infinities and NaN; NumPy (glibc) gives 0.
+    std::frexp(x, &exponent);
+    return std::isfinite(x) ? exponent : 0;
+  }
+};
+
+// modf's two outputs: C's modf (the fraction keeps x's sign; +-0 for infinities).
+struct ModfFraction : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    M integral;
+    return std::modf(x, &integral);
+  }
+};
+
+struct ModfIntegral : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    M integral;
+    std::modf(x, &integral);
+    return integral;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Complex parts (integers and reals: conjugate is the identity).
+
+struct Conjugate : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    if constexpr (kIsComplex<M>) return {x.real(), -x.imag()};
+    if constexpr (!kIsComplex<M>) return x;
+  }
+};
+
+struct RealPart : UniformInputs {
+  template <typename M>
+  static auto Apply(M x) {
+    return x.real();
+  }
+};
+
+struct ImagPart : UniformInputs {
+  template <typename M>
+  static auto Apply(M x) {
+    return x.imag();
+  }
+};
+
+struct MakeComplex : UniformInputs {
+  template <typename M>
+  static std::complex<M> Apply(M re, M im) {
+    return {re, im};
   }
 };
 
