@@ -45,9 +45,11 @@ ARRAYHUB_BINARY_OPERATOR(<<, left_shift)
 ARRAYHUB_BINARY_OPERATOR(>>, right_shift)
 #undef ARRAYHUB_BINARY_OPERATOR
 
-// Comparisons, elementwise (bool arrays). Each is declared for both operand orders, so C++20's
-// rewriting of == and != never picks a reversed candidate.
+// Comparisons, elementwise (bool arrays). Two arrays have an overload of their own: with only
+// (Array, Operand), C++20's reversed candidate of a == b would match as well as a == b itself
+// (each converts one argument), which ISO C++ calls ambiguous.
 #define ARRAYHUB_COMPARISON(op, ufunc)                                               \
+  inline Array operator op(const Array& a, const Array& b) { return ufunc(a, b); }   \
   inline Array operator op(const Array& a, const Operand& b) { return ufunc(a, b); } \
   inline Array operator op(const Scalar& a, const Array& b) { return ufunc(a, b); }
 ARRAYHUB_COMPARISON(==, equal)
