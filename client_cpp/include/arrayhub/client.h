@@ -7,6 +7,9 @@
 //   auto b = client.Ufunc("add", {t, 1});
 //   std::vector<float> back = client.Download<float>(b);  // One round trip runs both.
 //
+// arrayhub/arrayhub.h adds NumPy's functions and Python's operators on Arrays, which make the
+// same calls: `auto b = a * 2 + 1;`, `sum(b)`, `matmul(a, b)` (functions.h, operators.h).
+//
 // Pipelining (the default; README, "Pipelining"): an op that a Batch can hold (ufuncs with or
 // without out=, Matmul and MatmulOut, the tensor products, Reduce, the views, GetItem, ArrayOp
 // and its named forms but Split, SplitAt and Nonzero, creation and random creation, and the
