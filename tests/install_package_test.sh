@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # install_package_test.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR CXX: installs the build into a
-# temporary prefix, builds examples/find_package out of tree against it (shared and static, by
-# its CMake package) and by pkg-config, starts the installed arrayhubd (CPU backend) and runs the
-# three builds against it. A user's first steps (README, "Using the C++ client from your project").
+# temporary prefix, checks what the shared client exports, builds examples/find_package out of
+# tree against it (shared and static, by its CMake package) and by pkg-config, starts the
+# installed arrayhubd (CPU backend) and runs the three builds against it. A user's first steps (README, "Using the C++ client from your project").
 # KEEP=1 keeps the temporary folder (logs, prefix, builds) for a look after a failure.
 set -euo pipefail
 cmake=$1 build=$2 source=$3 generator=$4 cxx=$5
@@ -34,6 +34,13 @@ done
 if ls "$libdir" | grep -v -E '^(libarrayhub-client|cmake$|pkgconfig$|systemd$)'; then
   fail "unexpected files in $libdir"
 fi
+
+# The shared library exports arrayhub::client's symbols only (client_cpp/arrayhub-client.map):
+# no protocol code, no gRPC or protobuf instantiations.
+symbols=$(nm -DC --defined-only "$libdir/libarrayhub-client.so" | cut -d' ' -f3-)
+[[ $symbols == *"arrayhub::client::Client::Connect"* ]] || fail "libarrayhub-client.so exports no Client"
+others=$(grep -v -E '^((typeinfo( name)?|vtable) for )?arrayhub::client::' <<< "$symbols" || true)
+[ -z "$others" ] || fail "libarrayhub-client.so exports more than arrayhub::client: $(head -5 <<< "$others")"
 
 example=$source/examples/find_package
 for kind in client client_static; do

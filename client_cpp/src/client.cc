@@ -94,8 +94,8 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   return Client(std::move(connection));
 }
 
-Client::Client(std::shared_ptr<detail::Connection> connection)
-    : connection_(std::move(connection)) {}
+Client::Client(std::shared_ptr<detail::Connection> connection, bool owns_session)
+    : connection_(std::move(connection)), owns_session_(owns_session) {}
 
 Client::~Client() { Close(); }
 
@@ -105,12 +105,15 @@ Client& Client::operator=(Client&& other) noexcept {
   if (this != &other) {
     Close();
     connection_ = std::move(other.connection_);
+    owns_session_ = other.owns_session_;
   }
   return *this;
 }
 
 void Client::Close() noexcept {
-  if (connection_ == nullptr || !connection_->session_open.exchange(false)) return;
+  if (connection_ == nullptr || !owns_session_ || !connection_->session_open.exchange(false)) {
+    return;
+  }
   connection_->pipeline->Stop();
   try {
     grpc::ClientContext context;

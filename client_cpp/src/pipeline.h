@@ -51,6 +51,9 @@ struct Result {
 struct ArrayAccess {
   static const std::shared_ptr<Result>& ResultOf(const Array& array) { return array.result_; }
   static const Connection* ConnectionOf(const Array& array) { return array.connection_.get(); }
+  static const std::shared_ptr<Connection>& SharedConnectionOf(const Array& array) {
+    return array.connection_;
+  }
 };
 
 // How an op names `array` on the wire: its handle, or the index of its op in the queue being

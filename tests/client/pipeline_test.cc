@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arrayhub/client.h"
+#include "arrayhub/operators.h"
 #include "server/transport/metrics.h"
 #include "tests/support/client_expect.h"
 #include "tests/support/test_server.h"
@@ -258,6 +259,21 @@ TEST_F(PipelineTest, AddThenReadOneElementIsOneRoundTrip) {
             (std::vector<bool>{false, true, true}));
   EXPECT_CLIENT_ERROR(quiet.Download<double>(quiet.Ufunc("add", {x, 1})), kInvalidArgument,
                       "has dtype float32, not float64");
+}
+
+// The operators are pipelined as the Client's calls are: a chain of 100 of them, each reading
+// the one before, and the read of its result go as one batch.
+TEST_F(PipelineTest, AChainOfOperatorsIsOneBatch) {
+  Client quiet = ConnectQuiet();
+  Array x = quiet.Upload(std::vector<double>{0, 1, 2}, {3});
+  const int64_t calls = Calls();
+  Array y = x * 1.0;
+  for (int i = 1; i < 50; ++i) y = (y + 2) - 1;
+  y = -y;  // 100 operators.
+  EXPECT_EQ(quiet.Download<double>(y), (std::vector<double>{-49, -50, -51}));
+  EXPECT_EQ(Calls() - calls, 1);
+  EXPECT_EQ(Calls("Batch"), 1);
+  EXPECT_EQ(quiet.List().size(), 2u);  // x and y: the intermediate results were not kept.
 }
 
 TEST_F(PipelineTest, QuotasAreRefusedAtTheWait) {

@@ -7,6 +7,9 @@
 //   auto b = client.Ufunc("add", {t, 1});
 //   std::vector<float> back = client.Download<float>(b);  // One round trip runs both.
 //
+// arrayhub/arrayhub.h adds NumPy's functions and Python's operators on Arrays, which make the
+// same calls: `auto b = a * 2 + 1;`, `sum(b)`, `matmul(a, b)` (functions.h, operators.h).
+//
 // Pipelining (the default; README, "Pipelining"): an op that a Batch can hold (ufuncs with or
 // without out=, Matmul and MatmulOut, the tensor products, Reduce, the views, GetItem, ArrayOp
 // and its named forms but Split, SplitAt and Nonzero, creation and random creation, and the
@@ -239,8 +242,14 @@ struct ArrayOpOptions {
 
 class Linalg;
 
+class Client;
+
 namespace detail {
 struct OpBuilder;  // Builds one wire op of a pipelined call (src/pipeline.h).
+// A Client on `array`'s connection that leaves its session open when destroyed: the client the
+// free functions (functions.h, ufuncs.h) and the operators (operators.h) call. Throws
+// kFailedPrecondition for an empty Array.
+Client ClientOf(const Array& array);
 }  // namespace detail
 
 class Client {
@@ -441,7 +450,9 @@ class Client {
  private:
   friend class Linalg;
   friend class Batch;
-  explicit Client(std::shared_ptr<detail::Connection> connection);
+  friend Client detail::ClientOf(const Array& array);
+  // `owns_session`: whether destroying this Client closes the session (false for ClientOf's).
+  explicit Client(std::shared_ptr<detail::Connection> connection, bool owns_session = true);
   // The connection; throws kFailedPrecondition on a moved-from Client.
   detail::Connection& connection() const;
   // The connection once everything queued has run, for a call a Batch cannot hold, so that it
@@ -464,6 +475,7 @@ class Client {
   static void RequireDType(const Array& array, DType expected);
 
   std::shared_ptr<detail::Connection> connection_;
+  bool owns_session_ = true;
 };
 
 // numpy.linalg results. Arrays a call does not compute stay empty.

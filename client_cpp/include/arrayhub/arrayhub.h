@@ -1,0 +1,9 @@
+// The whole C++ client: Client (client.h), Batch (batch.h), NumPy's functions (functions.h,
+// ufuncs.h) and Python's operators on arrays (operators.h).
+#pragma once
+
+#include "arrayhub/batch.h"
+#include "arrayhub/client.h"
+#include "arrayhub/functions.h"
+#include "arrayhub/operators.h"
+#include "arrayhub/ufuncs.h"
