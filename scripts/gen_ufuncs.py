@@ -136,20 +136,27 @@ def python_text(ops):
     return "\n".join(lines) + "\n"
 
 
-def cpp_overloads(name, arity):
+def cpp_overloads(name, arity, outputs=None):
     """The C++ functions of one ufunc name: one per place of the first array among the operands,
     the operands before it scalars and those after it arrays or scalars, so that every mix with
-    an array matches exactly one and a call of scalars alone does not compile."""
+    an array matches exactly one and a call of scalars alone does not compile. A two-output
+    ufunc (`outputs`: the server's op of each) returns a pair and takes no dtype."""
     params = ["x"] if arity == 1 else [f"x{i}" for i in range(1, arity + 1)]
     lines = []
     for first in range(arity):
         types = ["const Scalar&"] * first + ["const Array&"] + ["const Operand&"] * (arity - first - 1)
         signature = ", ".join(f"{t} {p}" for t, p in zip(types, params))
-        lines += [
-            f"inline Array {name}({signature}, std::optional<DType> dtype = {{}}) {{",
-            f'  return detail::CallUfunc("{name}", {{{", ".join(params)}}}, dtype);',
-            "}",
-        ]
+        operands = "{" + ", ".join(params) + "}"
+        if outputs:
+            calls = ", ".join(f'detail::CallUfunc("{o}", {operands}, {{}})' for o in outputs)
+            lines += [f"inline std::pair<Array, Array> {name}({signature}) {{",
+                      f"  return {{{calls}}};", "}"]
+        else:
+            lines += [
+                f"inline Array {name}({signature}, std::optional<DType> dtype = {{}}) {{",
+                f'  return detail::CallUfunc("{name}", {operands}, dtype);',
+                "}",
+            ]
     return lines
 
 
@@ -167,6 +174,7 @@ def cpp_text(ops):
         "",
         "#include <optional>",
         "#include <string_view>",
+        "#include <utility>",
         "#include <vector>",
         "",
         '#include "arrayhub/client.h"',
@@ -181,12 +189,20 @@ def cpp_text(ops):
         "",
         "// clang-format off",
     ]
+    two_outputs = {}
     for op in ops:
         if not op.numpy:
+            continue
+        numpy_name, output = split_output(op.numpy)
+        if output is not None:  # Each output its own server op: one function for the pair.
+            two_outputs.setdefault((numpy_name, op.arity), []).append(op.name)
             continue
         for name in (op.numpy, *(n for n in (op.name, *op.aliases) if n != op.numpy)):
             lines.append(f"// np.{op.numpy}" + ("" if name == op.numpy else f" ({name})"))
             lines += cpp_overloads(name, op.arity)
+    for (name, arity), outputs in two_outputs.items():
+        lines.append(f"// np.{name}: its two outputs")
+        lines += cpp_overloads(name, arity, outputs)
     lines += ["// clang-format on", "", "}  // namespace arrayhub::client"]
     return "\n".join(lines) + "\n"
 

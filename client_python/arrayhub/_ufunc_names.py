@@ -80,6 +80,9 @@ UFUNC_NAMES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("nextafter", 2, ()),
     ("conjugate", 1, ("conj",)),
     ("ldexp", 2, ()),
+    ("arcsinh", 1, ("asinh",)),
+    ("arccosh", 1, ("acosh",)),
+    ("arctanh", 1, ("atanh",)),
 )
 
 TWO_OUTPUT_UFUNCS: tuple[tuple[str, int, tuple[str, str]], ...] = (

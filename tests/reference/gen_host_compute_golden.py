@@ -43,7 +43,7 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "float32", "float64", "complex64", "complex128"]
 TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "log2", "log10", "cbrt", "sin", "cos", "tan",
                   "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arctan2", "hypot",
-                  "exp2", "logaddexp", "logaddexp2"}
+                  "exp2", "logaddexp", "logaddexp2", "arcsinh", "arccosh", "arctanh"}
 # Ops that are exact for reals but computed with hypot, cpow or csqrt for complex.
 COMPLEX_INEXACT = {"absolute", "sign", "sqrt", "power", "float_power"}
 # Complex products, which NumPy's SIMD loops compute with fused multiply-adds where the CPU has
@@ -182,7 +182,7 @@ def role(name, dtype, index):
         return "exponent" if index == 1 else "base"
     if kind == "c" and (name in TRANSCENDENTAL or name in COMPLEX_INEXACT):
         return "finite"
-    if name in ("arcsin", "arccos"):
+    if name in ("arcsin", "arccos", "arctanh"):
         return "unit"
     if name in ("exp", "expm1", "exp2", "sinh", "cosh", "tanh"):
         return "moderate"

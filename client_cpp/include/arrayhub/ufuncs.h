@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "arrayhub/client.h"
@@ -498,6 +499,60 @@ inline Array nextafter(const Array& x1, const Operand& x2, std::optional<DType> 
 }
 inline Array nextafter(const Scalar& x1, const Array& x2, std::optional<DType> dtype = {}) {
   return detail::CallUfunc("nextafter", {x1, x2}, dtype);
+}
+// np.conjugate
+inline Array conjugate(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("conjugate", {x}, dtype);
+}
+// np.conjugate (conj)
+inline Array conj(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("conj", {x}, dtype);
+}
+// np.ldexp
+inline Array ldexp(const Array& x1, const Operand& x2, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("ldexp", {x1, x2}, dtype);
+}
+inline Array ldexp(const Scalar& x1, const Array& x2, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("ldexp", {x1, x2}, dtype);
+}
+// np.arcsinh
+inline Array arcsinh(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("arcsinh", {x}, dtype);
+}
+// np.arcsinh (asinh)
+inline Array asinh(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("asinh", {x}, dtype);
+}
+// np.arccosh
+inline Array arccosh(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("arccosh", {x}, dtype);
+}
+// np.arccosh (acosh)
+inline Array acosh(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("acosh", {x}, dtype);
+}
+// np.arctanh
+inline Array arctanh(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("arctanh", {x}, dtype);
+}
+// np.arctanh (atanh)
+inline Array atanh(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("atanh", {x}, dtype);
+}
+// np.frexp: its two outputs
+inline std::pair<Array, Array> frexp(const Array& x) {
+  return {detail::CallUfunc("_frexp_mantissa", {x}, {}), detail::CallUfunc("_frexp_exponent", {x}, {})};
+}
+// np.modf: its two outputs
+inline std::pair<Array, Array> modf(const Array& x) {
+  return {detail::CallUfunc("_modf_fraction", {x}, {}), detail::CallUfunc("_modf_integral", {x}, {})};
+}
+// np.divmod: its two outputs
+inline std::pair<Array, Array> divmod(const Array& x1, const Operand& x2) {
+  return {detail::CallUfunc("_divmod_quotient", {x1, x2}, {}), detail::CallUfunc("_divmod_remainder", {x1, x2}, {})};
+}
+inline std::pair<Array, Array> divmod(const Scalar& x1, const Array& x2) {
+  return {detail::CallUfunc("_divmod_quotient", {x1, x2}, {}), detail::CallUfunc("_divmod_remainder", {x1, x2}, {})};
 }
 // clang-format on
 

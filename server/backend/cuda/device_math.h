@@ -67,6 +67,7 @@ AH_MATH1(ah_atan, atanf, atan) AH_MATH1(ah_sinh, sinhf, sinh) AH_MATH1(ah_cosh, 
 AH_MATH1(ah_tanh, tanhf, tanh) AH_MATH1(ah_asinh, asinhf, asinh) AH_MATH1(ah_floor, floorf, floor)
 AH_MATH1(ah_ceil, ceilf, ceil) AH_MATH1(ah_rint, rintf, rint) AH_MATH1(ah_fabs, fabsf, fabs)
 AH_MATH1(ah_exp2, exp2f, exp2) AH_MATH1(ah_trunc, truncf, trunc)
+AH_MATH1(ah_acosh, acoshf, acosh) AH_MATH1(ah_atanh, atanhf, atanh)
 AH_MATH2(ah_atan2, atan2f, atan2) AH_MATH2(ah_hypot, hypotf, hypot) AH_MATH2(ah_pow, powf, pow)
 AH_MATH2(ah_fmod, fmodf, fmod) AH_MATH2(ah_copysign, copysignf, copysign)
 AH_MATH2(ah_add_rn, __fadd_rn, __dadd_rn) AH_MATH2(ah_sub_rn, __fsub_rn, __dsub_rn)
@@ -231,6 +232,21 @@ __device__ ah_c128 ah_z_atan(ah_c128 z) {
   const double re = 0.25 * log1p(4 * x / ((1 - x) * (1 - x) + y * y));
   const double im = 0.5 * atan2(2 * y, (1 - x) * (1 + x) - y * y);
   return {im, -re};
+}
+// The inverse hyperbolic functions from the inverse circular ones, as C99 defines them:
+// asinh(z) = -i asin(iz), atanh(z) = -i atan(iz), acosh(z) = +-i acos(z) with the sign that
+// makes the real part nonnegative (the imaginary part takes z's sign).
+__device__ ah_c128 ah_z_asinh(ah_c128 z) {
+  const ah_c128 w = ah_z_asin({-z.im, z.re});
+  return {w.im, -w.re};
+}
+__device__ ah_c128 ah_z_atanh(ah_c128 z) {
+  const ah_c128 w = ah_z_atan({-z.im, z.re});
+  return {w.im, -w.re};
+}
+__device__ ah_c128 ah_z_acosh(ah_c128 z) {
+  const ah_c128 w = ah_z_acos(z);
+  return {fabs(w.im), copysign(w.re, z.im)};
 }
 // a ** b: NumPy's special cases, then exp(b log a).
 template <class R> __device__ ah_complex<R> ah_cpow(ah_complex<R> a, ah_complex<R> b) {
@@ -462,6 +478,9 @@ AH_TRANSCENDENTAL(arctan, ah_atan, ah_z_atan)
 AH_TRANSCENDENTAL(sinh, ah_sinh, ah_z_sinh)
 AH_TRANSCENDENTAL(cosh, ah_cosh, ah_z_cosh)
 AH_TRANSCENDENTAL(tanh, ah_tanh, ah_z_tanh)
+AH_TRANSCENDENTAL(arcsinh, ah_asinh, ah_z_asinh)
+AH_TRANSCENDENTAL(arccosh, ah_acosh, ah_z_acosh)
+AH_TRANSCENDENTAL(arctanh, ah_atanh, ah_z_atanh)
 #undef AH_TRANSCENDENTAL
 // NumPy's complex log2 and log10: log(z) scaled.
 template <class T> __device__ __forceinline__ T ah_op_log2(T a) {

@@ -648,6 +648,27 @@ struct Tanh : UniformInputs {
   }
 };
 
+struct Arcsinh : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    return std::asinh(x);
+  }
+};
+
+struct Arccosh : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    return std::acosh(x);
+  }
+};
+
+struct Arctanh : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    return std::atanh(x);
+  }
+};
+
 struct Arctan2 : UniformInputs {
   template <typename M>
   static M Apply(M y, M x) {
