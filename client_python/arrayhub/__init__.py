@@ -25,7 +25,7 @@ from importlib import resources as _resources
 from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, float64, inf,
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
-from arrayhub import linalg, random
+from arrayhub import fft, linalg, random
 from arrayhub._batch import Batch, batch
 from arrayhub._client import Client, connect, get_client, session, set_default_client
 from arrayhub._creation import (arange, array, asarray, asnumpy, empty, empty_like, eye, full,
@@ -65,7 +65,8 @@ def synchronize(client: Client | None = None) -> None:
 globals().update(UFUNCS)  # add, subtract, ..., exp, sqrt, ... and NumPy's aliases.
 
 __all__ = sorted(
-    ["Client", "connect", "get_client", "session", "set_default_client", "linalg", "random",
+    ["Client", "connect", "get_client", "session", "set_default_client", "fft", "linalg",
+     "random",
      "batch", "Batch", "set_sync", "is_sync", "synchronize",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
