@@ -67,10 +67,11 @@ template <typename Factory>
 class FftConformanceTest : public BackendTest<Factory> {
  protected:
   // Runs one FftCall on fresh standard normal data and compares it with DirectFft: the largest
-  // error relative to the largest magnitude of the reference.
+  // error relative to the largest magnitude of the reference. With `shifted`, the real side
+  // (input or output) starts one element into its buffer, as a view's offset may.
   template <typename R>
   void Check(FftKind kind, bool forward, int64_t n, int64_t outer, int64_t inner, double scale = 1,
-             bool conjugate = false) {
+             bool conjugate = false, bool shifted = false) {
     SCOPED_TRACE(::testing::Message()
                  << "kind " << static_cast<int>(kind) << " forward " << forward << " n " << n
                  << " outer " << outer << " inner " << inner << " scale " << scale << " conjugate "
@@ -91,7 +92,9 @@ class FftConformanceTest : public BackendTest<Factory> {
         data[e] = static_cast<R>(normal(rng_));
         values[e] = data[e];
       }
-      input = this->Array(real, data, {outer, in_length, inner});
+      if (shifted) data.insert(data.begin(), R(0));
+      input = this->Array(real, data, {static_cast<int64_t>(data.size())});
+      input = Shifted(input, {outer, in_length, inner}, shifted);
     } else {
       std::vector<std::complex<R>> data(static_cast<size_t>(in_count));
       for (int64_t e = 0; e < in_count; ++e) {
@@ -101,7 +104,9 @@ class FftConformanceTest : public BackendTest<Factory> {
       input = this->Array(complex, data, {outer, in_length, inner});
     }
     const DType out_dtype = kind == FftKind::kComplexToReal ? real : complex;
-    const ArrayView output = this->Output(out_dtype, {outer, out_length, inner});
+    const int64_t out_count = outer * out_length * inner;
+    const ArrayView output = Shifted(this->Output(out_dtype, {out_count + 1}),
+                                     {outer, out_length, inner}, shifted && out_dtype == real);
     const absl::Status status = this->backend().Fft({.kind = kind,
                                                      .forward = forward,
                                                      .n = n,
@@ -114,9 +119,10 @@ class FftConformanceTest : public BackendTest<Factory> {
         DirectFft(values, kind, forward, n, outer, in_length, inner, out_length, scale, conjugate);
     std::vector<LongComplex> got(expected.size());
     if (out_dtype == real) {
-      const std::vector<R> read = this->template Read<R>(output);
-      ASSERT_EQ(read.size(), got.size());
-      for (size_t e = 0; e < got.size(); ++e) got[e] = read[e];
+      const std::vector<R> read = this->template Contents<R>(*output.buffer, out_count + 1);
+      ASSERT_EQ(read.size(), got.size() + 1);
+      const size_t first = output.offset_bytes == 0 ? 0 : 1;
+      for (size_t e = 0; e < got.size(); ++e) got[e] = read[e + first];
     } else {
       const std::vector<std::complex<R>> read = this->template Read<std::complex<R>>(output);
       ASSERT_EQ(read.size(), got.size());
@@ -130,6 +136,14 @@ class FftConformanceTest : public BackendTest<Factory> {
     }
     const long double tolerance = wide ? 1e-12L : 2e-5L;
     EXPECT_LE(error, tolerance * std::max(largest, 1.0L)) << "largest " << largest;
+  }
+
+  // `view` as `shape`, from its second element with `shift` (the buffer has room for it).
+  static ArrayView Shifted(ArrayView view, const Shape& shape, bool shift) {
+    if (shift) view.offset_bytes += ItemSize(view.dtype);
+    view.shape = shape;
+    view.strides = ContiguousStrides(shape);
+    return view;
   }
 
   // The layouts of the batch: one transform, a batch along the outer axis, and points `inner`
@@ -175,7 +189,17 @@ TYPED_TEST_P(FftConformanceTest, ScaleAndConjugateApplyToTheComplexSide) {
   }
 }
 
+TYPED_TEST_P(FftConformanceTest, RealSidesAtOddOffsets) {
+  for (const auto& [outer, inner] : this->kLayouts) {
+    for (const int64_t n : {3, 8}) {
+      this->template Check<float>(FftKind::kRealToComplex, true, n, outer, inner, 1, false, true);
+      this->template Check<double>(FftKind::kComplexToReal, false, n, outer, inner, 1, false, true);
+    }
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(FftConformanceTest, ComplexTransformsMatchADirectSum,
-                            RealTransformsMatchADirectSum, ScaleAndConjugateApplyToTheComplexSide);
+                            RealTransformsMatchADirectSum, ScaleAndConjugateApplyToTheComplexSide,
+                            RealSidesAtOddOffsets);
 
 }  // namespace arrayhub
