@@ -43,7 +43,7 @@ ALLOWED = {
 
 # External headers only some layers may see, by the include's path.
 GRPC = re.compile(r"^(grpcpp/|grpc/|google/protobuf/)|\.pb\.h$")
-CUDA = re.compile(r"^(cuda|cub/|cuComplex|curand|cublas|cusolver|nvrtc|thrust/|vector_types)")
+CUDA = re.compile(r"^(cuda|cub/|cuComplex|cufft|curand|cublas|cusolver|nvrtc|thrust/|vector_types)")
 EXTERNAL = [
     ("grpc", GRPC, {"transport", "wire", "daemon"}),
     ("cuda", CUDA, {"cuda"}),

@@ -41,6 +41,8 @@ v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op) {
     case Op::kLinalg:
       // Only routines giving one array are pipelined (Linalg).
       return Call(connection, &Stub::Linalg, op.linalg()).results(0);
+    case Op::kFft:
+      return Call(connection, &Stub::Fft, op.fft());
     case Op::OP_NOT_SET:
       break;
   }

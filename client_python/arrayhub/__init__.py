@@ -25,7 +25,7 @@ from importlib import resources as _resources
 from numpy import (bool_, complex64, complex128, dtype, e, float16, float32, float64, inf,
                    int8, int16, int32, int64, nan, newaxis, pi, uint8, uint16, uint32, uint64)
 
-from arrayhub import linalg, random, testing
+from arrayhub import fft, linalg, random, testing
 from arrayhub import _array_api, _set_functions
 from arrayhub._set_functions import unique_all, unique_counts, unique_inverse, unique_values
 from arrayhub._array_api import (__array_namespace_info__, astype, cumulative_prod,
@@ -103,7 +103,7 @@ def synchronize(client: Client | None = None) -> None:
 globals().update(UFUNCS)  # add, subtract, ..., exp, sqrt, ... and NumPy's aliases.
 
 __all__ = sorted(
-    ["Client", "connect", "get_client", "session", "set_default_client", "linalg", "random",
+    ["Client", "connect", "get_client", "session", "set_default_client", "fft", "linalg", "random",
      "testing",
      "cuda", "profiler", "get_array_module", "from_dlpack", "get_default_memory_pool",
      "get_default_pinned_memory_pool",

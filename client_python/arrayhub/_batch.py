@@ -30,7 +30,7 @@ __all__ = ["Batch", "batch"]
 #: The RPCs a batch can hold, by the BatchRequest.Op field that carries each.
 _OP_FIELDS = {"Elementwise": "elementwise", "Matmul": "matmul", "Reduce": "reduce",
               "View": "view", "ArrayOp": "array_op", "Create": "create", "GetItem": "get_item",
-              "TensorProduct": "tensor_product", "Linalg": "linalg"}
+              "TensorProduct": "tensor_product", "Linalg": "linalg", "Fft": "fft"}
 
 #: ArrayOp ops that answer several arrays, whose number the client cannot know in advance.
 _SEVERAL_ARRAYS = ("split", "nonzero")

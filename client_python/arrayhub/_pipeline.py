@@ -361,7 +361,8 @@ _EMPTY: dict[str, Any] = {
     "Reduce": compute_pb2.ReduceRequest(), "View": compute_pb2.ViewRequest(),
     "ArrayOp": compute_pb2.ArrayOpRequest(), "Create": arrays_pb2.CreateRequest(),
     "GetItem": compute_pb2.GetItemRequest(),
-    "TensorProduct": compute_pb2.TensorProductRequest(), "Linalg": compute_pb2.LinalgRequest()}
+    "TensorProduct": compute_pb2.TensorProductRequest(), "Linalg": compute_pb2.LinalgRequest(),
+    "Fft": compute_pb2.FftRequest()}
 
 
 class _IdleFlusher:

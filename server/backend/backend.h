@@ -16,6 +16,7 @@
 #include "server/backend/buffer.h"
 #include "server/backend/compute.h"
 #include "server/backend/device_health.h"
+#include "server/backend/fft.h"
 #include "server/backend/host_region.h"
 #include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
@@ -145,6 +146,9 @@ class Backend {
   virtual absl::Status Eigh(const EighCall& call) = 0;
   virtual absl::Status Solve(const SolveCall& call) = 0;
   virtual absl::Status Slogdet(const SlogdetCall& call) = 0;
+
+  // Discrete Fourier transforms (see fft.h).
+  virtual absl::Status Fft(const FftCall& call) = 0;
 
   // Indexing and manipulation (see indexing.h).
   virtual absl::Status Gather(const GatherCall& call) = 0;

@@ -19,6 +19,7 @@
 #include "server/core/creation.h"
 #include "server/core/descriptor_budget.h"
 #include "server/core/download.h"
+#include "server/core/fft_rules.h"
 #include "server/core/ipc_leases.h"
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
@@ -174,6 +175,8 @@ class Engine {
                                                       const TensorProductSpec& spec);
   absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Linalg(const Caller& caller,
                                                             const LinalgSpec& spec);
+  // numpy.fft's transforms (engine_fft.cc).
+  absl::StatusOr<ArrayTable::RecordPtr> Fft(const Caller& caller, const FftSpec& spec);
 
   // Views and indexing (engine_views.cc): View and basic indexing give views sharing the
   // array's memory (a reshape the strides cannot express copies, as NumPy); index arrays give
@@ -231,6 +234,7 @@ class Engine {
 
  private:
   friend class LinalgSteps;   // engine_linalg.cc: scratch arrays and backend calls on views.
+  friend class FftSteps;      // engine_fft.cc: intermediate arrays and backend calls.
   friend class IndexSteps;    // engine_views.cc: index arrays, gathers and scatters.
   friend class ArrayOpSteps;  // engine_array_ops.cc.
   friend class ChainGroup;    // engine_chain.cc: the fused group being built.

@@ -44,6 +44,8 @@ std::string LabelOf(const BatchOp& op) {
       return Label("tensor_product", op.tensor_product().op());
     case BatchOp::kLinalg:
       return Label("linalg", op.linalg().op());
+    case BatchOp::kFft:
+      return Label("fft", op.fft().op());
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -147,6 +149,9 @@ BatchStep StepOf(const BatchOp& op) {
       AddReferences(op.linalg().operands(), step);
       step.gives_several = LinalgGivesSeveral(op.linalg());
       break;
+    case BatchOp::kFft:
+      AddReference(op.fft().input(), "input", step);
+      break;
     case BatchOp::kCreate:
     case BatchOp::OP_NOT_SET:
       break;
@@ -213,6 +218,10 @@ absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const B
     case BatchOp::kLinalg: {
       AH_ASSIGN_OR_RETURN(LinalgSpec spec, LinalgSpecFromProto(op.linalg(), &results));
       return engine.Linalg(caller, spec);
+    }
+    case BatchOp::kFft: {
+      AH_ASSIGN_OR_RETURN(FftSpec spec, FftSpecFromProto(op.fft(), &results));
+      return One(engine.Fft(caller, spec));
     }
     case BatchOp::OP_NOT_SET:
       break;

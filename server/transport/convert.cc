@@ -251,6 +251,21 @@ absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
   return spec;
 }
 
+absl::StatusOr<FftSpec> FftSpecFromProto(const v1::FftRequest& request, const BatchResults* batch) {
+  FftSpec spec;
+  std::optional<FftOp> op = FftOpFromName(request.op());
+  if (!op) {
+    return absl::InvalidArgumentError(
+        fmt::format("unknown fft op '{}' (fft, ifft, rfft, irfft, hfft or ihfft)", request.op()));
+  }
+  spec.op = *op;
+  AH_ASSIGN_OR_RETURN(spec.input, OperandFromProto(request.input(), "input", batch));
+  spec.axes = AxesFromProto(request.has_axes(), request.axes());
+  if (request.has_s()) spec.s.emplace(request.s().values().begin(), request.s().values().end());
+  spec.norm = request.norm();
+  return spec;
+}
+
 absl::StatusOr<CreateSpec> CreateSpecFromProto(const v1::CreateRequest& request) {
   CreateSpec spec;
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));

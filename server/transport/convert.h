@@ -15,6 +15,7 @@
 #include "server/core/array_record.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
+#include "server/core/fft_rules.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
 #include "server/core/session_manager.h"
@@ -74,6 +75,8 @@ absl::StatusOr<TensorProductSpec> TensorProductSpecFromProto(
     const v1::TensorProductRequest& request, const BatchResults* batch = nullptr);
 absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
                                                const BatchResults* batch = nullptr);
+absl::StatusOr<FftSpec> FftSpecFromProto(const v1::FftRequest& request,
+                                         const BatchResults* batch = nullptr);
 // convert_manipulation.cc
 absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
                                            const BatchResults* batch = nullptr);

@@ -79,8 +79,9 @@ ListBound BoundOf(const FieldDescriptor& field, const Limits& limits) {
                "arrayhub.v1.ViewRequest.BroadcastTo.shape"})) {
     return {.most = limits.max_rank, .unit = "dimensions", .rule = rank_rule, .listed = true};
   }
-  if (IsOneOf(name, {"arrayhub.v1.ViewRequest.Transpose.axes",
-                     "arrayhub.v1.ViewRequest.ExpandDims.axes", "arrayhub.v1.AxisList.axes"})) {
+  if (IsOneOf(name,
+              {"arrayhub.v1.ViewRequest.Transpose.axes", "arrayhub.v1.ViewRequest.ExpandDims.axes",
+               "arrayhub.v1.AxisList.axes", "arrayhub.v1.FftRequest.Lengths.values"})) {
     return {.most = limits.max_rank, .rule = rank_rule, .listed = true};
   }
   if (IsOneOf(name, {"arrayhub.v1.GetItemRequest.index", "arrayhub.v1.SetItemRequest.index"})) {

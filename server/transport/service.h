@@ -61,6 +61,10 @@ class ArrayHubService final : public ArrayHubServiceBase {
   grpc::Status Linalg(grpc::ServerContext* context, const v1::LinalgRequest* request,
                       v1::LinalgResponse* response) override;
 
+  // numpy.fft (fft_rpcs.cc).
+  grpc::Status Fft(grpc::ServerContext* context, const v1::FftRequest* request,
+                   v1::ArrayInfo* response) override;
+
   // Transfer (transfer_rpcs.cc): serialized UploadRequest / UploadResponse, DownloadRequest /
   // DownloadResponse.
   grpc::ServerReadReactor<grpc::ByteBuffer>* Upload(grpc::CallbackServerContext* context,

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "server/backend/cuda/cuda_backend.h"
+#include "tests/backend/fft_conformance.h"
 #include "tests/backend/indexing_conformance.h"
 #include "tests/backend/linalg_conformance.h"
 #include "tests/backend/memory_conformance.h"
@@ -28,5 +29,6 @@ INSTANTIATE_TYPED_TEST_SUITE_P(CudaRandom, RandomConformanceTest, CudaBackendFac
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaReduce, ReduceConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaLinalg, LinalgConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaIndexing, IndexingConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaFft, FftConformanceTest, CudaBackendFactory);
 
 }  // namespace arrayhub

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "server/backend/host/host_backend.h"
+#include "tests/backend/fft_conformance.h"
 #include "tests/backend/indexing_conformance.h"
 #include "tests/backend/linalg_conformance.h"
 #include "tests/backend/memory_conformance.h"
@@ -27,5 +28,6 @@ INSTANTIATE_TYPED_TEST_SUITE_P(HostRandom, RandomConformanceTest, HostBackendFac
 INSTANTIATE_TYPED_TEST_SUITE_P(HostReduce, ReduceConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostLinalg, LinalgConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostIndexing, IndexingConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(HostFft, FftConformanceTest, HostBackendFactory);
 
 }  // namespace arrayhub

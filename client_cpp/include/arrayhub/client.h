@@ -170,6 +170,16 @@ class Operand {
 };
 
 // NumPy's reduction arguments.
+// numpy.fft's options (Client::Fft).
+struct FftOptions {
+  // The axes transformed; absent: the last s->size() axes, or every axis (numpy.fft.fftn).
+  std::optional<std::vector<int64_t>> axes = std::nullopt;
+  // NumPy's n and s: each axis's transform length, the input cut or zero-padded to it (-1:
+  // the whole axis); absent: the input's extents (2 (m - 1) along irfft's and hfft's last).
+  std::optional<std::vector<int64_t>> s = std::nullopt;
+  std::string norm;  // "backward" (also ""), "ortho" or "forward".
+};
+
 struct ReduceOptions {
   std::optional<std::vector<int64_t>> axis{};  // Absent: all axes (axis=None).
   bool keepdims = false;
@@ -338,6 +348,10 @@ class Client {
                   Precision precision = Precision::kDefault);
   // numpy.linalg's routines on this client's session; the Linalg refers to this Client.
   Linalg linalg();
+  // numpy.fft's transforms (fft.cc): `op` is fft, ifft, rfft, irfft, hfft or ihfft, over the
+  // options' axes as numpy.fft.fftn, rfftn, irfftn run them (hfft and ihfft take one axis);
+  // fft2 is Fft("fft", a, {.axes = {{-2, -1}}}). NumPy 2's result dtypes.
+  Array Fft(std::string_view op, const Array& a, const FftOptions& options = {});
 
   // Views, as NumPy's functions of the same names: the result shares a's memory (a write
   // through one is seen through the other) and stays valid after a is freed. Reshape and

@@ -48,10 +48,11 @@ class BatchError(_message.Message):
 class BatchRequest(_message.Message):
     __slots__ = ["free", "keep", "ops", "read"]
     class Op(_message.Message):
-        __slots__ = ["array_op", "create", "elementwise", "get_item", "linalg", "matmul", "reduce", "tensor_product", "view"]
+        __slots__ = ["array_op", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "reduce", "tensor_product", "view"]
         ARRAY_OP_FIELD_NUMBER: _ClassVar[int]
         CREATE_FIELD_NUMBER: _ClassVar[int]
         ELEMENTWISE_FIELD_NUMBER: _ClassVar[int]
+        FFT_FIELD_NUMBER: _ClassVar[int]
         GET_ITEM_FIELD_NUMBER: _ClassVar[int]
         LINALG_FIELD_NUMBER: _ClassVar[int]
         MATMUL_FIELD_NUMBER: _ClassVar[int]
@@ -61,13 +62,14 @@ class BatchRequest(_message.Message):
         array_op: ArrayOpRequest
         create: _arrays_pb2.CreateRequest
         elementwise: ElementwiseRequest
+        fft: FftRequest
         get_item: GetItemRequest
         linalg: LinalgRequest
         matmul: MatmulRequest
         reduce: ReduceRequest
         tensor_product: TensorProductRequest
         view: ViewRequest
-        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ...) -> None: ...
+        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ...) -> None: ...
     FREE_FIELD_NUMBER: _ClassVar[int]
     KEEP_FIELD_NUMBER: _ClassVar[int]
     OPS_FIELD_NUMBER: _ClassVar[int]
@@ -111,6 +113,25 @@ class ElementwiseRequest(_message.Message):
     out: str
     out_batch_result: int
     def __init__(self, op: _Optional[str] = ..., operands: _Optional[_Iterable[_Union[Operand, _Mapping]]] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
+
+class FftRequest(_message.Message):
+    __slots__ = ["axes", "input", "norm", "op", "s"]
+    class Lengths(_message.Message):
+        __slots__ = ["values"]
+        VALUES_FIELD_NUMBER: _ClassVar[int]
+        values: _containers.RepeatedScalarFieldContainer[int]
+        def __init__(self, values: _Optional[_Iterable[int]] = ...) -> None: ...
+    AXES_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    NORM_FIELD_NUMBER: _ClassVar[int]
+    OP_FIELD_NUMBER: _ClassVar[int]
+    S_FIELD_NUMBER: _ClassVar[int]
+    axes: _types_pb2.AxisList
+    input: Operand
+    norm: str
+    op: str
+    s: FftRequest.Lengths
+    def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axes: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., s: _Optional[_Union[FftRequest.Lengths, _Mapping]] = ..., norm: _Optional[str] = ...) -> None: ...
 
 class GetItemRequest(_message.Message):
     __slots__ = ["batch_handle", "handle", "index"]

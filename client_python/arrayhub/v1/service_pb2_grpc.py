@@ -71,6 +71,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.LinalgRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_compute__pb2.LinalgResponse.FromString,
                 )
+        self.Fft = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/Fft',
+                request_serializer=arrayhub_dot_v1_dot_compute__pb2.FftRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
+                )
         self.Reduce = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/Reduce',
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.ReduceRequest.SerializeToString,
@@ -245,6 +250,12 @@ class ArrayHubServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def Linalg(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Fft(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -434,6 +445,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.Linalg,
                     request_deserializer=arrayhub_dot_v1_dot_compute__pb2.LinalgRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_compute__pb2.LinalgResponse.SerializeToString,
+            ),
+            'Fft': grpc.unary_unary_rpc_method_handler(
+                    servicer.Fft,
+                    request_deserializer=arrayhub_dot_v1_dot_compute__pb2.FftRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.SerializeToString,
             ),
             'Reduce': grpc.unary_unary_rpc_method_handler(
                     servicer.Reduce,
@@ -729,6 +745,23 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/Linalg',
             arrayhub_dot_v1_dot_compute__pb2.LinalgRequest.SerializeToString,
             arrayhub_dot_v1_dot_compute__pb2.LinalgResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Fft(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/Fft',
+            arrayhub_dot_v1_dot_compute__pb2.FftRequest.SerializeToString,
+            arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -63,6 +63,8 @@ class CudaBackend final : public Backend {
   absl::Status Eigh(const EighCall& call) override;
   absl::Status Solve(const SolveCall& call) override;
   absl::Status Slogdet(const SlogdetCall& call) override;
+  // cuFFT (cuda_fft.cc).
+  absl::Status Fft(const FftCall& call) override;
 
   absl::Status Gather(const GatherCall& call) override;
   absl::Status Scatter(const ScatterCall& call) override;

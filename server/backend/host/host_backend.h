@@ -60,6 +60,8 @@ class HostBackend final : public Backend {
   absl::Status Eigh(const EighCall& call) override;
   absl::Status Solve(const SolveCall& call) override;
   absl::Status Slogdet(const SlogdetCall& call) override;
+  // FFTW (host_fft.cc).
+  absl::Status Fft(const FftCall& call) override;
 
   absl::Status Gather(const GatherCall& call) override;
   absl::Status Scatter(const ScatterCall& call) override;

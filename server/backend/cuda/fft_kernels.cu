@@ -1,0 +1,72 @@
+#include <algorithm>
+
+#include "server/backend/cuda/fft_kernels.cuh"
+
+namespace arrayhub {
+namespace {
+
+constexpr int kThreadsPerBlock = 256;
+constexpr int64_t kMaxBlocks = 4096;  // Grid-stride loops cover the rest.
+
+int BlocksFor(int64_t threads) {
+  return static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock, kMaxBlocks)));
+}
+
+__device__ int64_t FirstIndex() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ int64_t GridStride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+
+// R is float or double; a complex value is two of them.
+template <typename R>
+__global__ void PrepareComplexToReal(R* data, int64_t count, int64_t length, int64_t inner,
+                                     int64_t n, bool conjugate) {
+  for (int64_t e = FirstIndex(); e < count; e += GridStride()) {
+    const int64_t x = (e / inner) % length;
+    R& imag = data[2 * e + 1];
+    if (x == 0 || (n % 2 == 0 && x == n / 2)) {
+      imag = 0;
+    } else if (conjugate) {
+      imag = -imag;
+    }
+  }
+}
+
+template <typename R>
+__global__ void ScaleConjugate(R* data, int64_t count, int components, R scale, bool conjugate) {
+  for (int64_t e = FirstIndex(); e < count; e += GridStride()) {
+    data[components * e] *= scale;
+    if (components == 2) data[2 * e + 1] *= conjugate ? -scale : scale;
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchPrepareComplexToReal(void* data, int64_t outer, int64_t length, int64_t inner,
+                                       int64_t n, bool wide, bool conjugate, cudaStream_t stream) {
+  const int64_t count = outer * length * inner;
+  if (wide) {
+    PrepareComplexToReal<double><<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(
+        static_cast<double*>(data), count, length, inner, n, conjugate);
+  } else {
+    PrepareComplexToReal<float><<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(
+        static_cast<float*>(data), count, length, inner, n, conjugate);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchScaleConjugate(void* data, int64_t count, bool wide, bool is_complex,
+                                 double scale, bool conjugate, cudaStream_t stream) {
+  const int components = is_complex ? 2 : 1;
+  if (wide) {
+    ScaleConjugate<double><<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(
+        static_cast<double*>(data), count, components, scale, conjugate);
+  } else {
+    ScaleConjugate<float><<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(
+        static_cast<float*>(data), count, components, static_cast<float>(scale), conjugate);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace arrayhub

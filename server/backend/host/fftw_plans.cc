@@ -1,0 +1,126 @@
+#include "server/backend/host/fftw_plans.h"
+
+#include <algorithm>
+#include <list>
+#include <mutex>
+
+namespace arrayhub::host {
+namespace {
+
+// FFTW's planner (plan creation and destruction) is one global state for the process.
+std::mutex& PlannerMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+struct Entry {
+  FftwKey key;
+  std::shared_ptr<const FftwPlan> plan;
+};
+
+// Most recently used first. Guarded by PlannerMutex().
+std::list<Entry>& Cache() {
+  static std::list<Entry> cache;
+  return cache;
+}
+
+// The batch as FFTW's guru interface describes it: transform points `stride` apart, batches
+// over outer (whole stacks apart) and inner (adjacent).
+struct Dims {
+  fftw_iodim64 transform;
+  fftw_iodim64 batch[2];
+};
+
+Dims DimsOf(const FftwKey& key) {
+  const int64_t complex_length = key.n / 2 + 1;
+  const int64_t in_length = key.kind == FftKind::kComplexToReal ? complex_length : key.n;
+  const int64_t out_length = key.kind == FftKind::kRealToComplex ? complex_length : key.n;
+  return {.transform = {.n = key.n, .is = key.inner, .os = key.inner},
+          .batch = {{.n = key.outer, .is = in_length * key.inner, .os = out_length * key.inner},
+                    {.n = key.inner, .is = 1, .os = 1}}};
+}
+
+unsigned FlagsOf(const FftwKey& key) {
+  // Out-of-place c2c and r2c preserve their input by default; c2r may destroy it (fft.h).
+  unsigned flags = FFTW_ESTIMATE;
+  if (key.input_alignment != 0 || key.output_alignment != 0) flags |= FFTW_UNALIGNED;
+  return flags;
+}
+
+std::shared_ptr<const FftwPlan> MakePlan(const FftwKey& key, void* input, void* output) {
+  Dims d = DimsOf(key);
+  const unsigned flags = FlagsOf(key);
+  const int sign = key.forward ? FFTW_FORWARD : FFTW_BACKWARD;
+  fftw_plan plan = nullptr;
+  fftwf_plan plan_single = nullptr;
+  switch (key.kind) {
+    case FftKind::kComplex:
+      if (key.single) {
+        plan_single =
+            fftwf_plan_guru64_dft(1, &d.transform, 2, d.batch, static_cast<fftwf_complex*>(input),
+                                  static_cast<fftwf_complex*>(output), sign, flags);
+      } else {
+        plan = fftw_plan_guru64_dft(1, &d.transform, 2, d.batch, static_cast<fftw_complex*>(input),
+                                    static_cast<fftw_complex*>(output), sign, flags);
+      }
+      break;
+    case FftKind::kRealToComplex:
+      if (key.single) {
+        plan_single =
+            fftwf_plan_guru64_dft_r2c(1, &d.transform, 2, d.batch, static_cast<float*>(input),
+                                      static_cast<fftwf_complex*>(output), flags);
+      } else {
+        plan = fftw_plan_guru64_dft_r2c(1, &d.transform, 2, d.batch, static_cast<double*>(input),
+                                        static_cast<fftw_complex*>(output), flags);
+      }
+      break;
+    case FftKind::kComplexToReal:
+      if (key.single) {
+        plan_single = fftwf_plan_guru64_dft_c2r(1, &d.transform, 2, d.batch,
+                                                static_cast<fftwf_complex*>(input),
+                                                static_cast<float*>(output), flags);
+      } else {
+        plan =
+            fftw_plan_guru64_dft_c2r(1, &d.transform, 2, d.batch, static_cast<fftw_complex*>(input),
+                                     static_cast<double*>(output), flags);
+      }
+      break;
+  }
+  if (plan == nullptr && plan_single == nullptr) return nullptr;
+  return std::make_shared<const FftwPlan>(plan, plan_single);
+}
+
+}  // namespace
+
+FftwPlan::~FftwPlan() {
+  const std::lock_guard lock(PlannerMutex());
+  if (plan_ != nullptr) fftw_destroy_plan(plan_);
+  if (plan_single_ != nullptr) fftwf_destroy_plan(plan_single_);
+}
+
+std::shared_ptr<const FftwPlan> FftwPlanFor(const FftwKey& key, void* input, void* output) {
+  std::shared_ptr<const FftwPlan> evicted;  // Destroyed after the lock is released.
+  const std::lock_guard lock(PlannerMutex());
+  std::list<Entry>& cache = Cache();
+  auto found = std::find_if(cache.begin(), cache.end(),
+                            [&](const Entry& entry) { return entry.key == key; });
+  if (found != cache.end()) {
+    cache.splice(cache.begin(), cache, found);
+    return cache.front().plan;
+  }
+  std::shared_ptr<const FftwPlan> plan = MakePlan(key, input, output);
+  if (plan == nullptr) return nullptr;
+  cache.push_front({key, plan});
+  if (static_cast<int>(cache.size()) > kMaxFftwPlans) {
+    evicted = std::move(cache.back().plan);
+    cache.pop_back();
+  }
+  return plan;
+}
+
+int FftwCachedPlans() {
+  const std::lock_guard lock(PlannerMutex());
+  return static_cast<int>(Cache().size());
+}
+
+}  // namespace arrayhub::host

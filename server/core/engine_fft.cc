@@ -1,0 +1,119 @@
+// Engine::Fft: numpy.fft as the backend's one-dimensional transforms (fft_rules.h gives them in
+// NumPy's order). Before each transform the array is brought to what the backend takes: the
+// transform's precision, C-contiguous, cut or zero-padded along the axis (one copy, made only
+// where one of these differs, and always for a complex-to-real input, which the backend may
+// overwrite). Intermediate arrays are charged like results and dropped as soon as the next
+// transform has read them.
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <optional>
+
+#include "server/common/status_macros.h"
+#include "server/core/engine.h"
+#include "server/core/fft_rules.h"
+#include "server/core/shape_limits.h"
+
+namespace arrayhub {
+
+class FftSteps {
+ public:
+  FftSteps(Engine& engine, const Caller& caller) : engine_(engine), caller_(caller) {}
+
+  absl::StatusOr<ArrayTable::RecordPtr> Run(const ArrayView& input, const FftPlan& plan) {
+    AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(plan.result_shape));
+    if (plan.steps.empty() || count == 0) {  // fftn over no axes copies, as NumPy returns a.
+      AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(plan.result_dtype, plan.result_shape));
+      if (count > 0) AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, input, ViewOf(result)));
+      return engine_.Register(std::move(result));
+    }
+    const DType complex =
+        plan.real_dtype == DType::kFloat32 ? DType::kComplex64 : DType::kComplex128;
+    ArrayView current = input;
+    std::optional<ArrayRecord> current_record;  // Holds `current` when this call made it.
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const FftStep& step = plan.steps[i];
+      const DType in_dtype = step.kind == FftKind::kRealToComplex ? plan.real_dtype : complex;
+      const DType out_dtype = step.kind == FftKind::kComplexToReal ? plan.real_dtype : complex;
+      std::optional<ArrayRecord> prepared;
+      if (current.dtype != in_dtype || !IsCContiguous(current.shape, current.strides) ||
+          current.shape[step.axis] != step.input_length || step.kind == FftKind::kComplexToReal) {
+        AH_ASSIGN_OR_RETURN(prepared, Prepared(current, step, in_dtype));
+      }
+      Shape out_shape = current.shape;
+      out_shape[step.axis] = step.output_length;
+      AH_ASSIGN_OR_RETURN(ArrayRecord output, NewArray(out_dtype, out_shape));
+      const bool last = i + 1 == plan.steps.size();
+      AH_RETURN_IF_ERROR(engine_.backend_->Fft(
+          FftCall{.kind = step.kind,
+                  .forward = step.forward,
+                  .n = step.n,
+                  .input = Stack(prepared ? ViewOf(*prepared) : current, step.axis),
+                  .output = Stack(ViewOf(output), step.axis),
+                  .scale = last ? plan.scale : 1,
+                  .conjugate = step.conjugate}));
+      current = ViewOf(output);
+      current_record = std::move(output);  // Frees the previous one, in its queue's order.
+    }
+    if (current.dtype != plan.result_dtype) {  // float16's irfft and hfft: computed in float32.
+      AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(plan.result_dtype, plan.result_shape));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, current, ViewOf(result)));
+      return engine_.Register(std::move(result));
+    }
+    return engine_.Register(std::move(*current_record));
+  }
+
+ private:
+  absl::StatusOr<ArrayRecord> NewArray(DType dtype, const Shape& shape) {
+    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, engine_.limits_));
+    return engine_.NewArray(caller_, dtype, shape, nbytes);
+  }
+
+  // `current` in `dtype`, C-contiguous, cut or zero-padded to the step's input length.
+  absl::StatusOr<ArrayRecord> Prepared(const ArrayView& current, const FftStep& step, DType dtype) {
+    Shape shape = current.shape;
+    shape[step.axis] = step.input_length;
+    AH_ASSIGN_OR_RETURN(ArrayRecord prepared, NewArray(dtype, shape));
+    ArrayView target = ViewOf(prepared);
+    const int64_t kept = std::min(current.shape[step.axis], step.input_length);
+    if (kept < step.input_length) {
+      AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
+      AH_ASSIGN_OR_RETURN(ElementBytes zero, EncodeScalar(Scalar::Int(0), dtype));
+      const int64_t itemsize = ItemSize(dtype);
+      AH_RETURN_IF_ERROR(
+          engine_.backend_->FillPattern(*target.buffer, target.offset_bytes, count, itemsize,
+                                        std::span(zero.data(), static_cast<size_t>(itemsize))));
+    }
+    if (kept > 0) {
+      ArrayView source = current;
+      source.shape[step.axis] = kept;
+      target.shape[step.axis] = kept;
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, target));
+    }
+    return prepared;
+  }
+
+  // A C-contiguous view as the backend's (outer, length, inner) stack along `axis`.
+  static ArrayView Stack(ArrayView view, int64_t axis) {
+    const auto product = [](auto first, auto last) {
+      return std::accumulate(first, last, int64_t{1}, std::multiplies<>());
+    };
+    view.shape = {product(view.shape.begin(), view.shape.begin() + axis), view.shape[axis],
+                  product(view.shape.begin() + axis + 1, view.shape.end())};
+    view.strides = ContiguousStrides(view.shape);
+    return view;
+  }
+
+  Engine& engine_;
+  const Caller& caller_;
+};
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::Fft(const Caller& caller, const FftSpec& spec) {
+  const auto bound = Bind(caller, OpName(spec.op));
+  if (!spec.input.handle) return absl::InvalidArgumentError("input must be an array handle");
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input, Find(caller, *spec.input.handle, "input"));
+  AH_ASSIGN_OR_RETURN(FftPlan plan, ResolveFft(spec, input->dtype, input->shape));
+  return FftSteps(*this, caller).Run(ViewOf(*input), plan);
+}
+
+}  // namespace arrayhub
