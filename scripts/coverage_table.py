@@ -1,5 +1,5 @@
 """Writes docs/coverage.md: every function of NumPy's main namespace, numpy.linalg,
-numpy.random and CuPy's top level, marked implemented, differs (why) or not yet in arrayhub.
+numpy.random, numpy.fft and CuPy's top level, marked implemented, differs (why) or not yet in arrayhub.
 
 The table is read from the modules themselves (numpy as installed, arrayhub as imported, CuPy's
 names from scripts/data/cupy_top_level.txt), so it cannot drift: client_python/tests/
@@ -90,11 +90,13 @@ def render() -> str:
 
     linalg = getattr(arrayhub, "linalg", None)
     random = getattr(arrayhub, "random", None)
+    fft = getattr(arrayhub, "fft", None)
     sections = [
         ("CuPy's top level", arrayhub, "", _cupy_functions()),
         ("NumPy's main namespace", arrayhub, "", _numpy_functions(np)),
         ("numpy.linalg", linalg, "linalg.", _numpy_functions(np.linalg)),
         ("numpy.random", random, "random.", _numpy_functions(np.random)),
+        ("numpy.fft", fft, "fft.", _numpy_functions(np.fft)),
     ]
     body, summary = [], []
     for title, module, prefix, names in sections:
