@@ -1,95 +1,39 @@
 """Random arrays made on the server (Create RPC with a RandomSpec), like numpy.random.
 
-The server generates the values: cuRAND on the GPU backend, a counter-based generator on the
-CPU backend. Differences from NumPy:
+The server generates the values: cuRAND Philox on the GPU backend, a Mersenne Twister with
+the project's own arithmetic on the CPU backend (docs/semantics.md, "Random numbers").
+Differences from NumPy:
 
 - For the same seed the values differ from NumPy's (and between backends); on one backend
   the same seed gives the same sequence of arrays.
 - ``size=None`` gives a 0-d array, not a Python scalar (as CuPy).
-- Bounds and parameters are scalars (NumPy also takes arrays).
+- Bounds and parameters are scalars (NumPy also takes arrays): array-valued ones raise
+  NotImplementedError. Non-finite parameters are refused (NumPy returns nan or inf).
+- ``choice`` takes an int or a 1-D array (no ``axis``); with a server-side ``p`` it reads
+  back one small summary to check ``p`` as NumPy does.
+
+The module functions draw from a global :class:`RandomState`, as NumPy's do.
 """
 
 from __future__ import annotations
 
-import operator
-import threading
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional
 
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _ops
-from arrayhub._creation import create
 from arrayhub._ndarray import ndarray
-from arrayhub.v1 import arrays_pb2
+from arrayhub.random._generator import Generator, RandomState
+from arrayhub.random._sampler import SeedLike, SizeLike
 
-__all__ = ["Generator", "default_rng", "seed", "random", "random_sample", "rand", "randn",
-           "uniform", "normal", "standard_normal", "integers", "randint"]
+__all__ = ["Generator", "RandomState", "default_rng", "seed", "random", "random_sample",
+           "rand", "randn", "uniform", "normal", "standard_normal", "integers", "randint",
+           "choice", "permutation", "shuffle", "standard_exponential", "exponential",
+           "standard_gamma", "gamma", "beta", "binomial", "poisson", "lognormal", "standard_t",
+           "chisquare", "geometric", "laplace", "logistic", "gumbel", "weibull", "pareto",
+           "rayleigh", "standard_cauchy"]
 
-SizeLike = Union[None, int, Sequence[int]]
-SeedLike = Union[None, int, Sequence[int], np.random.SeedSequence]
-
-
-class Generator:
-    """Draws random server arrays, with numpy.random.Generator's methods.
-
-    With a seed, every call asks the server for values from a fresh 64-bit seed derived from
-    ``numpy.random.SeedSequence(seed)``, so successive calls differ and the whole sequence
-    repeats for the same seed. Without one, the server seeds each call from its entropy
-    source.
-    """
-
-    def __init__(self, seed: SeedLike = None) -> None:
-        if seed is None or isinstance(seed, np.random.SeedSequence):
-            self._seeds: Optional[np.random.SeedSequence] = seed
-        else:
-            self._seeds = np.random.SeedSequence(seed)
-        self._lock = threading.Lock()
-
-    def _draw(self, size: SizeLike, dtype: DTypeLike | None, **distribution: Any) -> ndarray:
-        spec = arrays_pb2.RandomSpec(**distribution)
-        if self._seeds is not None:
-            with self._lock:
-                child = self._seeds.spawn(1)[0]
-            spec.has_seed = True
-            spec.seed = int(child.generate_state(1, np.uint64)[0])
-        shape = () if size is None else _ops.shape_tuple(size)
-        return create(shape, dtype, random=spec)
-
-    def random(self, size: SizeLike = None, dtype: DTypeLike = np.float64) -> ndarray:
-        """Uniform floats in [0, 1)."""
-        return self.uniform(0.0, 1.0, size, dtype)
-
-    def uniform(self, low: float = 0.0, high: float = 1.0, size: SizeLike = None,
-                dtype: DTypeLike = np.float64) -> ndarray:
-        """Uniform floats in [low, high). ``dtype`` is an extension NumPy's uniform lacks."""
-        return self._draw(size, dtype, uniform=arrays_pb2.RandomSpec.Uniform(
-            low=float(low), high=float(high)))
-
-    def normal(self, loc: float = 0.0, scale: float = 1.0, size: SizeLike = None,
-               dtype: DTypeLike = np.float64) -> ndarray:
-        """Normal floats with mean ``loc`` and standard deviation ``scale``."""
-        return self._draw(size, dtype, normal=arrays_pb2.RandomSpec.Normal(
-            mean=float(loc), stddev=float(scale)))
-
-    def standard_normal(self, size: SizeLike = None,
-                        dtype: DTypeLike = np.float64) -> ndarray:
-        """Normal floats with mean 0 and standard deviation 1 (``dtype`` is an
-        extension NumPy lacks)."""
-        return self.normal(0.0, 1.0, size, dtype)
-
-    def integers(self, low: int, high: Optional[int] = None, size: SizeLike = None,
-                 dtype: DTypeLike = np.int64, endpoint: bool = False) -> ndarray:
-        """Integers in [low, high) ([0, low) when high is None; [low, high] with endpoint).
-        Bounds must fit int64."""
-        if high is None:
-            low, high = 0, low
-        high = operator.index(high) + (1 if endpoint else 0)
-        return self._draw(size, dtype, integers=arrays_pb2.RandomSpec.Integers(
-            low=operator.index(low), high=high))
-
-
-_global = Generator()
+_global = RandomState()
 
 
 def default_rng(seed: SeedLike = None) -> Generator:
@@ -99,13 +43,12 @@ def default_rng(seed: SeedLike = None) -> Generator:
 
 def seed(seed: SeedLike = None) -> None:
     """Reseeds the module's generator; None goes back to server-chosen seeds."""
-    global _global
-    _global = Generator(seed)
+    _global.seed(seed)
 
 
 def random(size: SizeLike = None, dtype: DTypeLike = np.float64) -> ndarray:
-    """Uniform floats in [0, 1)."""
-    return _global.random(size, dtype)
+    """Uniform floats in [0, 1) (``dtype`` is an extension of NumPy's)."""
+    return _global.uniform(0.0, 1.0, size, dtype)
 
 
 random_sample = random
@@ -113,7 +56,7 @@ random_sample = random
 
 def rand(*size: int, dtype: DTypeLike = np.float64) -> ndarray:
     """Uniform floats in [0, 1) of shape ``size`` (given as separate ints)."""
-    return _global.random(size, dtype)
+    return _global.uniform(0.0, 1.0, size, dtype)
 
 
 def randn(*size: int, dtype: DTypeLike = np.float64) -> ndarray:
@@ -123,31 +66,123 @@ def randn(*size: int, dtype: DTypeLike = np.float64) -> ndarray:
 
 def uniform(low: float = 0.0, high: float = 1.0, size: SizeLike = None,
             dtype: DTypeLike = np.float64) -> ndarray:
-    """Uniform floats in [low, high) from the global generator (see
-    :meth:`Generator.uniform`)."""
+    """Uniform floats in [low, high) (see :meth:`RandomState.uniform`)."""
     return _global.uniform(low, high, size, dtype)
 
 
 def normal(loc: float = 0.0, scale: float = 1.0, size: SizeLike = None,
            dtype: DTypeLike = np.float64) -> ndarray:
-    """Normal floats from the global generator (see :meth:`Generator.normal`)."""
+    """Normal floats (see :meth:`RandomState.normal`)."""
     return _global.normal(loc, scale, size, dtype)
 
 
 def standard_normal(size: SizeLike = None, dtype: DTypeLike = np.float64) -> ndarray:
-    """Standard normal floats from the global generator (see
-    :meth:`Generator.standard_normal`)."""
+    """Standard normal floats."""
     return _global.standard_normal(size, dtype)
 
 
 def integers(low: int, high: Optional[int] = None, size: SizeLike = None,
              dtype: DTypeLike = np.int64, endpoint: bool = False) -> ndarray:
-    """Integers in [low, high) from the global generator (see
-    :meth:`Generator.integers`)."""
-    return _global.integers(low, high, size, dtype, endpoint)
+    """Integers in [low, high) (see :meth:`Generator.integers`)."""
+    return _global._bounded(low, high, size, dtype, endpoint)
 
 
 def randint(low: int, high: Optional[int] = None, size: SizeLike = None,
             dtype: DTypeLike = np.int64) -> ndarray:
-    """Integers in [low, high) (numpy.random.randint; ``integers`` without endpoint)."""
-    return _global.integers(low, high, size, dtype)
+    """Integers in [low, high) (numpy.random.randint)."""
+    return _global.randint(low, high, size, dtype)
+
+
+def choice(a: Any, size: SizeLike = None, replace: bool = True, p: Any = None) -> ndarray:
+    """Samples of ``a`` (see :meth:`RandomState.choice`)."""
+    return _global.choice(a, size, replace, p)
+
+
+def permutation(x: Any) -> ndarray:
+    """A permuted range or copy of ``x`` along axis 0."""
+    return _global.permutation(x)
+
+
+def shuffle(x: ndarray) -> None:
+    """Shuffles server array ``x`` in place along axis 0."""
+    _global.shuffle(x)
+
+
+def standard_exponential(size: SizeLike = None) -> ndarray:
+    return _global.standard_exponential(size)
+
+
+def exponential(scale: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.exponential(scale, size)
+
+
+def standard_gamma(shape: float, size: SizeLike = None) -> ndarray:
+    return _global.standard_gamma(shape, size)
+
+
+def gamma(shape: float, scale: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.gamma(shape, scale, size)
+
+
+def beta(a: float, b: float, size: SizeLike = None) -> ndarray:
+    return _global.beta(a, b, size)
+
+
+def binomial(n: int, p: float, size: SizeLike = None) -> ndarray:
+    return _global.binomial(n, p, size)
+
+
+def poisson(lam: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.poisson(lam, size)
+
+
+def lognormal(mean: float = 0.0, sigma: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.lognormal(mean, sigma, size)
+
+
+def standard_t(df: float, size: SizeLike = None) -> ndarray:
+    return _global.standard_t(df, size)
+
+
+def chisquare(df: float, size: SizeLike = None) -> ndarray:
+    return _global.chisquare(df, size)
+
+
+def geometric(p: float, size: SizeLike = None) -> ndarray:
+    return _global.geometric(p, size)
+
+
+def laplace(loc: float = 0.0, scale: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.laplace(loc, scale, size)
+
+
+def logistic(loc: float = 0.0, scale: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.logistic(loc, scale, size)
+
+
+def gumbel(loc: float = 0.0, scale: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.gumbel(loc, scale, size)
+
+
+def weibull(a: float, size: SizeLike = None) -> ndarray:
+    return _global.weibull(a, size)
+
+
+def pareto(a: float, size: SizeLike = None) -> ndarray:
+    return _global.pareto(a, size)
+
+
+def rayleigh(scale: float = 1.0, size: SizeLike = None) -> ndarray:
+    return _global.rayleigh(scale, size)
+
+
+def standard_cauchy(size: SizeLike = None) -> ndarray:
+    return _global.standard_cauchy(size)
+
+
+# The module functions share the RandomState methods' documentation.
+for _name in __all__:
+    _function = globals()[_name]
+    if getattr(_function, "__doc__", None) is None and hasattr(RandomState, _name):
+        _function.__doc__ = getattr(RandomState, _name).__doc__
+del _name, _function
