@@ -108,6 +108,10 @@ _DISTRIBUTIONS = [
     ("weibull", (2.0,), np.sqrt(np.pi) / 2, 1 - np.pi / 4, np.float64),
     ("pareto", (20.0,), 1 / 19, 20 / (19**2 * 18), np.float64),
     ("rayleigh", (2.0,), 2 * np.sqrt(np.pi / 2), (4 - np.pi) / 2 * 4, np.float64),
+    ("power", (3.0,), 0.75, 3 / 80, np.float64),
+    ("f", (5.0, 20.0), 20 / 18, 2 * 400 * 23 / (5 * 18**2 * 16), np.float64),
+    ("negative_binomial", (5.0, 0.3), 5 * 0.7 / 0.3, 5 * 0.7 / 0.09, np.int64),
+    ("wald", (1.0, 3.0), 1.0, 1 / 3, np.float64),
 ]
 
 
@@ -160,6 +164,13 @@ def _now(result: object) -> object:
     (lambda r: r.weibull(-1.0), "a < 0"),
     (lambda r: r.pareto(0.0), "a <= 0"),
     (lambda r: r.rayleigh(-1.0), "scale < 0"),
+    (lambda r: r.power(0.0), "a <= 0"),
+    (lambda r: r.f(0.0, 1.0), "dfnum <= 0"),
+    (lambda r: r.f(1.0, 0.0), "dfden <= 0"),
+    (lambda r: r.negative_binomial(0.0, 0.5), "n <= 0"),
+    (lambda r: r.negative_binomial(1.0, 0.0), "p <= 0, p > 1 or p contains NaNs"),
+    (lambda r: r.wald(0.0, 1.0), "mean <= 0"),
+    (lambda r: r.wald(1.0, 0.0), "scale <= 0"),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_parameter_errors_are_numpys(call, message: str) -> None:
     for rng in (ah.random.default_rng(0), np.random.default_rng(0)):

@@ -18,10 +18,13 @@
 //  - poisson: multiplication of uniforms when lam < 10, else Hoermann's PTRS (1993), exact,
 //    as NumPy.
 //  - chisquare = 2 standard_gamma(df / 2); standard_t = normal * sqrt(df / 2) /
-//    sqrt(standard_gamma(df / 2)); lognormal = exp(normal); standard_cauchy = normal / normal.
-//  - exponential, geometric (p < 1/3), gumbel, laplace, logistic, pareto (Lomax), rayleigh,
-//    weibull: inversion of the cumulative distribution, with NumPy's formulas; geometric with
-//    p >= 1/3 by sequential search.
+//    sqrt(standard_gamma(df / 2)); f = (chisquare(dfnum) / dfnum) / (chisquare(dfden) /
+//    dfden); lognormal = exp(normal); standard_cauchy = normal / normal; negative_binomial =
+//    poisson(gamma(n, (1 - p) / p)) (saturating at INT64_MAX, as geometric, where that mean
+//    passes int64); wald by Michael, Schucany and Haas's transformation (NumPy's).
+//  - exponential, geometric (p < 1/3), gumbel, laplace, logistic, pareto (Lomax), power,
+//    rayleigh, weibull: inversion of the cumulative distribution, with NumPy's formulas; geometric
+//    with p >= 1/3 by sequential search.
 #pragma once
 
 #include <math.h>
@@ -220,6 +223,22 @@ AH_SAMPLER int64_t Geometric(Source& s, double p) {
   return static_cast<int64_t>(z);
 }
 
+template <class Source>
+AH_SAMPLER double Wald(Source& s, double mean, double scale) {
+  const double mu_2l = mean / (2 * scale);
+  double y = s.Normal();
+  y = mean * y * y;
+  const double x = mean + mu_2l * (y - sqrt(4 * scale * y + y * y));
+  return s.Uniform() <= mean / (mean + x) ? x : mean * mean / x;
+}
+
+template <class Source>
+AH_SAMPLER int64_t NegativeBinomial(Source& s, double n, double p) {
+  const double mean = StandardGamma(s, n) * ((1.0 - p) / p);
+  if (!(mean < 9.2e18)) return INT64_MAX;
+  return Poisson(s, mean);
+}
+
 // A value of a real distribution; `low` and `high` as in RandomCall.
 template <class Source>
 AH_SAMPLER double Real(Source& s, RandomDistribution distribution, double low, double high) {
@@ -254,6 +273,14 @@ AH_SAMPLER double Real(Source& s, RandomDistribution distribution, double low, d
       return expm1(StandardExponential(s) / high);
     case RandomDistribution::kRayleigh:
       return high * sqrt(2.0 * StandardExponential(s));
+    case RandomDistribution::kPower:
+      return pow(-expm1(-StandardExponential(s)), 1.0 / high);
+    case RandomDistribution::kF: {
+      const double numerator = 2.0 * StandardGamma(s, low / 2) / low;
+      return numerator / (2.0 * StandardGamma(s, high / 2) / high);
+    }
+    case RandomDistribution::kWald:
+      return Wald(s, low, high);
     case RandomDistribution::kStandardCauchy: {
       const double numerator = s.Normal();
       return numerator / s.Normal();
@@ -263,12 +290,16 @@ AH_SAMPLER double Real(Source& s, RandomDistribution distribution, double low, d
   }
 }
 
-// A value of a count distribution (binomial, poisson, geometric).
+// A value of a count distribution (binomial, poisson, geometric, negative_binomial); `n` is
+// RandomCall's int_high, `low` and `p` its low and high.
 template <class Source>
-AH_SAMPLER int64_t Count(Source& s, RandomDistribution distribution, int64_t n, double p) {
+AH_SAMPLER int64_t Count(Source& s, RandomDistribution distribution, int64_t n, double low,
+                         double p) {
   switch (distribution) {
     case RandomDistribution::kBinomial:
       return Binomial(s, n, p);
+    case RandomDistribution::kNegativeBinomial:
+      return NegativeBinomial(s, low, p);
     case RandomDistribution::kPoisson:
       return Poisson(s, p);
     default:
@@ -279,7 +310,8 @@ AH_SAMPLER int64_t Count(Source& s, RandomDistribution distribution, int64_t n, 
 AH_SAMPLER bool IsCount(RandomDistribution distribution) {
   return distribution == RandomDistribution::kBinomial ||
          distribution == RandomDistribution::kPoisson ||
-         distribution == RandomDistribution::kGeometric;
+         distribution == RandomDistribution::kGeometric ||
+         distribution == RandomDistribution::kNegativeBinomial;
 }
 
 }  // namespace samplers

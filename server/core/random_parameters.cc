@@ -16,7 +16,7 @@ namespace {
 
 bool Counts(RandomDistribution d) {
   return d == RandomDistribution::kBinomial || d == RandomDistribution::kPoisson ||
-         d == RandomDistribution::kGeometric;
+         d == RandomDistribution::kGeometric || d == RandomDistribution::kNegativeBinomial;
 }
 
 // NumPy's POISSON_LAM_MAX: larger means would overflow int64 counts.
@@ -62,7 +62,15 @@ std::string_view DomainError(const RandomKind& r) {
     case RandomDistribution::kWeibull:
       return b < 0 ? "a < 0" : "";
     case RandomDistribution::kPareto:
+    case RandomDistribution::kPower:
       return b <= 0 ? "a <= 0" : "";
+    case RandomDistribution::kF:
+      return a <= 0 ? "dfnum <= 0" : b <= 0 ? "dfden <= 0" : "";
+    case RandomDistribution::kNegativeBinomial:
+      if (a <= 0) return "n <= 0";
+      return b > 0 && b <= 1 ? "" : "p <= 0, p > 1 or p contains NaNs";
+    case RandomDistribution::kWald:
+      return a <= 0 ? "mean <= 0" : b <= 0 ? "scale <= 0" : "";
   }
   return "";
 }

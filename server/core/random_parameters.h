@@ -14,7 +14,8 @@ namespace arrayhub {
 struct RandomKind;
 
 // The output dtype of a random draw: `requested`, or the distribution's default (int64 for
-// integers and the counts of binomial, poisson and geometric, float64 otherwise), refused
+// integers and the counts of binomial, poisson, geometric and negative_binomial, float64
+// otherwise), refused
 // when the distribution draws no values of it.
 absl::StatusOr<DType> RandomDType(RandomDistribution distribution, std::optional<DType> requested);
 

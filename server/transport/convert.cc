@@ -124,6 +124,16 @@ absl::StatusOr<RandomKind> RandomKindFromProto(const v1::RandomSpec& random) {
       return Parameters(kind, RandomDistribution::kRayleigh, 0, random.rayleigh().scale());
     case v1::RandomSpec::kStandardCauchy:
       return Parameters(kind, RandomDistribution::kStandardCauchy, 0, 0);
+    case v1::RandomSpec::kPower:
+      return Parameters(kind, RandomDistribution::kPower, 0, random.power().a());
+    case v1::RandomSpec::kF:
+      return Parameters(kind, RandomDistribution::kF, random.f().dfnum(), random.f().dfden());
+    case v1::RandomSpec::kNegativeBinomial:
+      return Parameters(kind, RandomDistribution::kNegativeBinomial, random.negative_binomial().n(),
+                        random.negative_binomial().p());
+    case v1::RandomSpec::kWald:
+      return Parameters(kind, RandomDistribution::kWald, random.wald().mean(),
+                        random.wald().scale());
     case v1::RandomSpec::DISTRIBUTION_NOT_SET:
       break;
   }

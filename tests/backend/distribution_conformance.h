@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "server/backend/random_samplers.h"
 #include "tests/backend/random_conformance.h"
 
 namespace arrayhub {
@@ -52,6 +53,10 @@ inline std::vector<DistributionCase> DistributionCases() {
       {"weibull(2)", D::kWeibull, 0, 2, 0, std::sqrt(pi) / 2, 1 - pi / 4},
       {"pareto(20)", D::kPareto, 0, 20, 0, 1.0 / 19, 20.0 / (19 * 19 * 18)},
       {"rayleigh(2)", D::kRayleigh, 0, 2, 0, 2 * std::sqrt(pi / 2), (4 - pi) / 2 * 4},
+      {"power(3)", D::kPower, 0, 3, 0, 0.75, 3.0 / 80},
+      {"f(5, 20)", D::kF, 5, 20, 0, 20.0 / 18, 2.0 * 400 * 23 / (5 * 18 * 18 * 16)},
+      {"negative_binomial(5, 0.3)", D::kNegativeBinomial, 5, 0.3, 0, 5 * 0.7 / 0.3, 5 * 0.7 / 0.09},
+      {"wald(1, 3)", D::kWald, 1, 3, 0, 1, 1.0 / 3},
   };
 }
 
@@ -66,9 +71,7 @@ TYPED_TEST_SUITE_P(DistributionConformanceTest);
 TYPED_TEST_P(DistributionConformanceTest, MomentsMatchAndSeedsRepeat) {
   const int64_t n = this->Samples();
   for (const DistributionCase& c : DistributionCases()) {
-    const bool counts = c.distribution == RandomDistribution::kBinomial ||
-                        c.distribution == RandomDistribution::kPoisson ||
-                        c.distribution == RandomDistribution::kGeometric;
+    const bool counts = samplers::IsCount(c.distribution);
     // float32 too for the gamma family, whose rejection loop runs in double either way.
     std::vector<DType> dtypes = {counts ? DType::kInt64 : DType::kFloat64};
     if (c.distribution == RandomDistribution::kGamma) dtypes.push_back(DType::kFloat32);
@@ -126,7 +129,8 @@ TYPED_TEST_P(DistributionConformanceTest, CauchyQuartilesAndTheDomainsEdges) {
                         Edge{RandomDistribution::kPoisson, 0, 0, 0, DType::kInt64, 0},
                         Edge{RandomDistribution::kBinomial, 0, 1, 7, DType::kInt64, 7},
                         Edge{RandomDistribution::kBinomial, 0, 0.5, 0, DType::kInt64, 0},
-                        Edge{RandomDistribution::kGeometric, 0, 1, 0, DType::kInt64, 1}}) {
+                        Edge{RandomDistribution::kGeometric, 0, 1, 0, DType::kInt64, 1},
+                        Edge{RandomDistribution::kNegativeBinomial, 2, 1, 0, DType::kInt64, 0}}) {
     RandomCall call = Floats(e.distribution, e.low, e.high, testing::BaseSeed());
     call.int_high = e.trials;
     absl::StatusOr<Bytes> values = this->Fill(call, e.dtype, 1000);

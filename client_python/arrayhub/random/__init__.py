@@ -31,7 +31,7 @@ __all__ = ["Generator", "RandomState", "default_rng", "seed", "random", "random_
            "choice", "permutation", "shuffle", "standard_exponential", "exponential",
            "standard_gamma", "gamma", "beta", "binomial", "poisson", "lognormal", "standard_t",
            "chisquare", "geometric", "laplace", "logistic", "gumbel", "weibull", "pareto",
-           "rayleigh", "standard_cauchy"]
+           "rayleigh", "standard_cauchy", "power", "f", "negative_binomial", "wald"]
 
 _global = RandomState()
 
@@ -178,6 +178,22 @@ def rayleigh(scale: float = 1.0, size: SizeLike = None) -> ndarray:
 
 def standard_cauchy(size: SizeLike = None) -> ndarray:
     return _global.standard_cauchy(size)
+
+
+def power(a: float, size: SizeLike = None) -> ndarray:
+    return _global.power(a, size)
+
+
+def f(dfnum: float, dfden: float, size: SizeLike = None) -> ndarray:
+    return _global.f(dfnum, dfden, size)
+
+
+def negative_binomial(n: float, p: float, size: SizeLike = None) -> ndarray:
+    return _global.negative_binomial(n, p, size)
+
+
+def wald(mean: float, scale: float, size: SizeLike = None) -> ndarray:
+    return _global.wald(mean, scale, size)
 
 
 # The module functions share the RandomState methods' documentation.

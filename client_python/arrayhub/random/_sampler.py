@@ -171,6 +171,25 @@ class Sampler:
         """Standard Cauchy floats."""
         return self._draw(size, None, standard_cauchy=_Spec.StandardCauchy())
 
+    def power(self, a: float, size: SizeLike = None) -> ndarray:
+        """Floats in [0, 1] with density a x ** (a - 1)."""
+        return self._draw(size, None, power=_Spec.Shape(a=scalar(a, "a")))
+
+    def f(self, dfnum: float, dfden: float, size: SizeLike = None) -> ndarray:
+        """F (Fisher-Snedecor) floats."""
+        return self._draw(size, None, f=_Spec.F(dfnum=scalar(dfnum, "dfnum"),
+                                                dfden=scalar(dfden, "dfden")))
+
+    def negative_binomial(self, n: float, p: float, size: SizeLike = None) -> ndarray:
+        """int64 failures before the ``n``-th success (``n`` need not be whole)."""
+        return self._draw(size, None, negative_binomial=_Spec.NegativeBinomial(
+            n=scalar(n, "n"), p=scalar(p, "p")))
+
+    def wald(self, mean: float, scale: float, size: SizeLike = None) -> ndarray:
+        """Wald (inverse Gaussian) floats."""
+        return self._draw(size, None, wald=_Spec.Wald(mean=scalar(mean, "mean"),
+                                                      scale=scalar(scale, "scale")))
+
     # --- Permutations and sampling (_permutations.py) ---
 
     def permutation(self, x: Any, axis: int = 0) -> ndarray:

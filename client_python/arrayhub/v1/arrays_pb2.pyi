@@ -243,7 +243,7 @@ class PublishResponse(_message.Message):
     def __init__(self, array: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ...) -> None: ...
 
 class RandomSpec(_message.Message):
-    __slots__ = ["beta", "binomial", "chisquare", "exponential", "gamma", "geometric", "gumbel", "has_seed", "integers", "laplace", "logistic", "lognormal", "normal", "pareto", "poisson", "rayleigh", "seed", "standard_cauchy", "standard_t", "uniform", "weibull"]
+    __slots__ = ["beta", "binomial", "chisquare", "exponential", "f", "gamma", "geometric", "gumbel", "has_seed", "integers", "laplace", "logistic", "lognormal", "negative_binomial", "normal", "pareto", "poisson", "power", "rayleigh", "seed", "standard_cauchy", "standard_t", "uniform", "wald", "weibull"]
     class Beta(_message.Message):
         __slots__ = ["a", "b"]
         A_FIELD_NUMBER: _ClassVar[int]
@@ -258,6 +258,13 @@ class RandomSpec(_message.Message):
         n: int
         p: float
         def __init__(self, n: _Optional[int] = ..., p: _Optional[float] = ...) -> None: ...
+    class F(_message.Message):
+        __slots__ = ["dfden", "dfnum"]
+        DFDEN_FIELD_NUMBER: _ClassVar[int]
+        DFNUM_FIELD_NUMBER: _ClassVar[int]
+        dfden: float
+        dfnum: float
+        def __init__(self, dfnum: _Optional[float] = ..., dfden: _Optional[float] = ...) -> None: ...
     class Gamma(_message.Message):
         __slots__ = ["scale", "shape"]
         SCALE_FIELD_NUMBER: _ClassVar[int]
@@ -284,6 +291,13 @@ class RandomSpec(_message.Message):
         loc: float
         scale: float
         def __init__(self, loc: _Optional[float] = ..., scale: _Optional[float] = ...) -> None: ...
+    class NegativeBinomial(_message.Message):
+        __slots__ = ["n", "p"]
+        N_FIELD_NUMBER: _ClassVar[int]
+        P_FIELD_NUMBER: _ClassVar[int]
+        n: float
+        p: float
+        def __init__(self, n: _Optional[float] = ..., p: _Optional[float] = ...) -> None: ...
     class Normal(_message.Message):
         __slots__ = ["mean", "stddev"]
         MEAN_FIELD_NUMBER: _ClassVar[int]
@@ -316,10 +330,18 @@ class RandomSpec(_message.Message):
         high: float
         low: float
         def __init__(self, low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
+    class Wald(_message.Message):
+        __slots__ = ["mean", "scale"]
+        MEAN_FIELD_NUMBER: _ClassVar[int]
+        SCALE_FIELD_NUMBER: _ClassVar[int]
+        mean: float
+        scale: float
+        def __init__(self, mean: _Optional[float] = ..., scale: _Optional[float] = ...) -> None: ...
     BETA_FIELD_NUMBER: _ClassVar[int]
     BINOMIAL_FIELD_NUMBER: _ClassVar[int]
     CHISQUARE_FIELD_NUMBER: _ClassVar[int]
     EXPONENTIAL_FIELD_NUMBER: _ClassVar[int]
+    F_FIELD_NUMBER: _ClassVar[int]
     GAMMA_FIELD_NUMBER: _ClassVar[int]
     GEOMETRIC_FIELD_NUMBER: _ClassVar[int]
     GUMBEL_FIELD_NUMBER: _ClassVar[int]
@@ -328,19 +350,23 @@ class RandomSpec(_message.Message):
     LAPLACE_FIELD_NUMBER: _ClassVar[int]
     LOGISTIC_FIELD_NUMBER: _ClassVar[int]
     LOGNORMAL_FIELD_NUMBER: _ClassVar[int]
+    NEGATIVE_BINOMIAL_FIELD_NUMBER: _ClassVar[int]
     NORMAL_FIELD_NUMBER: _ClassVar[int]
     PARETO_FIELD_NUMBER: _ClassVar[int]
     POISSON_FIELD_NUMBER: _ClassVar[int]
+    POWER_FIELD_NUMBER: _ClassVar[int]
     RAYLEIGH_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     STANDARD_CAUCHY_FIELD_NUMBER: _ClassVar[int]
     STANDARD_T_FIELD_NUMBER: _ClassVar[int]
     UNIFORM_FIELD_NUMBER: _ClassVar[int]
+    WALD_FIELD_NUMBER: _ClassVar[int]
     WEIBULL_FIELD_NUMBER: _ClassVar[int]
     beta: RandomSpec.Beta
     binomial: RandomSpec.Binomial
     chisquare: RandomSpec.Shape
     exponential: RandomSpec.Scale
+    f: RandomSpec.F
     gamma: RandomSpec.Gamma
     geometric: RandomSpec.Geometric
     gumbel: RandomSpec.LocScale
@@ -349,16 +375,19 @@ class RandomSpec(_message.Message):
     laplace: RandomSpec.LocScale
     logistic: RandomSpec.LocScale
     lognormal: RandomSpec.Normal
+    negative_binomial: RandomSpec.NegativeBinomial
     normal: RandomSpec.Normal
     pareto: RandomSpec.Shape
     poisson: RandomSpec.Poisson
+    power: RandomSpec.Shape
     rayleigh: RandomSpec.Scale
     seed: int
     standard_cauchy: RandomSpec.StandardCauchy
     standard_t: RandomSpec.Shape
     uniform: RandomSpec.Uniform
+    wald: RandomSpec.Wald
     weibull: RandomSpec.Shape
-    def __init__(self, has_seed: bool = ..., seed: _Optional[int] = ..., uniform: _Optional[_Union[RandomSpec.Uniform, _Mapping]] = ..., normal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., integers: _Optional[_Union[RandomSpec.Integers, _Mapping]] = ..., exponential: _Optional[_Union[RandomSpec.Scale, _Mapping]] = ..., gamma: _Optional[_Union[RandomSpec.Gamma, _Mapping]] = ..., beta: _Optional[_Union[RandomSpec.Beta, _Mapping]] = ..., binomial: _Optional[_Union[RandomSpec.Binomial, _Mapping]] = ..., poisson: _Optional[_Union[RandomSpec.Poisson, _Mapping]] = ..., lognormal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., standard_t: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., chisquare: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., geometric: _Optional[_Union[RandomSpec.Geometric, _Mapping]] = ..., laplace: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., logistic: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., gumbel: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., weibull: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., pareto: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., rayleigh: _Optional[_Union[RandomSpec.Scale, _Mapping]] = ..., standard_cauchy: _Optional[_Union[RandomSpec.StandardCauchy, _Mapping]] = ...) -> None: ...
+    def __init__(self, has_seed: bool = ..., seed: _Optional[int] = ..., uniform: _Optional[_Union[RandomSpec.Uniform, _Mapping]] = ..., normal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., integers: _Optional[_Union[RandomSpec.Integers, _Mapping]] = ..., exponential: _Optional[_Union[RandomSpec.Scale, _Mapping]] = ..., gamma: _Optional[_Union[RandomSpec.Gamma, _Mapping]] = ..., beta: _Optional[_Union[RandomSpec.Beta, _Mapping]] = ..., binomial: _Optional[_Union[RandomSpec.Binomial, _Mapping]] = ..., poisson: _Optional[_Union[RandomSpec.Poisson, _Mapping]] = ..., lognormal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., standard_t: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., chisquare: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., geometric: _Optional[_Union[RandomSpec.Geometric, _Mapping]] = ..., laplace: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., logistic: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., gumbel: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., weibull: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., pareto: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., rayleigh: _Optional[_Union[RandomSpec.Scale, _Mapping]] = ..., standard_cauchy: _Optional[_Union[RandomSpec.StandardCauchy, _Mapping]] = ..., power: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., f: _Optional[_Union[RandomSpec.F, _Mapping]] = ..., negative_binomial: _Optional[_Union[RandomSpec.NegativeBinomial, _Mapping]] = ..., wald: _Optional[_Union[RandomSpec.Wald, _Mapping]] = ...) -> None: ...
 
 class RegisterSharedMemoryRequest(_message.Message):
     __slots__ = ["byte_size", "descriptor_ticket", "region_name"]

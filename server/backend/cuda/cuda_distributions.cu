@@ -40,7 +40,7 @@ __global__ void DistributionKernel(RandomDistribution distribution, double low, 
        i += stride) {
     PhiloxSource source(seed, static_cast<uint64_t>(i));
     if constexpr (std::is_same_v<T, int64_t>) {
-      out[i] = samplers::Count(source, distribution, trials, high);
+      out[i] = samplers::Count(source, distribution, trials, low, high);
     } else if constexpr (std::is_same_v<T, __half>) {
       out[i] = __double2half(samplers::Real(source, distribution, low, high));
     } else {

@@ -24,7 +24,8 @@ cudaError_t LaunchIntegers(DType dtype, const uint32_t* words, void* out, int64_
                            int64_t high, cudaStream_t stream);
 
 // n values of one of random_samplers.h's distributions (not uniform, normal or integers), of a
-// float dtype or, for binomial, poisson and geometric, int64 (cuda_distributions.cu).
+// float dtype or, for binomial, poisson, geometric and negative_binomial, int64
+// (cuda_distributions.cu).
 cudaError_t LaunchDistribution(DType dtype, RandomDistribution distribution, double low,
                                double high, int64_t trials, uint64_t seed, void* out, int64_t n,
                                cudaStream_t stream);

@@ -137,7 +137,7 @@ void FillDistribution(T* out, int64_t count, const RandomCall& call, std::mt1993
   EngineSource source(engine);
   for (int64_t i = 0; i < count; ++i) {
     if constexpr (std::is_same_v<T, int64_t>) {
-      out[i] = samplers::Count(source, call.distribution, call.int_high, call.high);
+      out[i] = samplers::Count(source, call.distribution, call.int_high, call.low, call.high);
     } else {
       out[i] = Convert<T>(samplers::Real(source, call.distribution, call.low, call.high));
     }
