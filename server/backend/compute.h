@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "server/backend/buffer.h"
+#include "server/backend/random_distribution.h"
 #include "server/common/dtype.h"
 #include "server/common/ops.h"
 #include "server/common/scalar.h"
@@ -100,20 +101,15 @@ struct ReduceCall {
   ArrayView output{};
 };
 
-enum class RandomDistribution : uint8_t {
-  kUniform,   // [low, high) floats
-  kNormal,    // mean, stddev floats
-  kIntegers,  // [int_low, int_high) integers (or bool)
-};
-
 // Fills a C-contiguous output with pseudo-random values. The same seed gives the same values
-// on the same backend and device.
+// on the same backend and device. Parameters as RandomDistribution lists them, validated by
+// the core.
 struct RandomCall {
   RandomDistribution distribution = RandomDistribution::kUniform;
-  double low = 0.0;   // uniform low, normal mean
-  double high = 1.0;  // uniform high, normal stddev
+  double low = 0.0;   // uniform low, normal mean, first parameter
+  double high = 1.0;  // uniform high, normal stddev, last parameter
   int64_t int_low = 0;
-  int64_t int_high = 0;  // > int_low
+  int64_t int_high = 0;  // > int_low; binomial n
   uint64_t seed = 0;
   ArrayView output{};
 };

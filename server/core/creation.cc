@@ -8,6 +8,7 @@
 #include "server/common/float16.h"
 #include "server/common/status_macros.h"
 #include "server/core/entropy.h"
+#include "server/core/random_parameters.h"
 
 namespace arrayhub {
 namespace {
@@ -252,28 +253,8 @@ absl::StatusOr<CreationPlan> PlanEye(const CreateSpec& spec, const EyeKind& e,
 // too, as CuPy does).
 absl::StatusOr<CreationPlan> PlanRandom(const CreateSpec& spec, const RandomKind& r,
                                         const Limits& limits) {
-  const bool integers = r.distribution == RandomDistribution::kIntegers;
-  const DType dtype = spec.dtype.value_or(integers ? DType::kInt64 : DType::kFloat64);
-  if (integers ? !(IsInteger(dtype) || dtype == DType::kBool) : !IsFloating(dtype)) {
-    return absl::InvalidArgumentError(fmt::format("Unsupported dtype {} for {}", DTypeName(dtype),
-                                                  integers ? "integers" : "random"));
-  }
-  if (integers) {
-    if (r.int_low >= r.int_high) return absl::InvalidArgumentError("low >= high");
-    // Bounds are checked as NumPy does: low must be a value of the dtype, high - 1 too.
-    if (!EncodeScalar(Scalar::Int(r.int_low), dtype).ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("low is out of bounds for {}", DTypeName(dtype)));
-    }
-    if (!EncodeScalar(Scalar::Int(r.int_high - 1), dtype).ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("high is out of bounds for {}", DTypeName(dtype)));
-    }
-  } else if (!std::isfinite(r.low) || !std::isfinite(r.high)) {
-    return absl::InvalidArgumentError("random bounds and parameters must be finite");
-  } else if (r.distribution == RandomDistribution::kNormal && r.high < 0) {
-    return absl::InvalidArgumentError("scale < 0");
-  }
+  AH_ASSIGN_OR_RETURN(const DType dtype, RandomDType(r.distribution, spec.dtype));
+  AH_RETURN_IF_ERROR(CheckRandomParameters(r, dtype));
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(spec.shape, dtype, limits));
   CreationPlan plan{.dtype = dtype, .shape = spec.shape, .nbytes = nbytes, .steps = {}};
   RandomCall call{.distribution = r.distribution,

@@ -35,8 +35,8 @@ struct LinspaceKind {
 };
 struct RandomKind {
   RandomDistribution distribution = RandomDistribution::kUniform;
-  double low = 0.0;   // uniform low, normal mean
-  double high = 1.0;  // uniform high, normal stddev
+  double low = 0.0;  // As RandomCall's fields (server/backend/compute.h).
+  double high = 1.0;
   int64_t int_low = 0;
   int64_t int_high = 0;
   std::optional<uint64_t> seed;  // Unset: a fresh seed from the kernel's entropy source.

@@ -69,6 +69,14 @@ absl::StatusOr<Scalar> RequiredScalar(bool present, const v1::Scalar& scalar,
   return ScalarFromProto(scalar, field);
 }
 
+// A distribution with (up to) two real parameters, in RandomCall's order.
+RandomKind Parameters(RandomKind kind, RandomDistribution distribution, double first, double last) {
+  kind.distribution = distribution;
+  kind.low = first;
+  kind.high = last;
+  return kind;
+}
+
 absl::StatusOr<RandomKind> RandomKindFromProto(const v1::RandomSpec& random) {
   RandomKind kind;
   if (random.has_seed()) kind.seed = random.seed();
@@ -88,11 +96,58 @@ absl::StatusOr<RandomKind> RandomKindFromProto(const v1::RandomSpec& random) {
       kind.int_low = random.integers().low();
       kind.int_high = random.integers().high();
       return kind;
+    case v1::RandomSpec::kExponential:
+      return Parameters(kind, RandomDistribution::kExponential, 0, random.exponential().scale());
+    case v1::RandomSpec::kGamma:
+      return Parameters(kind, RandomDistribution::kGamma, random.gamma().shape(),
+                        random.gamma().scale());
+    case v1::RandomSpec::kBeta:
+      return Parameters(kind, RandomDistribution::kBeta, random.beta().a(), random.beta().b());
+    case v1::RandomSpec::kBinomial:
+      kind.int_high = random.binomial().n();
+      return Parameters(kind, RandomDistribution::kBinomial, 0, random.binomial().p());
+    case v1::RandomSpec::kPoisson:
+      return Parameters(kind, RandomDistribution::kPoisson, 0, random.poisson().lam());
+    case v1::RandomSpec::kLognormal:
+      return Parameters(kind, RandomDistribution::kLognormal, random.lognormal().mean(),
+                        random.lognormal().stddev());
+    case v1::RandomSpec::kStandardT:
+      return Parameters(kind, RandomDistribution::kStandardT, 0, random.standard_t().a());
+    case v1::RandomSpec::kChisquare:
+      return Parameters(kind, RandomDistribution::kChisquare, 0, random.chisquare().a());
+    case v1::RandomSpec::kGeometric:
+      return Parameters(kind, RandomDistribution::kGeometric, 0, random.geometric().p());
+    case v1::RandomSpec::kLaplace:
+      return Parameters(kind, RandomDistribution::kLaplace, random.laplace().loc(),
+                        random.laplace().scale());
+    case v1::RandomSpec::kLogistic:
+      return Parameters(kind, RandomDistribution::kLogistic, random.logistic().loc(),
+                        random.logistic().scale());
+    case v1::RandomSpec::kGumbel:
+      return Parameters(kind, RandomDistribution::kGumbel, random.gumbel().loc(),
+                        random.gumbel().scale());
+    case v1::RandomSpec::kWeibull:
+      return Parameters(kind, RandomDistribution::kWeibull, 0, random.weibull().a());
+    case v1::RandomSpec::kPareto:
+      return Parameters(kind, RandomDistribution::kPareto, 0, random.pareto().a());
+    case v1::RandomSpec::kRayleigh:
+      return Parameters(kind, RandomDistribution::kRayleigh, 0, random.rayleigh().scale());
+    case v1::RandomSpec::kStandardCauchy:
+      return Parameters(kind, RandomDistribution::kStandardCauchy, 0, 0);
+    case v1::RandomSpec::kPower:
+      return Parameters(kind, RandomDistribution::kPower, 0, random.power().a());
+    case v1::RandomSpec::kF:
+      return Parameters(kind, RandomDistribution::kF, random.f().dfnum(), random.f().dfden());
+    case v1::RandomSpec::kNegativeBinomial:
+      return Parameters(kind, RandomDistribution::kNegativeBinomial, random.negative_binomial().n(),
+                        random.negative_binomial().p());
+    case v1::RandomSpec::kWald:
+      return Parameters(kind, RandomDistribution::kWald, random.wald().mean(),
+                        random.wald().scale());
     case v1::RandomSpec::DISTRIBUTION_NOT_SET:
       break;
   }
-  return absl::InvalidArgumentError(
-      "random.distribution is required (uniform, normal or integers)");
+  return absl::InvalidArgumentError("random.distribution is required (uniform, normal, ...)");
 }
 
 }  // namespace

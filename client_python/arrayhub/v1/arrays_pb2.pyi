@@ -244,7 +244,40 @@ class PublishResponse(_message.Message):
     def __init__(self, array: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ...) -> None: ...
 
 class RandomSpec(_message.Message):
-    __slots__ = ["has_seed", "integers", "normal", "seed", "uniform"]
+    __slots__ = ["beta", "binomial", "chisquare", "exponential", "f", "gamma", "geometric", "gumbel", "has_seed", "integers", "laplace", "logistic", "lognormal", "negative_binomial", "normal", "pareto", "poisson", "power", "rayleigh", "seed", "standard_cauchy", "standard_t", "uniform", "wald", "weibull"]
+    class Beta(_message.Message):
+        __slots__ = ["a", "b"]
+        A_FIELD_NUMBER: _ClassVar[int]
+        B_FIELD_NUMBER: _ClassVar[int]
+        a: float
+        b: float
+        def __init__(self, a: _Optional[float] = ..., b: _Optional[float] = ...) -> None: ...
+    class Binomial(_message.Message):
+        __slots__ = ["n", "p"]
+        N_FIELD_NUMBER: _ClassVar[int]
+        P_FIELD_NUMBER: _ClassVar[int]
+        n: int
+        p: float
+        def __init__(self, n: _Optional[int] = ..., p: _Optional[float] = ...) -> None: ...
+    class F(_message.Message):
+        __slots__ = ["dfden", "dfnum"]
+        DFDEN_FIELD_NUMBER: _ClassVar[int]
+        DFNUM_FIELD_NUMBER: _ClassVar[int]
+        dfden: float
+        dfnum: float
+        def __init__(self, dfnum: _Optional[float] = ..., dfden: _Optional[float] = ...) -> None: ...
+    class Gamma(_message.Message):
+        __slots__ = ["scale", "shape"]
+        SCALE_FIELD_NUMBER: _ClassVar[int]
+        SHAPE_FIELD_NUMBER: _ClassVar[int]
+        scale: float
+        shape: float
+        def __init__(self, shape: _Optional[float] = ..., scale: _Optional[float] = ...) -> None: ...
+    class Geometric(_message.Message):
+        __slots__ = ["p"]
+        P_FIELD_NUMBER: _ClassVar[int]
+        p: float
+        def __init__(self, p: _Optional[float] = ...) -> None: ...
     class Integers(_message.Message):
         __slots__ = ["high", "low"]
         HIGH_FIELD_NUMBER: _ClassVar[int]
@@ -252,6 +285,20 @@ class RandomSpec(_message.Message):
         high: int
         low: int
         def __init__(self, low: _Optional[int] = ..., high: _Optional[int] = ...) -> None: ...
+    class LocScale(_message.Message):
+        __slots__ = ["loc", "scale"]
+        LOC_FIELD_NUMBER: _ClassVar[int]
+        SCALE_FIELD_NUMBER: _ClassVar[int]
+        loc: float
+        scale: float
+        def __init__(self, loc: _Optional[float] = ..., scale: _Optional[float] = ...) -> None: ...
+    class NegativeBinomial(_message.Message):
+        __slots__ = ["n", "p"]
+        N_FIELD_NUMBER: _ClassVar[int]
+        P_FIELD_NUMBER: _ClassVar[int]
+        n: float
+        p: float
+        def __init__(self, n: _Optional[float] = ..., p: _Optional[float] = ...) -> None: ...
     class Normal(_message.Message):
         __slots__ = ["mean", "stddev"]
         MEAN_FIELD_NUMBER: _ClassVar[int]
@@ -259,6 +306,24 @@ class RandomSpec(_message.Message):
         mean: float
         stddev: float
         def __init__(self, mean: _Optional[float] = ..., stddev: _Optional[float] = ...) -> None: ...
+    class Poisson(_message.Message):
+        __slots__ = ["lam"]
+        LAM_FIELD_NUMBER: _ClassVar[int]
+        lam: float
+        def __init__(self, lam: _Optional[float] = ...) -> None: ...
+    class Scale(_message.Message):
+        __slots__ = ["scale"]
+        SCALE_FIELD_NUMBER: _ClassVar[int]
+        scale: float
+        def __init__(self, scale: _Optional[float] = ...) -> None: ...
+    class Shape(_message.Message):
+        __slots__ = ["a"]
+        A_FIELD_NUMBER: _ClassVar[int]
+        a: float
+        def __init__(self, a: _Optional[float] = ...) -> None: ...
+    class StandardCauchy(_message.Message):
+        __slots__ = []
+        def __init__(self) -> None: ...
     class Uniform(_message.Message):
         __slots__ = ["high", "low"]
         HIGH_FIELD_NUMBER: _ClassVar[int]
@@ -266,17 +331,64 @@ class RandomSpec(_message.Message):
         high: float
         low: float
         def __init__(self, low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
+    class Wald(_message.Message):
+        __slots__ = ["mean", "scale"]
+        MEAN_FIELD_NUMBER: _ClassVar[int]
+        SCALE_FIELD_NUMBER: _ClassVar[int]
+        mean: float
+        scale: float
+        def __init__(self, mean: _Optional[float] = ..., scale: _Optional[float] = ...) -> None: ...
+    BETA_FIELD_NUMBER: _ClassVar[int]
+    BINOMIAL_FIELD_NUMBER: _ClassVar[int]
+    CHISQUARE_FIELD_NUMBER: _ClassVar[int]
+    EXPONENTIAL_FIELD_NUMBER: _ClassVar[int]
+    F_FIELD_NUMBER: _ClassVar[int]
+    GAMMA_FIELD_NUMBER: _ClassVar[int]
+    GEOMETRIC_FIELD_NUMBER: _ClassVar[int]
+    GUMBEL_FIELD_NUMBER: _ClassVar[int]
     HAS_SEED_FIELD_NUMBER: _ClassVar[int]
     INTEGERS_FIELD_NUMBER: _ClassVar[int]
+    LAPLACE_FIELD_NUMBER: _ClassVar[int]
+    LOGISTIC_FIELD_NUMBER: _ClassVar[int]
+    LOGNORMAL_FIELD_NUMBER: _ClassVar[int]
+    NEGATIVE_BINOMIAL_FIELD_NUMBER: _ClassVar[int]
     NORMAL_FIELD_NUMBER: _ClassVar[int]
+    PARETO_FIELD_NUMBER: _ClassVar[int]
+    POISSON_FIELD_NUMBER: _ClassVar[int]
+    POWER_FIELD_NUMBER: _ClassVar[int]
+    RAYLEIGH_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    STANDARD_CAUCHY_FIELD_NUMBER: _ClassVar[int]
+    STANDARD_T_FIELD_NUMBER: _ClassVar[int]
     UNIFORM_FIELD_NUMBER: _ClassVar[int]
+    WALD_FIELD_NUMBER: _ClassVar[int]
+    WEIBULL_FIELD_NUMBER: _ClassVar[int]
+    beta: RandomSpec.Beta
+    binomial: RandomSpec.Binomial
+    chisquare: RandomSpec.Shape
+    exponential: RandomSpec.Scale
+    f: RandomSpec.F
+    gamma: RandomSpec.Gamma
+    geometric: RandomSpec.Geometric
+    gumbel: RandomSpec.LocScale
     has_seed: bool
     integers: RandomSpec.Integers
+    laplace: RandomSpec.LocScale
+    logistic: RandomSpec.LocScale
+    lognormal: RandomSpec.Normal
+    negative_binomial: RandomSpec.NegativeBinomial
     normal: RandomSpec.Normal
+    pareto: RandomSpec.Shape
+    poisson: RandomSpec.Poisson
+    power: RandomSpec.Shape
+    rayleigh: RandomSpec.Scale
     seed: int
+    standard_cauchy: RandomSpec.StandardCauchy
+    standard_t: RandomSpec.Shape
     uniform: RandomSpec.Uniform
-    def __init__(self, has_seed: bool = ..., seed: _Optional[int] = ..., uniform: _Optional[_Union[RandomSpec.Uniform, _Mapping]] = ..., normal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., integers: _Optional[_Union[RandomSpec.Integers, _Mapping]] = ...) -> None: ...
+    wald: RandomSpec.Wald
+    weibull: RandomSpec.Shape
+    def __init__(self, has_seed: bool = ..., seed: _Optional[int] = ..., uniform: _Optional[_Union[RandomSpec.Uniform, _Mapping]] = ..., normal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., integers: _Optional[_Union[RandomSpec.Integers, _Mapping]] = ..., exponential: _Optional[_Union[RandomSpec.Scale, _Mapping]] = ..., gamma: _Optional[_Union[RandomSpec.Gamma, _Mapping]] = ..., beta: _Optional[_Union[RandomSpec.Beta, _Mapping]] = ..., binomial: _Optional[_Union[RandomSpec.Binomial, _Mapping]] = ..., poisson: _Optional[_Union[RandomSpec.Poisson, _Mapping]] = ..., lognormal: _Optional[_Union[RandomSpec.Normal, _Mapping]] = ..., standard_t: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., chisquare: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., geometric: _Optional[_Union[RandomSpec.Geometric, _Mapping]] = ..., laplace: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., logistic: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., gumbel: _Optional[_Union[RandomSpec.LocScale, _Mapping]] = ..., weibull: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., pareto: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., rayleigh: _Optional[_Union[RandomSpec.Scale, _Mapping]] = ..., standard_cauchy: _Optional[_Union[RandomSpec.StandardCauchy, _Mapping]] = ..., power: _Optional[_Union[RandomSpec.Shape, _Mapping]] = ..., f: _Optional[_Union[RandomSpec.F, _Mapping]] = ..., negative_binomial: _Optional[_Union[RandomSpec.NegativeBinomial, _Mapping]] = ..., wald: _Optional[_Union[RandomSpec.Wald, _Mapping]] = ...) -> None: ...
 
 class RegisterSharedMemoryRequest(_message.Message):
     __slots__ = ["byte_size", "descriptor_ticket", "region_name"]

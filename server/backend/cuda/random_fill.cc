@@ -1,7 +1,8 @@
 // CudaBackend::FillRandom: cuRAND's Philox4_32_10 generator (host API, on the compute stream)
 // seeded with the call's seed, so equal seeds give equal values on the same device. cuRAND
 // draws uniform floats, normal floats or 32-bit words into scratch memory, and a kernel of
-// cuda_random.cu turns them into the output's dtype and range.
+// cuda_random.cu turns them into the output's dtype and range. The other distributions are
+// drawn by one kernel on the device-side Philox (cuda_distributions.cu), without a generator.
 #include <curand.h>
 #include <fmt/format.h>
 
@@ -102,13 +103,20 @@ absl::Status CudaBackend::FillRandom(const RandomCall& call) {
   for (int64_t extent : call.output.shape) n *= extent;
   if (n == 0) return absl::OkStatus();
 
+  void* out = static_cast<char*>(call.output.buffer->data()) + call.output.offset_bytes;
+  const RandomDistribution d = call.distribution;
+  if (d != RandomDistribution::kUniform && d != RandomDistribution::kNormal &&
+      d != RandomDistribution::kIntegers) {
+    AH_CUDA_RETURN_IF_ERROR(LaunchDistribution(call.output.dtype, d, call.low, call.high,
+                                               call.int_high, call.seed, out, n, context.stream));
+    return absl::OkStatus();
+  }
   curandGenerator_t raw = nullptr;
   AH_CURAND_RETURN_IF_ERROR(curandCreateGenerator(&raw, CURAND_RNG_PSEUDO_PHILOX4_32_10));
   const Generator generator(raw);
   AH_CURAND_RETURN_IF_ERROR(curandSetStream(raw, context.stream));
   AH_CURAND_RETURN_IF_ERROR(curandSetPseudoRandomGeneratorSeed(raw, call.seed));
-  void* out = static_cast<char*>(call.output.buffer->data()) + call.output.offset_bytes;
-  switch (call.distribution) {
+  switch (d) {
     case RandomDistribution::kUniform:
       AH_RETURN_IF_ERROR(Uniform(raw, call, out, n, context));
       break;
@@ -117,6 +125,8 @@ absl::Status CudaBackend::FillRandom(const RandomCall& call) {
       break;
     case RandomDistribution::kIntegers:
       AH_RETURN_IF_ERROR(Integers(raw, call, out, n, context));
+      break;
+    default:
       break;
   }
   // The scratch draws were freed in stream order above, but the generator's own resources go

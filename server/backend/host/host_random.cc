@@ -9,6 +9,8 @@
 //  - integers: r uniform in [0, high - low) without bias by rejection: draws below
 //    2^64 mod (high - low), the surplus that would favour small remainders, are redrawn (as
 //    OpenBSD's arc4random_uniform); the value is low + r.
+//  - the other distributions: random_samplers.h's algorithms on the same stream, with the
+//    uniform above and one Box-Muller value per normal.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
+#include "server/backend/random_samplers.h"
 
 namespace arrayhub {
 namespace host {
@@ -32,9 +35,11 @@ std::string_view DistributionName(RandomDistribution distribution) {
     case RandomDistribution::kNormal:
       return "normal";
     case RandomDistribution::kIntegers:
+      return "integers";
+    default:
       break;
   }
-  return "integers";
+  return "distribution";
 }
 
 // Uniform in [0, 1) with the 53 bits a double holds.
@@ -113,6 +118,32 @@ void FillNormal(T* out, int64_t count, double mean, double stddev, std::mt19937_
   }
 }
 
+// random_samplers.h's Source on the call's stream.
+class EngineSource {
+ public:
+  explicit EngineSource(std::mt19937_64& engine) : engine_(engine) {}
+  double Uniform() { return UnitInterval(engine_); }
+  double Normal() {
+    const double radius = std::sqrt(-2 * std::log(1 - UnitInterval(engine_)));
+    return radius * std::cos(2 * std::numbers::pi * UnitInterval(engine_));
+  }
+
+ private:
+  std::mt19937_64& engine_;
+};
+
+template <typename T>
+void FillDistribution(T* out, int64_t count, const RandomCall& call, std::mt19937_64& engine) {
+  EngineSource source(engine);
+  for (int64_t i = 0; i < count; ++i) {
+    if constexpr (std::is_same_v<T, int64_t>) {
+      out[i] = samplers::Count(source, call.distribution, call.int_high, call.low, call.high);
+    } else {
+      out[i] = Convert<T>(samplers::Real(source, call.distribution, call.low, call.high));
+    }
+  }
+}
+
 template <typename T>
 absl::Status FillIntegers(T* out, int64_t count, int64_t low, int64_t high,
                           std::mt19937_64& engine) {
@@ -152,6 +183,14 @@ absl::Status FillRandom(const RandomCall& call) {
       case RandomDistribution::kIntegers:
         if constexpr (!kIsReal<T> && !kIsComplex<T>) {
           return FillIntegers(out, count, call.int_low, call.int_high, engine);
+        }
+        break;
+      default:
+        if constexpr (kIsReal<T> || std::is_same_v<T, int64_t>) {
+          if (samplers::IsCount(call.distribution) == std::is_same_v<T, int64_t>) {
+            FillDistribution(out, count, call, engine);
+            return absl::OkStatus();
+          }
         }
         break;
     }
