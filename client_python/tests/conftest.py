@@ -69,6 +69,21 @@ def start_daemon(log: pathlib.Path, *extra: str, log_level: str = "info",
     pytest.fail(f"arrayhubd did not start:\n{log.read_text()}", pytrace=False)
 
 
+@pytest.fixture
+def launch(tmp_path: pathlib.Path) -> Iterator[Callable[..., Daemon]]:
+    """Starts daemons with extra flags; kills any that a failed test left running."""
+    started: list[Daemon] = []
+
+    def start(*extra: str) -> Daemon:
+        started.append(start_daemon(tmp_path / f"arrayhubd-{len(started)}.log", *extra))
+        return started[-1]
+    yield start
+    for daemon in started:
+        if daemon.process.poll() is None:
+            daemon.process.kill()
+            daemon.process.wait()
+
+
 def stop_daemon(daemon: Daemon) -> None:
     daemon.process.send_signal(signal.SIGTERM)
     try:

@@ -4,7 +4,6 @@ stragglers off, a second signal exits at once, and the exit status is 0 after a 
 
 from __future__ import annotations
 
-import pathlib
 import signal
 import threading
 import time
@@ -20,26 +19,13 @@ health_pb2_grpc = pytest.importorskip("grpc_health.v1.health_pb2_grpc")
 
 import arrayhub
 from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
-from conftest import Daemon, start_daemon
+from conftest import Daemon
 from ops_helpers import raw_session, wait_exit
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
-@pytest.fixture
-def launch(tmp_path: pathlib.Path) -> Iterator[Callable[..., Daemon]]:
-    """Starts daemons with extra flags; kills any that a failed test left running."""
-    started: list[Daemon] = []
-
-    def start(*extra: str) -> Daemon:
-        started.append(start_daemon(tmp_path / f"arrayhubd-{len(started)}.log", *extra))
-        return started[-1]
-    yield start
-    for daemon in started:
-        if daemon.process.poll() is None:
-            daemon.process.kill()
-            daemon.process.wait()
 
 
 def _slow_upload(chunks: int, pause: float, started: threading.Event,

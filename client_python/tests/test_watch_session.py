@@ -4,31 +4,17 @@ back; a refusal is raised as an ArrayHub error."""
 
 from __future__ import annotations
 
-import pathlib
 import signal
 import time
-from typing import Callable, Iterator
+from typing import Callable
 
 import pytest
 
 import arrayhub
-from conftest import Daemon, start_daemon
+from conftest import Daemon
 from ops_helpers import wait_exit
 
 
-@pytest.fixture
-def launch(tmp_path: pathlib.Path) -> Iterator[Callable[..., Daemon]]:
-    """Starts daemons with extra flags; kills any that a failed test left running."""
-    started: list[Daemon] = []
-
-    def start(*extra: str) -> Daemon:
-        started.append(start_daemon(tmp_path / f"arrayhubd-{len(started)}.log", *extra))
-        return started[-1]
-    yield start
-    for daemon in started:
-        if daemon.process.poll() is None:
-            daemon.process.kill()
-            daemon.process.wait()
 
 
 def test_watching_first_then_the_end_of_the_session_with_its_arrays(
