@@ -7,7 +7,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import grpc
 import numpy as np
@@ -26,8 +26,6 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
-
-
 def _slow_upload(chunks: int, pause: float, started: threading.Event,
                  stall: threading.Event | None = None) -> Iterator[arrays_pb2.UploadRequest]:
     """An upload of `chunks` float64 chunks of 1 KiB, `pause` seconds apart; sets `started`
@@ -42,6 +40,20 @@ def _slow_upload(chunks: int, pause: float, started: threading.Event,
             if stall is not None:
                 stall.wait(60)
         time.sleep(pause)
+
+
+def _until_the_server_runs_it(session: Any, nbytes: int) -> None:
+    """Waits until the server has taken an upload of `nbytes` (its array is charged to the
+    tenant): the client's sending the first chunk does not mean the server has begun the call,
+    and a call it has not begun when the drain starts is refused, not finished."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        info = session.stub.GetServerInfo(arrays_pb2.ServerInfoRequest(),
+                                          metadata=session.metadata, timeout=5)
+        if info.tenant_bytes_in_use >= nbytes:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the server did not begin the upload within 10 s")
 
 
 def test_health_is_serving_until_a_signal_and_not_serving_while_draining(
@@ -78,6 +90,7 @@ def test_drain_finishes_in_flight_work_refuses_new_calls_and_exits_0(
     started = threading.Event()
     upload = session.stub.Upload.future(_slow_upload(8, 0.1, started), metadata=session.metadata)
     assert started.wait(10)
+    _until_the_server_runs_it(session, 8 * 128 * 8)
 
     daemon.process.send_signal(signal.SIGTERM)
     time.sleep(0.3)  # The signal is taken; the server stops accepting.
@@ -106,6 +119,7 @@ def test_drain_deadline_cancels_calls_still_running_and_sigint_drains_too(
     upload = session.stub.Upload.future(_slow_upload(2, 0, started, stall),
                                         metadata=session.metadata)
     assert started.wait(10)
+    _until_the_server_runs_it(session, 2 * 128 * 8)
 
     begun = time.monotonic()
     daemon.process.send_signal(signal.SIGINT)

@@ -114,8 +114,8 @@ def test_what_arrayhub_lacks_raises_type_error_naming_it(data: Any,
             np.spacing(x)
         with pytest.raises(TypeError, match=f"no implementation found for 'numpy.polyval' {hint}"):
             np.polyval(x, x)
-        with pytest.raises(TypeError, match="'numpy.linalg.matrix_rank'"):
-            np.linalg.matrix_rank(x[:3, :3])
+        with pytest.raises(TypeError, match="'numpy.linalg.eig'"):
+            np.linalg.eig(x[:3, :3])
         with pytest.raises(NotImplementedError, match="numpy.add.reduceat"):
             np.add.reduceat(x, [0, 1])
 
