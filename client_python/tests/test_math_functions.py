@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
@@ -35,6 +35,14 @@ def test_diff_matches_numpy(dtype: np.dtype) -> None:
     assert ah.diff(x, 0) is x
 
 
+def _refuses_two_vectors(numpy_call: Callable[[], Any]) -> bool:
+    try:
+        numpy_call()
+    except Exception as error:  # Other errors are compared by same_as_numpy.
+        return "must be (arrays of) 3-dimensional vectors" in str(error)
+    return False
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cross_matches_numpy(dtype: np.dtype) -> None:
     host_a, a = pair(dtype, (4, 3), 1)
@@ -49,6 +57,8 @@ def test_cross_matches_numpy(dtype: np.dtype) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         for check in checks:
+            if _refuses_two_vectors(lambda: check(np, host_a, host_b)):
+                continue  # A NumPy after 2.4; the server follows 2.4 (2-vectors deprecated).
             same_as_numpy(lambda m, pair: check(m, *pair), (host_a, host_b), (a, b))
     with pytest.warns(DeprecationWarning, match="2-dimensional vectors are deprecated"):
         ah.cross(ah.ones(2), ah.ones(2))
