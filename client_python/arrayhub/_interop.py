@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -24,15 +24,22 @@ def get_array_module(*args: Any) -> ModuleType:
     return np
 
 
-def from_dlpack(x: Any) -> ndarray:
+def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[bool] = None) -> ndarray:
     """An arrayhub array of the data of ``x``, an object with ``__dlpack__``.
 
-    An arrayhub array is returned as it is (its data is already on the server). Any other
-    producer must hold its data in host memory: it is read through ``numpy.from_dlpack``
-    (without a copy) and uploaded, so the result is a copy, unlike CuPy's. A producer on a
-    GPU of this process raises NumPy's BufferError: this process's GPUs are not the
-    server's.
+    An arrayhub array is returned as it is (its data is already on the server), or copied
+    with ``copy=True``. Any other producer must hold its data in host memory: it is read
+    through ``numpy.from_dlpack`` (without a copy) and uploaded, so the result is a copy,
+    unlike CuPy's, and ``copy=False`` raises BufferError. A producer on a GPU of this process
+    raises NumPy's BufferError: this process's GPUs are not the server's. ``device`` may name
+    one of the server's devices (see arrayhub.asarray).
     """
+    from arrayhub._creation import check_device
+
+    check_device(device)
     if isinstance(x, ndarray):
-        return x
+        return x.copy() if copy else x
+    if copy is False:
+        raise BufferError("from_dlpack: a producer in this process's memory can only be "
+                          "uploaded, which copies (copy=False refuses it)")
     return asarray(np.from_dlpack(x))

@@ -252,3 +252,16 @@ def test_reshape_copy_keyword() -> None:
     with pytest.raises(ValueError, match="Unable to avoid creating a copy while reshaping."):
         ah.reshape(x.T, (12,), copy=False)
     _same(x.T.reshape(12, copy=None), host.T.reshape(12))
+
+
+def test_from_dlpack_keywords_and_the_standards_dtypes() -> None:
+    x = ah.asarray(np.arange(3.0))
+    assert ah.from_dlpack(x) is x
+    copied = ah.from_dlpack(x, copy=True, device=x.device)
+    assert copied is not x
+    _same(copied, np.arange(3.0))
+    with pytest.raises(BufferError, match="copy=False refuses it"):
+        ah.from_dlpack(np.arange(3.0), copy=False)
+    assert "float16" not in ah.__array_namespace_info__().dtypes()
+    assert set(ah.__array_namespace_info__().dtypes(kind="real floating")) == {"float32",
+                                                                              "float64"}
