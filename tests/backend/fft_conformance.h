@@ -148,9 +148,9 @@ class FftConformanceTest : public BackendTest<Factory> {
 
   // The layouts of the batch: one transform, a batch along the outer axis, and points `inner`
   // apart with both outer and inner batches.
-  static constexpr int64_t kLayouts[][2] = {{1, 1}, {3, 1}, {2, 3}, {1, 4}};
+  static constexpr int64_t kLayouts[4][2] = {{1, 1}, {3, 1}, {2, 3}, {1, 4}};
   // Powers of two, odd, prime and composite lengths.
-  static constexpr int64_t kLengths[] = {1, 2, 3, 5, 8, 12, 17, 30, 64, 97};
+  static constexpr int64_t kLengths[10] = {1, 2, 3, 5, 8, 12, 17, 30, 64, 97};
 
   testing::SeedTrace seed_trace_;
   std::mt19937_64 rng_{testing::BaseSeed() + 21};
