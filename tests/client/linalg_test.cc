@@ -296,8 +296,12 @@ TEST_F(LinalgTest, IntegerAndBoolMatmulFollowNumPy) {
 }
 
 TEST_F(LinalgTest, MatmulOutConvertsAndMayAliasAnOperand) {
-  auto [a, host_a] = Random(DType::kFloat64, {4, 4});
-  auto [b, host_b] = Random(DType::kFloat64, {4, 4});
+  // References, not structured bindings: EXPECT_CLIENT_ERROR's lambda captures `a` and `b`,
+  // and clang before 16 (Debian 12 has 14) refuses to capture a structured binding.
+  auto [a_array, host_a] = Random(DType::kFloat64, {4, 4});
+  auto [b_array, host_b] = Random(DType::kFloat64, {4, 4});
+  Array& a = a_array;
+  Array& b = b_array;
   const Matrix expected = Multiply(host_a.At(0), host_b.At(0));
   Array out = client().Zeros({4, 4}, DType::kFloat32);
   client().MatmulOut(out, a, b);
