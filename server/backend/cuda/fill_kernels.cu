@@ -5,24 +5,16 @@
 #include <type_traits>
 
 #include "server/backend/cuda/fill_kernels.cuh"
+#include "server/backend/cuda/grid_stride.cuh"
 
 namespace arrayhub {
 
 namespace {
 
-constexpr int kThreadsPerBlock = 256;
-// Enough blocks to fill any current GPU several times over; grid-stride loops cover the rest.
-constexpr int64_t kMaxBlocks = 4096;
-
-int BlocksFor(int64_t threads) {
-  return static_cast<int>(
-      std::min<int64_t>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock, kMaxBlocks));
-}
-
-__device__ int64_t FirstIndex() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ int64_t GridStride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+using grid_stride::BlocksFor;
+using grid_stride::FirstIndex;
+using grid_stride::GridStride;
+using grid_stride::kThreadsPerBlock;
 
 // ---- Pattern fill ----
 
