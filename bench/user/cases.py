@@ -75,6 +75,8 @@ def all_cases(quick: bool) -> list[Case]:
     matmul_n = 256 if quick else 4096
     cg_n = 256 if quick else 2048
     kmeans_n = 20_000 if quick else 1_000_000
+    rfft_n = 2**18 if quick else 2**24
+    fft2_n = 512 if quick else 4096
     by_size = [10**e for e in range(3, 7 if quick else 9)]
     cases = [
         Case(1, "1. 200 x `y = y + 1` (1000 float32), `float(y[0])`", workloads.small_op_loop,
@@ -97,5 +99,9 @@ def all_cases(quick: bool) -> list[Case]:
              workloads.conjugate_gradient, _spd_system(cg_n), 1.5, 1e-4),
         Case(8, f"8. k-means, 10 iterations ({_count(kmeans_n)} points, 4-d, 8 clusters, float32)",
              workloads.kmeans, _blobs(kmeans_n), 1.5, 1e-4),
+        Case(9, f"9. `float(cp.abs(cp.fft.rfft(a)).sum())` (2^{rfft_n.bit_length() - 1} float32)",
+             workloads.rfft_magnitude, _uniform(rfft_n), 1.5, 1e-3),
+        Case(10, f"10. `float(cp.abs(cp.fft.fft2(a)).sum())` ({fft2_n}^2 float32)",
+             workloads.fft2_magnitude, _uniform((fft2_n, fft2_n)), 1.5, 1e-3),
     ]
     return cases

@@ -74,3 +74,14 @@ def kmeans(cp, X, centers, iterations=10):
         counts = onehot.sum(axis=0)
         centers = (onehot.T @ X) / counts[:, None]
     return float(centers.sum())
+
+
+def rfft_magnitude(cp, a):
+    """A spectrum's total magnitude: one real-to-complex transform, abs, sum."""
+    return float(cp.abs(cp.fft.rfft(a)).sum())
+
+
+def fft2_magnitude(cp, a):
+    """An image's 2-D spectrum: fft2 of a real float32 image (complex64 in NumPy 2, CuPy and
+    ArrayHub alike), abs, sum."""
+    return float(cp.abs(cp.fft.fft2(a)).sum())
