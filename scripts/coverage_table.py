@@ -30,6 +30,8 @@ DIFFERS = {
     "sort": "always stable (`kind` is ignored)",
     "argsort": "always stable (`kind` is ignored)",
     "unique": "NaNs collapse into one (NumPy's `equal_nan=True`)",
+    "linalg.eig": "always complex, as CuPy's (NumPy's turns real when every eigenvalue is)",
+    "linalg.eigvals": "always complex, as CuPy's (NumPy's turns real when every eigenvalue is)",
     "random.*": "the same seed gives the same values on the same backend, not NumPy's streams",
 }
 

@@ -138,6 +138,15 @@ Array Linalg::Eigvalsh(const Array& a, std::string_view uplo) {
                         }});
 }
 
+EigResult Linalg::Eig(const Array& a) {
+  std::vector<Array> results = Adopt(CallLinalg(connection(), LinalgRequest("eig", {&a})));
+  return {.eigenvalues = std::move(results[0]), .eigenvectors = std::move(results[1])};
+}
+
+Array Linalg::Eigvals(const Array& a) {
+  return client_->Issue({&a}, {[&] { return detail::AsOp(LinalgRequest("eigvals", {&a})); }});
+}
+
 Array Linalg::Solve(const Array& a, const Array& b) {
   return client_->Issue({&a, &b}, {[&] { return detail::AsOp(LinalgRequest("solve", {&a, &b})); }});
 }

@@ -410,8 +410,8 @@ def _norm_order(text: str) -> Any:
 def linalg(op: str, a: Meta, axis: Optional[tuple[int, ...]], keepdims: bool,
            ord: str = "") -> Optional[Meta]:
     """The result of a linalg routine that gives one array and whose shape the client can tell:
-    norm (over ``axis``: None, one axis or two), det and inv. None for the others, which run
-    synchronously. float16, which the server's linalg refuses, is left to it to raise, as is
+    norm (over ``axis``: None, one axis or two), det, inv and eigvals. None for the others,
+    which run synchronously. float16, which the server's linalg refuses, is left to it to raise, as is
     an ``ord`` that NumPy refuses for these axes."""
     if a.dtype == np.float16 or not a.shape and op != "norm":
         return None
@@ -431,6 +431,11 @@ def linalg(op: str, a: Meta, axis: Optional[tuple[int, ...]], keepdims: bool,
             return None
         result = getattr(np.linalg, op)(np.ones((1, 1), a.dtype))
         shape = a.shape[:-2] if op == "det" else a.shape
+    elif op == "eigvals":  # Complex of a's precision (as CuPy's), one per row.
+        if ndim < 2 or a.shape[-1] != a.shape[-2]:
+            return None
+        result = np.ones(1, np.result_type(np.linalg.inv(np.ones((1, 1), a.dtype)), np.complex64))
+        shape = a.shape[:-1]
     else:
         return None
     result_dtype = _supported(np.asarray(result).dtype)

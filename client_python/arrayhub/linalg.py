@@ -24,9 +24,9 @@ from arrayhub._errors import (ArrayHubAxisError, ArrayHubLinAlgError,
                               ArrayHubNotImplementedError, ArrayHubValueError, client_error)
 from arrayhub._ndarray import ndarray
 
-__all__ = ["svd", "qr", "cholesky", "eigh", "eigvalsh", "solve", "inv", "det", "slogdet",
+__all__ = ["svd", "qr", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "solve", "inv", "det", "slogdet",
            "norm", "lstsq", "LinAlgError", "SVDResult", "QRResult", "EighResult",
-           "SlogdetResult",
+           "EigResult", "SlogdetResult",
            # The Array API's linalg extension, as numpy.linalg has it:
            "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal", "matrix_power",
            "matmul", "tensordot", "vecdot", "outer", "matrix_transpose", "cross", "pinv",
@@ -45,6 +45,11 @@ class QRResult(NamedTuple):
 
 
 class EighResult(NamedTuple):
+    eigenvalues: ndarray
+    eigenvectors: ndarray
+
+
+class EigResult(NamedTuple):
     eigenvalues: ndarray
     eigenvectors: ndarray
 
@@ -86,6 +91,18 @@ def eigvalsh(a: ndarray, UPLO: str = "L") -> ndarray:
     """Eigenvalues of a Hermitian (symmetric) matrix, ascending, from its ``UPLO``
     triangle."""
     return _ops.linalg("eigvalsh", a, uplo=UPLO)[0]
+
+
+def eig(a: ndarray) -> EigResult:
+    """Eigenvalues and right eigenvectors (unit-norm columns) of a general square matrix.
+    Both are complex whatever ``a``'s dtype, as CuPy's: NumPy returns real arrays when every
+    eigenvalue happens to be real, a dtype that depends on the data."""
+    return EigResult(*_ops.linalg("eig", a))
+
+
+def eigvals(a: ndarray) -> ndarray:
+    """Eigenvalues of a general square matrix, complex as :func:`eig`'s."""
+    return _ops.linalg("eigvals", a)[0]
 
 
 def solve(a: ndarray, b: ndarray) -> ndarray:

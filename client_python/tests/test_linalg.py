@@ -470,6 +470,45 @@ def test_eigh(rng: np.random.Generator, dtype: np.dtype, batch: tuple[int, ...],
                                atol=_VALUE_TOL[dtype.char] * scale)
 
 
+def _sorted_eigenvalues(w: np.ndarray) -> np.ndarray:
+    """Eigenvalues in a canonical order (by real part, then imaginary), per matrix."""
+    return np.take_along_axis(w, np.lexsort((w.imag, w.real), axis=-1), axis=-1)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_AND_COMPLEX + [np.dtype(np.int32)], ids=dtype_id)
+@pytest.mark.parametrize("batch", [(), (3,)], ids=str)
+def test_eig(rng: np.random.Generator, dtype: np.dtype, batch: tuple[int, ...]) -> None:
+    a = rand(rng, dtype, batch + (7, 7))
+    w, v = ah.linalg.eig(ah.asarray(a))
+    want = np.linalg.eig(a)
+    # Complex always (as CuPy's), of NumPy's precision.
+    complex_dtype = np.result_type(want.eigenvalues.dtype, np.complex64)
+    assert w.dtype == complex_dtype and w.shape == want.eigenvalues.shape
+    assert v.dtype == complex_dtype and v.shape == want.eigenvectors.shape
+    W, V = w.get(), v.get()
+    tol = _FACTOR_TOL["d" if complex_dtype == np.complex128 else "f"]
+    scale = fro(a)
+    np.testing.assert_allclose(_sorted_eigenvalues(W), _sorted_eigenvalues(
+        want.eigenvalues.astype(complex_dtype)), rtol=0, atol=100 * tol * scale)
+    residual = _wide(a) @ _wide(V) - _wide(V) * W[..., None, :]
+    assert fro(residual) <= 100 * tol * scale
+    np.testing.assert_allclose(np.linalg.norm(_wide(V), axis=-2), 1, atol=10 * tol)
+    values = ah.linalg.eigvals(ah.asarray(a))
+    assert values.dtype == complex_dtype and values.shape == W.shape
+    np.testing.assert_allclose(_sorted_eigenvalues(values.get()), _sorted_eigenvalues(W),
+                               rtol=0, atol=100 * tol * scale)
+
+
+def test_eig_refuses_what_numpy_refuses() -> None:
+    with pytest.raises(np.linalg.LinAlgError, match="Array must not contain infs or NaNs"):
+        ah.linalg.eig(ah.asarray(np.array([[1.0, np.nan], [0.0, 1.0]])))
+    with pytest.raises(np.linalg.LinAlgError, match="Last 2 dimensions of the array must be "
+                                                    "square"):
+        ah.linalg.eigvals(ah.ones((2, 3)))
+    empty = ah.linalg.eigvals(ah.ones((4, 0, 0)))
+    assert empty.shape == (4, 0) and empty.dtype == np.complex128
+
+
 def test_eigh_bad_uplo() -> None:
     with pytest.raises(ValueError, match="UPLO argument must be 'L' or 'U'"):
         ah.linalg.eigh(ah.eye(3), UPLO="X")

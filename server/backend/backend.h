@@ -144,6 +144,7 @@ class Backend {
   virtual absl::Status Qr(const QrCall& call) = 0;
   virtual absl::Status Cholesky(const CholeskyCall& call) = 0;
   virtual absl::Status Eigh(const EighCall& call) = 0;
+  virtual absl::Status Eig(const EigCall& call) = 0;
   virtual absl::Status Solve(const SolveCall& call) = 0;
   virtual absl::Status Slogdet(const SlogdetCall& call) = 0;
 

@@ -76,6 +76,20 @@ struct EighCall {
   ArrayView v;
 };
 
+// numpy.linalg.eig / eigvals of general square matrices: eigenvalues w (batch..., n) and, when
+// compute_vectors, right eigenvectors as the columns of v (batch..., n, n), each of unit norm with
+// its largest component real (LAPACK's geev normalisation, which NumPy returns). Both outputs are
+// complex of a's precision whatever a's dtype, as CuPy's eig (NumPy's turns real when every
+// eigenvalue happens to be real, a dtype that depends on the data). The eigenvalues come in
+// LAPACK's order, a conjugate pair of a real matrix adjacent with the positive imaginary part
+// first. A matrix holding inf or NaN fails with NumPy's LinAlgError message.
+struct EigCall {
+  ArrayView a;
+  bool compute_vectors = true;
+  ArrayView w;
+  ArrayView v;
+};
+
 // numpy.linalg.solve (x = a^-1 b, b of shape (batch..., n, k)) and inv (b absent: x = a^-1).
 struct SolveCall {
   ArrayView a;

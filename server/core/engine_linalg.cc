@@ -675,6 +675,13 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
                                  .v = vectors ? v[1] : ArrayView{}});
         break;
       }
+      case LinalgOp::kEig:
+      case LinalgOp::kEigvals: {
+        const bool vectors = spec.op == LinalgOp::kEig;
+        status = backend_->Eig(
+            {.a = a, .compute_vectors = vectors, .w = v[0], .v = vectors ? v[1] : ArrayView{}});
+        break;
+      }
       case LinalgOp::kSolve:
       case LinalgOp::kInv:
         status = RunSolve(steps, plan, a, b, v[0]);

@@ -34,7 +34,8 @@ constexpr std::pair<LinalgOp, std::string_view> kLinalgNames[] = {
     {LinalgOp::kEigvalsh, "eigvalsh"}, {LinalgOp::kSolve, "solve"},
     {LinalgOp::kInv, "inv"},           {LinalgOp::kDet, "det"},
     {LinalgOp::kSlogdet, "slogdet"},   {LinalgOp::kNorm, "norm"},
-    {LinalgOp::kLstsq, "lstsq"},
+    {LinalgOp::kLstsq, "lstsq"},       {LinalgOp::kEig, "eig"},
+    {LinalgOp::kEigvals, "eigvals"},
 };
 
 int64_t Product(std::span<const int64_t> extents) {
@@ -410,6 +411,14 @@ absl::StatusOr<LinalgPlan> PlanLinalg(const LinalgSpec& spec, std::span<const DT
       output(real, {n});
       if (spec.op == LinalgOp::kEigh) output(plan.dtype, {n, n});
       return plan;
+    case LinalgOp::kEig:
+    case LinalgOp::kEigvals: {
+      // Complex whatever the input, as CuPy's (NumPy's dtype depends on the eigenvalues found).
+      const DType complex = real == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64;
+      output(complex, {n});
+      if (spec.op == LinalgOp::kEig) output(complex, {n, n});
+      return plan;
+    }
     case LinalgOp::kInv:
       output(plan.dtype, {n, n});
       return plan;

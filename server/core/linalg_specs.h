@@ -42,6 +42,8 @@ enum class LinalgOp : uint8_t {
   kCholesky,
   kEigh,
   kEigvalsh,
+  kEig,
+  kEigvals,
   kSolve,
   kInv,
   kDet,

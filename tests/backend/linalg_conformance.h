@@ -2,14 +2,17 @@
 // backend_conformance.h): Cholesky of a matrix that is not positive definite and solve of a
 // singular one fail with NumPy's LinAlgError messages, alone or anywhere in a stack, small or
 // large (the CUDA backend takes batched routines for stacks of small matrices); integer products
-// wrap; a product over an empty contraction is zeros.
+// wrap; a product over an empty contraction is zeros; eig's eigenpairs satisfy A v = w v on
+// random matrices of every precision, and eig refuses inf and NaN as NumPy does.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
@@ -43,6 +46,84 @@ class LinalgConformanceTest : public BackendTest<Factory> {
       }
     }
     return out;
+  }
+
+  // The eigenpairs of random general matrices (stacked and alone; real ones have complex pairs)
+  // against their definition, computed here in double: |A v_j - w_j v_j| small next to |A|,
+  // each v_j of unit norm, and eigvals-only giving the same eigenvalues. Inf or NaN anywhere in
+  // a stack is refused with NumPy's message.
+  template <typename T>
+  void CheckEig(DType dtype, const Shape& shape, double tol) {
+    using Complex = std::complex<double>;
+    const int64_t n = shape.back();
+    const int64_t count = Count(shape) / (n * n);
+    const std::vector<double> normal = Normal(2 * Count(shape));
+    std::vector<T> values(static_cast<size_t>(Count(shape)));
+    std::vector<Complex> a(values.size());
+    for (size_t k = 0; k < values.size(); ++k) {
+      if constexpr (std::is_floating_point_v<T>) {
+        values[k] = static_cast<T>(normal[k]);
+        a[k] = static_cast<double>(values[k]);
+      } else {
+        values[k] = T(static_cast<typename T::value_type>(normal[k]),
+                      static_cast<typename T::value_type>(normal[values.size() + k]));
+        a[k] = Complex(values[k].real(), values[k].imag());
+      }
+    }
+    const DType complex =
+        RealDType(dtype) == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64;
+    using C = std::complex<std::conditional_t<
+        std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>, double, float>>;
+    Shape w_shape(shape.begin(), shape.end() - 1);
+    const ArrayView input = this->Array(dtype, values, shape);
+    const ArrayView w = this->Output(complex, w_shape);
+    const ArrayView v = this->Output(complex, shape);
+    ASSERT_TRUE(this->backend().Eig({.a = input, .compute_vectors = true, .w = w, .v = v}).ok());
+    const ArrayView w_only = this->Output(complex, w_shape);
+    ASSERT_TRUE(
+        this->backend().Eig({.a = input, .compute_vectors = false, .w = w_only, .v = {}}).ok());
+    const std::vector<C> wv = this->template Read<C>(w);
+    const std::vector<C> vv = this->template Read<C>(v);
+    const std::vector<C> wo = this->template Read<C>(w_only);
+    for (int64_t b = 0; b < count; ++b) {
+      const Complex* ab = &a[static_cast<size_t>(b * n * n)];
+      double a_norm = 0;
+      for (int64_t k = 0; k < n * n; ++k) a_norm += std::norm(ab[k]);
+      a_norm = std::sqrt(a_norm);
+      for (int64_t j = 0; j < n; ++j) {
+        const Complex lambda = wv[static_cast<size_t>(b * n + j)];
+        double residual = 0, length = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          Complex av = 0;
+          for (int64_t k = 0; k < n; ++k) {
+            av += ab[i * n + k] * Complex(vv[static_cast<size_t>((b * n + k) * n + j)]);
+          }
+          const Complex vij = vv[static_cast<size_t>((b * n + i) * n + j)];
+          residual += std::norm(av - lambda * vij);
+          length += std::norm(vij);
+        }
+        EXPECT_LT(std::sqrt(residual), tol * a_norm) << "matrix " << b << ", eigenpair " << j;
+        EXPECT_NEAR(length, 1.0, tol) << "matrix " << b << ", eigenvector " << j;
+        // The eigenvalues alone are the same set.
+        double nearest = INFINITY;
+        for (int64_t k = 0; k < n; ++k) {
+          nearest =
+              std::min(nearest, std::abs(Complex(wo[static_cast<size_t>(b * n + k)]) - lambda));
+        }
+        EXPECT_LT(nearest, tol * a_norm) << "matrix " << b << ", eigenvalue " << j;
+      }
+    }
+    // A NaN in the last matrix, an inf in the first.
+    for (const size_t k : {values.size() - 1, size_t{0}}) {
+      std::vector<T> bad = values;
+      bad[k] = T(k == 0 ? INFINITY : NAN);
+      const absl::Status status = this->backend().Eig({.a = this->Array(dtype, bad, shape),
+                                                       .compute_vectors = true,
+                                                       .w = this->Output(complex, w_shape),
+                                                       .v = this->Output(complex, shape)});
+      EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+      EXPECT_EQ(status.message(), "Array must not contain infs or NaNs");
+    }
   }
 
   testing::SeedTrace seed_trace_;
@@ -123,7 +204,29 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   EXPECT_EQ(this->template Read<float>(zeros32), std::vector<float>(30, 0.0f));
 }
 
+TYPED_TEST_P(LinalgConformanceTest, EigSatisfiesTheDefinition) {
+  for (const Shape& shape : std::vector<Shape>{{3, 5, 5}, {40, 40}}) {
+    SCOPED_TRACE(FormatShape(shape));
+    this->template CheckEig<float>(DType::kFloat32, shape, 1e-4);
+    this->template CheckEig<double>(DType::kFloat64, shape, 1e-10);
+    this->template CheckEig<std::complex<float>>(DType::kComplex64, shape, 1e-4);
+    this->template CheckEig<std::complex<double>>(DType::kComplex128, shape, 1e-10);
+  }
+  // A rotation by 90 degrees: eigenvalues +-i, a conjugate pair of a real matrix.
+  const ArrayView w = this->Output(DType::kComplex128, {2});
+  ASSERT_TRUE(this->backend()
+                  .Eig({.a = this->Array(DType::kFloat64, std::vector<double>{0, -1, 1, 0}, {2, 2}),
+                        .compute_vectors = false,
+                        .w = w,
+                        .v = {}})
+                  .ok());
+  const std::vector<std::complex<double>> rotation = this->template Read<std::complex<double>>(w);
+  EXPECT_NEAR(std::abs(rotation[0] - std::complex<double>(0, 1)), 0, 1e-12);
+  EXPECT_NEAR(std::abs(rotation[1] - std::complex<double>(0, -1)), 0, 1e-12);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(LinalgConformanceTest, CholeskyRefusesMatricesNotPositiveDefinite,
-                            SingularMatricesAreRefused, MatmulWrapsIntegersAndSumsNothingToZero);
+                            SingularMatricesAreRefused, MatmulWrapsIntegersAndSumsNothingToZero,
+                            EigSatisfiesTheDefinition);
 
 }  // namespace arrayhub

@@ -505,6 +505,33 @@ TEST_F(LinalgTest, QrCholeskyEigh) {
   }
 }
 
+TEST_F(LinalgTest, EigOfGeneralMatrices) {
+  for (DType dtype : kLinalgDTypes) {
+    SCOPED_TRACE(client::DTypeName(dtype));
+    const double tolerance = 10 * ToleranceFor(dtype);
+    // Random real matrices have complex conjugate pairs among their eigenvalues.
+    auto [a, host_a] = Random(dtype, {2, 5, 5});
+    client::EigResult eig = linalg().Eig(a);
+    const DType complex = dtype == DType::kFloat32 || dtype == DType::kComplex64
+                              ? DType::kComplex64
+                              : DType::kComplex128;
+    EXPECT_EQ(eig.eigenvalues.dtype(), complex);
+    EXPECT_EQ(eig.eigenvectors.shape(), (client::Shape{2, 5, 5}));
+    const HostArray w = Download(eig.eigenvalues);
+    const HostArray v = Download(eig.eigenvectors);
+    for (int64_t i = 0; i < 2; ++i) {
+      Matrix scaled = v.At(i);
+      for (auto& row : scaled) {
+        for (int64_t j = 0; j < 5; ++j) row[j] *= w.Vector(i)[j];
+      }
+      EXPECT_LE(FrobeniusNorm(Subtract(Multiply(host_a.At(i), v.At(i)), scaled)) /
+                    FrobeniusNorm(host_a.At(i)),
+                tolerance);
+    }
+    ExpectClose(Download(linalg().Eigvals(a)).values, w.values, tolerance);
+  }
+}
+
 TEST_F(LinalgTest, SolveInvDetSlogdet) {
   for (DType dtype : kLinalgDTypes) {
     SCOPED_TRACE(client::DTypeName(dtype));

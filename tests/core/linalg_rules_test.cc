@@ -353,6 +353,14 @@ TEST(PlanLinalgTest, SquareRoutines) {
   EXPECT_THAT(OutputShapes(*eigh), ElementsAre(Shape{5}, Shape{5, 5}));
   EXPECT_EQ(eigh->outputs[0].dtype, kF32);
   EXPECT_THAT(OutputShapes(*PlanOp(Op(LinalgOp::kEigvalsh), {{5, 5}})), ElementsAre(Shape{5}));
+  // eig and eigvals answer complex whatever the input (as CuPy's), of its precision.
+  absl::StatusOr<LinalgPlan> eig = PlanOp(Op(LinalgOp::kEig), {{2, 4, 4}}, {kF32});
+  EXPECT_THAT(OutputShapes(*eig), ElementsAre(Shape{2, 4}, Shape{2, 4, 4}));
+  EXPECT_EQ(eig->outputs[0].dtype, kC64);
+  EXPECT_EQ(eig->outputs[1].dtype, kC64);
+  absl::StatusOr<LinalgPlan> eigvals = PlanOp(Op(LinalgOp::kEigvals), {{3, 3}}, {DType::kInt8});
+  EXPECT_THAT(OutputShapes(*eigvals), ElementsAre(Shape{3}));
+  EXPECT_EQ(eigvals->outputs[0].dtype, kC128);
   LinalgSpec upper = Op(LinalgOp::kCholesky);
   upper.uplo = "U";
   EXPECT_TRUE(PlanOp(upper, {{3, 3}})->upper);

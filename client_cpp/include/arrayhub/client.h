@@ -506,6 +506,10 @@ struct EighResult {
   Array eigenvalues;   // Ascending, of the real dtype.
   Array eigenvectors;  // As columns.
 };
+struct EigResult {
+  Array eigenvalues;   // Complex of a's precision, in LAPACK's order.
+  Array eigenvectors;  // Complex, as unit-norm columns.
+};
 struct SlogdetResult {
   Array sign;       // Of a's dtype (a unit complex number for complex a); 0 when singular.
   Array logabsdet;  // Of the real dtype; -inf when singular.
@@ -538,6 +542,9 @@ class Linalg {
   // uplo: the triangle read, "L" or "U".
   EighResult Eigh(const Array& a, std::string_view uplo = "L");
   Array Eigvalsh(const Array& a, std::string_view uplo = "L");
+  // A general square matrix; the results are complex whatever a's dtype (as CuPy's).
+  EigResult Eig(const Array& a);
+  Array Eigvals(const Array& a);
   // b of shape (..., m, k), or (m,) for a single right-hand side.
   Array Solve(const Array& a, const Array& b);
   Array Inv(const Array& a);

@@ -61,6 +61,7 @@ class CudaBackend final : public Backend {
   absl::Status Qr(const QrCall& call) override;
   absl::Status Cholesky(const CholeskyCall& call) override;
   absl::Status Eigh(const EighCall& call) override;
+  absl::Status Eig(const EigCall& call) override;
   absl::Status Solve(const SolveCall& call) override;
   absl::Status Slogdet(const SlogdetCall& call) override;
   // cuFFT (cuda_fft.cc).

@@ -1,4 +1,4 @@
-// CudaBackend's factorizations other than the SVD (cuda_svd.cc): QR, Cholesky, eigh, solve
+// CudaBackend's factorizations other than the SVD (cuda_svd.cc): QR, Cholesky, eigh, eig, solve
 // and inv, slogdet, on cuSOLVER (and cuBLAS's batched LU for stacks of small matrices).
 //
 // cuSOLVER works in place on column-major matrices, so each input is first copied into
@@ -271,6 +271,68 @@ absl::Status CudaBackend::Eigh(const EighCall& call) {
   // The eigenvectors are the columns of the column-major result.
   if (call.compute_vectors) AH_RETURN_IF_ERROR(CopyOut(a, n, n, Keep::kAll, call.v, linalg));
   return absl::OkStatus();
+}
+
+absl::Status CudaBackend::Eig(const EigCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  const int64_t n = call.a.shape.back();
+  const int64_t count = StackOf(call.a).count;
+  if (count == 0 || n == 0) return absl::OkStatus();
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(const MatrixStack a, ColumnMajorCopy(call.a, n, n, linalg));
+  // NumPy refuses non-finite input before factoring; the flags come back with geev's info.
+  AH_ASSIGN_OR_RETURN(int* flags, linalg.Scratch<int>(2 * count));
+  int* const info = flags + count;
+  AH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flags, 0, count * sizeof(int), linalg.stream()));
+  AH_CUDA_RETURN_IF_ERROR(LaunchFlagNonFinite(a.dtype, count, n, a.data, flags, linalg.stream()));
+  const bool real = !IsComplex(a.dtype);
+  const DType complex = call.w.dtype;
+  const cudaDataType type = CudaDataType(a.dtype);
+  const cudaDataType w_type = CudaDataType(complex);
+  const cusolverEigMode_t jobvr =
+      call.compute_vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  // Eigenvalues go straight into w (C-contiguous, n per matrix); right eigenvectors into
+  // column-major scratch of a's dtype (real matrices: geev's packed pairs, unpacked below).
+  std::byte* const w = static_cast<std::byte*>(call.w.buffer->data()) + call.w.offset_bytes;
+  const int64_t w_item = ItemSize(complex);
+  const int64_t a_item = ItemSize(a.dtype);
+  std::byte* vr = nullptr;
+  if (call.compute_vectors) {
+    AH_ASSIGN_OR_RETURN(void* memory, linalg.Scratch(count * n * n * a_item));
+    vr = static_cast<std::byte*>(memory);
+  }
+  size_t device_bytes = 0;
+  size_t host_bytes = 0;
+  AH_CUSOLVER_RETURN_IF_ERROR(cusolverDnXgeev_bufferSize(
+      linalg.cusolver(), linalg.params(), CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, type, a.data, n,
+      w_type, w, type, nullptr, n, type, vr, n, type, &device_bytes, &host_bytes));
+  AH_ASSIGN_OR_RETURN(void* work, linalg.Scratch(static_cast<int64_t>(device_bytes)));
+  std::vector<std::byte> host_work(host_bytes);
+  for (int64_t b = 0; b < count; ++b) {
+    AH_CUSOLVER_RETURN_IF_ERROR(
+        cusolverDnXgeev(linalg.cusolver(), linalg.params(), CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n,
+                        type, a.Matrix(b), n, w_type, w + b * n * w_item, type, nullptr, n, type,
+                        vr == nullptr ? nullptr : vr + b * n * n * a_item, n, type, work,
+                        device_bytes, host_work.data(), host_bytes, info + b));
+  }
+  AH_ASSIGN_OR_RETURN(const std::vector<int> checks, linalg.Download(flags, 2 * count));
+  for (int64_t b = 0; b < count; ++b) {
+    if (checks[b] != 0) {
+      return absl::FailedPreconditionError("Array must not contain infs or NaNs");
+    }
+  }
+  AH_RETURN_IF_ERROR(CheckInfo(std::vector<int>(checks.begin() + count, checks.end()), "geev",
+                               "Eigenvalues did not converge"));
+  if (!call.compute_vectors) return absl::OkStatus();
+  MatrixStack vectors = ColumnMajorStack(vr, a.dtype, count, n, n);
+  if (real) {
+    AH_ASSIGN_OR_RETURN(void* unpacked, linalg.Scratch(count * n * n * w_item));
+    AH_CUDA_RETURN_IF_ERROR(
+        LaunchUnpackRealEigenvectors(a.dtype, count, n, vr, w, unpacked, linalg.stream()));
+    vectors = ColumnMajorStack(unpacked, complex, count, n, n);
+  }
+  // The eigenvectors are the columns of the column-major result.
+  return CopyOut(vectors, n, n, Keep::kAll, call.v, linalg);
 }
 
 absl::Status CudaBackend::Solve(const SolveCall& call) {

@@ -3,8 +3,8 @@
 #include <cuda/std/complex>
 #include <type_traits>
 
-#include "server/backend/cuda/linalg_kernels.cuh"
 #include "server/backend/cuda/grid_stride.cuh"
+#include "server/backend/cuda/linalg_kernels.cuh"
 
 namespace arrayhub {
 
@@ -252,6 +252,53 @@ cudaError_t SlogdetAs(int64_t count, int64_t n, const void* lu, const int* pivot
   return cudaGetLastError();
 }
 
+// ---- eig ----
+
+template <typename R>
+__global__ void FlagNonFiniteKernel(int64_t total, int64_t per_matrix, const R* values,
+                                    int* flags) {
+  for (int64_t k = FirstIndex(); k < total; k += GridStride()) {
+    if (!isfinite(values[k])) flags[k / per_matrix] = 1;
+  }
+}
+
+template <typename R>
+__global__ void UnpackRealEigenvectorsKernel(int64_t count, int64_t n, const R* vr,
+                                             const cuda::std::complex<R>* w,
+                                             cuda::std::complex<R>* v) {
+  const int64_t total = count * n * n;
+  for (int64_t k = FirstIndex(); k < total; k += GridStride()) {
+    const int64_t b = k / (n * n);
+    const int64_t j = k / n % n;  // Column-major: k = (b * n + j) * n + i.
+    const R imaginary = w[b * n + j].imag();
+    if (imaginary > 0) {
+      v[k] = {vr[k], vr[k + n]};
+    } else if (imaginary < 0) {
+      v[k] = {vr[k - n], -vr[k]};
+    } else {
+      v[k] = {vr[k], R(0)};
+    }
+  }
+}
+
+template <typename R>
+cudaError_t FlagNonFiniteAs(int64_t count, int64_t per_matrix, const void* matrices, int* flags,
+                            cudaStream_t stream) {
+  const int64_t total = count * per_matrix;
+  FlagNonFiniteKernel<R><<<BlocksFor(total), kThreadsPerBlock, 0, stream>>>(
+      total, per_matrix, static_cast<const R*>(matrices), flags);
+  return cudaGetLastError();
+}
+
+template <typename R>
+cudaError_t UnpackAs(int64_t count, int64_t n, const void* vr, const void* w, void* v,
+                     cudaStream_t stream) {
+  UnpackRealEigenvectorsKernel<R><<<BlocksFor(count * n * n), kThreadsPerBlock, 0, stream>>>(
+      count, n, static_cast<const R*>(vr), static_cast<const cuda::std::complex<R>*>(w),
+      static_cast<cuda::std::complex<R>*>(v));
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t LaunchCopyMatrices(DType dtype, bool conjugate, Keep keep, int64_t count, int64_t rows,
@@ -327,6 +374,28 @@ cudaError_t LaunchIntegerMatmul(DType dtype, int64_t count, int64_t m, int64_t n
       return IntegerMatmulAs<uint32_t>(count, m, n, k, a, b, out, stream);
     case DType::kUInt64:
       return IntegerMatmulAs<uint64_t>(count, m, n, k, a, b, out, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t LaunchFlagNonFinite(DType dtype, int64_t count, int64_t n, const void* matrices,
+                                int* flags, cudaStream_t stream) {
+  if (count == 0 || n == 0) return cudaSuccess;
+  const int64_t reals = IsComplex(dtype) ? 2 * n * n : n * n;  // Per matrix.
+  return RealDType(dtype) == DType::kFloat64
+             ? FlagNonFiniteAs<double>(count, reals, matrices, flags, stream)
+             : FlagNonFiniteAs<float>(count, reals, matrices, flags, stream);
+}
+
+cudaError_t LaunchUnpackRealEigenvectors(DType real_dtype, int64_t count, int64_t n, const void* vr,
+                                         const void* w, void* v, cudaStream_t stream) {
+  if (count == 0 || n == 0) return cudaSuccess;
+  switch (real_dtype) {
+    case DType::kFloat32:
+      return UnpackAs<float>(count, n, vr, w, v, stream);
+    case DType::kFloat64:
+      return UnpackAs<double>(count, n, vr, w, v, stream);
     default:
       return cudaErrorInvalidValue;
   }

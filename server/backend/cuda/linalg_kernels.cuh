@@ -62,6 +62,19 @@ cudaError_t LaunchIntegerMatmul(DType dtype, int64_t count, int64_t m, int64_t n
                                 const MatrixLayout& a, const MatrixLayout& b,
                                 const MatrixLayout& out, cudaStream_t stream);
 
+// flags[b] = 1 for every matrix b of `count` contiguous n x n matrices of `dtype` from
+// `matrices` that holds an inf or a NaN (other flags are left as they are).
+cudaError_t LaunchFlagNonFinite(DType dtype, int64_t count, int64_t n, const void* matrices,
+                                int* flags, cudaStream_t stream);
+
+// geev's right eigenvectors of real matrices made complex: for `count` column-major n x n
+// matrices vr of `real_dtype` (float32 or float64, contiguous) and their n complex eigenvalues
+// w each, column j of the complex column-major v is vr[:, j] + i vr[:, j + 1] when w[j] has a
+// positive imaginary part, vr[:, j - 1] - i vr[:, j] when it has a negative one (the second of
+// the conjugate pair), and vr[:, j] otherwise.
+cudaError_t LaunchUnpackRealEigenvectors(DType real_dtype, int64_t count, int64_t n, const void* vr,
+                                         const void* w, void* v, cudaStream_t stream);
+
 // From `count` LU factorizations (getrf's column-major n x n factors, batch stride n * n, and
 // 1-based pivots, batch stride n): sign(b) of `dtype` (a unit complex number for complex
 // dtypes) and logabsdet(b) of its real dtype, both contiguous. A zero on the diagonal gives

@@ -58,6 +58,7 @@ class HostBackend final : public Backend {
   absl::Status Qr(const QrCall& call) override;
   absl::Status Cholesky(const CholeskyCall& call) override;
   absl::Status Eigh(const EighCall& call) override;
+  absl::Status Eig(const EigCall& call) override;
   absl::Status Solve(const SolveCall& call) override;
   absl::Status Slogdet(const SlogdetCall& call) override;
   // FFTW (host_fft.cc).

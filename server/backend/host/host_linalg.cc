@@ -465,6 +465,81 @@ absl::Status EighTyped(const EighCall& call) {
   return absl::OkStatus();
 }
 
+// Whether every element of the matrix is finite (NumPy refuses eig of anything else).
+template <typename T>
+bool AllFinite(const Matrix<const T>& m) {
+  for (int64_t i = 0; i < m.rows; ++i) {
+    for (int64_t j = 0; j < m.cols; ++j) {
+      if constexpr (kIsComplex<T>) {
+        if (!std::isfinite(m(i, j).real()) || !std::isfinite(m(i, j).imag())) return false;
+      } else {
+        if (!std::isfinite(m(i, j))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// geev of one column-major n x n matrix (overwritten): complex eigenvalues into w and, with
+// vectors, complex right eigenvectors as the columns of the column-major v. Real matrices give
+// LAPACK's packed pairs: for wi[j] > 0, columns j and j + 1 of vr hold the real and imaginary
+// parts of the eigenvector of wr[j] + i wi[j], whose conjugate is the eigenvector of the next.
+template <typename T>
+lapack_int Geev(T* a, int64_t n, bool vectors, std::complex<RealType<T>>* w,
+                std::complex<RealType<T>>* v) {
+  using R = RealType<T>;
+  const char jobvr = vectors ? 'V' : 'N';
+  const lapack_int ld = static_cast<lapack_int>(std::max<int64_t>(n, 1));
+  if constexpr (kIsComplex<T>) {
+    return Lapack<T>(LAPACKE_sgeev, LAPACKE_dgeev, LAPACKE_cgeev, LAPACKE_zgeev, 'N', jobvr, n, a,
+                     ld, w, nullptr, 1, v, ld);
+  } else {
+    std::vector<R> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
+    std::vector<R> vr(vectors ? static_cast<size_t>(n * n) : 1);
+    const lapack_int info =
+        Lapack<T>(LAPACKE_sgeev, LAPACKE_dgeev, LAPACKE_cgeev, LAPACKE_zgeev, 'N', jobvr, n, a, ld,
+                  wr.data(), wi.data(), nullptr, 1, vr.data(), ld);
+    if (info != 0) return info;
+    for (int64_t j = 0; j < n; ++j) w[j] = {wr[j], wi[j]};
+    if (!vectors) return 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const R* re = &vr[static_cast<size_t>(j * n)];
+      if (wi[j] > 0 && j + 1 < n) {  // A conjugate pair: columns j and j + 1.
+        const R* im = re + n;
+        for (int64_t i = 0; i < n; ++i) {
+          v[j * n + i] = {re[i], im[i]};
+          v[(j + 1) * n + i] = {re[i], -im[i]};
+        }
+        ++j;
+      } else {
+        for (int64_t i = 0; i < n; ++i) v[j * n + i] = {re[i], R(0)};
+      }
+    }
+    return 0;
+  }
+}
+
+template <typename T>
+absl::Status EigTyped(const EigCall& call) {
+  using C = std::complex<RealType<T>>;
+  const int64_t n = call.a.shape.back();
+  std::vector<C> w(static_cast<size_t>(std::max<int64_t>(n, 1)));
+  std::vector<C> v(call.compute_vectors ? static_cast<size_t>(n * n) : 1);
+  for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
+    const Matrix<const T> a = MatrixOf<const T>(call.a, index);
+    if (!AllFinite(a)) return absl::FailedPreconditionError("Array must not contain infs or NaNs");
+    std::vector<T> work = Packed(a, n);
+    const lapack_int info = Geev(work.data(), n, call.compute_vectors, w.data(), v.data());
+    if (info > 0) return absl::FailedPreconditionError("Eigenvalues did not converge");
+    if (info < 0) return ArgumentError("geev", info);
+    CopyMatrix(Matrix<const C>{w.data(), 1, n, 0, 1}, VectorOf<C>(call.w, index));
+    if (call.compute_vectors) {
+      CopyMatrix(ColumnMajor<const C>(v.data(), n, n), MatrixOf<C>(call.v, index));
+    }
+  }
+  return absl::OkStatus();
+}
+
 template <typename T>
 absl::Status SolveTyped(const SolveCall& call) {
   const int64_t n = call.a.shape.back();
@@ -577,6 +652,15 @@ absl::Status HostBackend::Eigh(const EighCall& call) {
   return host::Guarded("eigh", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::EighTyped<typename decltype(tag)::type>(call);
+    });
+  });
+}
+
+absl::Status HostBackend::Eig(const EigCall& call) {
+  const HostCall held;
+  return host::Guarded("eig", [&] {
+    return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
+      return host::EigTyped<typename decltype(tag)::type>(call);
     });
   });
 }
