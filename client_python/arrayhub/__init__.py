@@ -79,6 +79,11 @@ from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, colum
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
 from arrayhub._pad import pad
+from arrayhub import _nan_functions, _statistics
+from arrayhub._nan_functions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
+                                     nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
+from arrayhub._statistics import (corrcoef, cov, median, nanmedian, nanpercentile, nanquantile,
+                                  percentile, quantile)
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
 from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
@@ -138,4 +143,6 @@ __all__ = sorted(
      *_set_functions.__all__,
      *_dtype_functions.__all__,
      *_math_functions.__all__,
-     *_matrix_functions.__all__])
+     *_matrix_functions.__all__,
+     *_nan_functions.__all__,
+     *_statistics.__all__])
