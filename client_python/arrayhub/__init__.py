@@ -61,7 +61,7 @@ from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, co
                                     concatenate, copy, cumprod, cumsum, diagonal, expand_dims,
                                     flip, nonzero, ravel, repeat, reshape, roll, searchsorted,
                                     sort, split, squeeze, stack, swapaxes, take, tile,
-                                    transpose, unique)
+                                    transpose)
 from arrayhub import _matrix_functions
 from arrayhub._matrix_functions import (diag, diagflat, geomspace, indices, logspace, meshgrid,
                                         trace, tri, tril, triu)
@@ -79,7 +79,9 @@ from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, colum
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
 from arrayhub._pad import pad
-from arrayhub import _nan_functions, _statistics
+from arrayhub import _nan_functions, _sets, _sorting, _statistics
+from arrayhub._sets import intersect1d, isin, setdiff1d, setxor1d, union1d, unique
+from arrayhub._sorting import argpartition, lexsort, partition, sort_complex
 from arrayhub._nan_functions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
                                      nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
 from arrayhub._statistics import (corrcoef, cov, median, nanmedian, nanpercentile, nanquantile,
@@ -145,4 +147,6 @@ __all__ = sorted(
      *_math_functions.__all__,
      *_matrix_functions.__all__,
      *_nan_functions.__all__,
-     *_statistics.__all__])
+     *_statistics.__all__,
+     *_sets.__all__,
+     *_sorting.__all__])
