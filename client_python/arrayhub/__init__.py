@@ -79,7 +79,8 @@ from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, colum
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
 from arrayhub._pad import pad
-from arrayhub import _nan_functions, _sets, _sorting, _statistics
+from arrayhub import _einsum, _nan_functions, _sets, _sorting, _statistics
+from arrayhub._einsum import einsum, einsum_path
 from arrayhub._sets import intersect1d, isin, setdiff1d, setxor1d, union1d, unique
 from arrayhub._sorting import argpartition, lexsort, partition, sort_complex
 from arrayhub._nan_functions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
@@ -149,4 +150,5 @@ __all__ = sorted(
      *_nan_functions.__all__,
      *_statistics.__all__,
      *_sets.__all__,
-     *_sorting.__all__])
+     *_sorting.__all__,
+     *_einsum.__all__])
