@@ -79,7 +79,12 @@ from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, colum
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
 from arrayhub._pad import pad
-from arrayhub import _einsum, _nan_functions, _sets, _sorting, _statistics
+from arrayhub import (_einsum, _functional, _nan_functions, _numerics, _polynomial, _sets,
+                      _sorting, _statistics)
+from arrayhub._functional import apply_along_axis, apply_over_axes, piecewise, select
+from arrayhub._numerics import (convolve, correlate, ediff1d, gradient, i0, interp, trapezoid,
+                                unwrap, vander)
+from arrayhub._polynomial import poly, polyadd, polyfit, polymul, polysub, polyval
 from arrayhub._einsum import einsum, einsum_path
 from arrayhub._sets import intersect1d, isin, setdiff1d, setxor1d, union1d, unique
 from arrayhub._sorting import argpartition, lexsort, partition, sort_complex
@@ -151,4 +156,7 @@ __all__ = sorted(
      *_statistics.__all__,
      *_sets.__all__,
      *_sorting.__all__,
-     *_einsum.__all__])
+     *_einsum.__all__,
+     *_functional.__all__,
+     *_numerics.__all__,
+     *_polynomial.__all__])
