@@ -1,6 +1,6 @@
 """NumPy's legacy polynomial helpers on coefficient arrays (highest power first), composed
-from server ops: poly, polyadd, polysub, polymul, polyval and polyfit (least squares through
-arrayhub.linalg.lstsq). ``roots`` and ``poly`` of a matrix need eigenvalues of a general
+from server ops: poly, polyadd, polysub, polymul, polydiv, polyder, polyint, polyval and
+polyfit (least squares through arrayhub.linalg.lstsq). ``roots`` and ``poly`` of a matrix need eigenvalues of a general
 matrix, which the server does not compute yet (linalg has eigh only): they are not provided.
 No poly1d: arguments and results are arrays.
 """
@@ -19,7 +19,8 @@ from arrayhub._manipulation import concatenate
 from arrayhub._ndarray import ndarray
 from arrayhub._numerics import _array, _client, convolve, vander
 
-__all__ = ["poly", "polyadd", "polysub", "polymul", "polyval", "polyfit"]
+__all__ = ["poly", "polyadd", "polysub", "polymul", "polyval", "polyfit", "polyder", "polyint",
+           "polydiv"]
 
 
 def _at_least_1d(value: Any, client: Any) -> ndarray:
@@ -151,3 +152,58 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     if y.ndim == 1:
         return c, base * factor
     return c, base[:, :, None] * factor
+
+
+def polyder(p: Any, m: int = 1) -> ndarray:
+    """The ``m``-th derivative of the polynomial ``p``."""
+    m = int(m)
+    if m < 0:
+        raise client_error(ArrayHubValueError,
+                           "Order of derivative must be positive (see polyint)")
+    p = _array(p, _client(p))
+    for _ in range(m):
+        n = p.shape[0] - 1
+        p = p[:-1] * _creation.arange(n, 0, -1)
+    return p
+
+
+def polyint(p: Any, m: int = 1, k: Any = None) -> ndarray:
+    """The ``m``-th antiderivative of the polynomial ``p``, the integration constants ``k``
+    (a scalar, or one per integration, first first) added as NumPy adds them."""
+    m = int(m)
+    if m < 0:
+        raise client_error(ArrayHubValueError,
+                           "Order of integral must be positive (see polyder)")
+    client = _client(p, k)
+    constants = _at_least_1d(np.zeros(m, float) if k is None else k, client)
+    if constants.shape[0] == 1 and m > 1:
+        constants = constants[0] * _creation.ones(m, float)
+    if constants.shape[0] < m:
+        raise client_error(ArrayHubValueError,
+                           "k must be a scalar or a rank-1 array of length 1 or >m.")
+    p = _array(p, client)
+    for i in range(m):
+        p = concatenate((p / _creation.arange(p.shape[0], 0, -1), constants[i:i + 1]))
+    return p
+
+
+def polydiv(u: Any, v: Any) -> tuple[ndarray, ndarray]:
+    """The quotient and remainder of the polynomial division ``u / v`` (floats), leading
+    remainder coefficients within 1e-14 of zero dropped as NumPy drops them (each check reads
+    one bool back)."""
+    from arrayhub._math_functions import allclose
+
+    client = _client(u, v)
+    u, v = _at_least_1d(u, client) + 0.0, _at_least_1d(v, client) + 0.0
+    dtype = np.result_type(u.dtype, v.dtype)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1. / v[0]
+    q = _creation.zeros((max(m - n + 1, 1),), dtype)
+    r = u.astype(dtype)
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q[k] = d
+        r[k:k + n + 1] = r[k:k + n + 1] - d * v
+    while r.shape[-1] > 1 and bool(allclose(r[0], 0, rtol=1e-14)):
+        r = r[1:]
+    return q, r

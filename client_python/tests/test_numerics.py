@@ -117,6 +117,11 @@ def test_polynomials_match_numpy() -> None:
     for name in ("polyadd", "polysub", "polymul"):
         same_as_numpy(lambda m, x: getattr(m, name)(x, q), p, ah.asarray(p))
         same_as_numpy(lambda m, x: getattr(m, name)(q, x), p, ah.asarray(p))
+    for name, args in (("polyder", ()), ("polyder", (2,)), ("polyint", ()),
+                       ("polyint", (2, [1.0, 2.0])), ("polyint", (3, 5.0)), ("polyder", (-1,))):
+        same_as_numpy(lambda m, x: getattr(m, name)(x, *args), q, ah.asarray(q))
+    for divisor in (np.array([1.0, 2]), np.array([2 + 1j, 1]), np.array([4.0]), q):
+        same_as_numpy(lambda m, x: m.polydiv(x, divisor), q * 3 - 1, ah.asarray(q * 3 - 1))
     x = rng.normal(size=10).astype(np.float32)
     same_as_numpy(lambda m, v: m.polyval([1.0, 2, 3], v), x, ah.asarray(x))
     same_as_numpy(lambda m, v: m.polyval(np.array([1, 2]), v), x, ah.asarray(x))

@@ -153,3 +153,14 @@ def test_cov_and_corrcoef_match_numpy() -> None:
     same_as_numpy(lambda m, x: m.cov(x[None]), ints, ah.asarray(ints))
     with pytest.warns(RuntimeWarning, match="Degrees of freedom"), np.errstate(divide="ignore"):
         ah.cov(ah.asarray(ints), ddof=7)
+
+
+def test_numpy_functions_route_to_the_server() -> None:
+    """numpy.median(x) & co. on an arrayhub array run arrayhub's (the result stays there)."""
+    host = np.random.default_rng(5).normal(size=(3, 4))
+    array = ah.asarray(host)
+    for call in (lambda m, x: m.median(x, axis=0), lambda m, x: m.nanpercentile(x, 30),
+                 lambda m, x: m.einsum("ij->j", x), lambda m, x: m.linalg.multi_dot([x, x.T, x]),
+                 lambda m, x: m.isin(x, x[0]), lambda m, x: m.convolve(x[0], x[1]),
+                 lambda m, x: m.gradient(x, axis=1), lambda m, x: m.cov(x)):
+        assert_matches(call(np, array), call(np, host))
