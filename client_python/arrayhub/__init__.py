@@ -131,7 +131,7 @@ __all__ = sorted(
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
-     "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
+     "argsort", "cumsum", "cumprod", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach",
      "shape", "ndim", "size",
      "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",

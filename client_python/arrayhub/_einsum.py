@@ -14,7 +14,7 @@ NumPy's einsum_path messages, as ``numpy.einsum(..., optimize=True)`` reports th
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 

@@ -1,7 +1,8 @@
 """NumPy's legacy polynomial helpers on coefficient arrays (highest power first), composed
 from server ops: poly, polyadd, polysub, polymul, polydiv, polyder, polyint, polyval and
-polyfit (least squares through arrayhub.linalg.lstsq). ``roots`` and ``poly`` of a matrix need eigenvalues of a general
-matrix, which the server does not compute yet (linalg has eigh only): they are not provided.
+polyfit (least squares through arrayhub.linalg.lstsq). ``roots`` and ``poly`` of a matrix
+need eigenvalues of a general matrix, which the server does not compute yet (linalg has eigh
+only): they are not provided.
 No poly1d: arguments and results are arrays.
 """
 
@@ -13,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from arrayhub import _creation, _ops
-from arrayhub._errors import ArrayHubNotImplementedError, ArrayHubTypeError, \
-    ArrayHubValueError, client_error
+from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
+                              ArrayHubValueError, client_error)
 from arrayhub._manipulation import concatenate
 from arrayhub._ndarray import ndarray
 from arrayhub._numerics import _array, _client, convolve, vander

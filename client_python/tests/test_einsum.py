@@ -49,7 +49,8 @@ def test_einsum_forms_and_errors() -> None:
     rng = np.random.default_rng(2)
     a, b = rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
     da, db = ah.asarray(a), ah.asarray(b)
-    assert_matches(ah.einsum(da, [0, 1], db, [1, 2], [0, 2]), np.einsum(a, [0, 1], b, [1, 2], [0, 2]))
+    assert_matches(ah.einsum(da, [0, 1], db, [1, 2], [0, 2]),
+                   np.einsum(a, [0, 1], b, [1, 2], [0, 2]))
     assert_matches(ah.einsum(da, [..., 1], db, [1, ...]), np.einsum(a, [..., 1], b, [1, ...]))
     assert_matches(ah.einsum("i,", da[0], 2.5), np.einsum("i,", a[0], 2.5))
     assert_matches(ah.einsum("ij->", da, dtype=np.float32, casting="same_kind"),
