@@ -31,6 +31,8 @@ def _check_kth(kth: Any, length: int) -> None:
         raise client_error(ArrayHubValueError,
                            "setting an array element with a sequence. The requested array "
                            "would exceed the maximum number of dimension of 1.")
+    if length == 0:  # NumPy checks nothing against an empty axis.
+        return
     for k in kth.reshape(-1).tolist():
         position = k + length if k < 0 else k
         if not 0 <= position < length:

@@ -163,6 +163,9 @@ def _quantile(a: ndarray, q: np.ndarray, weak_q: bool, axis: Any, out: Any, meth
               keepdims: bool, skip_nan: bool) -> ndarray:
     if q.ndim > 2:
         raise client_error(ArrayHubValueError, "q must be a scalar or 1d")
+    if skip_nan and a.size == 0 and a.dtype.kind == "f":  # NumPy's: the mean of nothing.
+        from arrayhub._nan_functions import nanmean
+        return nanmean(a, axis, out=out, keepdims=keepdims)
     moved, kept_shape = _axes_first(a, axis)
     count = moved.shape[0]
     rest = moved.shape[1:]
@@ -311,6 +314,8 @@ def median(a: ndarray, axis: Any = None, out: Any = None, overwrite_input: bool 
     count = moved.shape[0]
     ordered = _sorted(moved)
     middle = ordered[(count - 1) // 2:count // 2 + 1]
+    if count == 0:
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     result = _ops.reduce("mean", middle, 0)
     if a.dtype.kind in "fc" and count:
         last = ordered[-1]

@@ -164,3 +164,17 @@ def test_numpy_functions_route_to_the_server() -> None:
                  lambda m, x: m.isin(x, x[0]), lambda m, x: m.convolve(x[0], x[1]),
                  lambda m, x: m.gradient(x, axis=1), lambda m, x: m.cov(x)):
         assert_matches(call(np, array), call(np, host))
+
+
+def test_empty_inputs_match_numpy() -> None:
+    host = np.zeros((0, 3))
+    array = ah.asarray(host)
+    for call in (lambda m, x: m.median(x, axis=0), lambda m, x: m.nanmedian(x),
+                 lambda m, x: m.nanquantile(x, [0.5, 0.7], axis=0)):
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            got = call(ah, array)
+        assert_matches(got, _quiet(lambda: call(np, host)))
+    assert_matches(ah.partition(array.ravel(), 0), np.partition(host.ravel(), 0))
+    for call in (lambda m, x: m.quantile(x, 0.5), lambda m, x: m.nanmax(x),
+                 lambda m, x: m.nanargmax(x), lambda m, x: m.gradient(x)):
+        same_as_numpy(call, host, array)
