@@ -71,8 +71,8 @@ def unique(ar: ndarray, return_index: bool = False, return_inverse: bool = False
         values = runs.values.reshape((-1,) + moved.shape[1:])
         values = values if axis == 0 else values.swapaxes(0, axis)
         shape, size = (ar.shape[axis],), ar.shape[axis]
-        if not extras:
-            return values
+    if not extras:
+        return values
     result = [values]
     if return_index:
         result.append(runs.order[runs.starts])

@@ -41,6 +41,7 @@ def test_unique_flags_and_set_operations_match_numpy(dtype: np.dtype) -> None:
     _same(ah.unique(array, **flags), np.unique(host, **flags))
     _same(ah.unique(array, return_counts=True, equal_nan=False),
           np.unique(host, return_counts=True, equal_nan=False))
+    _same(ah.unique(array, equal_nan=False), np.unique(host, equal_nan=False))
     if dtype.kind not in "fc":  # NaN rows: NumPy compares their bytes.
         _same(ah.unique(array, axis=1, **flags), np.unique(host, axis=1, **flags))
         _same(ah.unique(array, axis=0), np.unique(host, axis=0))
