@@ -7,7 +7,8 @@ Its contraction list names, step by step, which operands to contract and their e
 subscripts (ellipses already replaced by letters); each step runs here as: take the diagonal
 of a letter repeated in one operand, sum the letters no later step or output needs, then
 contract operands two at a time as one batched matmul (batch letters, free letters of each,
-contracted letters), broadcasting letters of size 1. ``optimize=False`` (NumPy's default,
+contracted letters; a broadcast multiply when no letter is contracted), broadcasting letters
+of size 1. ``optimize=False`` (NumPy's default,
 one C loop over all operands) is contracted in einsum_path's greedy order here; errors are
 NumPy's einsum_path messages, as ``numpy.einsum(..., optimize=True)`` reports them.
 """
@@ -159,10 +160,19 @@ def _pair(a: ndarray, la: str, b: ndarray, lb: str, needed: set[str]) -> tuple[n
         return x.reshape(tuple(int(np.prod([size[c] for c in g], dtype=np.int64))
                                for g in groups))
 
+    labels = batch + a_free + b_free
+    if not summed:  # Nothing to contract: one broadcast multiply, not many 1x1 products.
+        def spread(x: ndarray, own: str) -> ndarray:
+            order = [c for c in labels if c in own]
+            sizes = dict(zip(own, x.shape))  # Its own: broadcast by the multiply.
+            if list(own) != order:
+                x = x.transpose([own.index(c) for c in order])
+            return x.reshape(tuple(sizes.get(c, 1) for c in labels))
+
+        return _ops.elementwise("multiply", (spread(a, la), spread(b, lb))), "".join(labels)
     left = arranged(a, la, batch + a_free + summed, [batch, a_free, summed])
     right = arranged(b, lb, batch + summed + b_free, [batch, summed, b_free])
     product = _ops.matmul(left, right)
-    labels = batch + a_free + b_free
     return product.reshape(tuple(size[c] for c in labels)), "".join(labels)
 
 
