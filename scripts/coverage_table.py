@@ -32,8 +32,6 @@ DIFFERS = {
     "partition": "a full sort on the server (a valid partition)",
     "argpartition": "a full stable argsort on the server (a valid partition)",
     "einsum": "errors are einsum_path's (NumPy's `optimize=True` messages)",
-    "quantile": "no `weights`",
-    "percentile": "no `weights`",
     "nanquantile": "no `weights`",
     "nanpercentile": "no `weights`",
     "poly": "1-D roots only (no eigvals for a matrix)",

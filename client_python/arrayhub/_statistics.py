@@ -7,8 +7,9 @@ partition puts them) and gathers the neighbours of each virtual index. The proba
 ``q`` are host data: their positions and weights are computed on the host by NumPy's
 formulas (Hyndman & Fan), unless each slice counts its own values (the nan- forms), where
 the same formulas run on the server per slice. An arrayhub ``q`` is downloaded (it is small:
-NumPy checks its range on the host too). Only ``weights`` (NumPy's weighted inverted_cdf) is
-not supported. ``overwrite_input`` is accepted and ignored: the input is never changed.
+NumPy checks its range on the host too). ``weights`` (method inverted_cdf) are supported by
+quantile and percentile, not yet by their nan- forms. ``overwrite_input`` is accepted and
+ignored: the input is never changed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from arrayhub import _creation, _ops
+from arrayhub._array_api import take_along_axis
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubIndexError,
                               ArrayHubNotImplementedError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
@@ -149,18 +151,49 @@ def _check_q(q: np.ndarray, message: str) -> None:
         raise client_error(ArrayHubValueError, message)
 
 
-def _check_method(method: str, weights: Any) -> None:
-    if weights is not None:
-        raise client_error(ArrayHubNotImplementedError,
-                           "quantile: weights are not supported on the server yet")
+def _check_method(method: str) -> None:
     if method not in _METHODS:
         raise client_error(ArrayHubValueError,
                            f"{method!r} is not a valid method. Use one of: "
                            f"dict_keys({list(_METHODS)!r})")
 
 
+def _check_weights(a: ndarray, axis: Any, method: str, weights: Any,
+                   skip_nan: bool) -> Optional[ndarray]:
+    """``weights`` broadcast to ``a``'s shape, checked as NumPy checks them (whether one is
+    negative is one bool read back)."""
+    if weights is None:
+        return None
+    if skip_nan:
+        raise client_error(ArrayHubNotImplementedError,
+                           "nanquantile: weights are not supported on the server yet")
+    if method != "inverted_cdf":
+        raise client_error(ArrayHubValueError,
+                           f"Only method 'inverted_cdf' supports weights. Got: {method}.")
+    w = weights if isinstance(weights, ndarray) else _ops.upload(np.asanyarray(weights),
+                                                                 a.client)
+    if a.shape != w.shape:
+        if axis is None:
+            raise client_error(ArrayHubTypeError,
+                               "Axis must be specified when shapes of a and weights differ.")
+        try:
+            axes = normalize_axis_tuple(axis, a.ndim, argname="axis")
+        except np.exceptions.AxisError as error:
+            raise client_error(ArrayHubAxisError, str(error)) from None
+        if w.shape != tuple(a.shape[ax] for ax in axes):
+            raise client_error(ArrayHubValueError, "Shape of weights must be consistent with "
+                                                   "shape of a along specified axis.")
+        from arrayhub._manipulation import broadcast_to
+        w = w.transpose(tuple(np.argsort(axes))).reshape(
+            tuple(n if d in axes else 1 for d, n in enumerate(a.shape)))
+        w = broadcast_to(w, a.shape)
+    if bool(_ops.reduce("any", _ops.elementwise("less", (w, 0)))):
+        raise client_error(ArrayHubValueError, "Weights must be non-negative.")
+    return w
+
+
 def _quantile(a: ndarray, q: np.ndarray, weak_q: bool, axis: Any, out: Any, method: str,
-              keepdims: bool, skip_nan: bool) -> ndarray:
+              keepdims: bool, skip_nan: bool, weights: Optional[ndarray] = None) -> ndarray:
     if q.ndim > 2:
         raise client_error(ArrayHubValueError, "q must be a scalar or 1d")
     if skip_nan and a.size == 0 and a.dtype.kind == "f":  # NumPy's: the mean of nothing.
@@ -173,18 +206,47 @@ def _quantile(a: ndarray, q: np.ndarray, weak_q: bool, axis: Any, out: Any, meth
     skip_nan = skip_nan and inexact
     if count == 0 and not skip_nan:
         raise client_error(ArrayHubIndexError, "index -1 is out of bounds for axis 0 with size 0")
-    _check_method(method, None)
-    ordered = _sorted(moved)
-    discrete = method in _DISCRETE or (method == "linear" and q.dtype.kind in "iub")
+    _check_method(method)
     q_flat = q.reshape(-1)
-    if skip_nan:
+    discrete = method in _DISCRETE or (method == "linear" and q.dtype.kind in "iub")
+    if weights is not None:
+        order = moved.argsort(0)
+        ordered = take_along_axis(moved, order, 0)
+        result = _weighted(ordered, take_along_axis(_axes_first(weights, axis)[0], order, 0),
+                           q, q_flat, count, rest)
+    elif skip_nan:
+        ordered = _sorted(moved)
         result = _per_slice(ordered, q, q_flat, weak_q, method, discrete, rest)
     else:
+        ordered = _sorted(moved)
         result = _constant_count(ordered, q, q_flat, weak_q, method, discrete, count, rest)
     if inexact and not skip_nan and count:
         last = ordered[-1]
         result = _ops.elementwise("where", (_ops.elementwise("isnan", (last,)), np.nan, result))
     return _finish(result, q.shape, kept_shape, keepdims, out)
+
+
+def _weighted(ordered: ndarray, weights: ndarray, q: np.ndarray, q_flat: np.ndarray,
+              count: int, rest: tuple[int, ...]) -> ndarray:
+    """NumPy's weighted inverted_cdf: the first sorted value whose share of the cumulative
+    weight reaches each q, per slice (a count of the cdf values below q, as searchsorted
+    'left' finds them). Whether a slice's weights sum to zero or NaN is read back."""
+    from arrayhub._manipulation import broadcast_to
+
+    cdf = weights.cumsum(0, dtype=np.float64)
+    cdf = cdf / cdf[-1]
+    if bool(_ops.reduce("any", _ops.elementwise("isnan", (cdf[-1],)))):
+        raise client_error(ArrayHubValueError, "Weights included NaN, inf or were all zero.")
+    if q.dtype.kind == "f":
+        cdf = cdf.astype(q.dtype, copy=False)
+    # Leading zero weights: a cdf of 0 must not match q = 0 (NumPy sets those to -1).
+    cdf = _ops.elementwise("where", (_ops.elementwise("equal", (cdf, 0)), -1, cdf))
+    q_server = _ops.upload(q_flat.reshape((q_flat.size, 1) + (1,) * len(rest)), ordered.client)
+    below = _ops.elementwise("less", (cdf[None], q_server))
+    index = _ops.reduce("sum", below, 1, dtype=np.intp)
+    index = _ops.elementwise("minimum", (index, count - 1))
+    index = broadcast_to(index, (q_flat.size,) + rest)
+    return take_along_axis(ordered, index, 0).reshape(q.shape + rest)
 
 
 def _sorted(moved: ndarray) -> ndarray:
@@ -218,8 +280,6 @@ def _per_slice(ordered: ndarray, q: np.ndarray, q_flat: np.ndarray, weak_q: bool
     """NaNs sorted last, each slice counts its own values: NumPy's formulas on the server,
     broadcast over (quantile, slice). All-NaN slices give NaN with NumPy's warning (one
     round trip reads whether there is one)."""
-    from arrayhub._array_api import take_along_axis
-
     client = ordered.client
     valid = _ops.reduce("sum", _ops.elementwise("logical_not", (
         _ops.elementwise("isnan", (ordered,)),)), 0)
@@ -261,8 +321,9 @@ def quantile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
     weak_q = type(q) in (int, float)
     q = _host_q(q)
     _check_q(q, "Quantiles must be in the range [0, 1]")
-    _check_method(method, weights)
-    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=False)
+    weights = _check_weights(a, axis, method, weights, skip_nan=False)
+    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=False,
+                     weights=weights)
 
 
 def percentile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
@@ -273,8 +334,9 @@ def percentile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
     weak_q = type(q) in (int, float)
     q = np.true_divide(_host_q(q), 100)
     _check_q(q, "Percentiles must be in the range [0, 100]")
-    _check_method(method, weights)
-    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=False)
+    weights = _check_weights(a, axis, method, weights, skip_nan=False)
+    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=False,
+                     weights=weights)
 
 
 def nanquantile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
@@ -286,8 +348,9 @@ def nanquantile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
     weak_q = type(q) in (int, float)
     q = _host_q(q)
     _check_q(q, "Quantiles must be in the range [0, 1]")
-    _check_method(method, weights)
-    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=True)
+    weights = _check_weights(a, axis, method, weights, skip_nan=True)
+    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=True,
+                     weights=weights)
 
 
 def nanpercentile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
@@ -298,8 +361,9 @@ def nanpercentile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
     weak_q = type(q) in (int, float)
     q = np.true_divide(_host_q(q), 100)
     _check_q(q, "Percentiles must be in the range [0, 100]")
-    _check_method(method, weights)
-    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=True)
+    weights = _check_weights(a, axis, method, weights, skip_nan=True)
+    return _quantile(a, q, weak_q, axis, out, method, keepdims, skip_nan=True,
+                     weights=weights)
 
 
 # -- median -----------------------------------------------------------------------------------

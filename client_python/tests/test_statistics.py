@@ -73,6 +73,31 @@ def test_order_statistics_match_numpy_per_dtype(dtype: np.dtype) -> None:
         assert_matches(_quiet(lambda: call(ah)), expected)
 
 
+def test_weighted_quantiles_match_numpy() -> None:
+    rng = np.random.default_rng(6)
+    host = rng.normal(size=(4, 6))
+    host[1, 2] = np.nan
+    weights = rng.random((4, 6))
+    weights[0, :2] = 0  # Leading zero weights must not match q = 0.
+    array = ah.asarray(host)
+    for q in (0.0, [0.0, 0.3, 1.0], np.float32(0.7)):
+        for axis, w in ((None, weights), (1, weights[0]), (0, weights[:, 0]),
+                        ((0, 1), weights)):
+            for name, scale in (("quantile", 1), ("percentile", 100)):
+                same_as_numpy(lambda m, x: getattr(m, name)(
+                    x, np.multiply(q, scale), axis=axis, method="inverted_cdf", weights=w,
+                    keepdims=axis == 1), host, array)
+    for call in (lambda m, x: m.quantile(x, 0.5, weights=weights),
+                 lambda m, x: m.quantile(x, 0.5, method="inverted_cdf", weights=weights[0]),
+                 lambda m, x: m.quantile(x, 0.5, axis=0, method="inverted_cdf",
+                                         weights=weights[0]),
+                 lambda m, x: m.quantile(x, 0.5, axis=1, method="inverted_cdf",
+                                         weights=-weights)):
+        same_as_numpy(call, host, array)
+    with pytest.raises(ValueError, match="Weights included NaN, inf or were all zero."):
+        ah.quantile(array, 0.5, axis=1, method="inverted_cdf", weights=weights * 0)
+
+
 def test_quantile_errors_and_out() -> None:
     host = np.arange(12.0).reshape(3, 4)
     array = ah.asarray(host)
