@@ -32,8 +32,6 @@ DIFFERS = {
     "partition": "a full sort on the server (a valid partition)",
     "argpartition": "a full stable argsort on the server (a valid partition)",
     "einsum": "errors are einsum_path's (NumPy's `optimize=True` messages)",
-    "nanquantile": "no `weights`",
-    "nanpercentile": "no `weights`",
     "poly": "1-D roots only (no eigvals for a matrix)",
     "random.*": "the same seed gives the same values on the same backend, not NumPy's streams",
 }

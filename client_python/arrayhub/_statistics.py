@@ -7,9 +7,9 @@ partition puts them) and gathers the neighbours of each virtual index. The proba
 ``q`` are host data: their positions and weights are computed on the host by NumPy's
 formulas (Hyndman & Fan), unless each slice counts its own values (the nan- forms), where
 the same formulas run on the server per slice. An arrayhub ``q`` is downloaded (it is small:
-NumPy checks its range on the host too). ``weights`` (method inverted_cdf) are supported by
-quantile and percentile, not yet by their nan- forms. ``overwrite_input`` is accepted and
-ignored: the input is never changed.
+NumPy checks its range on the host too). ``weights`` (method inverted_cdf) sort with an
+argsort and count cumulative weights instead. ``overwrite_input`` is accepted and ignored:
+the input is never changed.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from arrayhub import _creation, _ops
 from arrayhub._array_api import take_along_axis
-from arrayhub._errors import (ArrayHubAxisError, ArrayHubIndexError,
-                              ArrayHubNotImplementedError, ArrayHubTypeError,
+from arrayhub._errors import (ArrayHubAxisError, ArrayHubIndexError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
 from arrayhub._ndarray import ndarray
 
@@ -164,9 +163,6 @@ def _check_weights(a: ndarray, axis: Any, method: str, weights: Any,
     negative is one bool read back)."""
     if weights is None:
         return None
-    if skip_nan:
-        raise client_error(ArrayHubNotImplementedError,
-                           "nanquantile: weights are not supported on the server yet")
     if method != "inverted_cdf":
         raise client_error(ArrayHubValueError,
                            f"Only method 'inverted_cdf' supports weights. Got: {method}.")
@@ -213,7 +209,7 @@ def _quantile(a: ndarray, q: np.ndarray, weak_q: bool, axis: Any, out: Any, meth
         order = moved.argsort(0)
         ordered = take_along_axis(moved, order, 0)
         result = _weighted(ordered, take_along_axis(_axes_first(weights, axis)[0], order, 0),
-                           q, q_flat, count, rest)
+                           q, q_flat, count, rest, skip_nan)
     elif skip_nan:
         ordered = _sorted(moved)
         result = _per_slice(ordered, q, q_flat, weak_q, method, discrete, rest)
@@ -227,15 +223,25 @@ def _quantile(a: ndarray, q: np.ndarray, weak_q: bool, axis: Any, out: Any, meth
 
 
 def _weighted(ordered: ndarray, weights: ndarray, q: np.ndarray, q_flat: np.ndarray,
-              count: int, rest: tuple[int, ...]) -> ndarray:
+              count: int, rest: tuple[int, ...], skip_nan: bool) -> ndarray:
     """NumPy's weighted inverted_cdf: the first sorted value whose share of the cumulative
     weight reaches each q, per slice (a count of the cdf values below q, as searchsorted
-    'left' finds them). Whether a slice's weights sum to zero or NaN is read back."""
+    'left' finds them). With ``skip_nan``, NaNs (sorted last) weigh nothing and a slice of
+    NaNs gives NaN and NumPy's warning. Whether a slice's weights sum to zero or NaN (and
+    whether one is all NaN) is read back."""
     from arrayhub._manipulation import broadcast_to
 
+    if skip_nan:
+        nan = _ops.elementwise("isnan", (ordered,))
+        weights = _ops.elementwise("where", (nan, 0, weights))
+        all_nan = _ops.reduce("all", nan, 0)
     cdf = weights.cumsum(0, dtype=np.float64)
     cdf = cdf / cdf[-1]
-    if bool(_ops.reduce("any", _ops.elementwise("isnan", (cdf[-1],)))):
+    bad = _ops.elementwise("isnan", (cdf[-1],))
+    if skip_nan:
+        bad = _ops.elementwise("logical_and", (bad, _ops.elementwise("logical_not",
+                                                                     (all_nan,))))
+    if bool(_ops.reduce("any", bad)):
         raise client_error(ArrayHubValueError, "Weights included NaN, inf or were all zero.")
     if q.dtype.kind == "f":
         cdf = cdf.astype(q.dtype, copy=False)
@@ -246,7 +252,11 @@ def _weighted(ordered: ndarray, weights: ndarray, q: np.ndarray, q_flat: np.ndar
     index = _ops.reduce("sum", below, 1, dtype=np.intp)
     index = _ops.elementwise("minimum", (index, count - 1))
     index = broadcast_to(index, (q_flat.size,) + rest)
-    return take_along_axis(ordered, index, 0).reshape(q.shape + rest)
+    result = take_along_axis(ordered, index, 0)
+    if skip_nan and bool(_ops.reduce("any", all_nan)):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
+        result = _ops.elementwise("where", (all_nan, np.nan, result))
+    return result.reshape(q.shape + rest)
 
 
 def _sorted(moved: ndarray) -> ndarray:

@@ -96,6 +96,15 @@ def test_weighted_quantiles_match_numpy() -> None:
         same_as_numpy(call, host, array)
     with pytest.raises(ValueError, match="Weights included NaN, inf or were all zero."):
         ah.quantile(array, 0.5, axis=1, method="inverted_cdf", weights=weights * 0)
+    host[2] = np.nan
+    array = ah.asarray(host)
+    for axis in (0, 1, None):  # (NumPy's nanquantile fails with 1-D weights along an axis.)
+        with pytest.warns(RuntimeWarning, match="All-NaN slice") if axis == 1 else \
+                warnings.catch_warnings():
+            got = ah.nanquantile(array, [0.0, 0.4, 1.0], axis=axis, method="inverted_cdf",
+                                 weights=weights)
+        assert_matches(got, _quiet(lambda: np.nanquantile(
+            host, [0.0, 0.4, 1.0], axis=axis, method="inverted_cdf", weights=weights)))
 
 
 def test_quantile_errors_and_out() -> None:
