@@ -61,7 +61,7 @@ from arrayhub._manipulation import (argsort, ascontiguousarray, broadcast_to, co
                                     concatenate, copy, cumprod, cumsum, diagonal, expand_dims,
                                     flip, nonzero, ravel, repeat, reshape, roll, searchsorted,
                                     sort, split, squeeze, stack, swapaxes, take, tile,
-                                    transpose, unique)
+                                    transpose)
 from arrayhub import _matrix_functions
 from arrayhub._matrix_functions import (diag, diagflat, geomspace, indices, logspace, meshgrid,
                                         trace, tri, tril, triu)
@@ -79,6 +79,20 @@ from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, colum
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
 from arrayhub._pad import pad
+from arrayhub import (_einsum, _functional, _nan_functions, _numerics, _polynomial, _sets,
+                      _sorting, _statistics)
+from arrayhub._functional import apply_along_axis, apply_over_axes, piecewise, select
+from arrayhub._numerics import (convolve, correlate, ediff1d, gradient, i0, interp, trapezoid,
+                                unwrap, vander)
+from arrayhub._polynomial import (poly, polyadd, polyder, polydiv, polyfit, polyint, polymul,
+                                  polysub, polyval)
+from arrayhub._einsum import einsum, einsum_path
+from arrayhub._sets import intersect1d, isin, setdiff1d, setxor1d, union1d, unique
+from arrayhub._sorting import argpartition, lexsort, partition, sort_complex
+from arrayhub._nan_functions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
+                                     nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
+from arrayhub._statistics import (corrcoef, cov, median, nanmedian, nanpercentile, nanquantile,
+                                  percentile, quantile)
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
 from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
@@ -117,7 +131,7 @@ __all__ = sorted(
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
-     "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
+     "argsort", "cumsum", "cumprod", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach",
      "shape", "ndim", "size",
      "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
@@ -138,4 +152,12 @@ __all__ = sorted(
      *_set_functions.__all__,
      *_dtype_functions.__all__,
      *_math_functions.__all__,
-     *_matrix_functions.__all__])
+     *_matrix_functions.__all__,
+     *_nan_functions.__all__,
+     *_statistics.__all__,
+     *_sets.__all__,
+     *_sorting.__all__,
+     *_einsum.__all__,
+     *_functional.__all__,
+     *_numerics.__all__,
+     *_polynomial.__all__])

@@ -16,7 +16,7 @@ from arrayhub.v1 import compute_pb2
 
 __all__ = ["reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to",
            "ravel", "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split",
-           "tile", "repeat", "flip", "roll", "sort", "argsort", "cumsum", "cumprod", "unique",
+           "tile", "repeat", "flip", "roll", "sort", "argsort", "cumsum", "cumprod",
            "searchsorted", "take", "compress", "nonzero"]
 
 
@@ -179,11 +179,6 @@ def cumprod(a: ndarray, axis: Optional[int] = None, dtype: DTypeLike | None = No
     """Cumulative product along ``axis`` (of the flattened array when None), in ``dtype``
     (NumPy's accumulation dtype by default). No ``out``."""
     return _ops.require_array(a, "cumprod").cumprod(axis, dtype)
-
-
-def unique(ar: ndarray) -> ndarray:
-    """The sorted unique values (no return_index/return_counts yet)."""
-    return _ops.array_op("unique", (_ops.require_array(ar, "unique"),))[0]
 
 
 def searchsorted(a: ndarray, v: Any, side: str = "left", sorter: Any = None) -> ndarray:

@@ -39,21 +39,36 @@ class _Runs(NamedTuple):
     is_start: ndarray  # Bool, per sorted position.
 
 
-def _runs(x: Any, what: str) -> _Runs:
-    from arrayhub._creation import ones
-    from arrayhub._manipulation import concatenate
-
+def _runs(x: Any, what: str, equal_nan: bool = False) -> _Runs:
+    """The runs of the flattened ``x``; with ``equal_nan``, all NaNs make one run (as
+    numpy.unique's default)."""
     flat = _ops.require_array(x, what).ravel()
     order = flat.argsort(0)
     ordered = flat[order]
-    differs = _ops.elementwise("not_equal", (ordered[1:], ordered[:-1]))
-    # The first element starts a run (when there is one).
-    is_start = concatenate([ones(min(flat.size, 1), dtype=bool), differs])
+    later, earlier = ordered[1:], ordered[:-1]
+    differs = _ops.elementwise("not_equal", (later, earlier))
+    if equal_nan and flat.dtype.kind in "fc":
+        both_nan = _ops.elementwise("logical_and", (_ops.elementwise("isnan", (later,)),
+                                                    _ops.elementwise("isnan", (earlier,))))
+        differs = _ops.elementwise("logical_and", (
+            differs, _ops.elementwise("logical_not", (both_nan,))))
+    return runs_of(order, ordered, differs)
+
+
+def runs_of(order: ndarray, ordered: ndarray, differs: ndarray) -> _Runs:
+    """The runs of ``ordered`` (the input taken in ``order`` along axis 0), where
+    ``differs[i]`` tells whether item i + 1 differs from item i."""
+    from arrayhub._creation import ones
+    from arrayhub._manipulation import concatenate
+
+    # The first item starts a run (when there is one).
+    is_start = concatenate([ones(min(ordered.shape[0], 1), dtype=bool), differs])
     (starts,) = is_start.nonzero()
     return _Runs(order, starts, ordered[starts], is_start)
 
 
-def _counts(runs: _Runs, size: int) -> ndarray:
+def counts_of(runs: _Runs, size: int) -> ndarray:
+    """How many items each run has (``size`` items in all)."""
     from arrayhub._creation import full
     from arrayhub._manipulation import concatenate
 
@@ -61,7 +76,8 @@ def _counts(runs: _Runs, size: int) -> ndarray:
     return ends - runs.starts
 
 
-def _inverse(runs: _Runs, shape: tuple[int, ...]) -> ndarray:
+def inverse_of(runs: _Runs, shape: tuple[int, ...]) -> ndarray:
+    """The run number of each item, in its original place (reshaped to ``shape``)."""
     from arrayhub._creation import empty
 
     # The run number of each sorted position, written back to where it came from.
@@ -80,7 +96,7 @@ def unique_counts(x: ndarray, /) -> UniqueCountsResult:
     """The distinct values and how often each occurs."""
     x = _ops.require_array(x, "unique_counts")
     runs = _runs(x, "unique_counts")
-    return UniqueCountsResult(runs.values, _counts(runs, x.size))
+    return UniqueCountsResult(runs.values, counts_of(runs, x.size))
 
 
 def unique_inverse(x: ndarray, /) -> UniqueInverseResult:
@@ -88,7 +104,7 @@ def unique_inverse(x: ndarray, /) -> UniqueInverseResult:
     value among them."""
     x = _ops.require_array(x, "unique_inverse")
     runs = _runs(x, "unique_inverse")
-    return UniqueInverseResult(runs.values, _inverse(runs, x.shape))
+    return UniqueInverseResult(runs.values, inverse_of(runs, x.shape))
 
 
 def unique_all(x: ndarray, /) -> UniqueAllResult:
@@ -96,5 +112,5 @@ def unique_all(x: ndarray, /) -> UniqueAllResult:
     the inverse indices (``x``'s shape) and the counts."""
     x = _ops.require_array(x, "unique_all")
     runs = _runs(x, "unique_all")
-    return UniqueAllResult(runs.values, runs.order[runs.starts], _inverse(runs, x.shape),
-                           _counts(runs, x.size))
+    return UniqueAllResult(runs.values, runs.order[runs.starts], inverse_of(runs, x.shape),
+                           counts_of(runs, x.size))

@@ -22,6 +22,7 @@ from numpy.linalg import LinAlgError
 from arrayhub import _array_api, _ops, _products
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubLinAlgError,
                               ArrayHubNotImplementedError, ArrayHubValueError, client_error)
+from arrayhub._einsum import multi_dot
 from arrayhub._ndarray import ndarray
 
 __all__ = ["svd", "qr", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "solve", "inv", "det", "slogdet",
@@ -30,7 +31,7 @@ __all__ = ["svd", "qr", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "solve
            # The Array API's linalg extension, as numpy.linalg has it:
            "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal", "matrix_power",
            "matmul", "tensordot", "vecdot", "outer", "matrix_transpose", "cross", "pinv",
-           "matrix_rank"]
+           "matrix_rank", "multi_dot"]
 
 
 class SVDResult(NamedTuple):
