@@ -34,7 +34,7 @@ DIFFERS = {
     "partition": "a full sort on the server (a valid partition)",
     "argpartition": "a full stable argsort on the server (a valid partition)",
     "einsum": "errors are einsum_path's (NumPy's `optimize=True` messages)",
-    "poly": "1-D roots only (no eigvals for a matrix)",
+    "roots": "always complex, as CuPy's (NumPy's turns real when every root is)",
     "random.*": "the same seed gives the same values on the same backend, not NumPy's streams",
 }
 

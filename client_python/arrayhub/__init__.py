@@ -85,7 +85,7 @@ from arrayhub._functional import apply_along_axis, apply_over_axes, piecewise, s
 from arrayhub._numerics import (convolve, correlate, ediff1d, gradient, i0, interp, trapezoid,
                                 unwrap, vander)
 from arrayhub._polynomial import (poly, polyadd, polyder, polydiv, polyfit, polyint, polymul,
-                                  polysub, polyval)
+                                  polysub, polyval, roots)
 from arrayhub._einsum import einsum, einsum_path
 from arrayhub._sets import intersect1d, isin, setdiff1d, setxor1d, union1d, unique
 from arrayhub._sorting import argpartition, lexsort, partition, sort_complex

@@ -1,8 +1,8 @@
 """NumPy's legacy polynomial helpers on coefficient arrays (highest power first), composed
 from server ops: poly, polyadd, polysub, polymul, polydiv, polyder, polyint, polyval and
-polyfit (least squares through arrayhub.linalg.lstsq). ``roots`` and ``poly`` of a matrix
-need eigenvalues of a general matrix, which the server does not compute yet (linalg has eigh
-only): they are not provided.
+polyfit (least squares through arrayhub.linalg.lstsq), and roots and poly of a matrix
+through arrayhub.linalg.eigvals (complex, as CuPy's: so ``roots`` is complex even where every
+root is real, where NumPy's turns real).
 No poly1d: arguments and results are arrays.
 """
 
@@ -14,13 +14,12 @@ from typing import Any
 import numpy as np
 
 from arrayhub import _creation, _ops
-from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
-                              ArrayHubValueError, client_error)
+from arrayhub._errors import ArrayHubTypeError, ArrayHubValueError, client_error
 from arrayhub._manipulation import concatenate
 from arrayhub._ndarray import ndarray
 from arrayhub._numerics import _array, _client, convolve, vander
 
-__all__ = ["poly", "polyadd", "polysub", "polymul", "polyval", "polyfit", "polyder", "polyint",
+__all__ = ["poly", "roots", "polyadd", "polysub", "polymul", "polyval", "polyfit", "polyder", "polyint",
            "polydiv"]
 
 
@@ -30,14 +29,15 @@ def _at_least_1d(value: Any, client: Any) -> ndarray:
 
 
 def poly(seq_of_zeros: Any) -> Any:
-    """The coefficients of the monic polynomial with the given roots (1-D), by one
-    multiplication by ``(x - root)`` per root on the server; real when complex roots come in
-    conjugate pairs (one bool read back), as NumPy."""
+    """The coefficients of the monic polynomial with the given roots (1-D), or of a square
+    matrix's characteristic polynomial (its eigenvalues' roots), by one multiplication by
+    ``(x - root)`` per root on the server; real when complex roots come in conjugate pairs
+    (one bool read back), as NumPy."""
     zeros = _at_least_1d(seq_of_zeros, _client(seq_of_zeros))
     if zeros.ndim == 2 and zeros.shape[0] == zeros.shape[1] and zeros.shape[0] != 0:
-        raise client_error(ArrayHubNotImplementedError,
-                           "poly of a matrix needs eigvals, which the server does not have yet")
-    if zeros.ndim != 1:
+        from arrayhub.linalg import eigvals
+        zeros = eigvals(zeros)
+    elif zeros.ndim != 1:
         raise client_error(ArrayHubValueError,
                            "input must be 1d or non-empty square 2d array.")
     if zeros.dtype.char not in "GDFgdf":
@@ -56,6 +56,36 @@ def poly(seq_of_zeros: Any) -> Any:
         if bool(_ops.reduce("all", sort(roots) == sort(roots.conj()))):
             a = a.real.copy()
     return a
+
+
+def roots(p: Any) -> ndarray:
+    """The roots of the polynomial with coefficients ``p`` (highest power first): the
+    eigenvalues of its companion matrix, built on the server, plus one zero per trailing zero
+    coefficient. Where the nonzero coefficients start and end is read back (the coefficient
+    vector is small); the roots are complex always (eigvals' dtype, as CuPy's)."""
+    client = _client(p)
+    p = _at_least_1d(p, client)
+    if p.ndim != 1:
+        raise client_error(ArrayHubValueError, "Input must be a rank-1 array.")
+    nonzero = np.flatnonzero(p.get())
+    if nonzero.size == 0:
+        return _creation.empty(0, np.float64)
+    first, last = int(nonzero[0]), int(nonzero[-1])
+    trailing = p.shape[0] - 1 - last
+    degree = last - first
+    dtype = p.dtype if p.dtype.kind in "fc" else np.dtype(np.float64)
+    if degree < 1:
+        found = _creation.empty(0, np.float64)
+    else:
+        from arrayhub.linalg import eigvals
+        coefficients = p[first:last + 1].astype(dtype)
+        companion = concatenate((
+            (-coefficients[1:] / coefficients[0]).reshape(1, degree),
+            _creation.eye(degree - 1, degree, dtype=dtype)))
+        found = eigvals(companion)
+    if trailing:
+        found = concatenate((found, _creation.zeros(trailing, found.dtype)))
+    return found
 
 
 def _padded_pair(a1: Any, a2: Any) -> tuple[ndarray, ndarray]:

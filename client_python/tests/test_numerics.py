@@ -138,6 +138,27 @@ def test_polynomials_match_numpy() -> None:
     same_as_numpy(lambda m, v: m.polyfit(v[:0], v[:0], 1), xs, array_x)
 
 
+def test_roots_and_poly_of_a_matrix_match_numpy() -> None:
+    """roots through the companion matrix's eigvals (complex, as CuPy's), leading and
+    trailing zeros as NumPy's; poly of a square matrix from its eigenvalues."""
+    def sorted_complex(x: np.ndarray) -> np.ndarray:
+        return np.sort_complex(np.asarray(x, np.complex128))
+
+    for coefficients in ([1.0, -6, 11, -6], [0, 0, 2, 0, 2, 0, 0], [1, 0, 1], [3.0, 1],
+                         np.array([1, 2j, 1], np.complex64), [5], [0, 0], []):
+        coefficients = np.asarray(coefficients)
+        got = ah.roots(ah.asarray(coefficients))
+        want = np.roots(coefficients)
+        assert got.shape == want.shape, coefficients
+        np.testing.assert_allclose(sorted_complex(got.get()), sorted_complex(want), atol=1e-5)
+    with pytest.raises(ValueError, match="Input must be a rank-1 array."):
+        ah.roots(ah.ones((2, 2)))
+    matrix = np.random.default_rng(6).normal(size=(4, 4))
+    got = ah.poly(ah.asarray(matrix))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got.get(), np.poly(matrix), atol=1e-10)
+
+
 def test_select_piecewise_and_apply_match_numpy() -> None:
     rng = np.random.default_rng(5)
     host = rng.normal(size=(4, 5))
