@@ -280,11 +280,16 @@ absl::Status CudaBackend::Eig(const EigCall& call) {
   if (count == 0 || n == 0) return absl::OkStatus();
   AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
   AH_ASSIGN_OR_RETURN(const MatrixStack a, ColumnMajorCopy(call.a, n, n, linalg));
-  // NumPy refuses non-finite input before factoring; the flags come back with geev's info.
-  AH_ASSIGN_OR_RETURN(int* flags, linalg.Scratch<int>(2 * count));
-  int* const info = flags + count;
+  // NumPy refuses non-finite input before factoring, and so must we: cuSOLVER's geev answers
+  // CUSOLVER_STATUS_INTERNAL_ERROR for a NaN (measured on an H100, CUDA 13).
+  AH_ASSIGN_OR_RETURN(int* flags, linalg.Scratch<int>(count));
   AH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flags, 0, count * sizeof(int), linalg.stream()));
   AH_CUDA_RETURN_IF_ERROR(LaunchFlagNonFinite(a.dtype, count, n, a.data, flags, linalg.stream()));
+  AH_ASSIGN_OR_RETURN(const std::vector<int> non_finite, linalg.Download(flags, count));
+  for (const int flag : non_finite) {
+    if (flag != 0) return absl::FailedPreconditionError("Array must not contain infs or NaNs");
+  }
+  AH_ASSIGN_OR_RETURN(int* info, linalg.Scratch<int>(count));
   const bool real = !IsComplex(a.dtype);
   const DType complex = call.w.dtype;
   const cudaDataType type = CudaDataType(a.dtype);
@@ -315,14 +320,8 @@ absl::Status CudaBackend::Eig(const EigCall& call) {
                         vr == nullptr ? nullptr : vr + b * n * n * a_item, n, type, work,
                         device_bytes, host_work.data(), host_bytes, info + b));
   }
-  AH_ASSIGN_OR_RETURN(const std::vector<int> checks, linalg.Download(flags, 2 * count));
-  for (int64_t b = 0; b < count; ++b) {
-    if (checks[b] != 0) {
-      return absl::FailedPreconditionError("Array must not contain infs or NaNs");
-    }
-  }
-  AH_RETURN_IF_ERROR(CheckInfo(std::vector<int>(checks.begin() + count, checks.end()), "geev",
-                               "Eigenvalues did not converge"));
+  AH_ASSIGN_OR_RETURN(const std::vector<int> infos, linalg.Download(info, count));
+  AH_RETURN_IF_ERROR(CheckInfo(infos, "geev", "Eigenvalues did not converge"));
   if (!call.compute_vectors) return absl::OkStatus();
   MatrixStack vectors = ColumnMajorStack(vr, a.dtype, count, n, n);
   if (real) {
