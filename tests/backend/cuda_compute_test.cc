@@ -428,6 +428,9 @@ bool IsTranscendental(ElementwiseOp op) {
     case O::kSinh:
     case O::kCosh:
     case O::kTanh:
+    case O::kArcsinh:
+    case O::kArccosh:
+    case O::kArctanh:
     case O::kHypot:
     case O::kPower:
     case O::kFloatPower:
