@@ -1,0 +1,68 @@
+// Daemon-to-daemon transfer: capabilities issued, redeemed here (same daemon) or read by a
+// peer daemon (proto/arrayhub/v1/peer.proto).
+#include <fmt/format.h>
+
+#include "server/common/status_macros.h"
+#include "server/core/engine.h"
+
+namespace arrayhub {
+namespace {
+
+// `record` as a new read-only handle of `caller`'s session: the same memory, as Attach does.
+ArrayRecord HandleFor(const Caller& caller, const ArrayRecord& record) {
+  ArrayRecord held = record;
+  held.handle = Handle::Random();
+  held.holder = caller.tenant;
+  held.session = caller.session;
+  held.name.clear();
+  // A chunk is not written once sent; a write through either handle would reach the other.
+  held.writable = false;
+  return held;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Engine::IssueCapability(const Caller& caller, std::string_view handle,
+                                                    std::chrono::seconds lifetime) {
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, handle));
+  if (array->owner != caller.tenant) {
+    return absl::PermissionDeniedError(
+        fmt::format("handle {} was attached from tenant '{}'; only the owner may issue a "
+                    "capability for it",
+                    handle, array->owner));
+  }
+  return capabilities_.Issue(caller.tenant, std::move(array), lifetime, Clock::now());
+}
+
+bool Engine::HoldsCapability(std::string_view capability) const {
+  return capabilities_.Holds(capability);
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::RedeemCapability(const Caller& caller,
+                                                               std::string_view capability,
+                                                               DType dtype, const Shape& shape) {
+  AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));  // Before the capability is used up.
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array,
+                      capabilities_.Redeem(capability, caller.tenant, dtype, shape, Clock::now()));
+  return Register(HandleFor(caller, *array));
+}
+
+absl::StatusOr<Engine::CapabilityRead> Engine::OpenCapabilityRead(std::string_view capability,
+                                                                  const std::string& tenant,
+                                                                  DType dtype, const Shape& shape) {
+  AH_RETURN_IF_ERROR(ValidateTenantName(tenant, "tenant"));
+  AH_ASSIGN_OR_RETURN(Session session, OpenSession(tenant, "peer read", std::chrono::seconds(0)));
+  const Caller caller{.tenant = session.tenant, .session = session.id, .queue = session.queue};
+  absl::StatusOr<ArrayTable::RecordPtr> held = [&]() -> absl::StatusOr<ArrayTable::RecordPtr> {
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array,
+                        capabilities_.Redeem(capability, tenant, dtype, shape, Clock::now()));
+    return Register(HandleFor(caller, *array));
+  }();
+  if (!held.ok()) {
+    CloseSession(caller).IgnoreError();  // Nothing of the failed read stays.
+    return held.status();
+  }
+  return CapabilityRead{.caller = caller, .handle = (*held)->handle.ToString()};
+}
+
+}  // namespace arrayhub
