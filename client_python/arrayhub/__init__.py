@@ -79,6 +79,7 @@ from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, colum
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
 from arrayhub._pad import pad
+from arrayhub._peer import Capability, issue_capability, pull
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
 from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
@@ -118,7 +119,7 @@ __all__ = sorted(
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "unique", "searchsorted", "take", "nonzero",
-     "open", "publish", "unpublish", "attach",
+     "open", "publish", "unpublish", "attach", "Capability", "issue_capability", "pull",
      "shape", "ndim", "size",
      "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
      "vstack", "row_stack", "hstack", "dstack", "column_stack", "concat", "block",

@@ -83,6 +83,8 @@ def test_creation_backend_makes_arrayhub_chunks() -> None:
         values = draws.compute().get()
         np.testing.assert_array_equal(values, again.compute().get())
         assert abs(values.mean()) < 0.3 and 0.8 < values.std() < 1.2
+        uploaded = da.from_array(np.arange(12.0).reshape(3, 4), chunks=2).to_backend("arrayhub")
+        _check(uploaded * 2, np.arange(12.0).reshape(3, 4) * 2)
         legacy = da.random.RandomState(3).random_sample((6, 4), chunks=(3, 2))
         sample = legacy.compute().get()
         assert sample.shape == (6, 4) and ((0 <= sample) & (sample < 1)).all()

@@ -69,12 +69,22 @@ class WorkerPlugin(distributed.WorkerPlugin):
         with _bound_lock:
             previous = _bound.get(worker)
             _bound[worker] = client
+            alone = len(_bound) == 1
         if previous is not None:
             previous.close()  # Registered again: the new plugin's session replaces it.
         _client.add_client_resolver(worker_client)
+        if alone and _client.current_client_if_any() is None:
+            # Chunks that arrive from other workers are deserialized on the worker's event
+            # loop, outside any task: in a process of its own (dask-worker, a LocalCluster of
+            # processes) the worker's session becomes the process's default client, so they
+            # are pulled into its daemon. A process that has a default (an in-process
+            # cluster beside its client) keeps it.
+            _client.set_default_client(client)
 
     def teardown(self, worker: Any) -> None:
         with _bound_lock:
             client = _bound.pop(worker, None)
         if client is not None:
+            if _client.current_client_if_any() is client:
+                _client.set_default_client(None)
             client.close()
