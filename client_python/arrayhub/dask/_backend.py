@@ -58,14 +58,14 @@ class ArrayHubBackendEntrypoint(ArrayBackendEntrypoint):
 
     @classmethod
     def to_backend_dispatch(cls) -> Any:
-        from dask.array.dispatch import to_numpy_dispatch
-        return to_numpy_dispatch
+        return _dispatch.to_arrayhub_dispatch
 
     @classmethod
     def to_backend(cls, data: da.Array, **kwargs: Any) -> da.Array:
         if isinstance(data._meta, arrayhub.ndarray):
             return data
-        return data.map_blocks(arrayhub.asarray, meta=empty_meta(data.dtype), **kwargs)
+        return data.map_blocks(cls.to_backend_dispatch(), meta=empty_meta(data.dtype),
+                               **kwargs)
 
     @property
     def RandomState(self) -> Any:
