@@ -70,3 +70,27 @@ def test_capability_is_bound_to_its_tenant_and_pulls_over_tls(launch,
     np.testing.assert_array_equal(ah.pull(capability, client=alice_there).get(), np.arange(10.0))
     for client in (alice, alice_there, bob_there):
         client.close()
+
+
+def test_a_refused_pull_leaves_the_capability_unused(launch) -> None:
+    """Over the array quota, the same-daemon pull is refused and the capability stays good;
+    a remote pull refused by the receiver's quota before any byte moved also keeps it."""
+    first, second = launch("--tenant-max-arrays", "2"), launch("--tenant-max-arrays", "1")
+    origin, receiver = ah.connect(first.address), ah.connect(second.address)
+    with origin.use():
+        x = ah.arange(4.0)
+        extra = ah.zeros(3)
+    capability = ah.issue_capability(x)
+    with pytest.raises(ah.ArrayHubMemoryError):
+        ah.pull(capability, client=origin)  # x and extra hold the tenant's 2 handles.
+    with receiver.use():
+        occupant = ah.ones(2)
+    with pytest.raises(ah.ArrayHubMemoryError):
+        ah.pull(capability, client=receiver)  # Refused before the origin was asked.
+    del extra, occupant
+    gc.collect()
+    origin.flush()
+    receiver.flush()
+    np.testing.assert_array_equal(ah.pull(capability, client=receiver).get(), np.arange(4.0))
+    origin.close()
+    receiver.close()

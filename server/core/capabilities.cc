@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "server/core/handle.h"
 
 namespace arrayhub {
@@ -33,10 +35,11 @@ absl::StatusOr<std::string> CapabilityStore::Issue(const std::string& tenant,
   return capability;
 }
 
-absl::StatusOr<std::shared_ptr<const ArrayRecord>> CapabilityStore::Redeem(
-    std::string_view capability, std::string_view tenant, DType dtype, const Shape& shape,
-    Clock::time_point now) {
-  std::shared_ptr<const ArrayRecord> record;
+absl::StatusOr<CapabilityStore::Grant> CapabilityStore::Redeem(std::string_view capability,
+                                                               std::string_view tenant, DType dtype,
+                                                               const Shape& shape,
+                                                               Clock::time_point now) {
+  std::optional<Grant> grant;
   std::vector<std::shared_ptr<const ArrayRecord>> expired;  // Freed after the lock.
   {
     absl::MutexLock lock(&mutex_);
@@ -44,17 +47,23 @@ absl::StatusOr<std::shared_ptr<const ArrayRecord>> CapabilityStore::Redeem(
     auto found = grants_.find(std::string(capability));
     if (found != grants_.end() && found->second.tenant == tenant &&
         found->second.record->dtype == dtype && found->second.record->shape == shape) {
-      record = std::move(found->second.record);
       if (--per_tenant_[found->second.tenant] == 0) per_tenant_.erase(found->second.tenant);
+      grant = std::move(found->second);
       grants_.erase(found);
     }
   }
-  if (record == nullptr) {
+  if (!grant.has_value()) {
     // One answer for every refusal: whoever holds a guess learns nothing from it.
     return absl::NotFoundError(
         "unknown, used or expired capability, or one for another tenant, dtype or shape");
   }
-  return record;
+  return *std::move(grant);
+}
+
+void CapabilityStore::Reinstate(std::string_view capability, Grant grant) {
+  absl::MutexLock lock(&mutex_);
+  ++per_tenant_[grant.tenant];
+  grants_[std::string(capability)] = std::move(grant);
 }
 
 bool CapabilityStore::Holds(std::string_view capability) const {

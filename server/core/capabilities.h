@@ -35,25 +35,26 @@ class CapabilityStore {
   absl::StatusOr<std::string> Issue(const std::string& tenant,
                                     std::shared_ptr<const ArrayRecord> record,
                                     std::chrono::seconds lifetime, Clock::time_point now);
-  // Uses up the capability and answers its array, when it is valid, was issued by `tenant`
-  // and names an array of `dtype` and `shape`. Every other case answers the same NOT_FOUND
-  // and uses nothing up: an unknown, used or expired capability, another tenant's, a
-  // mismatch.
-  absl::StatusOr<std::shared_ptr<const ArrayRecord>> Redeem(std::string_view capability,
-                                                            std::string_view tenant, DType dtype,
-                                                            const Shape& shape,
-                                                            Clock::time_point now);
+  struct Grant {
+    std::string tenant;
+    std::shared_ptr<const ArrayRecord> record;
+    Clock::time_point expires_at;
+  };
+  // Uses up the capability and answers its grant (the array), when it is valid, was issued
+  // by `tenant` and names an array of `dtype` and `shape`. Every other case answers the same
+  // NOT_FOUND and uses nothing up: an unknown, used or expired capability, another tenant's,
+  // a mismatch.
+  absl::StatusOr<Grant> Redeem(std::string_view capability, std::string_view tenant, DType dtype,
+                               const Shape& shape, Clock::time_point now);
+  // Puts back a grant Redeem answered, for a use that failed before it read anything: a
+  // failed call changes nothing.
+  void Reinstate(std::string_view capability, Grant grant);
   // Whether this store issued `capability` and it is still unused (expired or not): the
   // receiving daemon's test for a pull from itself.
   bool Holds(std::string_view capability) const;
   int64_t size() const;
 
  private:
-  struct Grant {
-    std::string tenant;
-    std::shared_ptr<const ArrayRecord> record;
-    Clock::time_point expires_at;
-  };
   // Removes the expired capabilities and answers their arrays, to be let go of after the lock
   // (the last reference frees the memory).
   std::vector<std::shared_ptr<const ArrayRecord>> DropExpired(Clock::time_point now)

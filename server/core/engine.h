@@ -235,20 +235,21 @@ class Engine {
   // Whether `capability` is one of this daemon's, unused: a pull needs no peer.
   bool HoldsCapability(std::string_view capability) const;
   // Uses up one of this daemon's capabilities: a new read-only handle in the caller's session
-  // sharing the array's memory (nothing copied). NOT_FOUND as CapabilityStore::Redeem.
+  // sharing the memory (nothing copied). NOT_FOUND as CapabilityStore::Redeem; a failure
+  // leaves the capability unused.
   absl::StatusOr<ArrayTable::RecordPtr> RedeemCapability(const Caller& caller,
                                                          std::string_view capability, DType dtype,
                                                          const Shape& shape);
-  // For another daemon's read of a capability: a session of `tenant` opened for the read
-  // (RESOURCE_EXHAUSTED past the tenant's session quota) holding the array under `handle`.
-  // The capability is used up only when the session opened. Close the session after reading.
-  struct CapabilityRead {
-    Caller caller;
-    std::string handle;
-  };
-  absl::StatusOr<CapabilityRead> OpenCapabilityRead(std::string_view capability,
-                                                    const std::string& tenant, DType dtype,
-                                                    const Shape& shape);
+  // For another daemon's read of a capability: a session of `tenant` for the read
+  // (RESOURCE_EXHAUSTED past the tenant's session quota), to close after it.
+  absl::StatusOr<Caller> OpenPeerReadSession(const std::string& tenant);
+  // In that session: uses up the capability and starts streaming its array, as BeginDownload
+  // does. A failure leaves the capability unused.
+  absl::StatusOr<std::unique_ptr<PendingDownload>> BeginCapabilityRead(const Caller& caller,
+                                                                       std::string_view capability,
+                                                                       DType dtype,
+                                                                       const Shape& shape,
+                                                                       int64_t chunk_bytes);
 
   EngineStats Stats() const;
   // Per tenant, for operators (metrics); never shown to a tenant other than its own.

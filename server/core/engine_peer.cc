@@ -41,28 +41,31 @@ bool Engine::HoldsCapability(std::string_view capability) const {
 absl::StatusOr<ArrayTable::RecordPtr> Engine::RedeemCapability(const Caller& caller,
                                                                std::string_view capability,
                                                                DType dtype, const Shape& shape) {
-  AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));  // Before the capability is used up.
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array,
+  AH_ASSIGN_OR_RETURN(CapabilityStore::Grant grant,
                       capabilities_.Redeem(capability, caller.tenant, dtype, shape, Clock::now()));
-  return Register(HandleFor(caller, *array));
+  absl::StatusOr<ArrayTable::RecordPtr> held = Register(HandleFor(caller, *grant.record));
+  if (!held.ok()) capabilities_.Reinstate(capability, std::move(grant));  // The array quota.
+  return held;
 }
 
-absl::StatusOr<Engine::CapabilityRead> Engine::OpenCapabilityRead(std::string_view capability,
-                                                                  const std::string& tenant,
-                                                                  DType dtype, const Shape& shape) {
+absl::StatusOr<Caller> Engine::OpenPeerReadSession(const std::string& tenant) {
   AH_RETURN_IF_ERROR(ValidateTenantName(tenant, "tenant"));
   AH_ASSIGN_OR_RETURN(Session session, OpenSession(tenant, "peer read", std::chrono::seconds(0)));
-  const Caller caller{.tenant = session.tenant, .session = session.id, .queue = session.queue};
-  absl::StatusOr<ArrayTable::RecordPtr> held = [&]() -> absl::StatusOr<ArrayTable::RecordPtr> {
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array,
-                        capabilities_.Redeem(capability, tenant, dtype, shape, Clock::now()));
-    return Register(HandleFor(caller, *array));
+  return Caller{.tenant = session.tenant, .session = session.id, .queue = session.queue};
+}
+
+absl::StatusOr<std::unique_ptr<PendingDownload>> Engine::BeginCapabilityRead(
+    const Caller& caller, std::string_view capability, DType dtype, const Shape& shape,
+    int64_t chunk_bytes) {
+  AH_ASSIGN_OR_RETURN(CapabilityStore::Grant grant,
+                      capabilities_.Redeem(capability, caller.tenant, dtype, shape, Clock::now()));
+  absl::StatusOr<std::unique_ptr<PendingDownload>> download =
+      [&]() -> absl::StatusOr<std::unique_ptr<PendingDownload>> {
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr held, Register(HandleFor(caller, *grant.record)));
+    return BeginDownload(caller, held->handle.ToString(), chunk_bytes);
   }();
-  if (!held.ok()) {
-    CloseSession(caller).IgnoreError();  // Nothing of the failed read stays.
-    return held.status();
-  }
-  return CapabilityRead{.caller = caller, .handle = (*held)->handle.ToString()};
+  if (!download.ok()) capabilities_.Reinstate(capability, std::move(grant));
+  return download;
 }
 
 }  // namespace arrayhub

@@ -80,15 +80,17 @@ grpc::Status ArrayHubService::ReadCapability(grpc::ServerContext* context,
     // No bearer token or session: the capability is the credential (peer.proto).
     AH_RETURN_IF_ERROR(CheckListLengths(*request, engine_.limits()));
     AH_ASSIGN_OR_RETURN(DType dtype, RequiredDType(request->dtype(), "dtype"));
-    AH_ASSIGN_OR_RETURN(Engine::CapabilityRead read,
-                        engine_.OpenCapabilityRead(request->capability(), request->tenant(), dtype,
-                                                   ShapeFromProto(request->shape())));
-    absl::Cleanup close = [&] { engine_.CloseSession(read.caller).IgnoreError(); };
-    read.caller.stop = std::make_shared<const CallStopSignal>(*context, drain_);
+    AH_ASSIGN_OR_RETURN(Caller caller, engine_.OpenPeerReadSession(request->tenant()));
+    absl::Cleanup close = [&] { engine_.CloseSession(caller).IgnoreError(); };
+    caller.stop = std::make_shared<const CallStopSignal>(*context, drain_);
     AH_ASSIGN_OR_RETURN(std::unique_ptr<TransferRegistry::Ticket> ticket,
-                        engine_.BeginTransfer(read.caller, [context] { context->TryCancel(); }));
-    AH_ASSIGN_OR_RETURN(std::unique_ptr<PendingDownload> download,
-                        engine_.BeginDownload(read.caller, read.handle, request->chunk_bytes()));
+                        engine_.BeginTransfer(caller, [context] { context->TryCancel(); }));
+    // Used up from here; a refusal until here leaves it for another try. Broken off after
+    // this, the pull fails and the capability is gone (its memory with it).
+    AH_ASSIGN_OR_RETURN(
+        std::unique_ptr<PendingDownload> download,
+        engine_.BeginCapabilityRead(caller, request->capability(), dtype,
+                                    ShapeFromProto(request->shape()), request->chunk_bytes()));
     v1::DownloadResponse message;
     FillInfo(download->described(), message.mutable_info());
     while (writer->Write(message)) {

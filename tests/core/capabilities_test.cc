@@ -26,10 +26,10 @@ class CapabilitiesTest : public ::testing::Test {
     record->owner = "alice";
     return record;
   }
-  absl::StatusOr<std::shared_ptr<const ArrayRecord>> Redeem(const std::string& capability,
-                                                            const std::string& tenant = "alice",
-                                                            DType dtype = DType::kFloat64,
-                                                            Shape shape = {2, 3}) {
+  absl::StatusOr<CapabilityStore::Grant> Redeem(const std::string& capability,
+                                                const std::string& tenant = "alice",
+                                                DType dtype = DType::kFloat64,
+                                                Shape shape = {2, 3}) {
     return store_.Redeem(capability, tenant, dtype, shape, now_);
   }
 
@@ -52,9 +52,13 @@ TEST_F(CapabilitiesTest, RedeemedOnceByItsTenantForItsDtypeAndShape) {
             absl::StatusCode::kNotFound);
   EXPECT_EQ(Redeem(capability, "mallory").status().message(),
             Redeem("0123456789abcdef0123456789abcdef").status().message());
-  EXPECT_EQ(Redeem(capability).value(), record);
+  CapabilityStore::Grant grant = Redeem(capability).value();
+  EXPECT_EQ(grant.record, record);
   EXPECT_FALSE(store_.Holds(capability));
   EXPECT_EQ(Redeem(capability).status().code(), absl::StatusCode::kNotFound);
+  // A use that failed before reading anything puts it back.
+  store_.Reinstate(capability, std::move(grant));
+  EXPECT_EQ(Redeem(capability).value().record, record);
 }
 
 TEST_F(CapabilitiesTest, ExpiresAndThenFreesTheMemoryItKept) {
