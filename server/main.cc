@@ -50,6 +50,7 @@ struct Config {
   arrayhub::TenantQuota quotas;
   std::string auth_file;
   arrayhub::TlsFiles tls;
+  arrayhub::PeerOptions peer;
   bool insecure = false;
   std::string ipc_socket;
 };
@@ -160,6 +161,13 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("tls-key", config.tls.key, "PEM private key of --tls-cert");
   add("tls-client-ca", config.tls.client_ca,
       "PEM CA bundle: require client certificates signed by it (mutual TLS)");
+  add("peer-address", config.peer.advertise_address,
+      "host:port other daemons reach this one at, given to clients with each capability for "
+      "daemon-to-daemon pulls (docs/scale-out.md); empty: clients name the address they use");
+  add("peer-tls-ca", config.peer.tls_ca,
+      "PEM CA bundle for pulling from other daemons over TLS (their certificates are checked "
+      "against it; --tls-cert/--tls-key are presented to peers that require client "
+      "certificates); empty: pulls are plaintext");
   app.add_flag("--insecure", config.insecure,
                "allow listening on a non-loopback address without --auth-file")
       ->envname("ARRAYHUB_INSECURE");
@@ -285,6 +293,7 @@ int main(int argc, char** argv) {
       .quotas = config.quotas,
       .tokens = tokens,
       .tls = config.tls,
+      .peer = config.peer,
       .insecure = config.insecure,
       .ipc_socket = config.ipc_socket,
       .on_device_lost = arrayhub::RequestStopForDeviceLoss,

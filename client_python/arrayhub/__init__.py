@@ -93,6 +93,7 @@ from arrayhub._nan_functions import (nanargmax, nanargmin, nancumprod, nancumsum
                                      nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
 from arrayhub._statistics import (corrcoef, cov, median, nanmedian, nanpercentile, nanquantile,
                                   percentile, quantile)
+from arrayhub._peer import Capability, issue_capability, pull
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
 from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
@@ -132,7 +133,7 @@ __all__ = sorted(
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "searchsorted", "take", "nonzero",
-     "open", "publish", "unpublish", "attach",
+     "open", "publish", "unpublish", "attach", "Capability", "issue_capability", "pull",
      "shape", "ndim", "size",
      "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
      "vstack", "row_stack", "hstack", "dstack", "column_stack", "concat", "block",

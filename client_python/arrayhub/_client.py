@@ -737,15 +737,38 @@ _current: contextvars.ContextVar[Optional[Client]] = contextvars.ContextVar(
     "arrayhub_current_client", default=None)
 _default: Optional[Client] = None
 _default_lock = threading.Lock()
+# Consulted where a thread has no current client, before the default: a library that binds
+# threads it does not create to servers (arrayhub.dask: a Dask worker's task threads to the
+# worker's daemon) answers for those threads and None elsewhere.
+_resolvers: list[Callable[[], Optional[Client]]] = []
+
+
+def add_client_resolver(resolver: Callable[[], Optional[Client]]) -> None:
+    """Makes get_client() ask ``resolver`` (once registered; later registrations of the same
+    function are ignored) for threads with no ``with client:`` block of their own."""
+    if resolver not in _resolvers:
+        _resolvers.append(resolver)
+
+
+def _resolved() -> Optional[Client]:
+    current = _current.get()
+    if current is not None:
+        return current
+    for resolver in _resolvers:
+        client = resolver()
+        if client is not None:
+            return client
+    return None
 
 
 def get_client() -> Client:
     """The client module-level functions use: the innermost ``with client:`` or
-    ``with arrayhub.session():`` of this thread, else the default client, which is connected
-    on first use from the ARRAYHUB_* environment variables (address, token, TLS: see
-    :func:`connect`; and :func:`set_default_client`)."""
+    ``with arrayhub.session():`` of this thread, else the client a registered resolver names
+    for this thread (arrayhub.dask: a Dask worker's session), else the default client, which
+    is connected on first use from the ARRAYHUB_* environment variables (address, token, TLS:
+    see :func:`connect`; and :func:`set_default_client`)."""
     global _default
-    current = _current.get()
+    current = _resolved()
     if current is not None:
         return current
     with _default_lock:
@@ -756,7 +779,7 @@ def get_client() -> Client:
 
 def current_client_if_any() -> Optional[Client]:
     """The client get_client() would return, without connecting one."""
-    return _current.get() or _default
+    return _resolved() or _default
 
 
 def set_default_client(client: Optional[Client]) -> None:

@@ -37,18 +37,24 @@ def _scalar(value: Any, what: str) -> Any:
     return _dtypes.scalar_to_proto(value)
 
 
-def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True, *,
-          progress: Optional[bool] = None) -> ndarray:
+def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True, order: str = "K",
+          ndmin: int = 0, *, progress: Optional[bool] = None) -> ndarray:
     """A new server array from host data (lists, NumPy arrays, scalars: uploaded) or from
-    another arrayhub array (copied on the server, cast to ``dtype`` if given).
+    another arrayhub array (copied on the server, cast to ``dtype`` if given). ``ndmin``
+    prepends axes of length one, as NumPy's; ``order`` may be "C", "K", "A" or None (the
+    server's arrays are C-ordered).
 
     ``progress=True`` shows an upload's progress on stderr for 256 MiB or more (tqdm when
     installed); the default follows ``ARRAYHUB_PROGRESS=1``. NumPy has no such option."""
+    _require_c_order(order)
     if isinstance(obj, ndarray):
         if dtype is not None and _dtypes.normalize(dtype) != obj.dtype:
-            return obj.astype(dtype)
-        return obj.copy() if copy else obj
-    return _ops.upload(np.asarray(obj, dtype=dtype), progress=progress)
+            result = obj.astype(dtype)
+        else:
+            result = obj.copy() if copy else obj
+        missing = ndmin - result.ndim
+        return result.reshape((1,) * missing + result.shape) if missing > 0 else result
+    return _ops.upload(np.array(obj, dtype=dtype, copy=None, ndmin=ndmin), progress=progress)
 
 
 def asarray(a: Any, dtype: DTypeLike | None = None, order: Optional[str] = None, *,

@@ -110,6 +110,9 @@ class ndarray:
     __slots__ = ("_client", "_info", "_shape", "_dtype", "_owned", "_batch", "_op", "_meta",
                  "__weakref__")
     __hash__ = None  # type: ignore[assignment]  # Mutable, compared elementwise: as NumPy.
+    # Above NumPy's 0 (as CuPy's 100): libraries that pick the array type of a mixed
+    # operation by priority (dask.array's tensordot) pick arrayhub's.
+    __array_priority__ = 100
 
     def __init__(self, shape: _ops.ShapeLike, dtype: DTypeLike = float) -> None:
         """Allocates an uninitialised array on the current client's server (numpy.empty)."""

@@ -15,6 +15,7 @@
 #include "server/backend/backend.h"
 #include "server/core/array_table.h"
 #include "server/core/byte_range.h"
+#include "server/core/capabilities.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
 #include "server/core/descriptor_budget.h"
@@ -226,6 +227,30 @@ class Engine {
   // For the IPC socket: uses up `ticket` and answers a new descriptor of the pool it names.
   absl::StatusOr<PoolDescriptor> RedeemPoolTicket(std::string_view ticket);
 
+  // Daemon-to-daemon transfer (engine_peer.cc, proto/arrayhub/v1/peer.proto). A capability
+  // for one of the caller's own arrays (PERMISSION_DENIED for an attached one), which keeps
+  // the array's memory until used or expired.
+  absl::StatusOr<std::string> IssueCapability(const Caller& caller, std::string_view handle,
+                                              std::chrono::seconds lifetime);
+  // Whether `capability` is one of this daemon's, unused: a pull needs no peer.
+  bool HoldsCapability(std::string_view capability) const;
+  // Uses up one of this daemon's capabilities: a new read-only handle in the caller's session
+  // sharing the memory (nothing copied). NOT_FOUND as CapabilityStore::Redeem; a failure
+  // leaves the capability unused.
+  absl::StatusOr<ArrayTable::RecordPtr> RedeemCapability(const Caller& caller,
+                                                         std::string_view capability, DType dtype,
+                                                         const Shape& shape);
+  // For another daemon's read of a capability: a session of `tenant` for the read
+  // (RESOURCE_EXHAUSTED past the tenant's session quota), to close after it.
+  absl::StatusOr<Caller> OpenPeerReadSession(const std::string& tenant);
+  // In that session: uses up the capability and starts streaming its array, as BeginDownload
+  // does. A failure leaves the capability unused.
+  absl::StatusOr<std::unique_ptr<PendingDownload>> BeginCapabilityRead(const Caller& caller,
+                                                                       std::string_view capability,
+                                                                       DType dtype,
+                                                                       const Shape& shape,
+                                                                       int64_t chunk_bytes);
+
   EngineStats Stats() const;
   // Per tenant, for operators (metrics); never shown to a tenant other than its own.
   std::map<std::string, TenantUsage> UsageByTenant() const;
@@ -331,6 +356,7 @@ class Engine {
   SharedMemoryRegistry regions_{limits_.max_shared_memory_regions,
                                 limits_.tenant_max_shared_memory_regions};
   IpcLeases ipc_{limits_.max_ipc_leases};
+  CapabilityStore capabilities_;
 };
 
 }  // namespace arrayhub

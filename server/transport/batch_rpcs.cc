@@ -169,7 +169,10 @@ absl::Status ReadBack(ArrayHubService& service, const Caller& caller, const Arra
   data.reserve(array.nbytes());
   for (;;) {
     AH_ASSIGN_OR_RETURN(std::span<const std::byte> chunk, download->Next());
-    if (chunk.empty()) return absl::OkStatus();
+    if (chunk.empty()) {
+      service.transfer_counters().client_download_bytes += static_cast<int64_t>(data.size());
+      return absl::OkStatus();
+    }
     data.append(reinterpret_cast<const char*>(chunk.data()), chunk.size());
   }
 }

@@ -63,6 +63,7 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   response->set_bytes_in_use(stats.bytes_in_use);
   response->set_arrays(stats.arrays);
   response->set_sessions(stats.sessions);
+  counters_.Fill(response->mutable_transfers());
   const Limits& limits = engine_.limits();
   v1::ServerLimits* out = response->mutable_limits();
   out->set_max_rank(limits.max_rank);

@@ -31,8 +31,11 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
     if (!endpoint.ok()) return endpoint.status();
     server->metrics_endpoint_ = std::move(endpoint).value();
   }
+  auto peer = PeerClient::Create(options.peer, options.tls);
+  if (!peer.ok()) return peer.status();
   server->service_ =
-      std::make_unique<ArrayHubService>(*server->engine_, options.tokens, options.ipc_socket);
+      std::make_unique<ArrayHubService>(*server->engine_, options.tokens, options.ipc_socket,
+                                        *std::move(peer), options.peer.advertise_address);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "server/core/engine.h"
 #include "server/transport/auth.h"
+#include "server/transport/peer_client.h"
 #include "server/transport/tls.h"
 
 namespace grpc {
@@ -37,6 +38,8 @@ struct ServerOptions {
   // Bearer tokens of the tenants; null: no authentication, every caller is "anonymous".
   std::shared_ptr<const TokenTable> tokens{};
   TlsFiles tls{};
+  // Daemon-to-daemon transfer: the address to advertise and the CA peers are checked against.
+  PeerOptions peer{};
   // Allows listening beyond loopback without authentication.
   bool insecure = false;
   // Where the CUDA IPC socket listens (IpcSocket::Start): "" picks an abstract name.

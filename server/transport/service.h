@@ -12,6 +12,8 @@
 #include "server/transport/auth.h"
 #include "server/transport/call_stop.h"
 #include "server/transport/ipc_socket.h"
+#include "server/transport/peer_client.h"
+#include "server/transport/transfer_counters.h"
 
 namespace arrayhub {
 
@@ -31,9 +33,17 @@ class ArrayHubService final : public ArrayHubServiceBase {
   // `tokens` null: authentication is off and every caller is kAnonymousTenant.
   // `ipc_socket_path`: where the descriptor socket listens once the first export or
   // shared-memory client needs it (see IpcSocket::Start; "" picks an abstract name).
+  // `peer`: how this daemon pulls from others (null: plaintext); `advertise_address`: the
+  // address it tells clients other daemons reach it at (PeerOptions).
   explicit ArrayHubService(Engine& engine, std::shared_ptr<const TokenTable> tokens = nullptr,
-                           std::string ipc_socket_path = "")
-      : engine_(engine), tokens_(std::move(tokens)), ipc_socket_path_(std::move(ipc_socket_path)) {}
+                           std::string ipc_socket_path = "",
+                           std::unique_ptr<PeerClient> peer = nullptr,
+                           std::string advertise_address = "")
+      : engine_(engine),
+        tokens_(std::move(tokens)),
+        ipc_socket_path_(std::move(ipc_socket_path)),
+        peer_(peer != nullptr ? std::move(peer) : *PeerClient::Create({}, {})),
+        advertise_address_(std::move(advertise_address)) {}
 
   // Sessions (session_rpcs.cc).
   grpc::Status OpenSession(grpc::ServerContext* context, const v1::OpenSessionRequest* request,
@@ -127,6 +137,16 @@ class ArrayHubService final : public ArrayHubServiceBase {
   grpc::Status ReleaseIpc(grpc::ServerContext* context, const v1::ReleaseIpcRequest* request,
                           v1::ReleaseIpcResponse* response) override;
 
+  // Daemon-to-daemon transfer (peer_rpcs.cc, proto/arrayhub/v1/peer.proto).
+  grpc::Status IssueCapability(grpc::ServerContext* context,
+                               const v1::IssueCapabilityRequest* request,
+                               v1::IssueCapabilityResponse* response) override;
+  grpc::Status PullArray(grpc::ServerContext* context, const v1::PullArrayRequest* request,
+                         v1::PullArrayResponse* response) override;
+  grpc::Status ReadCapability(grpc::ServerContext* context,
+                              const v1::ReadCapabilityRequest* request,
+                              grpc::ServerWriter<v1::DownloadResponse>* writer) override;
+
   // The session's events (watch_rpcs.cc).
   grpc::ServerWriteReactor<v1::SessionEvent>* WatchSession(
       grpc::CallbackServerContext* context, const v1::WatchSessionRequest* request) override;
@@ -147,6 +167,7 @@ class ArrayHubService final : public ArrayHubServiceBase {
   absl::StatusOr<Caller> CallerOf(const grpc::ServerContextBase& context,
                                   const google::protobuf::Message& request);
   Engine& engine() { return engine_; }
+  TransferCounters& transfer_counters() { return counters_; }
   void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
 
  private:
@@ -162,6 +183,9 @@ class ArrayHubService final : public ArrayHubServiceBase {
   const std::string ipc_socket_path_;
   absl::Mutex ipc_socket_mutex_;
   std::unique_ptr<IpcSocket> ipc_socket_ ABSL_GUARDED_BY(ipc_socket_mutex_);
+  std::unique_ptr<PeerClient> peer_;
+  const std::string advertise_address_;
+  TransferCounters counters_;
 };
 
 }  // namespace arrayhub

@@ -47,6 +47,7 @@ grpc::Status ArrayHubService::CopyFromSharedMemory(grpc::ServerContext* context,
     AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(SharedMemoryCopySpec spec, CopySpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.CopyFromSharedMemory(caller, spec));
+    counters_.client_upload_bytes += array->nbytes();
     FillInfo(*array, response->mutable_array());
     return absl::OkStatus();
   }());
@@ -59,6 +60,7 @@ grpc::Status ArrayHubService::CopyToSharedMemory(grpc::ServerContext* context,
     AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
     AH_ASSIGN_OR_RETURN(SharedMemoryCopySpec spec, CopySpecFromProto(*request));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.CopyToSharedMemory(caller, spec));
+    counters_.client_download_bytes += array->nbytes();
     FillInfo(*array, response->mutable_array());
     return absl::OkStatus();
   }());

@@ -9,8 +9,6 @@
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
-namespace {
-
 absl::StatusOr<std::string> ReadPem(const std::string& path, std::string_view flag) {
   std::ifstream file(path);
   if (!file) return absl::NotFoundError(fmt::format("cannot read {} file {}", flag, path));
@@ -18,6 +16,8 @@ absl::StatusOr<std::string> ReadPem(const std::string& path, std::string_view fl
   text << file.rdbuf();
   return text.str();
 }
+
+namespace {
 
 // The host part of "host:port", "[v6]:port" or "unix:..." (returned whole).
 std::string HostOf(const std::string& address) {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 
@@ -24,6 +25,9 @@ struct TlsFiles {
 // unreadable file.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(
     const TlsFiles& files);
+
+// The contents of the PEM file `path`; NOT_FOUND naming `flag` when it cannot be read.
+absl::StatusOr<std::string> ReadPem(const std::string& path, std::string_view flag);
 
 // True for addresses only this host can reach: 127.0.0.0/8, ::1 and localhost.
 bool IsLoopbackAddress(const std::string& listen_address);

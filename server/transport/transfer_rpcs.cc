@@ -131,6 +131,7 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
                       upload_->received(), upload_->expected()));
     }
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, upload_->Finish());
+    service_.transfer_counters().client_upload_bytes += upload_->received();
     v1::UploadResponse response;
     service_.FillInfo(*record, response.mutable_array());
     response_ = wire::Serialize(response);
@@ -214,6 +215,7 @@ class DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> 
 
   // Lets go of the array (which may have been freed meanwhile) before the answer, then answers.
   void End(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    if (status.ok()) service_.transfer_counters().client_download_bytes += download_->sent();
     download_.reset();
     Finish(ToGrpcStatus(status));
   }

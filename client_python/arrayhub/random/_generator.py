@@ -17,8 +17,11 @@ class Generator(Sampler):
     """Draws random server arrays, with numpy.random.Generator's methods (see
     :class:`Sampler` for seeding)."""
 
-    def random(self, size: SizeLike = None, dtype: DTypeLike = np.float64) -> ndarray:
-        """Uniform floats in [0, 1)."""
+    def random(self, size: SizeLike = None, dtype: DTypeLike = np.float64,
+               out: Any = None) -> ndarray:
+        """Uniform floats in [0, 1). No ``out`` (None only, as dask.array passes it)."""
+        if out is not None:
+            raise NotImplementedError("random: out= is not supported")
         return self.uniform(0.0, 1.0, size, dtype)
 
     def integers(self, low: int, high: Optional[int] = None, size: SizeLike = None,

@@ -17,7 +17,7 @@ from arrayhub.random import _permutations
 from arrayhub.v1 import arrays_pb2
 
 SizeLike = Union[None, int, Sequence[int]]
-SeedLike = Union[None, int, Sequence[int], np.random.SeedSequence]
+SeedLike = Union[None, int, Sequence[int], np.random.SeedSequence, np.random.BitGenerator]
 _Spec = arrays_pb2.RandomSpec
 
 
@@ -51,6 +51,10 @@ class Sampler:
     def _reseed(self, seed: SeedLike) -> None:
         if seed is None or isinstance(seed, np.random.SeedSequence):
             self._seeds: Optional[np.random.SeedSequence] = seed
+        elif isinstance(seed, np.random.BitGenerator):
+            # As numpy.random.default_rng(bit_generator): its seed sequence seeds the draws
+            # (dask.array's Generator hands each chunk a spawned bit generator).
+            self._seeds = seed.seed_seq
         else:
             self._seeds = np.random.SeedSequence(seed)
 

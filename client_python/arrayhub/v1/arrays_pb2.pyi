@@ -1,3 +1,4 @@
+from arrayhub.v1 import peer_pb2 as _peer_pb2
 from arrayhub.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -415,7 +416,7 @@ class ReleaseIpcResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfo(_message.Message):
-    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "version"]
+    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "transfers", "version"]
     ARRAYS_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
@@ -425,6 +426,7 @@ class ServerInfo(_message.Message):
     SHARED_MEMORY_SOCKET_FIELD_NUMBER: _ClassVar[int]
     TENANT_BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
+    TRANSFERS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     arrays: int
     backend: str
@@ -435,8 +437,9 @@ class ServerInfo(_message.Message):
     shared_memory_socket: str
     tenant: str
     tenant_bytes_in_use: int
+    transfers: _peer_pb2.TransferStats
     version: str
-    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., transfers: _Optional[_Union[_peer_pb2.TransferStats, _Mapping]] = ...) -> None: ...
 
 class ServerInfoRequest(_message.Message):
     __slots__ = []

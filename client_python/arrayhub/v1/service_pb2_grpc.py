@@ -4,6 +4,7 @@ import grpc
 
 from arrayhub.v1 import arrays_pb2 as arrayhub_dot_v1_dot_arrays__pb2
 from arrayhub.v1 import compute_pb2 as arrayhub_dot_v1_dot_compute__pb2
+from arrayhub.v1 import peer_pb2 as arrayhub_dot_v1_dot_peer__pb2
 from arrayhub.v1 import types_pb2 as arrayhub_dot_v1_dot_types__pb2
 
 
@@ -175,6 +176,21 @@ class ArrayHubStub(object):
                 '/arrayhub.v1.ArrayHub/ReleaseIpc',
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcResponse.FromString,
+                )
+        self.IssueCapability = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/IssueCapability',
+                request_serializer=arrayhub_dot_v1_dot_peer__pb2.IssueCapabilityRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_peer__pb2.IssueCapabilityResponse.FromString,
+                )
+        self.PullArray = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/PullArray',
+                request_serializer=arrayhub_dot_v1_dot_peer__pb2.PullArrayRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_peer__pb2.PullArrayResponse.FromString,
+                )
+        self.ReadCapability = channel.unary_stream(
+                '/arrayhub.v1.ArrayHub/ReadCapability',
+                request_serializer=arrayhub_dot_v1_dot_peer__pb2.ReadCapabilityRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_arrays__pb2.DownloadResponse.FromString,
                 )
 
 
@@ -388,6 +404,25 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def IssueCapability(self, request, context):
+        """Daemon to daemon (peer.proto).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PullArray(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadCapability(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArrayHubServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -550,6 +585,21 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.ReleaseIpc,
                     request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcResponse.SerializeToString,
+            ),
+            'IssueCapability': grpc.unary_unary_rpc_method_handler(
+                    servicer.IssueCapability,
+                    request_deserializer=arrayhub_dot_v1_dot_peer__pb2.IssueCapabilityRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_peer__pb2.IssueCapabilityResponse.SerializeToString,
+            ),
+            'PullArray': grpc.unary_unary_rpc_method_handler(
+                    servicer.PullArray,
+                    request_deserializer=arrayhub_dot_v1_dot_peer__pb2.PullArrayRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_peer__pb2.PullArrayResponse.SerializeToString,
+            ),
+            'ReadCapability': grpc.unary_stream_rpc_method_handler(
+                    servicer.ReadCapability,
+                    request_deserializer=arrayhub_dot_v1_dot_peer__pb2.ReadCapabilityRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_arrays__pb2.DownloadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1102,5 +1152,56 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/ReleaseIpc',
             arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcRequest.SerializeToString,
             arrayhub_dot_v1_dot_arrays__pb2.ReleaseIpcResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def IssueCapability(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/IssueCapability',
+            arrayhub_dot_v1_dot_peer__pb2.IssueCapabilityRequest.SerializeToString,
+            arrayhub_dot_v1_dot_peer__pb2.IssueCapabilityResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def PullArray(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/PullArray',
+            arrayhub_dot_v1_dot_peer__pb2.PullArrayRequest.SerializeToString,
+            arrayhub_dot_v1_dot_peer__pb2.PullArrayResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReadCapability(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(request, target, '/arrayhub.v1.ArrayHub/ReadCapability',
+            arrayhub_dot_v1_dot_peer__pb2.ReadCapabilityRequest.SerializeToString,
+            arrayhub_dot_v1_dot_arrays__pb2.DownloadResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
