@@ -89,6 +89,9 @@ from arrayhub._watch import SessionEvent, SessionWatch
 from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to UFUNCS)
 from arrayhub._complex_parts import angle, imag, real
 from arrayhub._elementwise_functions import fix, isneginf, isposinf, nan_to_num, sinc
+# CuPy's top-level surface by family (each module's __all__ is exported below).
+from arrayhub import (_index_helpers)
+from arrayhub._index_helpers import *  # noqa: F401,F403
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -138,4 +141,6 @@ __all__ = sorted(
      *_set_functions.__all__,
      *_dtype_functions.__all__,
      *_math_functions.__all__,
-     *_matrix_functions.__all__])
+     *_matrix_functions.__all__,
+     *(name for module in (_index_helpers,)
+       for name in module.__all__)])
