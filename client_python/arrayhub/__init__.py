@@ -88,10 +88,12 @@ __array_api_version__ = "2024.12"
 from arrayhub._watch import SessionEvent, SessionWatch
 from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to UFUNCS)
 from arrayhub._complex_parts import angle, imag, real
-from arrayhub._elementwise_functions import fix, isneginf, isposinf, nan_to_num, sinc
+from arrayhub._elementwise_functions import fabs, fix, isneginf, isposinf, nan_to_num, sinc
 # CuPy's top-level surface by family (each module's __all__ is exported below).
-from arrayhub import (_index_helpers)
+from arrayhub import (_bits, _index_helpers, _windows)
+from arrayhub._bits import *  # noqa: F401,F403
 from arrayhub._index_helpers import *  # noqa: F401,F403
+from arrayhub._windows import *  # noqa: F401,F403
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -116,7 +118,7 @@ __all__ = sorted(
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",
      "empty_pinned", "zeros_pinned", "empty_like_pinned", "zeros_like_pinned",
      "clip", "where", "real", "imag", "angle", "fix", "sinc", "nan_to_num", "isposinf",
-     "isneginf", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
+     "isneginf", "fabs", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
@@ -142,5 +144,5 @@ __all__ = sorted(
      *_dtype_functions.__all__,
      *_math_functions.__all__,
      *_matrix_functions.__all__,
-     *(name for module in (_index_helpers,)
+     *(name for module in (_bits, _index_helpers, _windows)
        for name in module.__all__)])
