@@ -1,7 +1,7 @@
 """NumPy's elementwise functions that are no server ufuncs (fix, sinc, nan_to_num,
-isposinf, isneginf, fabs), composed from the server's ufuncs with NumPy's own formulas, so that dtypes, special
-values and signs of zero come out as NumPy's. Each op is queued (pipelined): a composite costs
-no round trip of its own.
+isposinf, isneginf, fabs), composed from the server's ufuncs with NumPy's own formulas, so
+that dtypes, special values and signs of zero come out as NumPy's. Each op is queued
+(pipelined): a composite costs no round trip of its own.
 """
 
 from __future__ import annotations
