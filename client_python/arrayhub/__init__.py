@@ -90,9 +90,14 @@ from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to
 from arrayhub._complex_parts import angle, imag, real
 from arrayhub._elementwise_functions import fabs, fix, isneginf, isposinf, nan_to_num, sinc
 # CuPy's top-level surface by family (each module's __all__ is exported below).
-from arrayhub import (_bits, _index_helpers, _windows)
+from arrayhub import (_array_kind, _bits, _index_helpers, _numpy1_aliases, _scalar_types,
+                      _type_checks, _windows)
+from arrayhub._array_kind import *  # noqa: F401,F403
 from arrayhub._bits import *  # noqa: F401,F403
 from arrayhub._index_helpers import *  # noqa: F401,F403
+from arrayhub._numpy1_aliases import *  # noqa: F401,F403
+from arrayhub._scalar_types import *  # noqa: F401,F403
+from arrayhub._type_checks import *  # noqa: F401,F403
 from arrayhub._windows import *  # noqa: F401,F403
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
@@ -144,5 +149,5 @@ __all__ = sorted(
      *_dtype_functions.__all__,
      *_math_functions.__all__,
      *_matrix_functions.__all__,
-     *(name for module in (_bits, _index_helpers, _windows)
+     *(name for module in (_array_kind, _bits, _index_helpers, _numpy1_aliases, _scalar_types, _type_checks, _windows)
        for name in module.__all__)])
