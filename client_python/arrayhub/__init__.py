@@ -90,14 +90,19 @@ from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to
 from arrayhub._complex_parts import angle, imag, real
 from arrayhub._elementwise_functions import fabs, fix, isneginf, isposinf, nan_to_num, sinc
 # CuPy's top-level surface by family (each module's __all__ is exported below).
-from arrayhub import (_array_kind, _bits, _index_helpers, _numpy1_aliases, _scalar_types,
-                      _type_checks, _windows)
+from arrayhub import (_array_kind, _bits, _host_creation, _index_helpers, _memory,
+                      _numpy1_aliases, _printing, _scalar_types, _type_checks, _utilities,
+                      _windows)
 from arrayhub._array_kind import *  # noqa: F401,F403
 from arrayhub._bits import *  # noqa: F401,F403
+from arrayhub._host_creation import *  # noqa: F401,F403
 from arrayhub._index_helpers import *  # noqa: F401,F403
+from arrayhub._memory import *  # noqa: F401,F403
 from arrayhub._numpy1_aliases import *  # noqa: F401,F403
+from arrayhub._printing import *  # noqa: F401,F403
 from arrayhub._scalar_types import *  # noqa: F401,F403
 from arrayhub._type_checks import *  # noqa: F401,F403
+from arrayhub._utilities import *  # noqa: F401,F403
 from arrayhub._windows import *  # noqa: F401,F403
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
@@ -123,7 +128,8 @@ __all__ = sorted(
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",
      "empty_pinned", "zeros_pinned", "empty_like_pinned", "zeros_like_pinned",
      "clip", "where", "real", "imag", "angle", "fix", "sinc", "nan_to_num", "isposinf",
-     "isneginf", "fabs", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
+     "isneginf", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
+     "fabs",
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
@@ -149,5 +155,6 @@ __all__ = sorted(
      *_dtype_functions.__all__,
      *_math_functions.__all__,
      *_matrix_functions.__all__,
-     *(name for module in (_array_kind, _bits, _index_helpers, _numpy1_aliases, _scalar_types, _type_checks, _windows)
-       for name in module.__all__)])
+     *(name for module in (_array_kind, _bits, _host_creation, _index_helpers, _memory,
+                           _numpy1_aliases, _printing, _scalar_types, _type_checks, _utilities,
+                           _windows) for name in module.__all__)])
