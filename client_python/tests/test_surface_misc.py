@@ -31,6 +31,16 @@ def test_printing_follows_numpy_and_its_print_options() -> None:
     assert ah.base_repr(255, 16, padding=2) == "00FF" and ah.binary_repr(-5, width=8) == "11111011"
     with pytest.raises(TypeError, match="expected an arrayhub.ndarray"):
         ah.array_repr(host)
+    ah.set_string_function(lambda a: f"<{a.shape}>")
+    ah.set_string_function(lambda a: "values", repr=False)
+    try:
+        assert repr(x) == "<(2, 2)>" and str(x) == "values"
+    finally:
+        ah.set_string_function(None)
+        ah.set_string_function(None, repr=False)
+    assert repr(x) == repr(host) and str(x) == str(host)
+    with pytest.raises(TypeError, match="Argument must be callable."):
+        ah.set_string_function(3)
 
 
 def test_memory_overlap_follows_the_server_views() -> None:
