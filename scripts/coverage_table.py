@@ -34,8 +34,6 @@ DIFFERS = {
     "asfortranarray": "NumPy's values in C order (the server's layout for new arrays)",
     "require": "`'F'` gives C order (the server's layout for new arrays)",
     "byte_bounds": "offsets in the base array's memory, not addresses",
-    "bitwise_count": "a function, not a ufunc object (no ufunc methods)",
-    "fabs": "a function, not a ufunc object (no ufunc methods)",
 }
 
 

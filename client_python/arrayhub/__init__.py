@@ -88,7 +88,7 @@ __array_api_version__ = "2024.12"
 from arrayhub._watch import SessionEvent, SessionWatch
 from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to UFUNCS)
 from arrayhub._complex_parts import angle, imag, real
-from arrayhub._elementwise_functions import fabs, fix, isneginf, isposinf, nan_to_num, sinc
+from arrayhub._elementwise_functions import fix, isneginf, isposinf, nan_to_num, sinc
 # CuPy's top-level surface by family (each module's __all__ is exported below).
 from arrayhub import (_array_kind, _bits, _host_creation, _index_helpers, _memory,
                       _numpy1_aliases, _printing, _scalar_types, _type_checks, _utilities,
@@ -129,7 +129,6 @@ __all__ = sorted(
      "empty_pinned", "zeros_pinned", "empty_like_pinned", "zeros_like_pinned",
      "clip", "where", "real", "imag", "angle", "fix", "sinc", "nan_to_num", "isposinf",
      "isneginf", "sum", "prod", "amin", "amax", "min", "max", "mean", "var", "std",
-     "fabs",
      "argmin", "argmax", "any", "all", "matmul", "dot", "vdot", "inner", "outer", "tensordot",
      "reshape", "transpose", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "ravel",
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",

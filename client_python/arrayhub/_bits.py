@@ -1,10 +1,8 @@
-"""Bit functions composed from server ops: packbits, unpackbits and bitwise_count.
+"""packbits and unpackbits, composed from server ops (bitwise_count is a server ufunc).
 
 packbits weights each group of eight truth values by its bit (128 ... 1, or 1 ... 128 for
 ``bitorder='little'``) and sums them in uint8; unpackbits shifts each byte by 7 ... 0 and masks
-the low bit. bitwise_count is the classic SWAR population count in uint64 (shifts, masks, one
-multiply), about ten queued ops; it is no row of the server's ufunc table (a one-op kernel
-there would need a loop on both backends), so it is a function here, not a ufunc object.
+the low bit.
 """
 
 from __future__ import annotations
@@ -18,11 +16,10 @@ from numpy.lib.array_utils import normalize_axis_index
 from arrayhub import _creation, _ops
 from arrayhub._errors import ArrayHubTypeError, ArrayHubValueError, client_error
 from arrayhub._manipulation import concatenate
-from arrayhub._ndarray import ndarray
 from arrayhub._numpy_checks import numpy_checks
 from arrayhub._shape_functions import moveaxis
 
-__all__ = ["packbits", "unpackbits", "bitwise_count"]
+__all__ = ["packbits", "unpackbits"]
 
 
 def _along_last(a: Any, axis: Optional[int], what: str) -> tuple[Any, int]:
@@ -83,26 +80,3 @@ def unpackbits(a: Any, axis: Optional[int] = None, count: Optional[int] = None,
             bits = bits[..., :count if count >= 0 else 8 * n + count]
     return moveaxis(bits, -1, axis)
 
-
-#: The SWAR population count's masks: alternate bits, pairs, nibbles; and the byte summer.
-_M1, _M2, _M4, _H01 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, \
-    0x0101010101010101
-
-
-def bitwise_count(x: Any, out: Any = None) -> Any:
-    """numpy.bitwise_count: the number of 1 bits of each integer's absolute value, as uint8
-    (booleans count as 0 or 1). Python and NumPy scalars give a 0-d array, as CuPy's
-    ufuncs do."""
-    if not isinstance(x, ndarray) and _ops.is_operand(x):
-        x = _creation.asarray(np.asarray(x))
-    x = _ops.require_array(x, "bitwise_count")
-    with numpy_checks():  # NumPy's loop (and message) for the dtype.
-        np.bitwise_count.resolve_dtypes((x.dtype, None))
-    if x.dtype.kind == "i":  # |x| in int64 (|MIN| wraps to MIN, whose one bit is the answer).
-        x = _ops.elementwise("absolute", (x.astype(np.int64, copy=False),))
-    c = x.astype(np.uint64)
-    c = c - ((c >> 1) & _M1)
-    c = (c & _M2) + ((c >> 2) & _M2)
-    c = (c + (c >> 4)) & _M4
-    result = ((c * _H01) >> 56).astype(np.uint8)
-    return result if out is None else _ops.elementwise("copy", (result,), out=out)

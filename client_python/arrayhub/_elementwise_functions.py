@@ -1,5 +1,5 @@
 """NumPy's elementwise functions that are no server ufuncs (fix, sinc, nan_to_num,
-isposinf, isneginf, fabs), composed from the server's ufuncs with NumPy's own formulas, so
+isposinf, isneginf), composed from the server's ufuncs with NumPy's own formulas, so
 that dtypes, special values and signs of zero come out as NumPy's. Each op is queued
 (pipelined): a composite costs no round trip of its own.
 """
@@ -13,10 +13,9 @@ import numpy as np
 from arrayhub import _ops
 from arrayhub._complex_parts import from_parts
 from arrayhub._errors import ArrayHubTypeError, client_error
-from arrayhub._numpy_checks import numpy_checks
 from arrayhub._ndarray import ndarray
 
-__all__ = ["fix", "sinc", "nan_to_num", "isposinf", "isneginf", "fabs"]
+__all__ = ["fix", "sinc", "nan_to_num", "isposinf", "isneginf"]
 
 
 def fix(x: ndarray, out: Optional[ndarray] = None) -> ndarray:
@@ -89,14 +88,3 @@ def isneginf(x: ndarray, out: Optional[ndarray] = None) -> ndarray:
     """numpy.isneginf: whether each element is -inf (bool)."""
     return _infinity_test("isneginf", -1.0, x, out)
 
-
-def fabs(x: Any, out: Optional[ndarray] = None) -> ndarray:
-    """numpy.fabs: the absolute value in NumPy's float loop for the dtype (float16 for bool,
-    int8 and uint8, float32 for 16-bit integers, float64 for wider ones); complex is NumPy's
-    TypeError (fabs has no complex loop). Scalars give a 0-d array, as CuPy's ufuncs do."""
-    if not isinstance(x, ndarray) and _ops.is_operand(x):
-        x = _ops.upload(np.asarray(x))
-    x = _ops.require_array(x, "fabs")
-    with numpy_checks():  # NumPy's loop for the dtype, and its message when there is none.
-        loop = np.fabs.resolve_dtypes((x.dtype, None))[0]
-    return _ops.elementwise("absolute", (x.astype(loop, copy=False),), out=out)
