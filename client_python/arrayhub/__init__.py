@@ -90,11 +90,12 @@ from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to
 from arrayhub._complex_parts import angle, imag, real
 from arrayhub._elementwise_functions import fix, isneginf, isposinf, nan_to_num, sinc
 # CuPy's top-level surface by family (each module's __all__ is exported below).
-from arrayhub import (_array_kind, _bits, _host_creation, _index_helpers, _memory,
-                      _numpy1_aliases, _printing, _scalar_types, _type_checks, _utilities,
-                      _windows)
+from arrayhub import (_array_kind, _bits, _differences, _host_creation, _index_helpers,
+                      _memory, _numpy1_aliases, _printing, _scalar_types, _type_checks,
+                      _utilities, _windows)
 from arrayhub._array_kind import *  # noqa: F401,F403
 from arrayhub._bits import *  # noqa: F401,F403
+from arrayhub._differences import *  # noqa: F401,F403
 from arrayhub._host_creation import *  # noqa: F401,F403
 from arrayhub._index_helpers import *  # noqa: F401,F403
 from arrayhub._memory import *  # noqa: F401,F403
@@ -154,6 +155,6 @@ __all__ = sorted(
      *_dtype_functions.__all__,
      *_math_functions.__all__,
      *_matrix_functions.__all__,
-     *(name for module in (_array_kind, _bits, _host_creation, _index_helpers, _memory,
-                           _numpy1_aliases, _printing, _scalar_types, _type_checks, _utilities,
-                           _windows) for name in module.__all__)])
+     *(name for module in (_array_kind, _bits, _differences, _host_creation, _index_helpers,
+                           _memory, _numpy1_aliases, _printing, _scalar_types, _type_checks,
+                           _utilities, _windows) for name in module.__all__)])
