@@ -104,6 +104,22 @@ from arrayhub._watch import SessionEvent, SessionWatch
 from arrayhub import _ufunc_pairs  # noqa: F401  (adds frexp, modf and divmod to UFUNCS)
 from arrayhub._complex_parts import angle, imag, real
 from arrayhub._elementwise_functions import fix, isneginf, isposinf, nan_to_num, sinc
+# CuPy's top-level surface by family (each module's __all__ is exported below).
+from arrayhub import (_array_kind, _bits, _differences, _host_creation, _index_helpers,
+                      _memory, _numpy1_aliases, _printing, _scalar_types, _type_checks,
+                      _utilities, _windows)
+from arrayhub._array_kind import *  # noqa: F401,F403
+from arrayhub._bits import *  # noqa: F401,F403
+from arrayhub._differences import *  # noqa: F401,F403
+from arrayhub._host_creation import *  # noqa: F401,F403
+from arrayhub._index_helpers import *  # noqa: F401,F403
+from arrayhub._memory import *  # noqa: F401,F403
+from arrayhub._numpy1_aliases import *  # noqa: F401,F403
+from arrayhub._printing import *  # noqa: F401,F403
+from arrayhub._scalar_types import *  # noqa: F401,F403
+from arrayhub._type_checks import *  # noqa: F401,F403
+from arrayhub._utilities import *  # noqa: F401,F403
+from arrayhub._windows import *  # noqa: F401,F403
 
 #: The package's version, the daemon's too (arrayhubd --version): one file, arrayhub/VERSION.
 __version__ = _resources.files(__name__).joinpath("VERSION").read_text().strip()
@@ -161,4 +177,7 @@ __all__ = sorted(
      *_einsum.__all__,
      *_functional.__all__,
      *_numerics.__all__,
-     *_polynomial.__all__])
+     *_polynomial.__all__,
+     *(name for module in (_array_kind, _bits, _differences, _host_creation, _index_helpers,
+                           _memory, _numpy1_aliases, _printing, _scalar_types, _type_checks,
+                           _utilities, _windows) for name in module.__all__)])

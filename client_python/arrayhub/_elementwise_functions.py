@@ -1,7 +1,7 @@
-"""NumPy's elementwise functions that are no ufuncs (fix, sinc, nan_to_num, isposinf,
-isneginf), composed from the server's ufuncs with NumPy's own formulas, so that dtypes, special
-values and signs of zero come out as NumPy's. Each op is queued (pipelined): a composite costs
-no round trip of its own.
+"""NumPy's elementwise functions that are no server ufuncs (fix, sinc, nan_to_num,
+isposinf, isneginf), composed from the server's ufuncs with NumPy's own formulas, so
+that dtypes, special values and signs of zero come out as NumPy's. Each op is queued
+(pipelined): a composite costs no round trip of its own.
 """
 
 from __future__ import annotations
@@ -87,3 +87,4 @@ def isposinf(x: ndarray, out: Optional[ndarray] = None) -> ndarray:
 def isneginf(x: ndarray, out: Optional[ndarray] = None) -> ndarray:
     """numpy.isneginf: whether each element is -inf (bool)."""
     return _infinity_test("isneginf", -1.0, x, out)
+

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _client, _dtypes, _numpy_protocols, _ops, cuda
+from arrayhub import _client, _dtypes, _numpy_protocols, _ops, _printing, cuda
 from arrayhub._errors import ArrayHubError, ArrayHubTypeError, ArrayHubValueError, client_error
 from arrayhub.v1 import arrays_pb2, compute_pb2, types_pb2
 
@@ -458,7 +458,7 @@ class ndarray:
             return (f"<arrayhub.ndarray pending: ops[{self._op}] of an arrayhub.batch(); "
                     f"{self._batch.pending_error(self._op)}>")
         try:
-            return repr(self.get())
+            return _printing.text(self, True)
         except ArrayHubError as error:
             if self._batch is not None:
                 return (f"<arrayhub.ndarray queued shape={self._shape} dtype={self._dtype} "
@@ -467,7 +467,7 @@ class ndarray:
                     f" (not downloadable: {error})>")
 
     def __str__(self) -> str:
-        return str(self.get())
+        return _printing.text(self, False)
 
     def __copy__(self) -> ndarray:
         return self.copy()

@@ -83,6 +83,8 @@ UFUNC_NAMES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("arcsinh", 1, ("asinh",)),
     ("arccosh", 1, ("acosh",)),
     ("arctanh", 1, ("atanh",)),
+    ("fabs", 1, ()),
+    ("bitwise_count", 1, ()),
 )
 
 TWO_OUTPUT_UFUNCS: tuple[tuple[str, int, tuple[str, str]], ...] = (

@@ -145,7 +145,8 @@ def test_cbrt_is_inferred_as_numpy(dtype: np.dtype) -> None:
 
 
 # ufuncs.def's rows after cbrt.
-_REGISTRY_UNARY = ["exp2", "reciprocal", "trunc", "deg2rad", "rad2deg", "signbit", "conjugate"]
+_REGISTRY_UNARY = ["exp2", "reciprocal", "trunc", "deg2rad", "rad2deg", "signbit", "conjugate",
+                   "fabs", "bitwise_count"]
 _REGISTRY_BINARY = ["fmax", "fmin", "copysign", "logaddexp", "logaddexp2", "heaviside", "fmod",
                     "float_power", "nextafter", "gcd", "lcm", "ldexp"]
 

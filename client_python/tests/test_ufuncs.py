@@ -280,7 +280,7 @@ def test_cbrt_of_integers_takes_numpys_float_loop(dtype: str) -> None:
 # ufuncs.def's rows after cbrt, each also checked on NumPy's special values below.
 REGISTRY_UFUNCS = ["exp2", "reciprocal", "trunc", "fmax", "fmin", "copysign", "logaddexp",
                    "logaddexp2", "deg2rad", "rad2deg", "signbit", "heaviside", "fmod",
-                   "float_power", "nextafter", "gcd", "lcm"]
+                   "float_power", "nextafter", "gcd", "lcm", "fabs", "bitwise_count"]
 # Ties of +0.0 and -0.0 in NumPy's fmax and fmin keep the first or the second operand
 # depending on the element's position in NumPy's SIMD loop: not compared.
 _ZERO_TIES_UNSPECIFIED = {"fmax", "fmin"}

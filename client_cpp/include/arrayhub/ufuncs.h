@@ -539,6 +539,14 @@ inline Array arctanh(const Array& x, std::optional<DType> dtype = {}) {
 inline Array atanh(const Array& x, std::optional<DType> dtype = {}) {
   return detail::CallUfunc("atanh", {x}, dtype);
 }
+// np.fabs
+inline Array fabs(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("fabs", {x}, dtype);
+}
+// np.bitwise_count
+inline Array bitwise_count(const Array& x, std::optional<DType> dtype = {}) {
+  return detail::CallUfunc("bitwise_count", {x}, dtype);
+}
 // np.frexp: its two outputs
 inline std::pair<Array, Array> frexp(const Array& x) {
   return {detail::CallUfunc("_frexp_mantissa", {x}, {}), detail::CallUfunc("_frexp_exponent", {x}, {})};

@@ -423,6 +423,10 @@ __device__ __forceinline__ unsigned long long ah_euclid(unsigned long long a, un
 template <class T> __device__ T ah_op_gcd(T a, T b) {
   return (T)ah_euclid(ah_magnitude(a), ah_magnitude(b));
 }
+// NumPy's bitwise_count: the population count of the magnitude, as uint8.
+template <class T> __device__ __forceinline__ unsigned char ah_op_bitwise_count(T a) {
+  return (unsigned char)__popcll(ah_magnitude(a));
+}
 template <class T> __device__ T ah_op_lcm(T a, T b) {
   const unsigned long long g = ah_euclid(ah_magnitude(a), ah_magnitude(b));
   if (g == 0) return 0;
@@ -503,6 +507,7 @@ template <class T> __device__ __forceinline__ T ah_op_log10(T a) {
     return ah_log10(a);
   }
 }
+template <class T> __device__ __forceinline__ T ah_op_fabs(T a) { return ah_fabs(a); }
 template <class T> __device__ __forceinline__ T ah_op_cbrt(T a) {
   if constexpr (ah_same<T, float>::value) return cbrtf(a);
   else return cbrt(a);

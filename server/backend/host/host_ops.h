@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -332,6 +333,14 @@ struct Gcd : UniformInputs {
   }
 };
 
+// NumPy's bitwise_count: the population count of the magnitude (|MIN| wraps to MIN's one bit).
+struct BitwiseCount : UniformInputs {
+  template <typename M>
+  static uint8_t Apply(M x) {
+    return static_cast<uint8_t>(std::popcount(UnsignedMagnitude(x)));
+  }
+};
+
 struct Lcm : UniformInputs {
   template <typename M>
   static M Apply(M a, M b) {
@@ -558,6 +567,13 @@ struct Sqrt : UniformInputs {
   template <typename M>
   static M Apply(M x) {
     return std::sqrt(x);
+  }
+};
+
+struct Fabs : UniformInputs {
+  template <typename M>
+  static M Apply(M x) {
+    return std::fabs(x);
   }
 };
 
