@@ -78,6 +78,9 @@ from arrayhub._shape_functions import (array_split, broadcast_arrays, broadcast_
 from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, column_stack,
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
+from arrayhub import _put_functions
+from arrayhub._put_functions import (choose, copyto, extract, fill_diagonal, place, put,
+                                     put_along_axis, putmask)
 from arrayhub._pad import pad
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
@@ -138,4 +141,5 @@ __all__ = sorted(
      *_set_functions.__all__,
      *_dtype_functions.__all__,
      *_math_functions.__all__,
-     *_matrix_functions.__all__])
+     *_matrix_functions.__all__,
+     *_put_functions.__all__])
