@@ -78,7 +78,9 @@ from arrayhub._shape_functions import (array_split, broadcast_arrays, broadcast_
 from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, column_stack,
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
-from arrayhub import _put_functions
+from arrayhub import _histograms, _put_functions
+from arrayhub._histograms import (bincount, digitize, histogram, histogram2d,
+                                  histogram_bin_edges, histogramdd)
 from arrayhub._put_functions import (choose, copyto, extract, fill_diagonal, place, put,
                                      put_along_axis, putmask)
 from arrayhub._pad import pad
@@ -142,4 +144,5 @@ __all__ = sorted(
      *_dtype_functions.__all__,
      *_math_functions.__all__,
      *_matrix_functions.__all__,
+     *_histograms.__all__,
      *_put_functions.__all__])
