@@ -22,6 +22,7 @@ import operator
 from typing import Any, Optional
 
 import numpy as np
+from numpy.lib import _function_base_impl  # NumPy's quantile arithmetic
 from numpy.lib import _histograms_impl  # NumPy's own edge arithmetic (range checks, ptp)
 
 from arrayhub import _ops
@@ -153,10 +154,10 @@ def digitize(x: Any, bins: Any, right: bool = False) -> ndarray:
 # ---------------------------------------------------------------------------------------------
 # Bin edges
 
-#: NumPy's estimators of a bin width that need no more than the data's size, range and
-#: standard deviation, and the others (percentiles, skew), not implemented.
-_ESTIMATORS = ("sqrt", "sturges", "rice", "scott")
-_SORTING_ESTIMATORS = ("stone", "auto", "doane", "fd")
+#: NumPy's estimators of a bin width that this module computes (from the data's size,
+#: extremes, standard deviation, and quartiles), and those it does not (skew, a search).
+_ESTIMATORS = ("sqrt", "sturges", "rice", "scott", "fd", "auto")
+_SORTING_ESTIMATORS = ("stone", "doane")
 
 
 def _stand_in(a: ndarray, need_extremes: bool) -> np.ndarray:
@@ -182,7 +183,7 @@ def _estimated_bins(a: ndarray, name: str, range: Any, weights: Any,
     if name not in _ESTIMATORS:
         raise client_error(ArrayHubNotImplementedError,
                            f"histogram bins={name!r} is not implemented by ArrayHub (it needs "
-                           f"the data's percentiles or skew); use one of "
+                           f"the data's skew or a search over bin counts); use one of "
                            f"{', '.join(map(repr, _ESTIMATORS))} or a number of bins")
     first, last = _histograms_impl._get_outer_edges(stand_in, range)
     if range is not None:
@@ -194,16 +195,34 @@ def _estimated_bins(a: ndarray, name: str, range: Any, weights: Any,
     low, high = stack([a.min(), a.max()]).get()
     ptp = _histograms_impl._unsigned_subtract(high, low)
     n = a.size
+    sturges = ptp / (np.log2(n) + 1.0)
     if name == "scott":
         spread = (a if a.dtype.kind in "fc" else a.astype(np.float64)).std().get()
         width = (24.0 * np.pi ** 0.5 / n) ** (1.0 / 3.0) * spread
+    elif name in ("fd", "auto"):
+        fd = 2.0 * _interquartile_range(a) * n ** (-1.0 / 3.0)
+        width = fd if name == "fd" else (min(fd, sturges) if fd else sturges)
     else:
-        width = {"sqrt": lambda: ptp / np.sqrt(n),
-                 "sturges": lambda: ptp / (np.log2(n) + 1.0),
+        width = {"sqrt": lambda: ptp / np.sqrt(n), "sturges": lambda: sturges,
                  "rice": lambda: ptp / (2.0 * n ** (1.0 / 3))}[name]()
     if not width:
         return 1
     return int(np.ceil(_histograms_impl._unsigned_subtract(last, first) / width))
+
+
+def _interquartile_range(a: ndarray) -> Any:
+    """``np.subtract(*np.percentile(a, [75, 25]))`` of the 1-D, NaN-free ``a``: the server
+    sorts ``a`` and gives back the four elements around the quartiles, and NumPy's own
+    quantile helpers interpolate them (its arithmetic and dtypes)."""
+    from arrayhub._manipulation import sort
+
+    linear = _function_base_impl._QuantileMethods["linear"]
+    virtual = np.asanyarray(linear["get_virtual_index"](a.size, np.true_divide([75, 25], 100)))
+    below, above = _function_base_impl._get_indexes(np.empty(0, a.dtype), virtual, a.size)
+    picked = sort(a).take(_ops.upload(np.concatenate([below, above]), a.client)).get()
+    gamma = _function_base_impl._get_gamma(virtual, below, linear)
+    quartiles = _function_base_impl._lerp(picked[:2], picked[2:], gamma)
+    return np.subtract(*quartiles)
 
 
 def _edges(a: ndarray, bins: Any, range: Any, weights: Any) -> np.ndarray:

@@ -97,13 +97,16 @@ def test_histogram_matches_numpy(dtype: type) -> None:
             _same(counts, expected)
         weighted, _ = ah.histogram(x, weights=w, **kwargs)
         assert_matches(weighted, np.histogram(host, weights=weights, **kwargs)[0])
-    for bins in (5, "sqrt", "sturges", "rice", "scott"):
+    for bins in (5, "sqrt", "sturges", "rice", "scott", "fd", "auto"):
         counts, edges = ah.histogram(ah.asarray(finite), bins=bins)
         expected, expected_edges = np.histogram(finite, bins=bins)
         _same(edges, expected_edges)
         _same(counts, expected)
         _same(ah.histogram_bin_edges(ah.asarray(finite), bins=bins),
               np.histogram_bin_edges(finite, bins=bins))
+    for bins in ("auto", "sturges"):  # the estimators see only the data within the range
+        _same(ah.histogram_bin_edges(ah.asarray(finite), bins=bins, range=(-5, 12)),
+              np.histogram_bin_edges(finite, bins=bins, range=(-5, 12)))
 
 
 def test_histogram_errors() -> None:
@@ -120,8 +123,8 @@ def test_histogram_errors() -> None:
              "weights should have the same shape as a.")]:
         with pytest.raises(error, match=message):
             ah.histogram(y, **kwargs)
-    with pytest.raises(NotImplementedError, match="bins='auto'"):
-        ah.histogram(y, bins="auto")
+    with pytest.raises(NotImplementedError, match="bins='doane'"):
+        ah.histogram(y, bins="doane")
 
 
 def test_histogram2d_and_histogramdd_match_numpy() -> None:
