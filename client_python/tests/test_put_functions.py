@@ -142,3 +142,19 @@ def test_put_family_errors() -> None:
     with pytest.raises(IndexError, match="`indices` must be an integer array"):
         ah.put_along_axis(ah.zeros((2, 3)), ah.zeros((2, 1)), 1.0, axis=1)
     _same(x, np.zeros(6))
+
+
+def test_numpy_functions_route_to_the_server() -> None:
+    host = np.arange(6.0)
+    x = ah.asarray(host)
+    np.put(x, [0, 0, 5], [7.0, 8.0, 9.0])
+    np.put(host, [0, 0, 5], [7.0, 8.0, 9.0])
+    np.putmask(x, ah.asarray(host > 3), ah.asarray(np.array([-1.0])))
+    np.putmask(host, host > 3, np.array([-1.0]))
+    np.copyto(x, ah.asarray(np.ones(6)), where=ah.asarray(host < 0))
+    np.copyto(host, np.ones(6), where=host < 0)
+    _same(x, host)
+    counts, edges = np.histogram(x, bins=3)
+    assert isinstance(counts, ah.ndarray) and isinstance(edges, ah.ndarray)
+    _same(counts, np.histogram(host, bins=3)[0])
+    _same(np.digitize(x, ah.asarray(np.array([0.0, 2.0]))), np.digitize(host, [0.0, 2.0]))
