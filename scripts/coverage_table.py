@@ -39,6 +39,8 @@ DIFFERS = {
     "asfortranarray": "NumPy's values in C order (the server's layout for new arrays)",
     "require": "`'F'` gives C order (the server's layout for new arrays)",
     "byte_bounds": "offsets in the base array's memory, not addresses",
+    "histogram": "`bins` 'doane' and 'stone' raise NotImplementedError",
+    "histogram_bin_edges": "`bins` 'doane' and 'stone' raise NotImplementedError",
 }
 
 

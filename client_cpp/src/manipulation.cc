@@ -68,12 +68,29 @@ Array Client::GetItem(const Array& a, const std::vector<IndexItem>& index) {
   return Issue(inputs, {[&] { return detail::AsOp(detail::GetItemRequest(a, index)); }});
 }
 
-void Client::SetItem(Array& a, const std::vector<IndexItem>& index, const Operand& value) {
-  detail::Connection& conn = Synced();
+namespace {
+
+v1::SetItemRequest SetItemRequest(const Array& a, const std::vector<IndexItem>& index,
+                                  const Operand& value) {
   v1::SetItemRequest request;
   request.set_handle(a.handle());
   detail::AddIndex(index, request.mutable_index());
   detail::ToProto(value, request.mutable_value());
+  return request;
+}
+
+}  // namespace
+
+void Client::SetItem(Array& a, const std::vector<IndexItem>& index, const Operand& value) {
+  detail::Connection& conn = Synced();
+  detail::Call(conn, &v1::ArrayHub::Stub::SetItem, SetItemRequest(a, index, value));
+}
+
+void Client::At(std::string_view ufunc, Array& a, const std::vector<IndexItem>& index,
+                const Operand& value) {
+  detail::Connection& conn = Synced();
+  v1::SetItemRequest request = SetItemRequest(a, index, value);
+  request.set_combine(std::string(ufunc));
   detail::Call(conn, &v1::ArrayHub::Stub::SetItem, request);
 }
 

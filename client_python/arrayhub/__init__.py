@@ -78,6 +78,11 @@ from arrayhub._shape_functions import (array_split, broadcast_arrays, broadcast_
 from arrayhub._stacking import (atleast_1d, atleast_2d, atleast_3d, block, column_stack,
                                 concat, dstack, hstack, row_stack, vstack)
 from arrayhub._insert_delete import append, delete, insert
+from arrayhub import _histograms, _put_functions
+from arrayhub._histograms import (bincount, digitize, histogram, histogram2d,
+                                  histogram_bin_edges, histogramdd)
+from arrayhub._put_functions import (choose, copyto, extract, fill_diagonal, place, put,
+                                     put_along_axis, putmask)
 from arrayhub._pad import pad
 from arrayhub import (_einsum, _functional, _nan_functions, _numerics, _polynomial, _sets,
                       _sorting, _statistics)
@@ -180,4 +185,6 @@ __all__ = sorted(
      *_polynomial.__all__,
      *(name for module in (_array_kind, _bits, _differences, _host_creation, _index_helpers,
                            _memory, _numpy1_aliases, _printing, _scalar_types, _type_checks,
-                           _utilities, _windows) for name in module.__all__)])
+                           _utilities, _windows) for name in module.__all__),
+     *_histograms.__all__,
+     *_put_functions.__all__])

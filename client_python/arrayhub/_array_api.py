@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from arrayhub import _dtypes, _ops
-from arrayhub._errors import (ArrayHubAxisError, ArrayHubTypeError, ArrayHubValueError,
-                              client_error)
+from arrayhub._errors import (ArrayHubAxisError, ArrayHubIndexError, ArrayHubTypeError,
+                              ArrayHubValueError, client_error)
 from arrayhub._ndarray import ndarray
 
 __all__ = ["astype", "matrix_transpose", "vecdot", "take_along_axis", "cumulative_sum",
@@ -81,18 +81,18 @@ def _move_last(x: ndarray, axis: int) -> ndarray:
     return x.transpose(order) if order != list(range(x.ndim)) else x
 
 
-def take_along_axis(arr: ndarray, indices: ndarray, axis: Optional[int] = -1) -> ndarray:
-    """numpy.take_along_axis: ``arr`` picked at ``indices`` along ``axis``, the other axes
-    matched (broadcast) position by position; one gather on the server."""
-    arr = _ops.require_array(arr, "take_along_axis")
-    indices = _ops.require_array(indices, "take_along_axis")
+def along_axis_key(arr: ndarray, indices: Any, axis: Optional[int]) -> Any:
+    """The index of ``arr`` that take_along_axis and put_along_axis use: ``indices`` for the
+    flattened array when axis is None, else ``(i0, ..., indices, ..., in)`` with aranges
+    shaped to broadcast along their own axis; NumPy's checks and messages."""
+    indices = _ops.require_array(indices, "indices")
     if indices.dtype.kind not in "iu":
-        raise client_error(ArrayHubValueError, "`indices` must be an integer array")
+        raise client_error(ArrayHubIndexError, "`indices` must be an integer array")
     if axis is None:
         if indices.ndim != 1:
             raise client_error(ArrayHubValueError,
                                "when axis=None, `indices` must have a single dimension.")
-        return arr.ravel()[indices]
+        return indices
     axis = operator.index(axis)
     if not -arr.ndim <= axis < arr.ndim:
         raise client_error(ArrayHubAxisError,
@@ -103,7 +103,6 @@ def take_along_axis(arr: ndarray, indices: ndarray, axis: Optional[int] = -1) ->
                            "`indices` and `arr` must have the same number of dimensions")
     from arrayhub._creation import arange  # _creation imports the ndarray module too
 
-    # arr[i0, ..., indices, ..., in]: aranges shaped to broadcast along their own axis.
     key = []
     for d in range(arr.ndim):
         if d == axis:
@@ -112,7 +111,15 @@ def take_along_axis(arr: ndarray, indices: ndarray, axis: Optional[int] = -1) ->
             shape = [1] * arr.ndim
             shape[d] = arr.shape[d]
             key.append(arange(arr.shape[d]).reshape(shape))
-    return arr[tuple(key)]
+    return tuple(key)
+
+
+def take_along_axis(arr: ndarray, indices: ndarray, axis: Optional[int] = -1) -> ndarray:
+    """numpy.take_along_axis: ``arr`` picked at ``indices`` along ``axis``, the other axes
+    matched (broadcast) position by position; one gather on the server."""
+    arr = _ops.require_array(arr, "take_along_axis")
+    key = along_axis_key(arr, indices, axis)
+    return arr.ravel()[key] if axis is None else arr[key]
 
 
 def cumulative_sum(x: ndarray, /, *, axis: Optional[int] = None,

@@ -684,6 +684,18 @@ class ndarray:
 
         return compress(condition, self, axis)
 
+    def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
+        """``self.flat[indices] = values``; see :func:`arrayhub.put`."""
+        from arrayhub._put_functions import put
+
+        put(self, indices, values, mode)
+
+    def choose(self, choices: Any, out: Any = None, mode: str = "raise") -> ndarray:
+        """``choices[self[i]][i]``; see :func:`arrayhub.choose`."""
+        from arrayhub._put_functions import choose
+
+        return choose(self, choices, out, mode)
+
     def take(self, indices: Any, axis: Optional[int] = None) -> ndarray:
         """Elements at ``indices`` (an int, an array, or a list or NumPy array, uploaded)
         along ``axis`` (of the flattened array when None)."""

@@ -490,16 +490,19 @@ def getitem(a: _ndarray.ndarray, key: Any) -> _ndarray.ndarray:
         **refs.source(a), "index": _index_items(entries, refs)}, meta=meta, arrays=(a, *entries))
 
 
-def setitem(a: _ndarray.ndarray, key: Any, value: Any) -> None:
+def setitem(a: _ndarray.ndarray, key: Any, value: Any, combine: str = "") -> None:
     """SetItem RPC: ``a[key] = value`` with the value broadcast to the selection. NumPy
-    arrays and lists given as values are uploaded first (CuPy accepts them too)."""
+    arrays and lists given as values are uploaded first (CuPy accepts them too). With
+    ``combine`` (a ufunc's name: add, subtract, multiply, maximum, minimum, fmax, fmin), NumPy's
+    ``ufunc.at(a, key, value)``: each selected element is combined with its value, as many
+    times as the key selects it, in C order."""
     client = client_for(a, value, *(key if isinstance(key, tuple) else (key,)))
     if not is_operand(value):
         value = upload(np.asarray(value), client)
     entries = _index_entries(key, client)
     refs = _Refs(client, None)
     request = compute_pb2.SetItemRequest(handle=handle_of(a), index=_index_items(entries, refs),
-                                         value=refs.operand(value))
+                                         value=refs.operand(value), combine=combine)
     client._rpc("SetItem", request)
 
 

@@ -4,9 +4,11 @@ Each maps onto an operation the server has: ``reduce`` onto the Reduce RPC (add 
 multiply -> prod, maximum -> max, minimum -> min, logical_and -> all, logical_or -> any;
 bitwise_and and bitwise_or of bool arrays -> all, any),
 ``accumulate`` onto the ArrayOp scans (add -> cumsum, multiply -> cumprod), ``outer`` onto
-broadcasting views. The server has no other reductions or scans, no segmented reduction
-(reduceat) and no scatter that combines repeated indices (``at`` with an index that repeats
-an element): those raise NotImplementedError saying so, never a silent download.
+broadcasting views, ``at`` onto SetItem's combining scatter (add, subtract, multiply, maximum,
+minimum, fmax, fmin; logical_and and logical_or of bool arrays), which applies repeated
+indices in NumPy's sequential order. The server has no other reductions or scans, no
+segmented reduction (reduceat), and ``at`` of other ufuncs takes indices that select each
+element once: the rest raise NotImplementedError saying so, never a silent download.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ _BOOL_REDUCTIONS = {"bitwise_and": "all", "bitwise_or": "any"}
 _WITH_DTYPE = {"sum", "prod"}
 #: ufunc.accumulate -> the server's ArrayOp scan.
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
+#: ufunc.at -> the combine op of the server's scatter.
+_COMBINES = {name: name for name in
+             ("add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin")}
+#: ... and of bool arrays with bool values, whose logical ops are add and multiply.
+_BOOL_COMBINES = {"logical_or": "add", "logical_and": "multiply"}
 
 
 class NoValue:
@@ -184,23 +191,38 @@ def _selects_once(index: ndarray, extent: int) -> bool:
     return _ops.array_op("unique", (wrapped,))[0].size == index.size
 
 
+def _bool_value(b: Any) -> bool:
+    if isinstance(b, (ndarray, np.ndarray, np.generic)):
+        return b.dtype == np.bool_
+    return isinstance(b, bool) or np.asarray(b).dtype == np.bool_
+
+
 def at(ufunc: Any, a: Any, indices: Any, b: Any = None) -> None:
-    """ufunc.at for indices that select each element once: slices, ints, boolean masks, and
-    an integer array for the first axis whose positions are distinct (checked on the server):
-    then ``a[indices] = ufunc(a[indices], b)`` is NumPy's unbuffered result. Indices that
-    repeat an element need a scatter that combines them: the server has none."""
+    """ufunc.at: one combining scatter on the server for add, subtract, multiply, maximum,
+    minimum, fmax, fmin (and logical_and/logical_or of bool arrays and values), which applies
+    every repeated index in NumPy's order. Other ufuncs take indices that select each element
+    once: slices, ints, boolean masks, and an integer array for the first axis whose
+    positions are distinct (checked on the server); then ``a[indices] = ufunc(a[indices], b)``
+    is NumPy's unbuffered result."""
     name = ufunc.__name__
     target = _ops.require_array(a, f"{name}.at")
     if (b is None) != (ufunc.nin == 1):
         raise client_error(ArrayHubValueError,
                            "second operand needed for ufunc" if b is None else
                            "second operand provided when ufunc is unary")
+    combine = _COMBINES.get(name)
+    if combine is None and target.dtype == np.bool_ and _bool_value(b):
+        combine = _BOOL_COMBINES.get(name)
+    if combine is not None:
+        _ops.setitem(target, indices, b, combine=combine)
+        return
     entries = indices if isinstance(indices, tuple) else (indices,)
     repeating = [i for i, entry in enumerate(entries) if _may_repeat(entry)]
     if repeating:
-        why = (f"with indices that repeat an element it needs a scatter that combines them, "
-               f"which the server does not have (a[idx] = arrayhub.{name}(a[idx], b) is the "
-               f"same when idx never repeats one)")
+        why = (f"with indices that repeat an element it needs a scatter that combines with "
+               f"{name}, which the server does not have (it combines with "
+               f"{', '.join(_COMBINES)}; a[idx] = arrayhub.{name}(a[idx], b) is the same when "
+               f"idx never repeats one)")
         if repeating != [0] or target.ndim == 0:
             raise _not_implemented(name, "at", f"{why}; integer index arrays are taken for "
                                    f"the first axis only")

@@ -89,9 +89,9 @@ class ufunc:
         return _ufunc_methods.outer(self, a, b, **kwargs)
 
     def at(self, a: Any, indices: Any, b: Any = None) -> None:
-        """numpy.ufunc.at for indices that select each element once (slices, ints, boolean
-        masks, distinct integer positions on the first axis); an index that repeats an
-        element raises NotImplementedError (the server has no combining scatter)."""
+        """numpy.ufunc.at: add, subtract, multiply, maximum, minimum, fmax, fmin (and
+        logical_and/or of bools) combine repeated indices on the server in NumPy's order;
+        other ufuncs take indices that select each element once."""
         _ufunc_methods.at(self, a, indices, b)
 
     def reduceat(self, array: Any, indices: Any, axis: int = 0, dtype: DTypeLike | None = None,

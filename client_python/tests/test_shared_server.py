@@ -80,6 +80,29 @@ def test_publish_and_attach_between_tenants(secure: tuple[Daemon, bytes]) -> Non
         bob.close()
 
 
+def test_a_tenant_cannot_scatter_into_anothers_array(secure: tuple[Daemon, bytes]) -> None:
+    alice, bob = connect(secure, "alice"), connect(secure, "bob")
+    try:
+        with alice.use():
+            x = ah.zeros(4)
+            x.publish("lab/counts", readers=["bob"])
+        with bob.use():
+            y = ah.attach("lab/counts", owner="alice")
+            with pytest.raises(ah.ArrayHubPermissionError, match="read-only"):
+                ah.add.at(y, ah.asarray([0, 0]), 1.0)
+            with pytest.raises(ah.ArrayNotFoundError):
+                ah.open(x.handle)  # Alice's handle means nothing to bob.
+            mine = ah.zeros(4)
+            ah.add.at(mine, ah.asarray([1, 1]), 1.0)
+            np.testing.assert_array_equal(mine.get(), [0.0, 2.0, 0.0, 0.0])
+        with alice.use():
+            ah.unpublish("lab/counts")
+            np.testing.assert_array_equal(x.get(), np.zeros(4))
+    finally:
+        alice.close()
+        bob.close()
+
+
 def test_tokens_never_reach_the_log(secure: tuple[Daemon, bytes]) -> None:
     with pytest.raises(ah.ArrayHubPermissionError):
         connect(secure, "alice", token="secret-typo-token")

@@ -42,11 +42,38 @@ struct GatherCall {
 // the same element, the one last in C order wins, as NumPy's sequential assignment. Every index
 // is checked before anything is written: an out-of-bounds index leaves the target unchanged.
 // `values` never overlaps the target's buffer.
+//
+// With `combine` (NumPy's ufunc.at), each destination instead becomes
+// op(...op(op(target, v_1), v_2)..., v_n) over the values v_1..v_n that select it, in C order
+// of their positions, computed as the op's loop of the target's dtype computes it (ufuncs.def:
+// integers wrap, float16 rounds after each step, bool add is or and multiply is and, maximum
+// and minimum propagate NaN, fmax and fmin ignore it). Both backends apply the values of one
+// destination in that sequential order, so results equal NumPy's bit for bit, floating-point
+// sums included. ScatterCombines says which ops; a backend refuses others (core sends none).
 struct ScatterCall {
   ArrayView target;
   std::vector<IndexOperand> indices;
   ArrayView values;
+  std::optional<ElementwiseOp> combine = std::nullopt;
 };
+
+// Whether a scatter combines into `dtype` with `op`: the ops above, of every dtype, except the
+// subtraction of bools.
+constexpr bool ScatterCombines(ElementwiseOp op, DType dtype) {
+  switch (op) {
+    case ElementwiseOp::kSubtract:
+      return dtype != DType::kBool;
+    case ElementwiseOp::kAdd:
+    case ElementwiseOp::kMultiply:
+    case ElementwiseOp::kMaximum:
+    case ElementwiseOp::kMinimum:
+    case ElementwiseOp::kFmax:
+    case ElementwiseOp::kFmin:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Stable sort of each row of the C-contiguous (rows, n) `input`, in numpy.sort's order: NaN
 // after every number; complex lexicographically by (real, imag) with the classes

@@ -13,6 +13,7 @@
 #include "server/core/index_rules.h"
 #include "server/core/nonzero_fill.h"
 #include "server/core/overlap.h"
+#include "server/core/ufunc_rules.h"
 
 namespace arrayhub {
 namespace {
@@ -255,6 +256,28 @@ class IndexSteps {
   std::vector<std::shared_ptr<Buffer>> scratch_;
 };
 
+namespace {
+
+// What ufunc.at(a, index, value) refuses, for a scatter that combines with `op` into an array
+// of `dtype` with a value of `value_dtype`: what the ufunc refuses for these dtypes (a bool
+// subtract, with NumPy's message), and what the scatter cannot combine. NumPy 2.4 casts the
+// loop's output back to the array's dtype unsafely (a complex value into a float array drops
+// its imaginary part, with a ComplexWarning), so no cast is refused here.
+absl::Status CheckCombine(ElementwiseOp op, DType dtype, DType value_dtype) {
+  const UfuncOperand operands[] = {{.array_dtype = dtype, .scalar = {}},
+                                   {.array_dtype = value_dtype, .scalar = {}}};
+  AH_RETURN_IF_ERROR(ResolveUfunc(op, operands, std::nullopt).status());
+  if (!ScatterCombines(op, dtype)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}.at into a {} array: this server combines repeated indices with add, subtract, "
+        "multiply, maximum, minimum, fmax and fmin, in the array's dtype (not subtract of bool)",
+        OpName(op), DTypeName(dtype)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& caller,
                                                       const GetItemSpec& spec) {
   const auto bound = Bind(caller, "getitem");
@@ -282,12 +305,16 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
   const ArrayView target = WithLayout(*array, plan.layout);
   const Shape& selection = plan.layout.shape;
+  // A combining assignment always scatters, so that an element selected twice is combined
+  // twice; a plain one with basic indices is a copy into the view.
+  const bool scatter = plan.advanced || spec.combine.has_value();
 
   // The value, in the array's dtype, broadcast to the selection: NumPy casts it unsafely and
   // lets it have extra leading axes of length 1.
   ArrayView value;
   if (spec.value.handle) {
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr source, Find(caller, *spec.value.handle, "value"));
+    if (spec.combine) AH_RETURN_IF_ERROR(CheckCombine(*spec.combine, array->dtype, source->dtype));
     value = ViewOf(*source);
     while (value.shape.size() > selection.size() && value.shape.front() == 1) {
       value.shape.erase(value.shape.begin());
@@ -300,12 +327,23 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     }
     // A scatter reads the value in another order than it writes, and a value in another dtype
     // must be converted first: both go through a copy.
-    if (value.dtype != array->dtype || (plan.advanced && MayShareMemory(value, target))) {
+    if (value.dtype != array->dtype || (scatter && MayShareMemory(value, target))) {
       AH_ASSIGN_OR_RETURN(ArrayView converted,
                           NewScratch(caller, array->dtype, value.shape, steps.scratch()));
       AH_RETURN_IF_ERROR(CopyInto(caller, value, converted));
       value = converted;
     }
+  } else if (spec.value.scalar && spec.combine) {
+    // ufunc.at types a Python scalar as numpy.asarray does (int64, float64, ...), not weakly,
+    // and casts it to the array's dtype unsafely, as it casts every value.
+    const DType dtype = DefaultDType(*spec.value.scalar);
+    AH_RETURN_IF_ERROR(CheckCombine(*spec.combine, array->dtype, dtype));
+    AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, dtype));
+    AH_ASSIGN_OR_RETURN(ArrayView scalar, NewScratch(caller, dtype, {}, steps.scratch()));
+    AH_RETURN_IF_ERROR(backend_->CopyFromHost(
+        *scalar.buffer, 0, std::span(bytes.data(), static_cast<size_t>(ItemSize(dtype)))));
+    AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
+    AH_RETURN_IF_ERROR(CopyInto(caller, scalar, value));
   } else if (spec.value.scalar) {
     // numpy.full casts a complex fill value unsafely; assignment does not (int(1+2j) raises).
     if (spec.value.scalar->kind == Scalar::Kind::kComplex && !IsComplex(array->dtype) &&
@@ -325,7 +363,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
   value.strides = BroadcastStrides(value.shape, value.strides, selection);
   value.shape = selection;
 
-  if (!plan.advanced) return CopyInto(caller, value, target);
+  if (!scatter) return CopyInto(caller, value, target);
   AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
   // An index array that shares memory with the target (a[a] = v) would be rewritten by the
   // assignment it steers: NumPy reads every index first, so the scatter reads a copy.
@@ -334,8 +372,8 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
       AH_ASSIGN_OR_RETURN(operand.indices, CopyAside(caller, operand.indices, steps.scratch()));
     }
   }
-  return backend_->Scatter(
-      ScatterCall{.target = target, .indices = std::move(indices), .values = value});
+  return backend_->Scatter(ScatterCall{
+      .target = target, .indices = std::move(indices), .values = value, .combine = spec.combine});
 }
 
 }  // namespace arrayhub

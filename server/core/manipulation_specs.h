@@ -80,6 +80,9 @@ struct SetItemSpec {
   std::string handle;
   std::vector<IndexItemSpec> index;
   OperandSpec value;
+  // ufunc.at: combine each selected element with the value (as many times as it is selected)
+  // instead of assigning it; one of the ops ScatterCombines accepts (backend/indexing.h).
+  std::optional<ElementwiseOp> combine = std::nullopt;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -131,7 +131,17 @@ absl::StatusOr<GetItemSpec> GetItemSpecFromProto(const v1::GetItemRequest& reque
 absl::StatusOr<SetItemSpec> SetItemSpecFromProto(const v1::SetItemRequest& request) {
   AH_ASSIGN_OR_RETURN(std::vector<IndexItemSpec> index, IndexFromProto(request.index()));
   AH_ASSIGN_OR_RETURN(OperandSpec value, OperandFromProto(request.value(), "value"));
-  return SetItemSpec{.handle = request.handle(), .index = std::move(index), .value = value};
+  SetItemSpec spec{.handle = request.handle(), .index = std::move(index), .value = value};
+  if (!request.combine().empty()) {
+    spec.combine = ElementwiseOpFromName(request.combine());
+    if (!spec.combine) {
+      return absl::InvalidArgumentError(
+          fmt::format("combine: unknown ufunc '{}' (add, subtract, multiply, maximum, minimum, "
+                      "fmax or fmin)",
+                      request.combine()));
+    }
+  }
+  return spec;
 }
 
 absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& request,

@@ -408,26 +408,38 @@ class IndexTest : public CudaIndexingTest {
   }
 
   // Scatters random values (broadcast along the first dimension where it is > 1) on both
-  // backends; compares statuses and the whole target buffers.
+  // backends, assigning or (with `combine`) combining; compares statuses and the whole target
+  // buffers. A combining scatter folds each destination's values in the host's sequential
+  // order, so floats must match bit for bit too.
   void CheckScatter(DType dtype, const IndexCase& c, Rng& rng,
-                    std::optional<std::pair<size_t, int64_t>> bad = {}) {
+                    std::optional<std::pair<size_t, int64_t>> bad = {},
+                    std::optional<ElementwiseOp> combine = {}) {
     AH_TEST_ASSIGN(const IndexSetup s, Setup(dtype, c, rng, bad));
     Layout values = Dense(s.shape);
     if (!s.shape.empty() && s.shape[0] > 1 && rng() % 2 == 0) {
       values.strides[0] = 0;
       values.elements = Count(s.shape) / s.shape[0];
     }
-    AH_TEST_ASSIGN(const Both value_buffer,
-                   Upload(RandomBytes(dtype, values.elements, Values::kWide, rng)));
+    Values kind = Values::kWide;
+    if (combine == ElementwiseOp::kAdd || combine == ElementwiseOp::kSubtract) {
+      kind = Values::kSumand;
+    } else if (combine == ElementwiseOp::kMultiply) {
+      kind = Values::kFactor;
+    } else if (combine) {
+      kind = Values::kSpecial;  // NaN, infinities and signed zeros for the extrema.
+    }
+    AH_TEST_ASSIGN(const Both value_buffer, Upload(RandomBytes(dtype, values.elements, kind, rng)));
     absl::Status status[2];
     for (const bool on_cuda : {true, false}) {
       const ScatterCall call{.target = s.DataView(on_cuda, dtype, c),
                              .indices = s.Operands(on_cuda, c),
-                             .values = ViewOf(value_buffer, on_cuda, dtype, values)};
+                             .values = ViewOf(value_buffer, on_cuda, dtype, values),
+                             .combine = combine};
       status[on_cuda ? 0 : 1] = On(on_cuda).Scatter(call);
     }
-    const std::string what = fmt::format("scatter {} data {} axis {}", DTypeName(dtype),
-                                         FormatShape(c.data), c.first_axis);
+    const std::string what =
+        fmt::format("scatter {} {} data {} axis {}", combine ? OpName(*combine) : "assign",
+                    DTypeName(dtype), FormatShape(c.data), c.first_axis);
     EXPECT_EQ(status[0], status[1]) << what << testing::SeedNote();
     EXPECT_EQ(status[0].ok(), !bad.has_value()) << what << ": " << status[0] << testing::SeedNote();
     EXPECT_EQ(Compare(s.data_buffer, dtype), "") << what << testing::SeedNote();
@@ -448,6 +460,25 @@ TEST_F(IndexTest, ScatterMatchesHostForEveryDTypeAndLayout) {
   }
 }
 
+// ufunc.at's scatter: every op of every dtype, on every layout, with many repeated
+// destinations (also runs of 10^5 values into one element, and runs that cross blocks), equal
+// to the host's sequential result bit for bit.
+TEST_F(IndexTest, ScatterCombineMatchesHostForEveryDTypeOpAndLayout) {
+  Rng rng(BaseSeed() + 3);
+  std::vector<IndexCase> cases = IndexCases();
+  cases.push_back({{3}, 0, {{100000}}, {100000}, false});
+  cases.push_back({{64, 2}, 0, {{70000}}, {70000}, true});
+  for (const DType dtype : kAllDTypes) {
+    for (const ElementwiseOp op :
+         {ElementwiseOp::kAdd, ElementwiseOp::kSubtract, ElementwiseOp::kMultiply,
+          ElementwiseOp::kMaximum, ElementwiseOp::kMinimum, ElementwiseOp::kFmax,
+          ElementwiseOp::kFmin}) {
+      if (!ScatterCombines(op, dtype)) continue;
+      for (const IndexCase& c : cases) CheckScatter(dtype, c, rng, std::nullopt, op);
+    }
+  }
+}
+
 // One index out of bounds (too large or too negative, in any operand): INVALID_ARGUMENT with
 // NumPy's message, as the host says it, and a scatter writes nothing (its target compares equal
 // with the host's, which writes nothing either, and keeps its random contents).
@@ -461,6 +492,7 @@ TEST_F(IndexTest, OutOfBoundsIndicesFailWithoutWriting) {
       const auto element = static_cast<int64_t>(rng() % Count(c.index_shapes[k]));
       CheckGather(dtype, c, rng, std::pair{k, element});
       CheckScatter(dtype, c, rng, std::pair{k, element});
+      CheckScatter(dtype, c, rng, std::pair{k, element}, ElementwiseOp::kAdd);
     }
   }
 }

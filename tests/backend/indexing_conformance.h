@@ -1,12 +1,17 @@
 // What every backend's gathers and scatters promise (see backend_conformance.h): an index out
 // of bounds fails with NumPy's IndexError message, naming the first bad index in C order, and a
 // scatter refused so writes nothing; among duplicate destinations the last in C order wins, as
-// NumPy's sequential assignment, also with negative indices and over many writes.
+// NumPy's sequential assignment, also with negative indices and over many writes; a combining
+// scatter (ufunc.at) folds every value into its destination in that same order.
 #pragma once
 
+#include <Imath/half.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -18,6 +23,25 @@ namespace arrayhub {
 template <typename Factory>
 class IndexingConformanceTest : public BackendTest<Factory> {
  protected:
+  // ufunc.at(target, indices, values) as a combining scatter into a 1-D target: every value is
+  // combined into its destination, in C order of the positions. Returns the call's status.
+  template <typename T>
+  absl::Status CombineInto(ElementwiseOp op, DType dtype, const ArrayView& target,
+                           const std::vector<int64_t>& indices, const std::vector<T>& values) {
+    const auto count = static_cast<int64_t>(indices.size());
+    ArrayView where = target;
+    where.shape = {count};
+    where.strides = {0};
+    return this->backend().Scatter(
+        {.target = where,
+         .indices = {{.indices = this->Array(DType::kInt64, indices, {count}),
+                      .extent = target.shape.at(0),
+                      .stride = 1,
+                      .axis = 0}},
+         .values = this->Array(dtype, values, {count}),
+         .combine = op});
+  }
+
   testing::SeedTrace seed_trace_;
 };
 
@@ -116,7 +140,100 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
   EXPECT_EQ(this->template Read<int64_t>(many), expected);
 }
 
+TYPED_TEST_P(IndexingConformanceTest, ScatterCombinesRepeatedIndicesInOrder) {
+  // np.add.at(float64 [0, 10, 0.5], [0, -3, 2, 0, 1], [1, 2, 3, 4, 5]).
+  const ArrayView f64 = this->Array(DType::kFloat64, std::vector<double>{0, 10, 0.5}, {3});
+  ASSERT_TRUE(this->CombineInto(ElementwiseOp::kAdd, DType::kFloat64, f64, {0, -3, 2, 0, 1},
+                                std::vector<double>{1, 2, 3, 4, 5})
+                  .ok());
+  EXPECT_EQ(this->template Read<double>(f64), (std::vector<double>{7, 15, 3.5}));
+
+  // Sequential order, not a tree: 2^24 + 1 + 1 rounds to 2^24 at each step in float32, and
+  // 2048 + 1 + 1 - 1 to 2047 in float16 (which rounds back to half after each step).
+  const ArrayView f32 = this->Array(DType::kFloat32, std::vector<float>{0x1p24f}, {1});
+  ASSERT_TRUE(
+      this->CombineInto(ElementwiseOp::kAdd, DType::kFloat32, f32, {0, 0}, std::vector<float>{1, 1})
+          .ok());
+  EXPECT_EQ(this->template Read<float>(f32), (std::vector<float>{0x1p24f}));
+  const auto half = [](float x) { return Imath::half(x).bits(); };
+  const ArrayView f16 = this->Array(DType::kFloat16, std::vector<uint16_t>{half(2048)}, {1});
+  ASSERT_TRUE(this->CombineInto(ElementwiseOp::kAdd, DType::kFloat16, f16, {0, 0, 0},
+                                std::vector<uint16_t>{half(1), half(1), half(-1)})
+                  .ok());
+  EXPECT_EQ(this->template Read<uint16_t>(f16), (std::vector<uint16_t>{half(2047)}));
+
+  // maximum propagates NaN, fmax ignores it; subtract and multiply in order.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> extrema = {nan, 5, 7, -1, 0};
+  const ArrayView maximum = this->Array(DType::kFloat32, std::vector<float>{1, 2, 3}, {3});
+  const ArrayView fmax = this->Array(DType::kFloat32, std::vector<float>{1, 2, 3}, {3});
+  const ArrayView minimum = this->Array(DType::kFloat32, std::vector<float>{1, 2, 3}, {3});
+  ASSERT_TRUE(
+      this->CombineInto(ElementwiseOp::kMaximum, DType::kFloat32, maximum, {0, 0, 1, 1, 2}, extrema)
+          .ok());
+  ASSERT_TRUE(
+      this->CombineInto(ElementwiseOp::kFmax, DType::kFloat32, fmax, {0, 0, 1, 1, 2}, extrema)
+          .ok());
+  ASSERT_TRUE(
+      this->CombineInto(ElementwiseOp::kMinimum, DType::kFloat32, minimum, {1, 1, 2, 2, 2}, extrema)
+          .ok());
+  const std::vector<float> max_result = this->template Read<float>(maximum);
+  EXPECT_TRUE(std::isnan(max_result[0]));
+  EXPECT_EQ(max_result[1], 7);
+  EXPECT_EQ(max_result[2], 3);
+  EXPECT_EQ(this->template Read<float>(fmax), (std::vector<float>{5, 7, 3}));
+  const std::vector<float> min_result = this->template Read<float>(minimum);
+  EXPECT_EQ(min_result[0], 1);
+  EXPECT_TRUE(std::isnan(min_result[1]));
+  EXPECT_EQ(min_result[2], -1);
+
+  // Integers wrap: 120 + 5 + 5 in int8; 3 - 4 - 4 in uint16.
+  const ArrayView i8 = this->Array(DType::kInt8, std::vector<int8_t>{120}, {1});
+  ASSERT_TRUE(
+      this->CombineInto(ElementwiseOp::kAdd, DType::kInt8, i8, {0, -1}, std::vector<int8_t>{5, 5})
+          .ok());
+  EXPECT_EQ(this->template Read<int8_t>(i8), (std::vector<int8_t>{-126}));
+  const ArrayView u16 = this->Array(DType::kUInt16, std::vector<uint16_t>{3}, {1});
+  ASSERT_TRUE(this->CombineInto(ElementwiseOp::kSubtract, DType::kUInt16, u16, {0, 0},
+                                std::vector<uint16_t>{4, 4})
+                  .ok());
+  EXPECT_EQ(this->template Read<uint16_t>(u16), (std::vector<uint16_t>{65531}));
+
+  // bool: add is or, multiply is and; subtract is refused and writes nothing.
+  const ArrayView any = this->Array(DType::kBool, std::vector<uint8_t>{0, 1}, {2});
+  const ArrayView all = this->Array(DType::kBool, std::vector<uint8_t>{1, 1}, {2});
+  ASSERT_TRUE(this->CombineInto(ElementwiseOp::kAdd, DType::kBool, any, {0, 1, 0},
+                                std::vector<uint8_t>{1, 0, 0})
+                  .ok());
+  ASSERT_TRUE(this->CombineInto(ElementwiseOp::kMultiply, DType::kBool, all, {0, 1, 0},
+                                std::vector<uint8_t>{1, 0, 1})
+                  .ok());
+  EXPECT_EQ(this->template Read<uint8_t>(any), (std::vector<uint8_t>{1, 1}));
+  EXPECT_EQ(this->template Read<uint8_t>(all), (std::vector<uint8_t>{1, 0}));
+  EXPECT_EQ(
+      this->CombineInto(ElementwiseOp::kSubtract, DType::kBool, all, {0}, std::vector<uint8_t>{1})
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(this->template Read<uint8_t>(all), (std::vector<uint8_t>{1, 0}));
+
+  // complex128: (1 + 1j) * 1j * 2.
+  using C = std::complex<double>;
+  const ArrayView c128 = this->Array(DType::kComplex128, std::vector<C>{C(1, 1)}, {1});
+  ASSERT_TRUE(this->CombineInto(ElementwiseOp::kMultiply, DType::kComplex128, c128, {0, 0},
+                                std::vector<C>{C(0, 1), C(2, 0)})
+                  .ok());
+  EXPECT_EQ(this->template Read<C>(c128), (std::vector<C>{C(-2, 2)}));
+
+  // An index out of bounds anywhere: NumPy's message, and nothing combined.
+  const absl::Status status = this->CombineInto(ElementwiseOp::kAdd, DType::kFloat64, f64,
+                                                {0, 1, 3}, std::vector<double>{1, 1, 1});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "index 3 is out of bounds for axis 0 with size 3");
+  EXPECT_EQ(this->template Read<double>(f64), (std::vector<double>{7, 15, 3.5}));
+}
+
 REGISTER_TYPED_TEST_SUITE_P(IndexingConformanceTest, GatherOutOfBoundsNamesIndexAxisAndSize,
-                            ScatterLastDuplicateWinsAndBadIndexWritesNothing);
+                            ScatterLastDuplicateWinsAndBadIndexWritesNothing,
+                            ScatterCombinesRepeatedIndicesInOrder);
 
 }  // namespace arrayhub

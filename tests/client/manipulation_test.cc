@@ -310,6 +310,23 @@ TEST_F(ManipulationTest, SetItemBroadcastsAndCasts) {
                       "could not broadcast input array from shape (3,) into shape (2,)");
 }
 
+TEST_F(ManipulationTest, AtCombinesRepeatedIndices) {
+  // np.add.at(a, [0, 2, 0, -1], 1) and np.maximum.at(a, [1, 1], [5, 3]) on float64 zeros(3).
+  Array a = client().Zeros({3});
+  Array index = client().Upload(std::vector<int64_t>{0, 2, 0, -1}, {4});
+  client().At("add", a, {index}, 1.0);
+  client().At("maximum", a, {client().Upload(std::vector<int64_t>{1, 1}, {2})},
+              client().Upload(std::vector<double>{5, 3}, {2}));
+  EXPECT_EQ(Get(a), (std::vector<double>{2, 5, 2}));
+  EXPECT_CLIENT_ERROR(client().At("add", a, {client().Upload(std::vector<int64_t>{3}, {1})}, 1.0),
+                      kInvalidArgument, "index 3 is out of bounds for axis 0 with size 3");
+  EXPECT_CLIENT_ERROR(client().At("power", a, {index}, 1.0), kInvalidArgument,
+                      "power.at into a float64 array: this server combines repeated indices with "
+                      "add, subtract, multiply, maximum, minimum, fmax and fmin, in the array's "
+                      "dtype (not subtract of bool)");
+  EXPECT_EQ(Get(a), (std::vector<double>{2, 5, 2}));
+}
+
 TEST_F(ManipulationTest, WritesThroughViewsReachTheBase) {
   const std::vector<double> host = Random(6);
   Array a = client().Upload(host, {2, 3});

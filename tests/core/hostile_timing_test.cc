@@ -138,6 +138,59 @@ TEST_F(HostileTimingTest, NoUpdateIsLostAcrossSessionsAndTenants) {
   ExpectNothingLeft();
 }
 
+// ufunc.at from several sessions and tenants at once into one shared array, every index
+// repeated: no combined update is lost, and each call's repeats all count.
+TEST_F(HostileTimingTest, NoCombinedUpdateIsLostAcrossSessionsAndTenants) {
+  const Caller owner = Open("alice"), second = Open("alice"), other = Open("bob");
+  constexpr int64_t kCount = 64;
+  const std::string x = Make(owner, DType::kInt64, {kCount}, ZerosKind{});
+  ASSERT_TRUE(
+      engine_
+          .Publish(owner, {.handle = x, .name = "x", .reader_tenants = {"bob"}, .writable = true})
+          .ok());
+  absl::StatusOr<ArrayTable::RecordPtr> attached = engine_.Attach(other, "x", "alice");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  const std::string bobs_x = (*attached)->handle.ToString();
+  attached = absl::NotFoundError("let go");  // Hold no record: the end counts buffers.
+
+  constexpr int kRounds = 100;
+  constexpr int kRepeats = 3;  // Each call selects every element this many times.
+  const std::vector<std::pair<Caller, std::string>> adders = {
+      {owner, x}, {owner, x}, {second, x}, {other, bobs_x}};
+  std::atomic<int> waiting{static_cast<int>(adders.size())};
+  std::vector<std::thread> threads;
+  for (const auto& adder : adders) {
+    threads.emplace_back([&] {
+      const auto& [caller, handle] = adder;
+      // index = [0, 1, ..., 63] repeated kRepeats times, this caller's own array.
+      const std::string index =
+          Make(caller, DType::kInt64, {},
+               ArangeKind{.start = Scalar::Int(0), .stop = Scalar::Int(kCount * kRepeats)});
+      ASSERT_TRUE(InPlace(caller, ElementwiseOp::kRemainder,
+                          {HandleOperand(index), IntOperand(kCount)}, index)
+                      .ok());
+      for (--waiting; waiting > 0;) std::this_thread::yield();  // All start at once.
+      for (int i = 0; i < kRounds; ++i) {
+        const absl::Status status = engine_.SetItem(caller, {.handle = handle,
+                                                             .index = {IndexArraySpec{index}},
+                                                             .value = IntOperand(1),
+                                                             .combine = ElementwiseOp::kAdd});
+        ASSERT_TRUE(status.ok()) << status;
+      }
+      ASSERT_TRUE(engine_.Free(caller, std::vector<std::string>{index}).ok());
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+
+  for (int64_t value : ReadArray<int64_t>(owner, x)) {
+    ASSERT_EQ(value, static_cast<int64_t>(adders.size()) * kRounds * kRepeats);
+  }
+  ASSERT_TRUE(engine_.Unpublish(owner, "x").ok());
+  for (const Caller& caller : {owner, second, other})
+    ASSERT_TRUE(engine_.CloseSession(caller).ok());
+  ExpectNothingLeft();
+}
+
 TEST_F(HostileTimingTest, IndicesRewrittenOutOfBoundsNeverLeaveTheArray) {
   const Caller caller = Open("alice"), writer = Open("alice");
   constexpr int64_t kData = 1000;

@@ -373,6 +373,11 @@ class Client {
   // a[index] = value, the value broadcast to the selection and cast to a's dtype. With
   // repeated fancy indices the last write wins, as in NumPy (so `a[[0, 0]] += 1` adds once).
   void SetItem(Array& a, const std::vector<IndexItem>& index, const Operand& value);
+  // NumPy's ufunc.at(a, index, value) for `ufunc` add, subtract, multiply, maximum, minimum,
+  // fmax or fmin: each selected element is combined with its value as many times as the index
+  // selects it, in C order (so At("add", a, {idx}, 1) counts repeats), in a's dtype.
+  void At(std::string_view ufunc, Array& a, const std::vector<IndexItem>& index,
+          const Operand& value);
 
   // NumPy's array-manipulation function `op` (copy, ascontiguousarray, astype, take,
   // compress, nonzero, concatenate, stack, split, tile, repeat, flip, roll, sort, argsort,

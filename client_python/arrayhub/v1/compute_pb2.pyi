@@ -244,14 +244,16 @@ class ReduceRequest(_message.Message):
     def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ...) -> None: ...
 
 class SetItemRequest(_message.Message):
-    __slots__ = ["handle", "index", "value"]
+    __slots__ = ["combine", "handle", "index", "value"]
+    COMBINE_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
+    combine: str
     handle: str
     index: _containers.RepeatedCompositeFieldContainer[IndexItem]
     value: Operand
-    def __init__(self, handle: _Optional[str] = ..., index: _Optional[_Iterable[_Union[IndexItem, _Mapping]]] = ..., value: _Optional[_Union[Operand, _Mapping]] = ...) -> None: ...
+    def __init__(self, handle: _Optional[str] = ..., index: _Optional[_Iterable[_Union[IndexItem, _Mapping]]] = ..., value: _Optional[_Union[Operand, _Mapping]] = ..., combine: _Optional[str] = ...) -> None: ...
 
 class SetItemResponse(_message.Message):
     __slots__ = []

@@ -309,6 +309,11 @@ absl::Status CudaBackend::Gather(const GatherCall& call) {
 }
 
 absl::Status CudaBackend::Scatter(const ScatterCall& call) {
+  if (call.combine && !ScatterCombines(*call.combine, call.target.dtype)) {
+    return absl::InvalidArgumentError(fmt::format("a scatter cannot combine with {} of {}",
+                                                  OpName(*call.combine),
+                                                  DTypeName(call.target.dtype)));
+  }
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const Shape& shape = call.target.shape;
@@ -332,7 +337,9 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
   }
   AH_ASSIGN_OR_RETURN(char* target, Base(call.target));
   AH_ASSIGN_OR_RETURN(const char* values, Base(call.values));
-  ScatterArgs args{.itemsize = ItemSize(call.target.dtype),
+  ScatterArgs args{.dtype = call.target.dtype,
+                   .combine = call.combine,
+                   .itemsize = ItemSize(call.target.dtype),
                    .target = target,
                    .values = values,
                    .count = count,

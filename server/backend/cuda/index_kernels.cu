@@ -9,6 +9,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "server/backend/cuda/index_kernels.cuh"
+#include "server/backend/cuda/scatter_combine.cuh"
 
 namespace arrayhub {
 
@@ -144,6 +145,38 @@ __global__ void ScatterWriteKernel(ScatterArgs a, const Key* keys, const int64_t
   }
 }
 
+// Over the same sorted positions, for ufunc.at: the first of each run of equal destinations
+// folds every value of the run into the destination, in order of position.
+template <ElementwiseOp kOp, class T, class Key>
+__global__ void ScatterCombineKernel(ScatterArgs a, const Key* keys, const int64_t* positions) {
+  if (*a.first_error != kNoIndexError) return;
+  auto* target = static_cast<T*>(a.target);
+  const auto* values = static_cast<const T*>(a.values);
+  for (int64_t i = FirstIndex(); i < a.count; i += GridStride()) {
+    const Key key = keys[i];
+    if (i > 0 && keys[i - 1] == key) continue;
+    T* destination = target + a.min_offset + static_cast<int64_t>(key);
+    T element = *destination;
+    for (int64_t j = i; j < a.count && keys[j] == key; ++j) {
+      element = scatter_combine::Combine<kOp>(
+          element, values[WalkOffset(a.walk, a.walk + 2 * a.rank, a.rank, positions[j])]);
+    }
+    *destination = element;
+  }
+}
+
+template <class Key>
+cudaError_t LaunchCombine(const ScatterArgs& a, const Key* keys, const int64_t* positions,
+                          cudaStream_t stream) {
+  return scatter_combine::WithDType(a.dtype, [&](auto type) {
+    return scatter_combine::WithOp(*a.combine, [&](auto op) {
+      ScatterCombineKernel<decltype(op)::value, decltype(type)>
+          <<<BlocksFor(a.count), kThreads, 0, stream>>>(a, keys, positions);
+      return cudaGetLastError();
+    });
+  });
+}
+
 template <class Item, class Key>
 cudaError_t ScatterWith(ScatterArgs& a, cudaStream_t stream) {
   RadixBuffers& b = a.buffers;
@@ -155,8 +188,11 @@ cudaError_t ScatterWith(ScatterArgs& a, cudaStream_t stream) {
       error != cudaSuccess) {
     return error;
   }
-  ScatterWriteKernel<Item><<<blocks, kThreads, 0, stream>>>(
-      a, static_cast<const Key*>(b.keys[b.key_current]), b.values[b.value_current]);
+  const auto* keys = static_cast<const Key*>(b.keys[b.key_current]);
+  if constexpr (std::is_same_v<Key, uint64_t>) {  // LaunchScatter's only key for combining.
+    if (a.combine) return LaunchCombine(a, keys, b.values[b.value_current], stream);
+  }
+  ScatterWriteKernel<Item><<<blocks, kThreads, 0, stream>>>(a, keys, b.values[b.value_current]);
   return cudaGetLastError();
 }
 
@@ -262,6 +298,9 @@ cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream) {
 
 cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream) {
   if (args.count == 0) return cudaSuccess;
+  // A combining scatter's kernels are per dtype and op, not per item size, and take 64-bit keys
+  // only, which halves their instantiations.
+  if (args.combine) return ScatterWith<uint8_t, uint64_t>(args, stream);
   return WithItem(args.itemsize, [&](auto item) {
     using Item = decltype(item);
     // 32-bit keys where the destinations fit: half the key traffic of the sort.

@@ -1,7 +1,7 @@
 // Host-callable launchers of the indexing kernels: gathers, scatters (last write in C order
-// wins), nonzero counts and positions, searchsorted. Each enqueues its work on
-// `stream` and returns the first launch error, without waiting. Shared by nvcc and the host
-// compiler, so it keeps to the CUDA runtime API and plain types.
+// wins, or every value combined in that order), nonzero counts and positions, searchsorted. Each
+// enqueues its work on `stream` and returns the first launch error, without waiting. Shared by nvcc
+// and the host compiler, so it keeps to the CUDA runtime API and plain types.
 //
 // Indices and nonzero flags are read from device memory that a client may rewrite while the
 // kernels run (another session's work, or a process mapping the array through CUDA IPC), so
@@ -17,9 +17,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "server/backend/cuda/sort_kernels.cuh"
 #include "server/common/dtype.h"
+#include "server/common/ops.h"
 
 namespace arrayhub {
 
@@ -62,7 +64,14 @@ cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream);
 // radix sort in `buffers`, `count` elements), and the last position of each key writes, using
 // only the keys and positions of the first pass. Nothing is written when the first pass found an
 // index out of bounds.
+//
+// With `combine` (ufunc.at), the first position of each key instead folds the values of its
+// whole run into the destination, in order of position (the sort is stable): the same
+// sequential order as NumPy's and the host's, so floating-point results are deterministic and
+// equal theirs. A destination selected k times costs k dependent steps of one thread.
 struct ScatterArgs {
+  DType dtype = DType::kUInt8;
+  std::optional<ElementwiseOp> combine = std::nullopt;
   int64_t itemsize = 1;
   void* target = nullptr;
   const void* values = nullptr;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_ops.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
 #include "server/backend/host/host_types.h"
@@ -96,6 +97,61 @@ absl::Status ForEachIndexed(const ArrayView& data, const std::vector<IndexOperan
   return status;
 }
 
+absl::Status AssignInto(const ScatterCall& call) {
+  const int64_t itemsize = ItemSize(call.target.dtype);
+  std::byte* target = BytesOf(call.target);
+  const std::byte* values = BytesOf(call.values);
+  return ForEachIndexed(call.target, call.indices, {&call.values},
+                        [&](int64_t offset, std::span<const int64_t> others) {
+                          std::memcpy(target + offset, values + others[0], itemsize);
+                        });
+}
+
+// target = Op(target, value) at each destination in turn, in the loop's math type (float16
+// rounds back to half after each step, as NumPy's float16 loops).
+template <typename Op, typename T>
+absl::Status CombineWith(const ScatterCall& call) {
+  std::byte* target = BytesOf(call.target);
+  const std::byte* values = BytesOf(call.values);
+  return ForEachIndexed(call.target, call.indices, {&call.values},
+                        [&](int64_t offset, std::span<const int64_t> others) {
+                          T element;
+                          T value;
+                          std::memcpy(&element, target + offset, sizeof element);
+                          std::memcpy(&value, values + others[0], sizeof value);
+                          element =
+                              static_cast<T>(Op::Apply(static_cast<host::MathType<T>>(element),
+                                                       static_cast<host::MathType<T>>(value)));
+                          std::memcpy(target + offset, &element, sizeof element);
+                        });
+}
+
+absl::Status CombineInto(const ScatterCall& call, ElementwiseOp op) {
+  return host::VisitDType(call.target.dtype, [&]<typename T>(host::TypeTag<T>) -> absl::Status {
+    constexpr host::Ties kTies = host::kTiesOf<T>;
+    switch (op) {
+      case ElementwiseOp::kAdd:
+        return CombineWith<host::Add, T>(call);
+      case ElementwiseOp::kSubtract:
+        if constexpr (!std::is_same_v<T, bool>) return CombineWith<host::Subtract, T>(call);
+        break;
+      case ElementwiseOp::kMultiply:
+        return CombineWith<host::Multiply, T>(call);
+      case ElementwiseOp::kMaximum:
+        return CombineWith<host::Maximum<kTies>, T>(call);
+      case ElementwiseOp::kMinimum:
+        return CombineWith<host::Minimum<kTies>, T>(call);
+      case ElementwiseOp::kFmax:
+        return CombineWith<host::Fmax<kTies>, T>(call);
+      case ElementwiseOp::kFmin:
+        return CombineWith<host::Fmin<kTies>, T>(call);
+      default:  // Refused before anything was written (ScatterCombines).
+        break;
+    }
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 absl::Status HostBackend::Gather(const GatherCall& call) {
@@ -115,6 +171,11 @@ absl::Status HostBackend::Gather(const GatherCall& call) {
 
 absl::Status HostBackend::Scatter(const ScatterCall& call) {
   const HostCall held;
+  if (call.combine && !ScatterCombines(*call.combine, call.target.dtype)) {
+    return absl::InvalidArgumentError(fmt::format("a scatter cannot combine with {} of {}",
+                                                  OpName(*call.combine),
+                                                  DTypeName(call.target.dtype)));
+  }
   // Every index is checked before anything is written, so that a bad one leaves the target
   // unchanged. The writing pass reads and checks each index again where it uses it: the
   // call's locks keep the index arrays still between the passes (host_queue.h), and if
@@ -122,15 +183,9 @@ absl::Status HostBackend::Scatter(const ScatterCall& call) {
   // landing outside the target.
   AH_RETURN_IF_ERROR(
       ForEachIndexed(call.target, call.indices, {}, [](int64_t, std::span<const int64_t>) {}));
-  // Sequential assignment in C order: a later duplicate overwrites an earlier one, as NumPy.
-  const int64_t itemsize = ItemSize(call.target.dtype);
-  std::byte* target = BytesOf(call.target);
-  const std::byte* values = BytesOf(call.values);
-  const absl::Status written =
-      ForEachIndexed(call.target, call.indices, {&call.values},
-                     [&](int64_t offset, std::span<const int64_t> others) {
-                       std::memcpy(target + offset, values + others[0], itemsize);
-                     });
+  // Sequential in C order: a later duplicate overwrites an earlier one (assignment) or is
+  // combined after it (ufunc.at), as NumPy.
+  const absl::Status written = call.combine ? CombineInto(call, *call.combine) : AssignInto(call);
   if (!written.ok()) {
     return absl::AbortedError(fmt::format(
         "the index arrays changed while the assignment ran (another call wrote them), and it "
