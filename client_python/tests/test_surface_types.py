@@ -112,3 +112,9 @@ def test_numpy1_aliases() -> None:
     assert (ah.cfloat, ah.complex_, ah.float_, ah.singlecomplex) == \
         (np.complex128, np.complex128, np.float64, np.complex64)
     assert ah.infty == np.inf
+    assert_matches(ah.msort(x), np.sort(host, axis=0))
+    assert_matches(ah.trapz(x, dx=0.5), np.trapezoid(host, dx=0.5))
+    assert_matches(ah.in1d(x, ah.asarray(np.array([0.0, 3.5]))),
+                   np.isin(host, [0.0, 3.5]).ravel())
+    assert_matches(ah.in1d(x, ah.asarray(np.array([0.0])), invert=True),
+                   ~np.isin(host, [0.0]).ravel())
