@@ -84,28 +84,20 @@ class Compiler {
   // The slot holding expr's value (a temporary, or a local's or parameter's own slot).
   int CompileExpr(const Expr& expr, std::vector<SlotOp>& code) {
     switch (expr.kind) {
-      case Expr::Kind::kLiteral: {
-        SlotOp op = Op(SlotOp::Kind::kFill, Temp(expr.dtype));
-        op.value = LiteralBytes(expr);
-        return Emit(std::move(op), code);
-      }
+      case Expr::Kind::kLiteral:
+        return Constant(ConstantSlot::Kind::kValue, expr.dtype, -1, LiteralBytes(expr));
       case Expr::Kind::kLocal:
         return locals_[expr.index];
       case Expr::Kind::kParam: {
         if (out_.element_slots[expr.index] >= 0) return out_.element_slots[expr.index];
-        SlotOp op = Op(SlotOp::Kind::kFillScalar, Temp(expr.dtype));
-        op.param = expr.index;
-        return Emit(std::move(op), code);
+        return Constant(ConstantSlot::Kind::kScalar, expr.dtype, expr.index, {});
       }
       case Expr::Kind::kIndex:
         return Emit(Op(SlotOp::Kind::kIndex, Temp(expr.dtype)), code);
       case Expr::Kind::kIndSize:
-        return Emit(Op(SlotOp::Kind::kFillIndSize, Temp(expr.dtype)), code);
-      case Expr::Kind::kRawSize: {
-        SlotOp op = Op(SlotOp::Kind::kFillSize, Temp(expr.dtype));
-        op.param = expr.index;
-        return Emit(std::move(op), code);
-      }
+        return Constant(ConstantSlot::Kind::kIndSize, expr.dtype, -1, {});
+      case Expr::Kind::kRawSize:
+        return Constant(ConstantSlot::Kind::kRawSize, expr.dtype, expr.index, {});
       case Expr::Kind::kRawLoad: {
         SlotOp op = Op(SlotOp::Kind::kRawLoad, -1);
         op.src[0] = CompileExpr(expr.operands[0], code);
@@ -115,6 +107,13 @@ class Compiler {
         return Emit(std::move(op), code);
       }
       case Expr::Kind::kCast:
+        if (expr.operands[0].kind == Expr::Kind::kLiteral) {  // Folded: (double)2 is 2.0.
+          const ElementBytes literal = LiteralBytes(expr.operands[0]);
+          ElementBytes folded{};
+          const std::byte* src[3] = {literal.data(), nullptr, nullptr};
+          CastLanes(expr.operands[0].dtype, expr.dtype)(1, folded.data(), src);
+          return Constant(ConstantSlot::Kind::kValue, expr.dtype, -1, folded);
+        }
         return Compute(CastLanes(expr.operands[0].dtype, expr.dtype), expr, code);
       case Expr::Kind::kUnary:
         return Compute(UnaryLanes(expr.unary, expr.dtype), expr, code);
@@ -230,6 +229,18 @@ class Compiler {
     const int dst = op.dst;
     code.push_back(std::move(op));
     return dst;
+  }
+
+  // The slot of a constant, one per distinct constant.
+  int Constant(ConstantSlot::Kind kind, DType dtype, int param, ElementBytes value) {
+    for (const ConstantSlot& constant : out_.constants) {
+      if (constant.kind == kind && constant.param == param && constant.value == value &&
+          out_.slots[constant.slot] == dtype) {
+        return constant.slot;
+      }
+    }
+    out_.constants.push_back(ConstantSlot{kind, NewSlot(dtype), param, value});
+    return out_.constants.back().slot;
   }
 
   int Temp(DType dtype) {

@@ -20,17 +20,14 @@ namespace arrayhub::host {
 
 struct SlotOp {
   enum class Kind : uint8_t {
-    kCompute,      // dst = fn(src...), every lane.
-    kFill,         // dst = value, every lane.
-    kFillScalar,   // dst = the scalar argument of parameter `param`, every lane.
-    kFillSize,     // dst = the element count of raw parameter `param` (int64).
-    kFillIndSize,  // dst = _ind.size() (int64).
-    kIndex,        // dst = each lane's index i (int64).
-    kCopy,         // dst = src[0] on the active lanes.
-    kRawLoad,      // dst = param[src[0]] on the active lanes (range-checked); 0 elsewhere.
-    kRawStore,     // param[src[0]] = src[1] on the active lanes (range-checked).
-    kIf,           // body where src[0], other where not.
-    kFor,          // loop `loop`: dst (the variable, of `dtype`) = first + n * step; body.
+    kCompute,   // dst = fn(src...), every lane.
+    kFill,      // dst = value, every lane.
+    kIndex,     // dst = each lane's index i (int64).
+    kCopy,      // dst = src[0] on the active lanes.
+    kRawLoad,   // dst = param[src[0]] on the active lanes (range-checked); 0 elsewhere.
+    kRawStore,  // param[src[0]] = src[1] on the active lanes (range-checked).
+    kIf,        // body where src[0], other where not.
+    kFor,       // loop `loop`: dst (the variable, of `dtype`) = first + n * step; body.
     kBreak,
     kContinue,
     kReturn,  // dst (the function's result) = src[0] on the active lanes, which then stop.
@@ -55,6 +52,16 @@ struct SlotOp {
   std::vector<SlotOp> other;
 };
 
+// A slot that holds one value in every lane for the whole call, filled once before the first
+// block: a literal, a scalar argument, a raw size or _ind.size().
+struct ConstantSlot {
+  enum class Kind : uint8_t { kValue, kScalar, kRawSize, kIndSize };
+  Kind kind = Kind::kValue;
+  int slot = -1;
+  int param = -1;  // kScalar, kRawSize.
+  ElementBytes value{};
+};
+
 struct CompiledFunction {
   std::vector<SlotOp> code;
   std::vector<int> parameters;  // Slots.
@@ -65,7 +72,8 @@ class HostUserKernel final : public PreparedUserKernel {
  public:
   std::shared_ptr<const kernel::CheckedKernel> kernel;
   std::vector<DType> slots;  // Each slot's dtype.
-  int lanes = 256;           // Lanes per block: slots fit a bounded arena.
+  std::vector<ConstantSlot> constants;
+  int lanes = 256;  // Lanes per block: slots fit a bounded arena.
   std::vector<CompiledFunction> functions;
   // Per parameter: the slot of its element i (non-raw array inputs and outputs), else -1.
   std::vector<int> element_slots;

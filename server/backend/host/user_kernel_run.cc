@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
@@ -39,6 +40,35 @@ std::byte* BaseOf(const ArrayView& view) {
   return static_cast<std::byte*>(view.buffer->data()) + view.offset_bytes;
 }
 
+struct Bytes16 {
+  uint64_t low, high;
+};
+
+// Calls f(T{}) with T an unsigned type of `size` bytes (Bytes16 for 16): lane copies move
+// elements as whole words, which the compiler inlines and vectorises.
+template <typename F>
+void BySize(int64_t size, F&& f) {
+  switch (size) {
+    case 1:
+      return f(uint8_t{});
+    case 2:
+      return f(uint16_t{});
+    case 4:
+      return f(uint32_t{});
+    case 8:
+      return f(uint64_t{});
+    default:
+      return f(Bytes16{});
+  }
+}
+
+template <typename W>
+W LoadWord(const std::byte* p) {
+  W word;
+  std::memcpy(&word, p, sizeof(W));
+  return word;
+}
+
 // Copies `size` bytes per lane; bools read from memory normalise to 0 or 1 (a client's
 // buffer may hold any byte, and a C++ bool other than 0 or 1 is undefined).
 void LoadLane(std::byte* dst, const std::byte* src, int64_t size, bool is_bool) {
@@ -47,6 +77,30 @@ void LoadLane(std::byte* dst, const std::byte* src, int64_t size, bool is_bool) 
   } else {
     std::memcpy(dst, src, static_cast<size_t>(size));
   }
+}
+
+// Element k of `n` from base + offsets[k] into lanes (bools normalised).
+void Gather(std::byte* dst, const std::byte* base, const int64_t* offsets, int n, int64_t size,
+            bool is_bool) {
+  if (is_bool) {
+    for (int l = 0; l < n; ++l) {
+      reinterpret_cast<uint8_t*>(dst)[l] = static_cast<uint8_t>(base[offsets[l]]) != 0;
+    }
+    return;
+  }
+  BySize(size, [&](auto tag) {
+    using W = decltype(tag);
+    W* out = reinterpret_cast<W*>(dst);
+    for (int l = 0; l < n; ++l) out[l] = LoadWord<W>(base + offsets[l]);
+  });
+}
+
+void Scatter(std::byte* base, const int64_t* offsets, const std::byte* src, int n, int64_t size) {
+  BySize(size, [&](auto tag) {
+    using W = decltype(tag);
+    const W* in = reinterpret_cast<const W*>(src);
+    for (int l = 0; l < n; ++l) std::memcpy(base + offsets[l], &in[l], sizeof(W));
+  });
 }
 
 // A raw parameter: its flat C-order index k to a byte address.
@@ -75,19 +129,57 @@ struct RawView {
 class AxisWalk {
  public:
   AxisWalk(std::vector<int64_t> extents, std::vector<std::vector<int64_t>> strides,
-           std::vector<int64_t> weights)
-      : extents_(std::move(extents)), strides_(std::move(strides)), weights_(std::move(weights)) {
-    size_ = 1;
-    for (int64_t e : extents_) size_ *= e;
+           std::vector<int64_t> weights) {
+    // Fewer, longer axes: extent-1 axes go, and an axis merges into the next one when every
+    // parameter (and the flat index) steps over it as over a run of the next.
+    for (size_t d = 0; d < extents.size(); ++d) {
+      size_ *= extents[d];
+      if (extents[d] == 1) continue;
+      if (!extents_.empty()) {
+        const size_t last = extents_.size() - 1;
+        bool merge = weights_[last] == weights[d] * extents[d];
+        for (size_t p = 0; p < strides.size(); ++p) {
+          merge = merge && strides_[p][last] == strides[p][d] * extents[d];
+        }
+        if (merge) {
+          extents_[last] *= extents[d];
+          weights_[last] = weights[d];
+          for (size_t p = 0; p < strides.size(); ++p) strides_[p][last] = strides[p][d];
+          continue;
+        }
+      }
+      extents_.push_back(extents[d]);
+      weights_.push_back(weights[d]);
+      strides_.resize(strides.size());
+      for (size_t p = 0; p < strides.size(); ++p) strides_[p].push_back(strides[p][d]);
+    }
+    strides_.resize(strides.size());
   }
   int64_t size() const { return size_; }
+  // Whether parameter p's offsets are start * stride apart, one run: its stride then.
+  std::optional<int64_t> LinearStride(size_t p) const {
+    if (extents_.size() > 1) return std::nullopt;
+    return extents_.empty() ? 0 : strides_[p][0];
+  }
 
   // offsets[p][l], flat[l] for positions start + l, l in [0, n).
   void Fill(int64_t start, int n, std::vector<std::vector<int64_t>>& offsets, int64_t* flat) const {
     const size_t rank = extents_.size();
     const size_t params = strides_.size();
-    std::vector<int64_t> index(rank);
-    std::vector<int64_t> offset(params, 0);
+    if (rank <= 1) {  // One run: no odometer.
+      const int64_t weight = rank == 0 ? 0 : weights_[0];
+      for (int l = 0; l < n; ++l) flat[l] = (start + l) * weight;
+      for (size_t p = 0; p < params; ++p) {
+        const int64_t stride = rank == 0 ? 0 : strides_[p][0];
+        int64_t* out = offsets[p].data();
+        for (int l = 0; l < n; ++l) out[l] = (start + l) * stride;
+      }
+      return;
+    }
+    std::vector<int64_t>& index = index_;
+    std::vector<int64_t>& offset = offset_;
+    index.assign(rank, 0);
+    offset.assign(params, 0);
     int64_t position = 0;
     int64_t rest = start;
     for (size_t d = rank; d-- > 0;) {
@@ -115,6 +207,8 @@ class AxisWalk {
   std::vector<std::vector<int64_t>> strides_;  // [param][axis], bytes.
   std::vector<int64_t> weights_;               // Flat index weight of each axis.
   int64_t size_ = 1;
+  mutable std::vector<int64_t> index_;  // Scratch of Fill.
+  mutable std::vector<int64_t> offset_;
 };
 
 class Runner {
@@ -163,6 +257,23 @@ class Runner {
     plans_ = kernel::PlanLoops(program.kernel->program(), constants);
     ind_size_ = 1;
     for (int64_t e : call.shape) ind_size_ *= e;
+    n_ = lanes_;
+    for (const ConstantSlot& constant : program.constants) {
+      switch (constant.kind) {
+        case ConstantSlot::Kind::kValue:
+          Fill(constant.slot, constant.value.data());
+          break;
+        case ConstantSlot::Kind::kScalar:
+          Fill(constant.slot, call.arguments[constant.param].scalar.data());
+          break;
+        case ConstantSlot::Kind::kRawSize:
+          Fill(constant.slot, &raw_[constant.param].size);
+          break;
+        case ConstantSlot::Kind::kIndSize:
+          Fill(constant.slot, &ind_size_);
+          break;
+      }
+    }
   }
 
   void RunElementwise() {
@@ -178,9 +289,17 @@ class Runner {
     }
     const AxisWalk walk(call_.shape, std::move(strides), std::move(weights));
     offsets_.assign(walked_.size(), std::vector<int64_t>(lanes_));
+    run_.assign(walked_.size(), -1);
     for (int64_t start = 0; start < walk.size(); start += lanes_) {
       n_ = static_cast<int>(std::min<int64_t>(lanes_, walk.size() - start));
       walk.Fill(start, n_, offsets_, index_);
+      for (size_t w = 0; w < walked_.size(); ++w) {
+        // A contiguous run of this parameter: whole-block copies, no per-lane offsets.
+        const std::optional<int64_t> stride = walk.LinearStride(w);
+        run_[w] = stride && *stride == ItemSize(call_.arguments[walked_[w]].view.dtype)
+                      ? start * *stride
+                      : -1;
+      }
       LoadElements(/*outputs_too=*/true);
       Lanes all = AllLanes();
       Run(program_.operation, all);
@@ -219,6 +338,7 @@ class Runner {
     const AxisWalk kept(kept_extents, std::move(kept_strides), kept_weights);
     const AxisWalk red(red_extents, std::move(red_strides), red_weights);
     offsets_.assign(walked_.size(), std::vector<int64_t>(lanes_));
+    run_.assign(walked_.size(), -1);
     kept_offsets_.assign(walked_.size(), std::vector<int64_t>(lanes_));
     red_offsets_.assign(walked_.size(), std::vector<int64_t>(lanes_));
 
@@ -271,19 +391,12 @@ class Runner {
       const bool is_bool = view.dtype == DType::kBool;
       std::byte* slot = slot_[program_.element_slots[k]];
       const std::vector<int64_t>& offsets = offsets_[w];
-      if (!is_bool && offsets[n_ - 1] - offsets[0] == (n_ - 1) * item && IsRun(offsets, item)) {
-        std::memcpy(slot, base + offsets[0], static_cast<size_t>(n_ * item));
+      if (!is_bool && run_[w] >= 0) {
+        std::memcpy(slot, base + run_[w], static_cast<size_t>(n_ * item));
         continue;
       }
-      for (int l = 0; l < n_; ++l) LoadLane(slot + l * item, base + offsets[l], item, is_bool);
+      Gather(slot, base, offsets.data(), n_, item, is_bool);
     }
-  }
-
-  bool IsRun(const std::vector<int64_t>& offsets, int64_t item) const {
-    for (int l = 1; l < n_; ++l) {
-      if (offsets[l] != offsets[l - 1] + item) return false;
-    }
-    return true;
   }
 
   void StoreOutputs() {
@@ -295,13 +408,11 @@ class Runner {
       const int64_t item = ItemSize(view.dtype);
       const std::byte* slot = slot_[program_.element_slots[k]];
       const std::vector<int64_t>& offsets = offsets_[w];
-      if (IsRun(offsets, item)) {
-        std::memcpy(base + offsets[0], slot, static_cast<size_t>(n_ * item));
+      if (run_[w] >= 0) {
+        std::memcpy(base + run_[w], slot, static_cast<size_t>(n_ * item));
         continue;
       }
-      for (int l = 0; l < n_; ++l) {
-        std::memcpy(base + offsets[l], slot + l * item, static_cast<size_t>(item));
-      }
+      Scatter(base, offsets.data(), slot, n_, item);
     }
   }
 
@@ -424,9 +535,7 @@ class Runner {
       const ArrayView& view = call_.arguments[k].view;
       const int64_t item = ItemSize(view.dtype);
       std::byte* slot = slot_[program_.element_slots[k]];
-      for (int l = 0; l < n_; ++l) {
-        LoadLane(slot + l * item, BaseOf(view) + offsets_[w][l], item, view.dtype == DType::kBool);
-      }
+      Gather(slot, BaseOf(view), offsets_[w].data(), n_, item, view.dtype == DType::kBool);
     }
   }
 
@@ -452,15 +561,6 @@ class Runner {
       case SlotOp::Kind::kFill:
         Fill(op.dst, op.value.data());
         return;
-      case SlotOp::Kind::kFillScalar:
-        Fill(op.dst, call_.arguments[op.param].scalar.data());
-        return;
-      case SlotOp::Kind::kFillSize:
-        Fill(op.dst, &raw_[op.param].size);
-        return;
-      case SlotOp::Kind::kFillIndSize:
-        Fill(op.dst, &ind_size_);
-        return;
       case SlotOp::Kind::kIndex:
         std::memcpy(slot_[op.dst], index_, static_cast<size_t>(n_) * sizeof(int64_t));
         return;
@@ -470,9 +570,14 @@ class Runner {
           std::memmove(slot_[op.dst], slot_[op.src[0]], static_cast<size_t>(n_ * item));
           return;
         }
-        for (int l = 0; l < n_; ++l) {
-          if (lanes.on[l]) std::memcpy(slot_[op.dst] + l * item, slot_[op.src[0]] + l * item, item);
-        }
+        BySize(item, [&](auto tag) {
+          using W = decltype(tag);
+          W* dst = reinterpret_cast<W*>(slot_[op.dst]);
+          const W* src = reinterpret_cast<const W*>(slot_[op.src[0]]);
+          for (int l = 0; l < n_; ++l) {
+            if (lanes.on[l]) dst[l] = src[l];
+          }
+        });
         return;
       }
       case SlotOp::Kind::kRawLoad:
@@ -511,11 +616,15 @@ class Runner {
         return;
       case SlotOp::Kind::kReturn: {
         const int64_t item = ItemSize(program_.slots[op.dst]);
-        for (int l = 0; l < n_; ++l) {
-          if (!lanes.on[l]) continue;
-          std::memcpy(slot_[op.dst] + l * item, slot_[op.src[0]] + l * item, item);
-          returned_[l] = 1;
-        }
+        BySize(item, [&](auto tag) {
+          using W = decltype(tag);
+          W* dst = reinterpret_cast<W*>(slot_[op.dst]);
+          const W* src = reinterpret_cast<const W*>(slot_[op.src[0]]);
+          for (int l = 0; l < n_; ++l) {
+            if (lanes.on[l]) dst[l] = src[l];
+            returned_[l] |= lanes.on[l];
+          }
+        });
         std::memset(lanes.on, 0, static_cast<size_t>(n_));
         lanes.active = 0;
         return;
@@ -558,9 +667,12 @@ class Runner {
   }
 
   void Fill(int slot, const void* value) {
-    const int64_t item = ItemSize(program_.slots[slot]);
-    std::byte* dst = slot_[slot];
-    for (int l = 0; l < n_; ++l) std::memcpy(dst + l * item, value, static_cast<size_t>(item));
+    BySize(ItemSize(program_.slots[slot]), [&](auto tag) {
+      using W = decltype(tag);
+      const W word = LoadWord<W>(static_cast<const std::byte*>(value));
+      W* dst = reinterpret_cast<W*>(slot_[slot]);
+      for (int l = 0; l < n_; ++l) dst[l] = word;
+    });
   }
 
   const RawView& CheckedRaw(const SlotOp& op, int64_t k) const {
@@ -650,7 +762,8 @@ class Runner {
 
   std::vector<int> walked_;  // Parameters with element slots.
   std::vector<std::vector<int64_t>> offsets_, kept_offsets_, red_offsets_;
-  int n_ = 0;  // Lanes of the block.
+  std::vector<int64_t> run_;  // Per walked parameter: the block's byte offset when a run, or -1.
+  int n_ = 0;                 // Lanes of the block.
   int64_t index_[kMaxLanes] = {};
   uint8_t no_lanes_[kMaxLanes] = {};
   uint8_t* broken_ = nullptr;
