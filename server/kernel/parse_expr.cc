@@ -103,7 +103,8 @@ Expr Parser::ParseBinary(int min_precedence) {
     }
     const SourcePos pos = Next().pos;
     ++chain;
-    if (++depth_ > kMaxDepth) Fail(pos, fmt::format("nested more than {} levels deep", kMaxDepth));
+    ++depth_;
+    CheckDepth(0, pos);
     Expr right = ParseBinary(info->precedence + 1);
     left = MakeBinary(info->op, std::move(left), std::move(right), pos);
   }
@@ -397,6 +398,7 @@ Expr Parser::ParseCall(const Token& name) {
     for (size_t k = 0; k < arguments.size(); ++k) {
       expr.operands.push_back(Convert(std::move(arguments[k]), function.locals[k].dtype, true));
     }
+    CheckDepth(function_depths_[f], pos);
     inlined_nodes_ += function_inlined_nodes_[f];
     if (inlined_nodes_ > kMaxInlinedNodes) {
       Fail(pos, fmt::format("more than {} nodes with every call inlined", kMaxInlinedNodes));

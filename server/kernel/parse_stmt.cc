@@ -405,6 +405,7 @@ void Parser::ParseFunction() {
   names_.clear();
   loop_variables_.clear();
   inlined_nodes_ = 0;
+  deepest_ = 0;
   function_name_ = name;
   function_result_ = static_cast<int>(result.dtype);
 
@@ -440,6 +441,7 @@ void Parser::ParseFunction() {
   function_name_.clear();
   function_result_ = -1;
   function_inlined_nodes_.push_back(inlined_nodes_);
+  function_depths_.push_back(deepest_);
   program_.functions.push_back(std::move(function));
 }
 

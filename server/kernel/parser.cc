@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "server/kernel/kernel_error.h"
 #include "server/kernel/limits.h"
 #include "server/kernel/math_functions.h"
@@ -103,6 +105,7 @@ void Parser::Start(std::vector<Token> tokens, Scope scope, std::vector<Local> pr
   names_.clear();
   loop_variables_.clear();
   inlined_nodes_ = 0;
+  deepest_ = 0;
   for (Local& local : predeclared) {
     const std::string name = local.name;
     locals_.push_back(std::move(local));
@@ -119,10 +122,17 @@ void Parser::AddNodes(int64_t count, SourcePos pos) {
   }
 }
 
-Parser::DepthGuard::DepthGuard(Parser& parser, SourcePos pos) : parser(parser) {
-  if (++parser.depth_ > kMaxDepth) {
-    Fail(pos, fmt::format("nested more than {} levels deep", kMaxDepth));
+void Parser::CheckDepth(int extra, SourcePos pos) {
+  if (depth_ + extra > kMaxDepth) {
+    Fail(pos, fmt::format("nested more than {} levels deep{}", kMaxDepth,
+                          extra > 0 ? ", calls included" : ""));
   }
+  deepest_ = std::max(deepest_, depth_ + extra);
+}
+
+Parser::DepthGuard::DepthGuard(Parser& parser, SourcePos pos) : parser(parser) {
+  ++parser.depth_;
+  parser.CheckDepth(0, pos);
 }
 
 Parser::DepthGuard::~DepthGuard() { --parser.depth_; }

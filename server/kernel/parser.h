@@ -65,6 +65,8 @@ class Parser {
 
   // Budgets.
   void AddNodes(int64_t count, SourcePos pos);
+  // Checks depth_ + extra against kMaxDepth and records it in deepest_.
+  void CheckDepth(int extra, SourcePos pos);
   struct DepthGuard {
     explicit DepthGuard(Parser& parser, SourcePos pos);
     ~DepthGuard();
@@ -121,6 +123,11 @@ class Parser {
   // Budgets over all parts.
   int64_t nodes_ = 0;
   int depth_ = 0;
+  // The deepest depth_ of the part or function being parsed, calls included: a call adds its
+  // callee's depth, so that nesting through calls is bounded too (backends recurse through
+  // calls).
+  int deepest_ = 0;
+  std::vector<int> function_depths_;
 
   // The part being parsed.
   std::vector<Token> tokens_;

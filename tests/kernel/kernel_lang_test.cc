@@ -482,6 +482,16 @@ TEST(KernelLangTest, LimitsAreChecked) {
   for (int k = 0; k <= kMaxDepth; ++k) chain += " + x";
   EXPECT_NE(RefusalOf(chain).find("nested more than 128 levels deep"), std::string::npos);
 
+  // Nesting through calls counts: each function nests 40 levels and calls the previous one.
+  std::string deep = "__device__ int g0(int v) { return v; }\n";
+  for (int k = 1; k < 4; ++k) {
+    deep += "__device__ int g" + std::to_string(k) + "(int v) { ";
+    for (int j = 0; j < 40; ++j) deep += "if (v > 0) ";
+    deep += "v = g" + std::to_string(k - 1) + "(v); return v; }\n";
+  }
+  EXPECT_EQ(RefusalOf("y = g3(n)", deep),
+            "operation:1:5: nested more than 128 levels deep, calls included");
+
   std::string locals;
   for (int k = 0; k <= kMaxLocals; ++k) locals += "int v" + std::to_string(k) + " = 0; ";
   EXPECT_NE(RefusalOf(locals).find("more than 256 local variables"), std::string::npos);
