@@ -274,6 +274,16 @@ TEST_F(FrameTest, RawAccessIsRangeChecked) {
   EXPECT_EQ(y, (std::vector<int64_t>{10, 1, 1, -1, -1}));
 }
 
+TEST_F(FrameTest, OutputsKeepWhatTheKernelDoesNotAssign) {
+  std::vector<int64_t> y;
+  // Output() fills y with -7: lanes the kernel does not assign, and a kernel that never
+  // assigns y, leave it so.
+  ASSERT_TRUE(RunFrame("if (x > 1) y = x", {1, 2, 3, 0}, {}, 0, &y).ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{-7, 2, 3, -7}));
+  ASSERT_TRUE(RunFrame("w[0] = x", {1, 2}, {}, 0, &y).ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{-7, -7}));
+}
+
 TEST_F(FrameTest, ControlFlowRunsPerElement) {
   std::vector<int64_t> y;
   // Loops with continue and break that diverge between elements; nested loops.

@@ -44,14 +44,15 @@ bool MentionsParameter(const Stmt& stmt, int parameter) {
 
 // Whether output `parameter` must be loaded before the block runs: unless the first top-level
 // statement that mentions it assigns it (on every lane: top-level statements run on all of
-// them) from a value that does not read it.
+// them) from a value that does not read it. An output the kernel never assigns is loaded too,
+// so that storing the block leaves it as it was.
 bool NeedsLoad(const Stmt& block, int parameter) {
   for (const Stmt& stmt : block.body) {
     if (!MentionsParameter(stmt, parameter)) continue;
     return !(stmt.kind == Stmt::Kind::kAssign && stmt.target == Stmt::Target::kOutput &&
              stmt.index == parameter && !ReadsParameter(stmt.operands[0], parameter));
   }
-  return false;
+  return true;
 }
 
 class Compiler {
