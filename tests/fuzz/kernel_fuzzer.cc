@@ -6,7 +6,8 @@
 // arguments, one per input parameter (low 4 bits: the dtype, kAllDTypes[b % 14]; bit 7: a
 // scalar, not an array); then the kernel's text parts separated by 0x1e: in_params,
 // out_params, operation (map_expr for reductions), preamble, reduce_expr, post_map_expr,
-// identity, reduce_type. The element bytes of every array and scalar repeat the input.
+// identity, reduce_type. The element bytes of every array repeat the input; every scalar is
+// the input's first byte modulo 128.
 // The input fails (aborts) when a refusal is not INVALID_ARGUMENT with a "part:line:col: "
 // prefix, or when running fails other than with a raw index out of range.
 #include <cstdint>
@@ -84,12 +85,13 @@ class Runner {
     for (const kernel::Parameter& p : checked->parameters()) {
       UserKernelArgument argument;
       if (p.scalar) {
+        // The value the work is charged for is the value that runs: 0..127 fits every dtype.
+        const Scalar value = Scalar::Int(static_cast<unsigned char>(fill_[0]) & 0x7f);
+        absl::StatusOr<ElementBytes> bytes = EncodeScalar(value, p.dtype);
+        Require(bytes.ok(), "EncodeScalar failed: " + bytes.status().ToString());
         argument.kind = UserKernelArgument::Kind::kScalar;
-        for (size_t k = 0; k < argument.scalar.size(); ++k) {
-          argument.scalar[k] = static_cast<std::byte>(fill_[k % fill_.size()]);
-        }
-        if (p.dtype == DType::kBool) argument.scalar[0] = std::byte{1};
-        scalars.push_back(Scalar::Int(static_cast<unsigned char>(fill_[0])));
+        argument.scalar = *bytes;
+        scalars.push_back(value);
       } else if (p.raw) {
         argument.kind = UserKernelArgument::Kind::kRaw;
         argument.view = Array(p.dtype, {5});
