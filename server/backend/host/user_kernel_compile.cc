@@ -140,6 +140,11 @@ class Compiler {
     return -1;
   }
 
+  bool IsFreshTemp(int slot) const {
+    const auto it = temps_.find(slot);
+    return it != temps_.end() && !it->second;
+  }
+
   // Frees `slot` for reuse when it is a temporary.
   void Release(int slot) {
     if (slot >= 0 && temps_.count(slot) != 0 && !temps_[slot]) {
@@ -155,12 +160,21 @@ class Compiler {
         return;
       case Stmt::Kind::kDeclare: {
         const int local = locals_[stmt.index];
-        int value;
-        if (stmt.has_value) {
-          value = CompileExpr(stmt.operands[0], code);
-        } else {
-          SlotOp zero = Op(SlotOp::Kind::kFill, Temp(out_.slots[local]));
-          value = Emit(std::move(zero), code);
+        if (!stmt.has_value) {
+          SlotOp zero = Op(SlotOp::Kind::kFill, local);
+          zero.value = ElementBytes{};
+          code.push_back(std::move(zero));
+          return;
+        }
+        const int value = CompileExpr(stmt.operands[0], code);
+        // A new variable may take its value on every lane: no lane read it before, and a lane
+        // inactive here never reads it later in its scope. So the operation that computed the
+        // value writes the variable itself, without a copy.
+        if (IsFreshTemp(value) && !code.empty() && code.back().dst == value &&
+            code.back().kind != SlotOp::Kind::kCopy) {
+          code.back().dst = local;
+          Release(value);
+          return;
         }
         Copy(local, value, code);
         return;
