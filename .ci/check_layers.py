@@ -17,6 +17,7 @@ import sys
 # (layer, path prefix), most specific first: a file belongs to the first prefix it starts with.
 LAYERS = [
     ("common", "server/common/"),
+    ("kernel", "server/kernel/"),  # The user-kernel language: parsed, checked, no memory.
     ("host", "server/backend/host/"),
     ("cuda", "server/backend/cuda/"),
     ("backends", "server/backend/backend_factory."),  # Picks host or CUDA for the daemon.
@@ -31,11 +32,12 @@ ORDER = [name for name, _ in LAYERS]
 # The layers each layer may include besides its own.
 ALLOWED = {
     "common": set(),
-    "interface": {"common"},
-    "core": {"common", "interface"},
-    "host": {"common", "interface"},
-    "cuda": {"common", "interface"},
-    "backends": {"common", "interface", "host", "cuda"},
+    "kernel": {"common"},
+    "interface": {"common", "kernel"},
+    "core": {"common", "kernel", "interface"},
+    "host": {"common", "kernel", "interface"},
+    "cuda": {"common", "kernel", "interface"},
+    "backends": {"common", "kernel", "interface", "host", "cuda"},
     "wire": set(),
     "transport": {"common", "core", "wire"},
     "daemon": set(ORDER),
