@@ -22,6 +22,7 @@
 #include "server/backend/linalg.h"
 #include "server/backend/memory_counters.h"
 #include "server/backend/staging.h"
+#include "server/backend/user_kernel.h"
 #include "server/backend/work_queue.h"
 #include "server/common/dtype.h"
 
@@ -161,6 +162,13 @@ class Backend {
   // answers how many it found: another call may have written the input since CountNonzero.
   virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+
+  // User kernels (see user_kernel.h).
+  // Compiles `kernel` for this backend. Called on the RPC's thread, never a queue's, so a
+  // compile never stalls queued work; core caches the result.
+  virtual absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
+      std::shared_ptr<const kernel::CheckedKernel> kernel) = 0;
+  virtual absl::Status RunUserKernel(const UserKernelCall& call) = 0;
 
  private:
   DeviceHealth device_health_;
