@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "server/kernel/invariant_eval.h"
+
 namespace arrayhub::kernel {
 namespace {
 
@@ -25,7 +27,26 @@ __int128 CountTo(__int128 init, __int128 last, int64_t step) {
   return last > init ? 0 : (init - last) / -__int128{step} + 1;
 }
 
+void Plan(const Stmt& stmt, const CallConstants& constants, std::vector<LoopPlan>& plans) {
+  if (stmt.kind == Stmt::Kind::kFor) {
+    const InvariantValue init = EvaluateInvariant(stmt.operands[0], constants);
+    const InvariantValue bound = EvaluateInvariant(stmt.operands[1], constants);
+    LoopPlan& plan = plans[stmt.loop];
+    plan.first = static_cast<int64_t>(init.bits);
+    plan.trips = TripCount(init.dtype, init.Integer(), bound.Integer(), stmt.compare, stmt.step);
+  }
+  for (const Stmt& child : stmt.body) Plan(child, constants, plans);
+}
+
 }  // namespace
+
+std::vector<LoopPlan> PlanLoops(const Program& program, const CallConstants& constants) {
+  std::vector<LoopPlan> plans(program.loop_count);
+  for (const Function& function : program.functions) Plan(function.body, constants, plans);
+  Plan(program.operation.block, constants, plans);
+  Plan(program.post_map.block, constants, plans);
+  return plans;
+}
 
 int64_t TripCount(DType variable, __int128 init, __int128 bound, Stmt::Compare compare,
                   int64_t step) {

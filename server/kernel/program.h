@@ -201,19 +201,21 @@ struct Stmt {
     kRaw,     // index: a raw output parameter, element operands[0] (int64, range-checked).
   };
   // kFor: `for (T v = init; v CMP bound; v += step) body[0]`, where local = index is v (an
-  // integer dtype), operands[0] the init (of v's dtype), operands[1] the bound (an integer
-  // expression that no statement can change: literals, scalar parameters, sizes and casts and
-  // arithmetic of those), compare the comparison and step a nonzero constant (++v is +1, --v
-  // is -1, v -= c is -c). The body never assigns v. Both init and bound are evaluated once,
-  // before the first iteration. The trip count is exact arithmetic, not C's: the loop runs
+  // integer dtype), operands[0] the init (of v's dtype) and operands[1] the bound (an integer
+  // expression), both invariant: literals, scalar parameters, raw sizes, and casts,
+  // operators and min/max/abs of those, so they are the same for every index of a call.
+  // compare is the comparison and step a nonzero constant (++v is +1, --v is -1, v -= c is
+  // -c). The body never assigns v. The trip count is exact arithmetic, not C's: the loop runs
   // for v = init, init + step, ... while the comparison holds in mathematical integers AND v
-  // is a value of v's dtype (TripCount in loop_bounds.h), so no loop wraps around and none is
-  // unbounded.
+  // is a value of v's dtype, so no loop wraps around and none is unbounded. A backend does
+  // not evaluate init and bound itself: PlanLoops (loop_bounds.h) gives every loop's first
+  // value and trip count for a call's scalars and sizes.
   enum class Compare : uint8_t { kLess, kLessEqual, kGreater, kGreaterEqual, kNotEqual };
 
   Kind kind = Kind::kBlock;
   SourcePos pos;
   int index = 0;
+  int loop = 0;            // kFor: its number in Program::loop_count (LoopPlans in loop_bounds.h).
   bool has_value = false;  // kDeclare.
   Target target = Target::kLocal;
   Compare compare = Compare::kLess;
@@ -243,6 +245,7 @@ struct Body {
 
 struct Program {
   std::vector<Function> functions;  // Preamble order; a call only names an earlier function.
+  int loop_count = 0;               // The kFor statements of all parts and functions.
 
   // Elementwise: runs for every index i.
   Body operation;
