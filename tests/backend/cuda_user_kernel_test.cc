@@ -450,6 +450,18 @@ TEST_F(CudaUserKernelTest, ReductionsOverSeveralAxes) {
   }
   ExpectNear(Read<double>(per_row), want_rows, 1e-14);
   ExpectNear(Read<double>(total), {std::sqrt(want_total)}, 1e-12);
+  // Column norms: neighbouring threads serve neighbouring outputs, several blocks per column.
+  const int64_t cols = 1000, height = 4000;
+  const std::vector<double> tall = Normal(height * cols);
+  const DeviceArray T = Make(tall, kF64, {height, cols});
+  const DeviceArray per_column = Empty(kF64, {cols});
+  ASSERT_TRUE(Run(norm, {height, cols}, {ArrayArg(T.view), ArrayArg(per_column.view)}, {0}).ok());
+  std::vector<double> want_columns(cols, 0.0);
+  for (int64_t r = 0; r < height; ++r) {
+    for (int64_t c = 0; c < cols; ++c) want_columns[c] += tall[r * cols + c] * tall[r * cols + c];
+  }
+  for (double& v : want_columns) v = std::sqrt(v);
+  ExpectNear(Read<double>(per_column), want_columns, 1e-12);
 }
 
 TEST_F(CudaUserKernelTest, Float16AndComplexValues) {

@@ -118,5 +118,22 @@ TEST(UserKernelCodegenTest, ReductionsCompile) {
   ExpectCompiles(complex_sum, {{Array(DType::kComplex128)}, {std::nullopt}});
 }
 
+// Each loop's plan takes 16 bytes of the 4 KiB argument block: a kernel with so many loops that
+// no room is left for the arrays' shapes and strides is refused, naming itself.
+TEST(UserKernelCodegenTest, AKernelWhoseArgumentsCannotFitIsRefused) {
+  std::string operation = "y = 0;\n";
+  for (int k = 0; k < 250; ++k) operation += "for (int j = 0; j < 2; ++j) y += x;\n";
+  KernelSource source = kernel::testing::Elementwise("T x", "T y", operation);
+  source.name = "many_loops";
+  auto checked = kernel::CheckKernel(source, {{Array(DType::kFloat32)}, {std::nullopt}});
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  const absl::StatusOr<std::string> cuda = UserKernelSource(DefinitionOf(**checked));
+  EXPECT_EQ(cuda.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda.status().message(),
+            "kernel many_loops: its 2 parameters and 250 loops leave too little of the 4096 bytes "
+            "of CUDA kernel parameters for the shapes and strides of its arrays; use fewer "
+            "parameters or loops");
+}
+
 }  // namespace
 }  // namespace arrayhub

@@ -606,8 +606,8 @@ absl::StatusOr<UserKernelLayout> LayoutOf(const UserKernelDefinition& d) {
   const int64_t needed = walks + 2 * c.raws;
   if (layout.capacity < needed) {
     return absl::InvalidArgumentError(fmt::format(
-        "kernel {}: its {} parameters ({} loops) leave too little of the {} bytes of CUDA kernel "
-        "parameters for the shapes and strides of its arrays; use fewer parameters",
+        "kernel {}: its {} parameters and {} loops leave too little of the {} bytes of CUDA kernel "
+        "parameters for the shapes and strides of its arrays; use fewer parameters or loops",
         d.name, d.parameters.size(), d.program->loop_count, kUserKernelArgumentBytes));
   }
   return layout;
@@ -748,6 +748,13 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
         "       i += (long long)gridDim.x * blockDim.x) {{\n"
         "{0}"
         "    if (args.rank == 1) {{\n{1}"
+        "    }} else if (args.ind_size <= 0xffffffffll) {{  // 32-bit divisions: much cheaper\n"
+        "      unsigned int rest = (unsigned int)i;\n"
+        "      for (long long d = args.rank - 1; d >= 0; --d) {{\n"
+        "        const unsigned int q = rest / (unsigned int)args.dims[d];\n"
+        "        const long long c = rest - q * (unsigned int)args.dims[d];\n"
+        "        rest = q;\n{2}"
+        "      }}\n"
         "    }} else {{\n"
         "      long long rest = i;\n"
         "      for (long long d = args.rank - 1; d >= 0; --d) {{\n"
@@ -837,7 +844,14 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
     acc.value = ah_uk_zero<{2}>();
     if (j < args.n) {{
       if (args.rank == 1) {{
-{3}      }} else {{
+{3}      }} else if (args.ind_size <= 0xffffffffll) {{  // 32-bit divisions: much cheaper
+        unsigned int rest = (unsigned int)j;
+        for (long long d = args.rank - 1; d >= 0; --d) {{
+          const unsigned int q = rest / (unsigned int)args.dims[d];
+          const long long c = rest - q * (unsigned int)args.dims[d];
+          rest = q;
+{4}        }}
+      }} else {{
         long long rest = j;
         for (long long d = args.rank - 1; d >= 0; --d) {{
           const long long q = rest / args.dims[d];
@@ -848,7 +862,14 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
       for (long long r = r_begin + lane; r < r_end; r += group) {{
 {5};
         if (args.red_rank == 1) {{
-{6}        }} else {{
+{6}        }} else if (args.ind_size <= 0xffffffffll) {{
+          unsigned int rest = (unsigned int)r;
+          for (long long d = args.red_rank - 1; d >= 0; --d) {{
+            const unsigned int q = rest / (unsigned int)args.dims[args.rank + d];
+            const long long c = rest - q * (unsigned int)args.dims[args.rank + d];
+            rest = q;
+{7}          }}
+        }} else {{
           long long rest = r;
           for (long long d = args.red_rank - 1; d >= 0; --d) {{
             const long long q = rest / args.dims[args.rank + d];

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -33,6 +34,7 @@ constexpr int64_t kBlocksPerSm = 32;
 constexpr int64_t kSplitBlocksPerSm = 2;
 constexpr int64_t kMinPerThread = 32;
 constexpr int64_t kPartialBytes = 32;  // One partial result (ah_acc) per slot.
+constexpr int64_t kWarp = 32;
 
 class CudaPreparedKernel final : public PreparedUserKernel {
  public:
@@ -294,9 +296,23 @@ absl::Status CudaBackend::RunUserKernel(const UserKernelCall& call) {
       return TooManyDimensions(kernel, static_cast<int64_t>(words.size()),
                                prepared->layout().capacity);
     }
-    // Threads per output: enough for the reduced elements, up to a block; blocks per output:
-    // several when the outputs alone would leave the device mostly idle.
-    const int64_t group = PowerOfTwoAtLeast(per_output, kUserKernelThreads);
+    // Threads per output: enough for the reduced elements, up to a block, so that neighbouring
+    // threads read neighbouring elements; but one, so that neighbouring threads serve
+    // neighbouring outputs, where the first array input lies closer along the outputs than
+    // along the reduced elements (a column sum) and there are outputs for a warp at least.
+    // Blocks per output: several when the outputs alone would leave the device mostly idle.
+    bool across_outputs = false;
+    for (size_t k = 0, w = 0; k < parameters.size(); ++k) {
+      if (call.arguments[k].kind != Kind::kArray) continue;
+      if (!parameters[k].output) {
+        const int64_t out_step = out.extents.empty() ? 0 : std::abs(out.strides[w].back());
+        const int64_t in_step = in.extents.empty() ? 0 : std::abs(in.strides[w].back());
+        across_outputs = outputs >= kWarp && out_step != 0 && out_step < in_step;
+        break;
+      }
+      ++w;
+    }
+    const int64_t group = across_outputs ? 1 : PowerOfTwoAtLeast(per_output, kUserKernelThreads);
     const int64_t per_block = kUserKernelThreads / group;
     const int64_t runs_needed = (outputs + per_block - 1) / per_block;
     int64_t splits = 1;
