@@ -292,13 +292,19 @@ class Runner {
     run_.assign(walked_.size(), -1);
     for (int64_t start = 0; start < walk.size(); start += lanes_) {
       n_ = static_cast<int>(std::min<int64_t>(lanes_, walk.size() - start));
-      walk.Fill(start, n_, offsets_, index_);
+      bool all_runs = true;
       for (size_t w = 0; w < walked_.size(); ++w) {
         // A contiguous run of this parameter: whole-block copies, no per-lane offsets.
         const std::optional<int64_t> stride = walk.LinearStride(w);
         run_[w] = stride && *stride == ItemSize(call_.arguments[walked_[w]].view.dtype)
                       ? start * *stride
                       : -1;
+        all_runs = all_runs && run_[w] >= 0;
+      }
+      if (all_runs) {
+        for (int l = 0; l < n_; ++l) index_[l] = start + l;
+      } else {
+        walk.Fill(start, n_, offsets_, index_);
       }
       LoadElements(/*outputs_too=*/true);
       Lanes all = AllLanes();
