@@ -8,6 +8,7 @@
 #include <random>
 
 #include "server/backend/host/host_backend.h"
+#include "server/common/stop_signal.h"
 #include "server/kernel/checked_kernel.h"
 #include "tests/kernel/kernel_test_util.h"
 
@@ -392,6 +393,22 @@ TEST_F(HostUserKernelTest, ReductionUsesIndexAndRaw) {
                   {RawArg(in), ArrayArg(in), ArrayArg(out)}, {0})
                   .ok());
   EXPECT_EQ(Read<int64_t>(out), (std::vector<int64_t>{3}));
+}
+
+class Draining final : public StopSignal {
+ public:
+  absl::Status Check() const override { return absl::UnavailableError("draining"); }
+};
+
+// A loop of 2^62 iterations on four elements (core would refuse to charge it; the backend
+// must stop anyway): the call's stop ends it with the signal's status.
+TEST_F(FrameTest, AStopEndsALongLoop) {
+  const Draining stop;
+  const ScopedStopSignal scope(&stop);
+  std::vector<int64_t> y;
+  const absl::Status status = RunFrame("int64 s = 0; for (int64 j = 0; j < k; ++j) s += j; y = s",
+                                       {1, 2, 3, 4}, {}, int64_t{1} << 62, &y);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
 }
 
 }  // namespace

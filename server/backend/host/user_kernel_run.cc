@@ -263,9 +263,15 @@ class Runner {
         case ConstantSlot::Kind::kValue:
           Fill(constant.slot, constant.value.data());
           break;
-        case ConstantSlot::Kind::kScalar:
-          Fill(constant.slot, call.arguments[constant.param].scalar.data());
+        case ConstantSlot::Kind::kScalar: {
+          ElementBytes scalar = call.arguments[constant.param].scalar;
+          // A bool other than 0 or 1 would be undefined behaviour in the lane loops.
+          if (program.slots[constant.slot] == DType::kBool) {
+            scalar[0] = std::byte{scalar[0] != std::byte{0}};
+          }
+          Fill(constant.slot, scalar.data());
           break;
+        }
         case ConstantSlot::Kind::kRawSize:
           Fill(constant.slot, &raw_[constant.param].size);
           break;
