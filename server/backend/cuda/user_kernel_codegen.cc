@@ -180,6 +180,9 @@ std::string Literal(const Expr& e) {
   return fmt::format("(({})0x{:x}ull)", ValueType(e.dtype), e.int_value);
 }
 
+// The address of parameter `index`'s element where the code is: off<index> is its byte offset.
+std::string ParamAddress(int index) { return fmt::format("(args.base[{0}] + off{0})", index); }
+
 // The C name of a real math function of one or two arguments.
 std::string_view MathName(MathFn fn) {
   switch (fn) {
@@ -268,8 +271,8 @@ std::string_view MathName(MathFn fn) {
 
 class Printer {
  public:
-  Printer(const UserKernelDefinition& d, std::vector<int> raw_slot, std::vector<int> scalar_slot)
-      : d_(d), raw_slot_(std::move(raw_slot)), scalar_slot_(std::move(scalar_slot)) {}
+  Printer(const UserKernelDefinition& d, std::vector<int> raw_slot)
+      : d_(d), raw_slot_(std::move(raw_slot)) {}
 
   absl::Status status() const { return status_; }
 
@@ -401,12 +404,6 @@ class Printer {
     return Load(p.dtype, ParamAddress(index));
   }
 
- public:
-  static std::string ParamAddress(int index) {
-    return fmt::format("(args.base[{0}] + off{0})", index);
-  }
-
- private:
   std::string Unary(const Expr& e, const std::string& a) {
     switch (e.unary) {
       case UnaryOp::kNegate:
@@ -546,7 +543,6 @@ class Printer {
 
   const UserKernelDefinition& d_;
   std::vector<int> raw_slot_;
-  std::vector<int> scalar_slot_;
   const std::vector<kernel::Local>* locals_ = nullptr;
   absl::Status status_;
 };
@@ -637,7 +633,7 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
       }
     }
   }
-  Printer printer(d, raw_slot, scalar_slot);
+  Printer printer(d, raw_slot);
 
   std::string src(kDeviceMath);
   src += kSupport;
@@ -716,7 +712,7 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
     const Parameter& p = d.parameters[k];
     if (array_slot[k] < 0 || p.output) continue;
     inputs += fmt::format("    const {} p{} = {};\n", ValueType(p.dtype), k,
-                          Load(p.dtype, Printer::ParamAddress(static_cast<int>(k))));
+                          Load(p.dtype, ParamAddress(static_cast<int>(k))));
   }
 
   const std::string header = fmt::format(
