@@ -5,6 +5,9 @@
 set -uo pipefail
 out=${OUT:-/tmp/arrayhub-gpu}
 mkdir -p "$out"
+# Every daemon the suites start (the Python suite starts many) shares one kernel cache, so each
+# kernel is compiled once for the whole run rather than once per daemon (docs/operations.md).
+export ARRAYHUB_KERNEL_CACHE_DIR=${ARRAYHUB_KERNEL_CACHE_DIR:-/tmp/arrayhub-gpu-kernels}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 failures=0
 run() {  # run NAME COMMAND...: logs to $out/NAME.log, prints the last lines.

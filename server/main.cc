@@ -53,6 +53,7 @@ struct Config {
   arrayhub::PeerOptions peer;
   bool insecure = false;
   std::string ipc_socket;
+  arrayhub::KernelCacheOptions kernel_cache;
 };
 
 void DefineOptions(CLI::App& app, Config& config) {
@@ -154,6 +155,13 @@ void DefineOptions(CLI::App& app, Config& config) {
       "Unix socket through which clients on this host exchange descriptors with the daemon "
       "(CUDA IPC pools, shared-memory regions): a path, or @name for an abstract socket; "
       "empty: a fresh abstract name");
+  add("kernel-cache-dir", config.kernel_cache.directory,
+      "directory where the CUDA backend keeps the kernels it compiles, so that a restart loads "
+      "them instead of compiling again; created mode 0700, it must be this user's alone (its "
+      "files run on the GPU). Empty: in memory only");
+  add("kernel-cache-max-bytes", config.kernel_cache.max_bytes,
+      "most bytes --kernel-cache-dir holds; the least recently used kernels go beyond it")
+      ->check(CLI::PositiveNumber);
   add("auth-file", config.auth_file,
       "token file: lines `<tenant> <sha256-hex of token>`; clients send `authorization: Bearer "
       "<token>`. Unset: no authentication, every caller is tenant 'anonymous'");
@@ -269,7 +277,7 @@ int main(int argc, char** argv) {
 
   auto choice = arrayhub::ParseBackendChoice(config.backend);
   if (!choice.ok()) return Fail(choice.status());
-  auto backend = arrayhub::CreateBackend(*choice, config.limits.cuda_ipc);
+  auto backend = arrayhub::CreateBackend(*choice, config.limits.cuda_ipc, config.kernel_cache);
   if (!backend.ok()) return Fail(backend.status());
   for (const auto& device : (*backend)->Devices()) {
     spdlog::info("backend {} ({}): {}, {} MiB", (*backend)->name(),

@@ -1,7 +1,9 @@
 // Chooses and constructs the backend named by --backend.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -14,9 +16,18 @@ enum class BackendChoice { kAuto, kCuda, kCpu };
 // "auto", "cuda" or "cpu"; INVALID_ARGUMENT otherwise.
 absl::StatusOr<BackendChoice> ParseBackendChoice(std::string_view text);
 
+// Where the CUDA backend keeps the kernels it compiles, so that a restart loads them instead of
+// compiling them again (compiled_code_store.h); an empty directory: in memory only.
+struct KernelCacheOptions {
+  std::string directory;
+  int64_t max_bytes = int64_t{1} << 30;
+};
+
 // kAuto takes CUDA device 0 when this build has the CUDA backend and a device is visible, the
 // CPU otherwise. kCuda fails (FAILED_PRECONDITION) without a usable device. `cuda_ipc`: the
 // CUDA backend keeps each tenant's memory in an exportable pool of its own (CreateCudaBackend).
-absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(BackendChoice choice, bool cuda_ipc = true);
+// `kernel_cache` applies to the CUDA backend only; a directory it cannot use fails the call.
+absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(BackendChoice choice, bool cuda_ipc = true,
+                                                       const KernelCacheOptions& kernel_cache = {});
 
 }  // namespace arrayhub

@@ -1,8 +1,12 @@
 // The elementwise kernel generator without a GPU: the sources it writes compile with NVRTC
 // (which needs no device, so this runs in CI wherever the CUDA toolkit is), for single ops,
 // for chains of every op over every loop dtype, and for each layout class; the argument block
-// is laid out as the generated struct declares it. Running the kernels is cuda_compute_test's.
+// is laid out as the generated struct declares it; compiled binaries come back from the disk
+// store under the same source and target only. Running the kernels is cuda_compute_test's.
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
 
 #include "server/backend/cuda/elementwise_codegen.h"
 #include "server/backend/cuda/kernel_cache.h"
@@ -89,6 +93,52 @@ TEST(ElementwiseCodegenTest, ArgumentBlockOffsetsFollowTheStruct) {
   s.inputs[1].scalar = false;
   EXPECT_EQ(ArgsLayoutOf(s).scalar, 64u);  // Three array pointers end at 56; then 16-aligned.
   EXPECT_EQ(ArgsLayoutOf(s).size, 80u);    // One (unused) scalar slot.
+}
+
+// A second store over the directory (a restarted daemon) loads the binary the first compiled;
+// another source or another architecture compiles.
+TEST(KernelStoreTest, ARestartLoadsWhatAnEarlierProcessCompiled) {
+  char pattern[] = "/tmp/kernel_store_test-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  ElementwiseSignature add{.inputs = {{.dtype = DType::kFloat32}, {.dtype = DType::kFloat32}},
+                           .steps = {{.op = ElementwiseOp::kAdd,
+                                      .compute = DType::kFloat32,
+                                      .result = DType::kFloat32,
+                                      .operands = {0, 1}}},
+                           .outputs = {{.step = 0, .dtype = DType::kFloat32}}};
+  const std::string source = KernelSource(add);
+  const std::string name = KernelKey(add);
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+
+  auto first = CompiledCodeStore::Open(dir, 64 << 20);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const Clock::time_point t0 = Clock::now();
+  absl::StatusOr<CompiledBinary> compiled = CompileCached(source, name, kArch, first->get());
+  const Clock::time_point t1 = Clock::now();
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_FALSE(compiled->from_store);
+
+  auto second = CompiledCodeStore::Open(dir, 64 << 20);
+  ASSERT_TRUE(second.ok()) << second.status();
+  const Clock::time_point t2 = Clock::now();
+  absl::StatusOr<CompiledBinary> loaded = CompileCached(source, name, kArch, second->get());
+  const Clock::time_point t3 = Clock::now();
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->from_store);
+  EXPECT_EQ(loaded->binary, compiled->binary);
+  std::printf("float32 add for sm_%d: compiled in %.1f ms, loaded from disk in %.2f ms\n", kArch,
+              ms(t1 - t0), ms(t3 - t2));
+
+  absl::StatusOr<CompiledBinary> other_arch = CompileCached(source, name, 80, second->get());
+  ASSERT_TRUE(other_arch.ok()) << other_arch.status();
+  EXPECT_FALSE(other_arch->from_store);
+  absl::StatusOr<CompiledBinary> other_source =
+      CompileCached(source + "\n// another program\n", name, kArch, second->get());
+  ASSERT_TRUE(other_source.ok()) << other_source.status();
+  EXPECT_FALSE(other_source->from_store);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -75,6 +75,12 @@ class CudaBackend final : public Backend {
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
 
+  // User kernels: NVRTC through the kernel cache; launched on the session's stream
+  // (user_kernel_launch.cc).
+  absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
+      std::shared_ptr<const kernel::CheckedKernel> kernel) override;
+  absl::Status RunUserKernel(const UserKernelCall& call) override;
+
  private:
   class CudaBuffer;
   // The memory pool and counters, shared with every live buffer, which reports its release

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 #include <nvrtc.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 
@@ -30,13 +33,21 @@ struct ProgramDeleter {
 };
 using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
 
-// The target for `arch`: the architecture itself if NVRTC knows it, else the newest older one.
-absl::StatusOr<std::pair<int, bool>> PickTarget(int arch) {
+// What NVRTC compiles for `arch`: the architecture itself if NVRTC knows it (machine code),
+// else PTX for the newest older one it knows.
+struct Target {
+  std::string option;  // --gpu-architecture=...
+  bool machine_code = true;
+};
+
+absl::StatusOr<Target> PickTarget(int arch) {
   int count = 0;
   AH_NVRTC_RETURN_IF_ERROR(nvrtcGetNumSupportedArchs(&count));
   std::vector<int> archs(static_cast<size_t>(count));
   AH_NVRTC_RETURN_IF_ERROR(nvrtcGetSupportedArchs(archs.data()));
-  if (std::find(archs.begin(), archs.end(), arch) != archs.end()) return std::pair{arch, true};
+  if (std::find(archs.begin(), archs.end(), arch) != archs.end()) {
+    return Target{fmt::format("--gpu-architecture=sm_{}", arch), true};
+  }
   int best = 0;
   for (int a : archs) {
     if (a < arch) best = std::max(best, a);
@@ -45,20 +56,16 @@ absl::StatusOr<std::pair<int, bool>> PickTarget(int arch) {
     return absl::FailedPreconditionError(
         fmt::format("NVRTC cannot compile for compute capability {}.{}", arch / 10, arch % 10));
   }
-  return std::pair{best, false};
+  return Target{fmt::format("--gpu-architecture=compute_{}", best), false};
 }
 
-}  // namespace
+// The options besides the target: no fused multiply-add contraction (see device_math.h).
+constexpr const char* kOptions[] = {"--fmad=false", "-std=c++17"};
 
-absl::StatusOr<std::string> CompileWithNvrtc(std::string_view source, std::string_view name,
-                                             int arch) {
-  auto target = PickTarget(arch);
-  if (!target.ok()) return target.status();
-  const auto [target_arch, machine_code] = *target;
-  const std::string arch_option =
-      fmt::format("--gpu-architecture={}_{}", machine_code ? "sm" : "compute", target_arch);
-  const char* options[] = {arch_option.c_str(), "--fmad=false", "-std=c++17"};
-
+absl::StatusOr<std::string> Compile(std::string_view source, std::string_view name,
+                                    const Target& target) {
+  const char* options[] = {target.option.c_str(), kOptions[0], kOptions[1]};
+  static_assert(std::size(kOptions) == 2);
   const std::string source_text(source);
   const std::string name_text(name);
   nvrtcProgram raw = nullptr;
@@ -74,11 +81,11 @@ absl::StatusOr<std::string> CompileWithNvrtc(std::string_view source, std::strin
       (void)nvrtcGetProgramLog(raw, log.data());
     }
     return absl::InternalError(fmt::format("NVRTC failed to compile {} for {}: {}: {}", name,
-                                           arch_option, nvrtcGetErrorString(compiled), log));
+                                           target.option, nvrtcGetErrorString(compiled), log));
   }
   size_t size = 0;
   std::string binary;
-  if (machine_code) {
+  if (target.machine_code) {
     AH_NVRTC_RETURN_IF_ERROR(nvrtcGetCUBINSize(raw, &size));
     binary.resize(size);
     AH_NVRTC_RETURN_IF_ERROR(nvrtcGetCUBIN(raw, binary.data()));
@@ -90,35 +97,112 @@ absl::StatusOr<std::string> CompileWithNvrtc(std::string_view source, std::strin
   return binary;
 }
 
+}  // namespace
+
+absl::StatusOr<std::string> CompileWithNvrtc(std::string_view source, std::string_view name,
+                                             int arch) {
+  AH_ASSIGN_OR_RETURN(const Target target, PickTarget(arch));
+  return Compile(source, name, target);
+}
+
+absl::StatusOr<CompiledBinary> CompileCached(std::string_view source, std::string_view name,
+                                             int arch, const CompiledCodeStore* store) {
+  AH_ASSIGN_OR_RETURN(const Target target, PickTarget(arch));
+  if (store == nullptr) {
+    AH_ASSIGN_OR_RETURN(std::string binary, Compile(source, name, target));
+    return CompiledBinary{std::move(binary), false};
+  }
+  int major = 0;
+  int minor = 0;
+  AH_NVRTC_RETURN_IF_ERROR(nvrtcVersion(&major, &minor));
+  const std::string key =
+      CompiledCodeStore::KeyOf({"arrayhub NVRTC binary", fmt::format("NVRTC {}.{}", major, minor),
+                                target.option, kOptions[0], kOptions[1], name, source});
+  if (std::optional<std::string> binary = store->Load(key)) {
+    return CompiledBinary{*std::move(binary), true};
+  }
+  AH_ASSIGN_OR_RETURN(std::string binary, Compile(source, name, target));
+  if (absl::Status stored = store->Store(key, binary); !stored.ok()) {
+    spdlog::warn("kernel cache: {} stays in memory only: {}", name, stored.ToString());
+  }
+  return CompiledBinary{std::move(binary), false};
+}
+
+struct KernelCache::Slot {
+  absl::Notification ready;
+  absl::StatusOr<cudaKernel_t> kernel;  // Written before `ready` is notified, never after.
+};
+
+KernelCache::KernelCache(std::shared_ptr<const CompiledCodeStore> store)
+    : store_(std::move(store)) {}
+
 KernelCache& KernelCache::Global() {
   static KernelCache* const cache = new KernelCache();  // Never destroyed: see kernels_.
   return *cache;
 }
 
+void KernelCache::SetStore(std::shared_ptr<const CompiledCodeStore> store) {
+  absl::MutexLock lock(&mutex_);
+  store_ = std::move(store);
+}
+
 absl::StatusOr<cudaKernel_t> KernelCache::Get(std::string_view key, int arch, const char* entry,
                                               absl::FunctionRef<std::string()> make_source) {
   const std::string full_key = fmt::format("{}@{}", key, arch);
+  std::shared_ptr<Slot> slot;
+  std::shared_ptr<const CompiledCodeStore> store;
+  bool first = false;
   {
     absl::MutexLock lock(&mutex_);
-    if (auto it = kernels_.find(full_key); it != kernels_.end()) return it->second;
+    std::shared_ptr<Slot>& entry_slot = kernels_[full_key];
+    if (entry_slot == nullptr) {
+      entry_slot = std::make_shared<Slot>();
+      first = true;
+      store = store_;
+    }
+    slot = entry_slot;
   }
-  // Compiled without the lock, so that different kernels compile in parallel; two threads
-  // wanting the same new kernel may both compile it, and the second copy is dropped.
-  auto binary = CompileWithNvrtc(make_source(), key, arch);
-  if (!binary.ok()) return binary.status();
-  cudaLibrary_t library = nullptr;
-  AH_CUDA_RETURN_IF_ERROR(
-      cudaLibraryLoadData(&library, binary->data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-  cudaKernel_t kernel = nullptr;
-  if (const cudaError_t error = cudaLibraryGetKernel(&kernel, library, entry);
-      error != cudaSuccess) {
-    (void)cudaLibraryUnload(library);
-    return CudaStatus(error, fmt::format("cudaLibraryGetKernel({})", entry));
+  if (!first) {
+    slot->ready.WaitForNotification();
+    if (slot->kernel.ok()) reused_.fetch_add(1, std::memory_order_relaxed);
+    return slot->kernel;
   }
-  absl::MutexLock lock(&mutex_);
-  const auto [it, inserted] = kernels_.try_emplace(full_key, kernel);
-  if (!inserted) (void)cudaLibraryUnload(library);
-  return it->second;
+
+  // The first caller: loads or compiles without the lock, so that other kernels compile in
+  // parallel, then wakes the callers waiting for this one.
+  bool from_store = false;
+  slot->kernel = [&]() -> absl::StatusOr<cudaKernel_t> {
+    AH_ASSIGN_OR_RETURN(CompiledBinary compiled,
+                        CompileCached(make_source(), key, arch, store.get()));
+    from_store = compiled.from_store;
+    cudaLibrary_t library = nullptr;
+    AH_CUDA_RETURN_IF_ERROR(cudaLibraryLoadData(&library, compiled.binary.data(), nullptr, nullptr,
+                                                0, nullptr, nullptr, 0));
+    cudaKernel_t kernel = nullptr;
+    if (const cudaError_t error = cudaLibraryGetKernel(&kernel, library, entry);
+        error != cudaSuccess) {
+      (void)cudaLibraryUnload(library);
+      return CudaStatus(error, fmt::format("cudaLibraryGetKernel({})", entry));
+    }
+    return kernel;
+  }();
+  if (slot->kernel.ok()) {
+    (from_store ? loaded_ : compiled_).fetch_add(1, std::memory_order_relaxed);
+  } else {
+    // Not kept: the next caller tries again (the failure may have been out of memory).
+    absl::MutexLock lock(&mutex_);
+    if (auto it = kernels_.find(full_key); it != kernels_.end() && it->second == slot) {
+      kernels_.erase(it);
+    }
+  }
+  slot->ready.Notify();
+  return slot->kernel;
+}
+
+KernelCache::Counts KernelCache::counts() const {
+  return {.compiled = compiled_.load(std::memory_order_relaxed),
+          .loaded = loaded_.load(std::memory_order_relaxed),
+          .reused = reused_.load(std::memory_order_relaxed)};
 }
 
 }  // namespace arrayhub
