@@ -22,6 +22,7 @@
 #include "server/backend/linalg.h"
 #include "server/backend/memory_counters.h"
 #include "server/backend/staging.h"
+#include "server/backend/user_kernel.h"
 #include "server/backend/work_queue.h"
 #include "server/common/dtype.h"
 
@@ -149,6 +150,12 @@ class Backend {
 
   // Discrete Fourier transforms (see fft.h).
   virtual absl::Status Fft(const FftCall& call) = 0;
+
+  // User kernels (see user_kernel.h).
+  virtual absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
+      std::shared_ptr<const kernel::CheckedKernel>
+          kernel) = 0;  // on the RPC's thread, never a queue's
+  virtual absl::Status RunUserKernel(const UserKernelCall& call) = 0;
 
   // Indexing and manipulation (see indexing.h).
   virtual absl::Status Gather(const GatherCall& call) = 0;

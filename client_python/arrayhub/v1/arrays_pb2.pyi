@@ -415,11 +415,12 @@ class ReleaseIpcResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfo(_message.Message):
-    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "version"]
+    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "kernel_compilations", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "version"]
     ARRAYS_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
     DEVICES_FIELD_NUMBER: _ClassVar[int]
+    KERNEL_COMPILATIONS_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     SESSIONS_FIELD_NUMBER: _ClassVar[int]
     SHARED_MEMORY_SOCKET_FIELD_NUMBER: _ClassVar[int]
@@ -430,13 +431,14 @@ class ServerInfo(_message.Message):
     backend: str
     bytes_in_use: int
     devices: _containers.RepeatedCompositeFieldContainer[DeviceInfo]
+    kernel_compilations: int
     limits: ServerLimits
     sessions: int
     shared_memory_socket: str
     tenant: str
     tenant_bytes_in_use: int
     version: str
-    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., kernel_compilations: _Optional[int] = ...) -> None: ...
 
 class ServerInfoRequest(_message.Message):
     __slots__ = []
