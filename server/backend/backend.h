@@ -169,6 +169,13 @@ class Backend {
   virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
 
+  // User kernels (see user_kernel.h).
+  // Compiles `kernel` for this backend. Called on the RPC's thread, never a queue's, so a
+  // compile never stalls queued work; core caches the result.
+  virtual absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
+      std::shared_ptr<const kernel::CheckedKernel> kernel) = 0;
+  virtual absl::Status RunUserKernel(const UserKernelCall& call) = 0;
+
  private:
   DeviceHealth device_health_;
 };

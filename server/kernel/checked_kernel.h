@@ -42,6 +42,7 @@ struct Parameter {
   DType dtype = DType::kFloat32;
   bool raw = false;     // Indexed explicitly (x[k], x.size()), not element i.
   bool output = false;  // An out_params entry.
+  bool scalar = false;  // An input bound to a scalar argument: one value for every index.
 };
 
 // What one call binds: per input parameter, the argument's dtype and whether it is an array

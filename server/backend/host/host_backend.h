@@ -71,6 +71,11 @@ class HostBackend final : public Backend {
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
 
+  // The kernel's tree compiled to slot code run over blocks of indices (host_user_kernel.cc).
+  absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
+      std::shared_ptr<const kernel::CheckedKernel> kernel) override;
+  absl::Status RunUserKernel(const UserKernelCall& call) override;
+
  private:
   class HostBuffer;
   int64_t memory_limit_;
