@@ -151,12 +151,6 @@ class Backend {
   // Discrete Fourier transforms (see fft.h).
   virtual absl::Status Fft(const FftCall& call) = 0;
 
-  // User kernels (see user_kernel.h).
-  virtual absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
-      std::shared_ptr<const kernel::CheckedKernel>
-          kernel) = 0;  // on the RPC's thread, never a queue's
-  virtual absl::Status RunUserKernel(const UserKernelCall& call) = 0;
-
   // Indexing and manipulation (see indexing.h).
   virtual absl::Status Gather(const GatherCall& call) = 0;
   virtual absl::Status Scatter(const ScatterCall& call) = 0;
