@@ -1,15 +1,30 @@
+// HostBackend's user kernels: compiled to slot code (user_kernel_compile.cc), run over blocks
+// of indices on the calling thread (user_kernel_run.cc).
 #include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_queue.h"
+#include "server/backend/host/host_stop.h"
+#include "server/backend/host/user_kernel_program.h"
 
 namespace arrayhub {
 
-// The evaluator lands in the next commits; until then the host backend refuses user kernels.
 absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> HostBackend::PrepareUserKernel(
-    std::shared_ptr<const kernel::CheckedKernel>) {
-  return absl::UnimplementedError("user kernels are not implemented on the host backend yet");
+    std::shared_ptr<const kernel::CheckedKernel> kernel) {
+  try {
+    return std::shared_ptr<const PreparedUserKernel>(host::CompileUserKernel(std::move(kernel)));
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of host memory compiling a user kernel");
+  }
 }
 
-absl::Status HostBackend::RunUserKernel(const UserKernelCall&) {
-  return absl::UnimplementedError("user kernels are not implemented on the host backend yet");
+absl::Status HostBackend::RunUserKernel(const UserKernelCall& call) {
+  const HostCall held;
+  try {
+    return host::RunHostUserKernel(call);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of host memory for a user kernel");
+  } catch (const host::Stopped& stopped) {
+    return stopped.status;
+  }
 }
 
 }  // namespace arrayhub
