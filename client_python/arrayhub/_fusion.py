@@ -334,7 +334,7 @@ class _Fused:
                     else _cast(value, dtype))
         preamble = (f"__device__ {dtype.name} {self._name}_map({in_params}) {{\n"
                     + "\n".join(trace.statements) + f"\nreturn {returned};\n}}")
-        return _kernels.ReductionKernel(in_params, f"{dtype.name} _out0",
+        return _kernels.ReductionKernel(in_params, f"{dtype.name} out0",
                                         f"{self._name}_map({arguments})", expression,
                                         "out0 = a", identity, self._name,
                                         reduce_type=dtype.name, preamble=preamble)
