@@ -146,20 +146,6 @@ class _UserKernel:
                                    f"{type(out)}")
         client = _ops.client_for(*args, *outs)
         source = compute_pb2.KernelSource(kind=self._kind, **self._source_fields)
-        block = _client.recording.get()
-        types = None
-        if shape is not None and (block is not None or _ops.pipelined(client)):
-            types = self._types(args, outs)
-        if types is not None and self.nout > 1 and None in outs:
-            if block is not None:
-                raise client_error(ArrayHubBatchError,
-                                   f"{self.name}: a kernel with several outputs writes them "
-                                   f"into existing arrays in an arrayhub.batch() (pass them)")
-            # Several outputs in a pipeline: each a queued new array the kernel writes into,
-            # since a queued op gives one array.
-            outs = [out if out is not None else _ops.create(client, arrays_pb2.CreateRequest(
-                dtype=_dtypes.to_wire(dtype), shape=shape, empty=arrays_pb2.EmptySpec()))
-                for out, dtype in zip(outs, types)]
 
         def build(refs: _ops._Refs) -> compute_pb2.RunKernelRequest:
             request = compute_pb2.RunKernelRequest(
@@ -169,11 +155,29 @@ class _UserKernel:
                     request.outputs.add(**refs.out(out))
             return request
 
+        if _client.recording.get() is not None:  # An arrayhub.batch() block: no shapes yet.
+            if self.nout > 1 and None in outs:
+                raise client_error(ArrayHubBatchError,
+                                   f"{self.name}: a kernel with several outputs writes them "
+                                   f"into existing arrays in an arrayhub.batch() (pass them)")
+            first = outs[0] if outs else None
+            return [_ops._submit(client, "RunKernel", build, out=first, arrays=(*args, *outs)),
+                    *outs[1:]]
+        types = None
+        if shape is not None and _ops.pipelined(client):
+            types = self._types(args, outs)
+        if types is not None and self.nout > 1 and None in outs:
+            # Several outputs in a pipeline: each a queued new array the kernel writes into,
+            # since a queued op gives one array.
+            outs = [out if out is not None else _ops.create(client, arrays_pb2.CreateRequest(
+                dtype=_dtypes.to_wire(dtype), shape=shape, empty=arrays_pb2.EmptySpec()))
+                for out, dtype in zip(outs, types)]
+
         if types is not None and self.nout >= 1:
             first = outs[0]  # The op's one array: its new output, or the first out= array.
             meta = (_infer.contiguous(shape, types[0]) if first is None
                     else _ops.meta_of(first))
-            if block is not None or meta is not None:
+            if meta is not None:
                 result = _ops._submit(client, "RunKernel", build, out=first, meta=meta,
                                       arrays=(*args, *outs))
                 return [result, *outs[1:]]
@@ -228,7 +232,7 @@ class ElementwiseKernel(_UserKernel):
             size = operator.index(size)
             fields["size"] = size
             shape = (size,)
-        else:
+        elif _client.recording.get() is None:  # (a block's pending arrays have no shape)
             try:
                 shape = self._broadcast(inputs)
             except ValueError:
@@ -292,6 +296,8 @@ class ReductionKernel(_UserKernel):
             fields["axis"] = _ops.axis_list(axis)
         shape = None
         try:
+            if _client.recording.get() is not None:  # A block's pending arrays: no shape.
+                raise ValueError
             broadcast = self._broadcast(inputs)
             full = broadcast if broadcast is not None else ()
             axes = (tuple(range(len(full))) if axis is None

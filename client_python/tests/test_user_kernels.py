@@ -282,3 +282,16 @@ def test_many_threads_and_two_tenants_compile_a_new_kernel_once(launch, tmp_path
     assert clients[1].server_info().kernel_compilations == before + 1
     for client in clients:
         client.close()
+
+
+def test_kernels_in_a_batch_block() -> None:
+    x = RNG.standard_normal((3, 4))
+    a = ah.asarray(x)
+    with ah.batch():
+        squared = squared_diff_generic(a, 1.0)
+        norms = l2norm(squared + 0, axis=1)  # A kernel reads an earlier op's result.
+    np.testing.assert_allclose(norms.get(), np.sqrt((((x - 1) ** 2) ** 2).sum(axis=1)))
+    pair = ah.ElementwiseKernel("T x", "T y, T z", "y = x; z = -x", "pair_in_block")
+    with pytest.raises(ah.ArrayHubBatchError, match="several outputs"):
+        with ah.batch():
+            pair(a)
