@@ -183,16 +183,16 @@ struct FftOptions {
 // A user kernel: CuPy's ElementwiseKernel or ReductionKernel arguments, verbatim (the bodies
 // in the safe subset of CUDA C that docs/user-kernels.md describes; Client::RunKernel).
 struct KernelSource {
-  bool reduction = false;   // A ReductionKernel (map_expr, reduce_expr, ...), else elementwise.
-  std::string in_params;    // "T x, raw T y, float32 alpha"
-  std::string out_params;   // "T z"
-  std::string operation;    // Elementwise.
-  std::string map_expr;     // Reduction: map_expr, reduce_expr, post_map_expr, identity ("" for
-  std::string reduce_expr;  // none) and reduce_type ("": the first output's).
-  std::string post_map_expr;
-  std::string identity;
-  std::string reduce_type;
-  std::string preamble;
+  bool reduction = false;       // A ReductionKernel, else an ElementwiseKernel.
+  std::string in_params{};      // "T x, raw T y, float32 alpha"
+  std::string out_params{};     // "T z"
+  std::string operation{};      // Elementwise: the statements run for each index i.
+  std::string map_expr{};       // Reduction: element i's value,
+  std::string reduce_expr{};    // combining a and b,
+  std::string post_map_expr{};  // assigning the outputs from a;
+  std::string identity{};       // a before anything is reduced ("": none);
+  std::string reduce_type{};    // the type of a and b ("": the first output's).
+  std::string preamble{};       // __device__ functions the bodies call.
   std::string name = "kernel";
 };
 
