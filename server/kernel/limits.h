@@ -12,7 +12,8 @@ inline constexpr int64_t kMaxTokens = 16 * 1024;       // All parts together.
 inline constexpr int64_t kMaxNodes = 16 * 1024;        // Expressions and statements, all parts.
 // Every function call inlined (as NVRTC does): nodes of a part plus its callees', recursively.
 inline constexpr int64_t kMaxInlinedNodes = 256 * 1024;
-inline constexpr int kMaxDepth = 64;            // Nested expressions and statements.
+// Nested expressions and statements; each operator of a chain (a + b + c) counts as a level.
+inline constexpr int kMaxDepth = 128;
 inline constexpr int kMaxLocals = 256;          // Per part or function, parameters included.
 inline constexpr int kMaxFunctions = 64;        // Preamble functions.
 inline constexpr int kMaxLoopNesting = 8;       // for inside for.

@@ -86,16 +86,24 @@ Expr Parser::ParseConditional() {
 
 Expr Parser::ParseBinary(int min_precedence) {
   Expr left = ParseUnary();
+  // Each operator of a chain (a + b + c) makes the tree one level deeper: it counts as a
+  // nesting level, so that the trees every later pass walks recursively stay shallow.
+  int chain = 0;
   while (true) {
     const Token& token = Peek();
-    if (token.kind != Token::Kind::kPunct) return left;
     const BinaryInfo* info = nullptr;
-    for (const BinaryInfo& candidate : kBinary) {
-      if (candidate.text == token.text) info = &candidate;
+    if (token.kind == Token::Kind::kPunct) {
+      for (const BinaryInfo& candidate : kBinary) {
+        if (candidate.text == token.text) info = &candidate;
+      }
     }
-    if (info == nullptr || info->precedence < min_precedence) return left;
+    if (info == nullptr || info->precedence < min_precedence) {
+      depth_ -= chain;
+      return left;
+    }
     const SourcePos pos = Next().pos;
-    DepthGuard guard(*this, pos);
+    ++chain;
+    if (++depth_ > kMaxDepth) Fail(pos, fmt::format("nested more than {} levels deep", kMaxDepth));
     Expr right = ParseBinary(info->precedence + 1);
     left = MakeBinary(info->op, std::move(left), std::move(right), pos);
   }

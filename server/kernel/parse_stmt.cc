@@ -275,9 +275,14 @@ Stmt Parser::ParseAssignment() {
       const std::string text = op_token.text;
       const SourcePos op_pos = op_token.pos;
       Expr value = ParseExpr();
+      if (IsPunct("++") || IsPunct("--")) {
+        Fail(Peek().pos,
+             fmt::format("{} is a statement here, not part of an expression", Peek().text));
+      }
       if (IsPunct("=") || CompoundOp(Peek().text)) {
         Fail(Peek().pos, "chained assignments are not supported");
       }
+      if (IsPunct(",")) Fail(Peek().pos, "the comma operator is not supported");
       return MakeAssign(std::move(target), text, std::move(value), op_pos);
     }
   }

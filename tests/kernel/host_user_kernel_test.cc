@@ -8,6 +8,7 @@
 #include <random>
 
 #include "server/backend/host/host_backend.h"
+#include "server/common/stop_signal.h"
 #include "server/kernel/checked_kernel.h"
 #include "tests/kernel/kernel_test_util.h"
 
@@ -227,6 +228,187 @@ TEST_F(HostUserKernelTest, KmeansSumKernelOverAxis) {
     for (int64_t s = 0; s < n; ++s) expected_counts[c] += mask[c * n + s];
   }
   ExpectClose(Read<float>(counts), expected_counts, 0);
+}
+
+// One int64 input x (n values), a raw float64 input r, an int64 scalar k; int64 output y and
+// raw float64 output w: the frame of the semantics tests below.
+class FrameTest : public HostUserKernelTest {
+ protected:
+  absl::Status RunFrame(const std::string& operation, const std::vector<int64_t>& x,
+                        const std::vector<double>& r, int64_t k, std::vector<int64_t>* y,
+                        std::vector<double>* w = nullptr, const std::string& preamble = "") {
+    const int64_t n = static_cast<int64_t>(x.size());
+    const ArrayView out = Output<int64_t>({n});
+    const ArrayView raw_out = Place(std::vector<double>(4, 0.0), {4});
+    const DType i64 = DType::kInt64;
+    absl::Status status = Run(
+        kernel::testing::Elementwise("int64 x, raw float64 r, int64 k", "int64 y, raw float64 w",
+                                     operation, preamble),
+        {{Array(i64), Array(DType::kFloat64), ScalarArg(i64)}, {std::nullopt, std::nullopt}}, {n},
+        {ArrayArg(Place(x, {n})), RawArg(Place(r, {static_cast<int64_t>(r.size())})),
+         ScalarOf<int64_t>(k), ArrayArg(out), RawArg(raw_out)});
+    if (y != nullptr) *y = Read<int64_t>(out);
+    if (w != nullptr) *w = Read<double>(raw_out);
+    return status;
+  }
+};
+
+TEST_F(FrameTest, RawAccessIsRangeChecked) {
+  std::vector<int64_t> y;
+  std::vector<double> w;
+  ASSERT_TRUE(RunFrame("y = r[r.size() - 1 - i]; w[i % w.size()] = x * 2", {1, 2, 3}, {10, 20, 30},
+                       0, &y, &w)
+                  .ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{30, 20, 10}));
+  EXPECT_EQ(w, (std::vector<double>{2, 4, 6, 0}));
+  EXPECT_EQ(RunFrame("y = r[i + 1]", {1, 2, 3}, {10, 20, 30}, 0, &y).message(),
+            "kernel test_kernel: index 3 is out of bounds for raw parameter 'r' of size 3");
+  EXPECT_EQ(RunFrame("y = r[i - 1]", {1, 2, 3}, {10, 20, 30}, 0, &y).message(),
+            "kernel test_kernel: index -1 is out of bounds for raw parameter 'r' of size 3");
+  EXPECT_EQ(RunFrame("w[x] = 1", {1, 2, 4}, {}, 0, &y).message(),
+            "kernel test_kernel: index 4 is out of bounds for raw parameter 'w' of size 4");
+  // Short circuits and the conditional read only where C would.
+  ASSERT_TRUE(RunFrame("y = (i < r.size() && r[i] > 15) ? 1 : (i >= r.size() ? -1 : r[i])",
+                       {0, 0, 0, 0, 0}, {10, 20, 30}, 0, &y)
+                  .ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{10, 1, 1, -1, -1}));
+}
+
+TEST_F(FrameTest, ControlFlowRunsPerElement) {
+  std::vector<int64_t> y;
+  // Loops with continue and break that diverge between elements; nested loops.
+  ASSERT_TRUE(RunFrame("int64 s = 0;"
+                       " for (int j = 0; j < k; ++j) { if (j == x) continue; if (j > 2 * x) break;"
+                       " s += j; }"
+                       " for (int a = 0; a < 3; ++a) for (int b = 2; b > 0; --b) s += 100;"
+                       " y = s",
+                       {0, 1, 2, 5}, {}, 8, &y)
+                  .ok());
+  // x=0: j=0 skipped, j=1 > 0 breaks: 0. x=1: j=0, (1 skipped), 2, then 3 > 2 breaks: 2.
+  // x=2: 0+1+3+4 = 8. x=5: 0..7 without 5 = 23. Plus 600 from the nested loops.
+  EXPECT_EQ(y, (std::vector<int64_t>{600, 602, 608, 623}));
+}
+
+TEST_F(FrameTest, FunctionsReturnEarly) {
+  std::vector<int64_t> y;
+  ASSERT_TRUE(RunFrame("y = sign(x) * 10 + clamp(x)", {-5, 0, 7, 100}, {}, 0, &y, nullptr,
+                       R"(
+      __device__ int64 sign(int64 v) { if (v > 0) return 1; if (v < 0) return -1; }
+      __device__ int64 clamp(int64 v) {
+        for (int j = 0; j < 1000; ++j) { if (v <= j) return j; }
+        return 1000;
+      })")
+                  .ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{-10, 0, 17, 110}));  // sign(0) falls off: 0.
+}
+
+TEST_F(FrameTest, CSemanticsAreDefined) {
+  std::vector<int64_t> y;
+  // Integer division and remainder by zero give 0; INT_MIN / -1 wraps; shifts are masked;
+  // signed overflow wraps; float to int of NaN and out-of-range values gives 0.
+  ASSERT_TRUE(RunFrame("y = x / k + x % k", {7, -7}, {}, 0, &y).ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{0, 0}));
+  ASSERT_TRUE(RunFrame("int32 m = x; y = m / -1", {INT32_MIN, 5}, {}, 0, &y).ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{INT32_MIN, -5}));
+  ASSERT_TRUE(RunFrame("y = (1 << x) + (x >> 65)", {33, 1}, {}, 0, &y).ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{2 + 16, 2 + 0}));
+  ASSERT_TRUE(RunFrame("y = x + 9223372036854775807", {1, 2}, {}, 0, &y).ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{INT64_MIN, INT64_MIN + 1}));
+  ASSERT_TRUE(RunFrame("float64 z = 0.0; y = (int64)(z / z) + (int32)1e30 + (int64)(x * 2.9)",
+                       {1, -1}, {}, 0, &y)
+                  .ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{2, -2}));
+  ASSERT_TRUE(RunFrame("uint8 u = x; u += 250; y = u", {10, 1}, {}, 0, &y).ok());
+  EXPECT_EQ(y, (std::vector<int64_t>{4, 251}));
+}
+
+TEST_F(HostUserKernelTest, ReductionsOverAxes) {
+  // sum of squares over each axis set of a (4, 300, 5) float64 array against the reference,
+  // with and without identity, few outputs (pairwise in lanes) and many (lanes are outputs).
+  const Shape shape{4, 300, 5};
+  const std::vector<double> x = Random<double>(4 * 300 * 5, -1, 1);
+  const ArrayView in = Place(x, shape);
+  for (const std::vector<int64_t>& axes :
+       std::vector<std::vector<int64_t>>{{0}, {1}, {2}, {0, 2}, {0, 1, 2}}) {
+    for (const std::string identity : {"0", ""}) {
+      Shape out_shape;
+      for (int64_t d = 0; d < 3; ++d) {
+        if (std::find(axes.begin(), axes.end(), d) == axes.end()) out_shape.push_back(shape[d]);
+      }
+      const ArrayView out = Output<double>(out_shape);
+      ASSERT_TRUE(
+          Run(kernel::testing::Reduction("T x", "T y", "x * x", "a + b", "y = sqrt(a)", identity),
+              {{Array(DType::kFloat64)}, {std::nullopt}}, shape, {ArrayArg(in), ArrayArg(out)},
+              axes)
+              .ok());
+      std::vector<double> expected;
+      const auto kept = [&](int64_t d) {
+        return std::find(axes.begin(), axes.end(), d) == axes.end();
+      };
+      int64_t outputs = 1;
+      for (int64_t e : out_shape) outputs *= e;
+      expected.assign(outputs, 0);
+      for (int64_t a = 0; a < 4; ++a) {
+        for (int64_t b = 0; b < 300; ++b) {
+          for (int64_t c = 0; c < 5; ++c) {
+            int64_t o = 0;
+            if (kept(0)) o = o * 4 + a;
+            if (kept(1)) o = o * 300 + b;
+            if (kept(2)) o = o * 5 + c;
+            const double v = x[(a * 300 + b) * 5 + c];
+            expected[o] += v * v;
+          }
+        }
+      }
+      for (double& e : expected) e = std::sqrt(e);
+      ExpectClose(Read<double>(out), expected, 1e-12);
+    }
+  }
+}
+
+TEST_F(HostUserKernelTest, ReductionOverNothingGivesIdentity) {
+  const ArrayView in = Place(std::vector<double>{}, {3, 0});
+  const ArrayView out = Output<double>({3});
+  ASSERT_TRUE(Run(kernel::testing::Reduction("T x", "T y", "x", "max(a, b)", "y = a + 1", "-5"),
+                  {{Array(DType::kFloat64)}, {std::nullopt}}, {3, 0}, {ArrayArg(in), ArrayArg(out)},
+                  {1})
+                  .ok());
+  EXPECT_EQ(Read<double>(out), (std::vector<double>{-4, -4, -4}));
+}
+
+TEST_F(HostUserKernelTest, ReductionUsesIndexAndRaw) {
+  // argmax-like: the index of the largest element, packed into the reduced value.
+  const std::vector<double> x = {3, 9, 2, 9.5, 1};
+  const ArrayView in = Place(x, {5});
+  const ArrayView out = Output<int64_t>({});
+  EXPECT_EQ(Run(kernel::testing::Reduction("raw T x, T v", "int64 y", "i", "x[a] >= x[b] ? a : b",
+                                           "y = a", ""),
+                {{Array(DType::kFloat64), Array(DType::kFloat64)}, {std::nullopt}}, {5},
+                {RawArg(in), ArrayArg(in), ArrayArg(out)}, {0})
+                .message(),
+            "reduce_expr:1:1: parameter 'x' is not available in reduce_expr");
+  ASSERT_TRUE(Run(kernel::testing::Reduction("raw T x, T v", "int64 y", "v * 1000 + i", "max(a, b)",
+                                             "y = a % 10", ""),
+                  {{Array(DType::kFloat64), Array(DType::kFloat64)}, {std::nullopt}}, {5},
+                  {RawArg(in), ArrayArg(in), ArrayArg(out)}, {0})
+                  .ok());
+  EXPECT_EQ(Read<int64_t>(out), (std::vector<int64_t>{3}));
+}
+
+class Draining final : public StopSignal {
+ public:
+  absl::Status Check() const override { return absl::UnavailableError("draining"); }
+};
+
+// A loop of 2^62 iterations on four elements (core would refuse to charge it; the backend
+// must stop anyway): the call's stop ends it with the signal's status.
+TEST_F(FrameTest, AStopEndsALongLoop) {
+  const Draining stop;
+  const ScopedStopSignal scope(&stop);
+  std::vector<int64_t> y;
+  const absl::Status status = RunFrame("int64 s = 0; for (int64 j = 0; j < k; ++j) s += j; y = s",
+                                       {1, 2, 3, 4}, {}, int64_t{1} << 62, &y);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
 }
 
 }  // namespace

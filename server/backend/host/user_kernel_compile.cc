@@ -75,7 +75,11 @@ class Compiler {
     }
   }
 
+  // A fresh body: its locals, and temporaries of its own. No two bodies share a temporary,
+  // since a function's temporaries change under a caller's that hold values across the call.
   void BeginBody(const std::vector<kernel::Local>& locals) {
+    free_.clear();
+    temps_.clear();
     locals_.clear();
     for (const kernel::Local& local : locals) locals_.push_back(NewSlot(local.dtype));
   }

@@ -263,9 +263,15 @@ class Runner {
         case ConstantSlot::Kind::kValue:
           Fill(constant.slot, constant.value.data());
           break;
-        case ConstantSlot::Kind::kScalar:
-          Fill(constant.slot, call.arguments[constant.param].scalar.data());
+        case ConstantSlot::Kind::kScalar: {
+          ElementBytes scalar = call.arguments[constant.param].scalar;
+          // A bool other than 0 or 1 would be undefined behaviour in the lane loops.
+          if (program.slots[constant.slot] == DType::kBool) {
+            scalar[0] = std::byte{scalar[0] != std::byte{0}};
+          }
+          Fill(constant.slot, scalar.data());
           break;
+        }
         case ConstantSlot::Kind::kRawSize:
           Fill(constant.slot, &raw_[constant.param].size);
           break;
@@ -292,13 +298,19 @@ class Runner {
     run_.assign(walked_.size(), -1);
     for (int64_t start = 0; start < walk.size(); start += lanes_) {
       n_ = static_cast<int>(std::min<int64_t>(lanes_, walk.size() - start));
-      walk.Fill(start, n_, offsets_, index_);
+      bool all_runs = true;
       for (size_t w = 0; w < walked_.size(); ++w) {
         // A contiguous run of this parameter: whole-block copies, no per-lane offsets.
         const std::optional<int64_t> stride = walk.LinearStride(w);
         run_[w] = stride && *stride == ItemSize(call_.arguments[walked_[w]].view.dtype)
                       ? start * *stride
                       : -1;
+        all_runs = all_runs && run_[w] >= 0;
+      }
+      if (all_runs) {
+        for (int l = 0; l < n_; ++l) index_[l] = start + l;
+      } else {
+        walk.Fill(start, n_, offsets_, index_);
       }
       LoadElements(/*outputs_too=*/true);
       Lanes all = AllLanes();
