@@ -283,10 +283,9 @@ class _Fused:
         if entry is None:
             entry = self._kernels[key] = self._compile(args)
         kernel, reduced = entry
-        values = [a for a in args]
         if reduced is None:
-            return kernel(*values)
-        return kernel(*values, axis=reduced.axis, keepdims=reduced.keepdims)
+            return kernel(*args)
+        return kernel(*args, axis=reduced.axis, keepdims=reduced.keepdims)
 
     def _compile(self, args: tuple[Any, ...]) -> tuple[Any, Optional[_Reduced]]:
         from arrayhub import _kernels  # noqa: PLC0415  (_kernels imports the client's modules)
