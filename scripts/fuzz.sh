@@ -5,6 +5,8 @@
 #   request_fuzzer   one request of any RPC   tests/fuzz/corpus, tests/fuzz/regressions
 #   stateful_fuzzer  programs of requests by several tenants, sessions and threads at once
 #                    tests/fuzz/stateful_corpus, tests/fuzz/stateful_regressions
+#   kernel_fuzzer    user kernels: the language's checker and the host evaluator
+#                    tests/fuzz/kernel_corpus, tests/fuzz/kernel_regressions
 # New inputs they find go to a scratch directory, not into the checked-in corpora. A crash
 # leaves its input in $FUZZ_BUILD/fuzz-artifacts: fix the bug, then keep the input with the
 # fuzzer's regressions.
@@ -15,7 +17,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${FUZZ_BUILD:-$root/build-asan}
 seconds=${FUZZ_SECONDS:-60}
-fuzzers=(request_fuzzer stateful_fuzzer)
+fuzzers=(request_fuzzer stateful_fuzzer kernel_fuzzer)
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DARRAYHUB_CUDA=OFF \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DARRAYHUB_SANITIZE=address \
@@ -54,3 +56,4 @@ share=$((seconds / ${#fuzzers[@]}))
 run request_fuzzer "$root/tests/fuzz/corpus" "$root/tests/fuzz/regressions" "$share"
 run stateful_fuzzer "$root/tests/fuzz/stateful_corpus" "$root/tests/fuzz/stateful_regressions" \
   "$share"
+run kernel_fuzzer "$root/tests/fuzz/kernel_corpus" "$root/tests/fuzz/kernel_regressions" "$share"

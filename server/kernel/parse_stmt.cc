@@ -41,19 +41,42 @@ void Parser::ExpectStatementEnd() {
   Expect(";", "';'");
 }
 
-Stmt Parser::ParseStatement() {
+Stmt Parser::ParseSubstatement() {
+  const SourcePos pos = Peek().pos;
+  std::vector<Stmt> list;
+  ParseStatement(list);
+  if (list.size() == 1) {
+    Stmt only = std::move(list[0]);
+    return only;
+  }
+  // `if (c) int a = 1, b = 2;`: a scope of its own, as in C++.
+  Stmt block = StmtNode(Stmt::Kind::kBlock, pos);
+  block.body = std::move(list);
+  return block;
+}
+
+void Parser::ParseStatement(std::vector<Stmt>& list) {
   const Token& token = Peek();
   const SourcePos pos = token.pos;
   DepthGuard guard(*this, pos);
-  if (IsPunct("{")) return ParseBlock();
+  if (IsPunct("{")) {
+    list.push_back(ParseBlock());
+    return;
+  }
   if (IsPunct(";")) {
     Next();
-    return StmtNode(Stmt::Kind::kBlock, pos);
+    return;
   }
   if (token.kind == Token::Kind::kIdentifier) {
     const std::string& word = token.text;
-    if (word == "if") return ParseIf(pos);
-    if (word == "for") return ParseFor(pos);
+    if (word == "if") {
+      list.push_back(ParseIf(pos));
+      return;
+    }
+    if (word == "for") {
+      list.push_back(ParseFor(pos));
+      return;
+    }
     if (word == "while" || word == "do") {
       Fail(pos, fmt::format("{} loops are not supported: use a for loop with a bound", word));
     }
@@ -64,7 +87,8 @@ Stmt Parser::ParseStatement() {
       Next();
       if (loop_variables_.empty()) Fail(pos, fmt::format("{} outside a loop", word));
       ExpectStatementEnd();
-      return StmtNode(word == "break" ? Stmt::Kind::kBreak : Stmt::Kind::kContinue, pos);
+      list.push_back(StmtNode(word == "break" ? Stmt::Kind::kBreak : Stmt::Kind::kContinue, pos));
+      return;
     }
     if (word == "return") {
       Next();
@@ -76,18 +100,18 @@ Stmt Parser::ParseStatement() {
       Stmt stmt = StmtNode(Stmt::Kind::kReturn, pos);
       stmt.operands.push_back(Convert(ParseExpr(), static_cast<DType>(function_result_), true));
       ExpectStatementEnd();
-      return stmt;
+      list.push_back(std::move(stmt));
+      return;
     }
     if (word == "else") Fail(pos, "else without if");
     if (IsTypeStart()) {
-      Stmt stmt = ParseDeclaration();
+      ParseDeclaration(list);
       ExpectStatementEnd();
-      return stmt;
+      return;
     }
   }
-  Stmt stmt = ParseAssignment();
+  list.push_back(ParseAssignment());
   ExpectStatementEnd();
-  return stmt;
 }
 
 Stmt Parser::ParseBlock() {
@@ -95,7 +119,7 @@ Stmt Parser::ParseBlock() {
   const size_t scope = names_.size();
   while (!IsPunct("}")) {
     if (Peek().kind == Token::Kind::kEnd) Fail(block.pos, "unterminated block: expected '}'");
-    block.body.push_back(ParseStatement());
+    ParseStatement(block.body);
   }
   Next();
   names_.resize(scope);
@@ -110,12 +134,12 @@ Stmt Parser::ParseIf(SourcePos pos) {
   Expect(")", "')' of the condition");
   // Each branch is a scope of its own, as in C++.
   size_t scope = names_.size();
-  stmt.body.push_back(ParseStatement());
+  stmt.body.push_back(ParseSubstatement());
   names_.resize(scope);
   if (IsWord("else")) {
     Next();
     scope = names_.size();
-    stmt.body.push_back(ParseStatement());
+    stmt.body.push_back(ParseSubstatement());
     names_.resize(scope);
   }
   return stmt;
@@ -216,16 +240,14 @@ Stmt Parser::ParseFor(SourcePos pos) {
   stmt.operands.push_back(std::move(init));
   stmt.operands.push_back(std::move(bound));
   loop_variables_.push_back(stmt.index);
-  stmt.body.push_back(ParseStatement());
+  stmt.body.push_back(ParseSubstatement());
   loop_variables_.pop_back();
   names_.resize(scope);
   return stmt;
 }
 
-Stmt Parser::ParseDeclaration() {
-  const SourcePos pos = Peek().pos;
+void Parser::ParseDeclaration(std::vector<Stmt>& list) {
   const TypeSpec type = ParseType();
-  Stmt block = StmtNode(Stmt::Kind::kBlock, pos);
   do {
     const Token& token = Peek();
     if (IsPunct("*")) Fail(token.pos, "pointers are not supported");
@@ -243,13 +265,8 @@ Stmt Parser::ParseDeclaration() {
       Fail(name_pos, fmt::format("const '{}' needs an initialiser", name));
     }
     stmt.index = DeclareLocal(name, type.dtype, type.is_const, name_pos);
-    block.body.push_back(std::move(stmt));
+    list.push_back(std::move(stmt));
   } while (Accept(","));
-  if (block.body.size() == 1) {
-    Stmt only = std::move(block.body[0]);
-    return only;
-  }
-  return block;
 }
 
 Stmt Parser::ParseAssignment() {
@@ -339,7 +356,7 @@ Body Parser::ParseBody(std::vector<Token> tokens, Scope scope, std::vector<Local
   last_semicolon_optional_ = last_semicolon_optional;
   Body body;
   body.block = StmtNode(Stmt::Kind::kBlock, Peek().pos);
-  while (Peek().kind != Token::Kind::kEnd) body.block.body.push_back(ParseStatement());
+  while (Peek().kind != Token::Kind::kEnd) ParseStatement(body.block.body);
   last_semicolon_optional_ = false;
   body.locals = std::move(locals_);
   return body;

@@ -92,11 +92,15 @@ class Parser {
   Expr Node(Expr::Kind kind, DType dtype, SourcePos pos);
 
   // Statements.
-  Stmt ParseStatement();
+  // Appends the statement's nodes to `list`: none for ';', one per declarator of a
+  // declaration (a declaration's names belong to the enclosing block).
+  void ParseStatement(std::vector<Stmt>& list);
+  // The one statement of an if branch or a loop body.
+  Stmt ParseSubstatement();
   Stmt ParseBlock();
   Stmt ParseIf(SourcePos pos);
   Stmt ParseFor(SourcePos pos);
-  Stmt ParseDeclaration();
+  void ParseDeclaration(std::vector<Stmt>& list);
   Stmt ParseAssignment();
   Stmt MakeAssign(Expr target, std::string_view op, Expr value, SourcePos pos);
   void ExpectStatementEnd();

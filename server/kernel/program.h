@@ -186,7 +186,7 @@ struct Local {
 
 struct Stmt {
   enum class Kind : uint8_t {
-    kBlock,     // body, in order.
+    kBlock,     // body, in order; a scope (a declaration's locals are its enclosing block's).
     kDeclare,   // local = index; value: the initialiser (operands[0]) when has_value.
     kAssign,    // target = value (see Target).
     kIf,        // operands[0] (bool); body[0] then; body[1] else when present.

@@ -159,6 +159,22 @@ TEST(KernelLangTest, TreeIsResolved) {
   EXPECT_EQ(program.operation.locals[0].name, "k");
 }
 
+TEST(KernelLangTest, DeclarationsBelongToTheirBlock) {
+  // int a = 1, b; declares both in the enclosing block: no block of their own hides them.
+  auto kernel = Accept(Frame("int a = 1, b; b = a; y = b"), kFrameTypes);
+  const Stmt& block = ProgramOf(kernel).operation.block;
+  ASSERT_EQ(block.body.size(), 4u);
+  EXPECT_EQ(block.body[0].kind, Stmt::Kind::kDeclare);
+  EXPECT_TRUE(block.body[0].has_value);
+  EXPECT_EQ(block.body[1].kind, Stmt::Kind::kDeclare);
+  EXPECT_FALSE(block.body[1].has_value);
+  // An if branch that declares several is a scope of its own, as in C++.
+  kernel = Accept(Frame("if (x > 0) int a = 1, b = 2; y = x"), kFrameTypes);
+  const Stmt& branch = ProgramOf(kernel).operation.block.body[0].body[0];
+  EXPECT_EQ(branch.kind, Stmt::Kind::kBlock);
+  EXPECT_EQ(branch.body.size(), 2u);
+}
+
 TEST(KernelLangTest, UsualArithmeticConversions) {
   const std::vector<std::pair<std::string, DType>> cases = {
       {"int8(1) + int8(1)", kI32},
