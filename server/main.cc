@@ -142,6 +142,10 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("max-shared-memory-bytes", config.limits.max_shared_memory_bytes,
       "largest shared-memory region, in bytes (the CUDA backend pins it in host memory)")
       ->check(CLI::NonNegativeNumber);
+  add("max-kernel-work", config.limits.max_kernel_work,
+      "most operations one user-kernel call may do (elements times the checked kernel's bound "
+      "per element), refused before it runs")
+      ->check(CLI::NonNegativeNumber);
   add("fuse-batches", config.limits.fuse_batches,
       "run each Batch's runs of elementwise ops as fused chains: one kernel per run of one "
       "shape, intermediate results never in memory (true/false)");

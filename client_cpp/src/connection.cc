@@ -43,6 +43,8 @@ v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op) {
       return Call(connection, &Stub::Linalg, op.linalg()).results(0);
     case Op::kFft:
       return Call(connection, &Stub::Fft, op.fft());
+    case Op::kRunKernel:  // A kernel giving one array.
+      return Call(connection, &Stub::RunKernel, op.run_kernel()).outputs(0);
     case Op::OP_NOT_SET:
       break;
   }

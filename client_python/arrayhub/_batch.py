@@ -30,7 +30,8 @@ __all__ = ["Batch", "batch"]
 #: The RPCs a batch can hold, by the BatchRequest.Op field that carries each.
 _OP_FIELDS = {"Elementwise": "elementwise", "Matmul": "matmul", "Reduce": "reduce",
               "View": "view", "ArrayOp": "array_op", "Create": "create", "GetItem": "get_item",
-              "TensorProduct": "tensor_product", "Linalg": "linalg", "Fft": "fft"}
+              "TensorProduct": "tensor_product", "Linalg": "linalg", "Fft": "fft",
+              "RunKernel": "run_kernel"}
 
 #: ArrayOp ops that answer several arrays, whose number the client cannot know in advance.
 _SEVERAL_ARRAYS = ("split", "nonzero")
@@ -44,6 +45,8 @@ def _label(op: compute_pb2.BatchRequest.Op) -> str:
         return field
     if field in ("view", "create"):
         name = request.WhichOneof("op" if field == "view" else "kind") or ""
+    elif field == "run_kernel":
+        name = request.source.name
     else:
         name = request.op
     return f"{field} {name}" if name else field

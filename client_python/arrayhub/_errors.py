@@ -120,6 +120,10 @@ def _make(cls: type, code: Optional[grpc.StatusCode], details: str) -> ArrayHubE
 # INVALID_ARGUMENT is split by what the message is about, in this order (the first match
 # wins), into the exception NumPy raises for the same mistake.
 _INVALID_ARGUMENT_RULES: list[tuple[re.Pattern[str], type]] = [
+    # A user kernel the server refused, naming the part, line and column: CuPy's compile
+    # errors are ValueErrors (whatever the words that follow).
+    (re.compile(r"^(in_params|out_params|operation|map_expr|reduce_expr|post_map_expr|"
+                r"identity|reduce_type|preamble|name):\d+:\d+: "), ArrayHubValueError),
     (re.compile(r"Python integer .* out of bounds"), ArrayHubOverflowError),
     (re.compile(r"\baxis\b.* out of bounds"), ArrayHubAxisError),
     # NumPy's IndexErrors of indexing, some of which mention shapes.

@@ -239,6 +239,11 @@ def _out_array(out: Any) -> Optional[_ndarray.ndarray]:
     return out
 
 
+#: arrayhub.fuse's traced values (_fusion._Var), once _fusion is imported: ufuncs and
+#: reductions given one build the fused kernel instead of calling the server.
+FUSION_VALUE: Optional[type] = None
+
+
 def pipelined(client: _client.Client) -> bool:
     """Whether an op of ``client`` would be queued (so inferring its result is worth it)."""
     return _client.recording.get() is None and client._pipeline.active
@@ -306,6 +311,8 @@ def elementwise(op: str, args: Sequence[Operand], out: Any = None,
     CuPy's (the server needs an array operand)."""
     if (not isinstance(args[0], _ndarray.ndarray)  # (the common case, tested first)
             and not any(isinstance(a, (_ndarray.ndarray, np.generic, np.ndarray)) for a in args)):
+        if FUSION_VALUE is not None and any(isinstance(a, FUSION_VALUE) for a in args):
+            return FUSION_VALUE.ufunc(op, tuple(args))  # Traced by arrayhub.fuse.
         args = [_default_typed(a) for a in args]
     if out is not None:
         out = _out_array(out)
@@ -338,6 +345,8 @@ def _default_typed(value: Any) -> Any:
 def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: bool = False,
            dtype: DTypeLike | None = None, ddof: int = 0, out: Any = None) -> _ndarray.ndarray:
     """Reduce RPC: sum, prod, min, max, mean, var, std, argmin, argmax, any, all."""
+    if FUSION_VALUE is not None and isinstance(a, FUSION_VALUE):  # Traced by arrayhub.fuse.
+        return a.reduce(op, axis, dtype=dtype, out=out, keepdims=keepdims)
     out = _out_array(out)
     client = client_for(require_array(a, op), out)
     axes, wire_dtype, ddof = axis_list(axis), _dtypes.to_wire_or_unspecified(dtype), \

@@ -22,6 +22,7 @@
 #include "server/core/download.h"
 #include "server/core/fft_rules.h"
 #include "server/core/ipc_leases.h"
+#include "server/core/kernel_cache.h"
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
@@ -37,6 +38,7 @@
 #include "server/core/transfers.h"
 #include "server/core/ufunc_rules.h"
 #include "server/core/upload.h"
+#include "server/core/user_kernel_rules.h"
 #include "server/core/view_rules.h"
 
 namespace arrayhub {
@@ -178,6 +180,11 @@ class Engine {
                                                             const LinalgSpec& spec);
   // numpy.fft's transforms (engine_fft.cc).
   absl::StatusOr<ArrayTable::RecordPtr> Fft(const Caller& caller, const FftSpec& spec);
+  // User kernels (engine_user_kernel.cc): the outputs in out_params order.
+  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RunKernel(const Caller& caller,
+                                                               const RunKernelSpec& spec);
+  // User kernels checked and compiled since start (ServerInfo.kernel_compilations).
+  int64_t KernelCompilations() const { return kernels_.compilations(); }
 
   // Views and indexing (engine_views.cc): View and basic indexing give views sharing the
   // array's memory (a reshape the strides cannot express copies, as NumPy); index arrays give
@@ -357,6 +364,7 @@ class Engine {
                                 limits_.tenant_max_shared_memory_regions};
   IpcLeases ipc_{limits_.max_ipc_leases};
   CapabilityStore capabilities_;
+  KernelCache kernels_{limits_.kernel_cache_entries, limits_.kernel_cache_bytes};
 };
 
 }  // namespace arrayhub

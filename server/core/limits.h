@@ -42,6 +42,12 @@ struct Limits {
   // An upload or download that moves no chunk for this long is cancelled, and what it holds
   // (an upload's whole array) freed (--transfer-idle-seconds).
   std::chrono::milliseconds transfer_idle_timeout{60'000};
+  // User kernels (RunKernel): the most operations one call may do, elements times the checked
+  // kernel's bound per element, refused before it runs (--max-kernel-work); and the bounds of
+  // the process-wide cache of checked and compiled kernels (least recently used out first).
+  int64_t max_kernel_work = int64_t{1} << 40;
+  int64_t kernel_cache_entries = 1024;
+  int64_t kernel_cache_bytes = int64_t{64} << 20;
 };
 
 }  // namespace arrayhub

@@ -46,6 +46,8 @@ std::string LabelOf(const BatchOp& op) {
       return Label("linalg", op.linalg().op());
     case BatchOp::kFft:
       return Label("fft", op.fft().op());
+    case BatchOp::kRunKernel:
+      return Label("run_kernel", op.run_kernel().source().name());
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -85,6 +87,32 @@ void AddGetItemReferences(const v1::GetItemRequest& request, BatchStep& step) {
                                  .op = request.index(k).batch_array()});
     }
   }
+}
+
+void AddKernelReferences(const v1::RunKernelRequest& request, BatchStep& step) {
+  for (int k = 0; k < request.arguments_size(); ++k) {
+    if (request.arguments(k).value_case() == v1::KernelArgument::kBatchResult) {
+      step.references.push_back({.field = "arguments[" + std::to_string(k) + "].batch_result",
+                                 .op = request.arguments(k).batch_result()});
+    }
+  }
+  for (int k = 0; k < request.outputs_size(); ++k) {
+    if (request.outputs(k).out_array_case() == v1::KernelOutput::kOutBatchResult) {
+      step.references.push_back({.field = "outputs[" + std::to_string(k) + "].out_batch_result",
+                                 .op = request.outputs(k).out_batch_result(),
+                                 .is_out = true});
+    }
+  }
+  step.gives_several = request.outputs_size() > 1;
+}
+
+// A kernel writes into out= arrays only: every output names one.
+bool KernelWritesIntoOut(const v1::RunKernelRequest& request) {
+  if (request.outputs().empty()) return false;
+  for (const v1::KernelOutput& output : request.outputs()) {
+    if (output.out_array_case() == v1::KernelOutput::OUT_ARRAY_NOT_SET) return false;
+  }
+  return true;
 }
 
 template <typename Request>
@@ -152,6 +180,9 @@ BatchStep StepOf(const BatchOp& op) {
     case BatchOp::kFft:
       AddReference(op.fft().input(), "input", step);
       break;
+    case BatchOp::kRunKernel:
+      AddKernelReferences(op.run_kernel(), step);
+      break;
     case BatchOp::kCreate:
     case BatchOp::OP_NOT_SET:
       break;
@@ -169,6 +200,8 @@ bool WritesIntoOut(const BatchOp& op) {
       return HasOut(op.reduce());
     case BatchOp::kTensorProduct:
       return HasOut(op.tensor_product());
+    case BatchOp::kRunKernel:
+      return KernelWritesIntoOut(op.run_kernel());
     default:
       return false;
   }
@@ -222,6 +255,17 @@ absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const B
     case BatchOp::kFft: {
       AH_ASSIGN_OR_RETURN(FftSpec spec, FftSpecFromProto(op.fft(), &results));
       return One(engine.Fft(caller, spec));
+    }
+    case BatchOp::kRunKernel: {
+      AH_ASSIGN_OR_RETURN(RunKernelSpec spec, RunKernelSpecFromProto(op.run_kernel(), &results));
+      AH_ASSIGN_OR_RETURN(Records outputs, engine.RunKernel(caller, spec));
+      if (outputs.size() > 1 && !KernelWritesIntoOut(op.run_kernel())) {
+        // Its new arrays could be neither read nor kept: a Batch result is one array.
+        return absl::InvalidArgumentError(
+            "a kernel with several outputs writes them into existing arrays in a Batch (every "
+            "outputs entry names one)");
+      }
+      return outputs;
     }
     case BatchOp::OP_NOT_SET:
       break;

@@ -19,6 +19,7 @@
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
 #include "server/core/session_manager.h"
+#include "server/core/user_kernel_rules.h"
 
 namespace arrayhub {
 
@@ -77,6 +78,9 @@ absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
                                                const BatchResults* batch = nullptr);
 absl::StatusOr<FftSpec> FftSpecFromProto(const v1::FftRequest& request,
                                          const BatchResults* batch = nullptr);
+// kernel_rpcs.cc
+absl::StatusOr<RunKernelSpec> RunKernelSpecFromProto(const v1::RunKernelRequest& request,
+                                                     const BatchResults* batch = nullptr);
 // convert_manipulation.cc
 absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
                                            const BatchResults* batch = nullptr);

@@ -75,6 +75,10 @@ class ArrayHubService final : public ArrayHubServiceBase {
   grpc::Status Fft(grpc::ServerContext* context, const v1::FftRequest* request,
                    v1::ArrayInfo* response) override;
 
+  // User kernels (kernel_rpcs.cc).
+  grpc::Status RunKernel(grpc::ServerContext* context, const v1::RunKernelRequest* request,
+                         v1::RunKernelResponse* response) override;
+
   // Transfer (transfer_rpcs.cc): serialized UploadRequest / UploadResponse, DownloadRequest /
   // DownloadResponse.
   grpc::ServerReadReactor<grpc::ByteBuffer>* Upload(grpc::CallbackServerContext* context,

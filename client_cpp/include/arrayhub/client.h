@@ -180,6 +180,32 @@ struct FftOptions {
   std::string norm;  // "backward" (also ""), "ortho" or "forward".
 };
 
+// A user kernel: CuPy's ElementwiseKernel or ReductionKernel arguments, verbatim (the bodies
+// in the safe subset of CUDA C that docs/user-kernels.md describes; Client::RunKernel).
+struct KernelSource {
+  bool reduction = false;       // A ReductionKernel, else an ElementwiseKernel.
+  std::string in_params{};      // "T x, raw T y, float32 alpha"
+  std::string out_params{};     // "T z"
+  std::string operation{};      // Elementwise: the statements run for each index i.
+  std::string map_expr{};       // Reduction: element i's value,
+  std::string reduce_expr{};    // combining a and b,
+  std::string post_map_expr{};  // assigning the outputs from a;
+  std::string identity{};       // a before anything is reduced ("": none);
+  std::string reduce_type{};    // the type of a and b ("": the first output's).
+  std::string preamble{};       // __device__ functions the bodies call.
+  std::string name = "kernel";
+};
+
+// One call's options (Client::RunKernel).
+struct KernelOptions {
+  // Empty: every output is a new array. Else one entry per out_params entry: the array to
+  // write (CuPy's out=), or null for a new one.
+  std::vector<const Array*> out{};
+  std::optional<int64_t> size{};               // Elementwise: CuPy's size=.
+  std::optional<std::vector<int64_t>> axis{};  // Reduction: absent reduces every axis.
+  bool keepdims = false;                       // Reduction.
+};
+
 struct ReduceOptions {
   std::optional<std::vector<int64_t>> axis{};  // Absent: all axes (axis=None).
   bool keepdims = false;
@@ -352,6 +378,11 @@ class Client {
   // options' axes as numpy.fft.fftn, rfftn, irfftn run them (hfft and ihfft take one axis);
   // fft2 is Fft("fft", a, {.axes = {{-2, -1}}}). NumPy 2's result dtypes.
   Array Fft(std::string_view op, const Array& a, const FftOptions& options = {});
+  // Runs a user kernel (kernels.cc) on `arguments` (one per in_params entry: arrays or
+  // scalars), waiting for it. Answers the new outputs in out_params order (those written into
+  // options.out are not repeated). A refusal is kInvalidArgument "operation:L:C: ...".
+  std::vector<Array> RunKernel(const KernelSource& source, const std::vector<Operand>& arguments,
+                               const KernelOptions& options = {});
 
   // Views, as NumPy's functions of the same names: the result shares a's memory (a write
   // through one is seen through the other) and stays valid after a is freed. Reshape and

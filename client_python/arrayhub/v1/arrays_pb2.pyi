@@ -416,11 +416,12 @@ class ReleaseIpcResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfo(_message.Message):
-    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "transfers", "version"]
+    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "kernel_compilations", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "transfers", "version"]
     ARRAYS_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
     DEVICES_FIELD_NUMBER: _ClassVar[int]
+    KERNEL_COMPILATIONS_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     SESSIONS_FIELD_NUMBER: _ClassVar[int]
     SHARED_MEMORY_SOCKET_FIELD_NUMBER: _ClassVar[int]
@@ -432,6 +433,7 @@ class ServerInfo(_message.Message):
     backend: str
     bytes_in_use: int
     devices: _containers.RepeatedCompositeFieldContainer[DeviceInfo]
+    kernel_compilations: int
     limits: ServerLimits
     sessions: int
     shared_memory_socket: str
@@ -439,7 +441,7 @@ class ServerInfo(_message.Message):
     tenant_bytes_in_use: int
     transfers: _peer_pb2.TransferStats
     version: str
-    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., transfers: _Optional[_Union[_peer_pb2.TransferStats, _Mapping]] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., kernel_compilations: _Optional[int] = ..., transfers: _Optional[_Union[_peer_pb2.TransferStats, _Mapping]] = ...) -> None: ...
 
 class ServerInfoRequest(_message.Message):
     __slots__ = []

@@ -48,7 +48,7 @@ class BatchError(_message.Message):
 class BatchRequest(_message.Message):
     __slots__ = ["free", "keep", "ops", "read"]
     class Op(_message.Message):
-        __slots__ = ["array_op", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "reduce", "tensor_product", "view"]
+        __slots__ = ["array_op", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "reduce", "run_kernel", "tensor_product", "view"]
         ARRAY_OP_FIELD_NUMBER: _ClassVar[int]
         CREATE_FIELD_NUMBER: _ClassVar[int]
         ELEMENTWISE_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +57,7 @@ class BatchRequest(_message.Message):
         LINALG_FIELD_NUMBER: _ClassVar[int]
         MATMUL_FIELD_NUMBER: _ClassVar[int]
         REDUCE_FIELD_NUMBER: _ClassVar[int]
+        RUN_KERNEL_FIELD_NUMBER: _ClassVar[int]
         TENSOR_PRODUCT_FIELD_NUMBER: _ClassVar[int]
         VIEW_FIELD_NUMBER: _ClassVar[int]
         array_op: ArrayOpRequest
@@ -67,9 +68,10 @@ class BatchRequest(_message.Message):
         linalg: LinalgRequest
         matmul: MatmulRequest
         reduce: ReduceRequest
+        run_kernel: RunKernelRequest
         tensor_product: TensorProductRequest
         view: ViewRequest
-        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ...) -> None: ...
+        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ..., run_kernel: _Optional[_Union[RunKernelRequest, _Mapping]] = ...) -> None: ...
     FREE_FIELD_NUMBER: _ClassVar[int]
     KEEP_FIELD_NUMBER: _ClassVar[int]
     OPS_FIELD_NUMBER: _ClassVar[int]
@@ -159,6 +161,56 @@ class IndexItem(_message.Message):
     slice: Slice
     def __init__(self, index: _Optional[int] = ..., slice: _Optional[_Union[Slice, _Mapping]] = ..., ellipsis: bool = ..., new_axis: bool = ..., array: _Optional[str] = ..., batch_array: _Optional[int] = ...) -> None: ...
 
+class KernelArgument(_message.Message):
+    __slots__ = ["batch_result", "dtype", "handle", "scalar"]
+    BATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
+    DTYPE_FIELD_NUMBER: _ClassVar[int]
+    HANDLE_FIELD_NUMBER: _ClassVar[int]
+    SCALAR_FIELD_NUMBER: _ClassVar[int]
+    batch_result: int
+    dtype: _types_pb2.DType
+    handle: str
+    scalar: _types_pb2.Scalar
+    def __init__(self, handle: _Optional[str] = ..., scalar: _Optional[_Union[_types_pb2.Scalar, _Mapping]] = ..., batch_result: _Optional[int] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
+
+class KernelOutput(_message.Message):
+    __slots__ = ["out", "out_batch_result"]
+    OUT_BATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
+    OUT_FIELD_NUMBER: _ClassVar[int]
+    out: str
+    out_batch_result: int
+    def __init__(self, out: _Optional[str] = ..., out_batch_result: _Optional[int] = ...) -> None: ...
+
+class KernelSource(_message.Message):
+    __slots__ = ["identity", "in_params", "kind", "map_expr", "name", "operation", "out_params", "post_map_expr", "preamble", "reduce_expr", "reduce_type"]
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    IDENTITY_FIELD_NUMBER: _ClassVar[int]
+    IN_PARAMS_FIELD_NUMBER: _ClassVar[int]
+    KIND_ELEMENTWISE: KernelSource.Kind
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KIND_REDUCTION: KernelSource.Kind
+    MAP_EXPR_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_FIELD_NUMBER: _ClassVar[int]
+    OUT_PARAMS_FIELD_NUMBER: _ClassVar[int]
+    POST_MAP_EXPR_FIELD_NUMBER: _ClassVar[int]
+    PREAMBLE_FIELD_NUMBER: _ClassVar[int]
+    REDUCE_EXPR_FIELD_NUMBER: _ClassVar[int]
+    REDUCE_TYPE_FIELD_NUMBER: _ClassVar[int]
+    identity: str
+    in_params: str
+    kind: KernelSource.Kind
+    map_expr: str
+    name: str
+    operation: str
+    out_params: str
+    post_map_expr: str
+    preamble: str
+    reduce_expr: str
+    reduce_type: str
+    def __init__(self, kind: _Optional[_Union[KernelSource.Kind, str]] = ..., in_params: _Optional[str] = ..., out_params: _Optional[str] = ..., operation: _Optional[str] = ..., map_expr: _Optional[str] = ..., reduce_expr: _Optional[str] = ..., post_map_expr: _Optional[str] = ..., identity: _Optional[str] = ..., reduce_type: _Optional[str] = ..., preamble: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
 class LinalgRequest(_message.Message):
     __slots__ = ["axis", "compute_uv", "full_matrices", "keepdims", "mode", "op", "operands", "ord", "precision", "rcond", "uplo"]
     AXIS_FIELD_NUMBER: _ClassVar[int]
@@ -242,6 +294,28 @@ class ReduceRequest(_message.Message):
     out: str
     out_batch_result: int
     def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ...) -> None: ...
+
+class RunKernelRequest(_message.Message):
+    __slots__ = ["arguments", "axis", "keepdims", "outputs", "size", "source"]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    AXIS_FIELD_NUMBER: _ClassVar[int]
+    KEEPDIMS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    arguments: _containers.RepeatedCompositeFieldContainer[KernelArgument]
+    axis: _types_pb2.AxisList
+    keepdims: bool
+    outputs: _containers.RepeatedCompositeFieldContainer[KernelOutput]
+    size: int
+    source: KernelSource
+    def __init__(self, source: _Optional[_Union[KernelSource, _Mapping]] = ..., arguments: _Optional[_Iterable[_Union[KernelArgument, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[KernelOutput, _Mapping]]] = ..., size: _Optional[int] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ...) -> None: ...
+
+class RunKernelResponse(_message.Message):
+    __slots__ = ["outputs"]
+    OUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    outputs: _containers.RepeatedCompositeFieldContainer[_types_pb2.ArrayInfo]
+    def __init__(self, outputs: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ...) -> None: ...
 
 class SetItemRequest(_message.Message):
     __slots__ = ["combine", "handle", "index", "value"]

@@ -77,6 +77,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.FftRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
                 )
+        self.RunKernel = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/RunKernel',
+                request_serializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelResponse.FromString,
+                )
         self.Reduce = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/Reduce',
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.ReduceRequest.SerializeToString,
@@ -273,6 +278,13 @@ class ArrayHubServicer(object):
 
     def Fft(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunKernel(self, request, context):
+        """User kernels (ElementwiseKernel, ReductionKernel; docs/user-kernels.md).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -485,6 +497,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.Fft,
                     request_deserializer=arrayhub_dot_v1_dot_compute__pb2.FftRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.SerializeToString,
+            ),
+            'RunKernel': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunKernel,
+                    request_deserializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelResponse.SerializeToString,
             ),
             'Reduce': grpc.unary_unary_rpc_method_handler(
                     servicer.Reduce,
@@ -812,6 +829,23 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/Fft',
             arrayhub_dot_v1_dot_compute__pb2.FftRequest.SerializeToString,
             arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RunKernel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/RunKernel',
+            arrayhub_dot_v1_dot_compute__pb2.RunKernelRequest.SerializeToString,
+            arrayhub_dot_v1_dot_compute__pb2.RunKernelResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
