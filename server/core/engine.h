@@ -22,7 +22,6 @@
 #include "server/core/download.h"
 #include "server/core/fft_rules.h"
 #include "server/core/ipc_leases.h"
-#include "server/core/kernel_cache.h"
 #include "server/core/limits.h"
 #include "server/core/linalg_specs.h"
 #include "server/core/manipulation_specs.h"
@@ -38,6 +37,7 @@
 #include "server/core/transfers.h"
 #include "server/core/ufunc_rules.h"
 #include "server/core/upload.h"
+#include "server/core/user_kernel_cache.h"
 #include "server/core/user_kernel_rules.h"
 #include "server/core/view_rules.h"
 
@@ -364,7 +364,7 @@ class Engine {
                                 limits_.tenant_max_shared_memory_regions};
   IpcLeases ipc_{limits_.max_ipc_leases};
   CapabilityStore capabilities_;
-  KernelCache kernels_{limits_.kernel_cache_entries, limits_.kernel_cache_bytes};
+  UserKernelCache kernels_{limits_.kernel_cache_entries, limits_.kernel_cache_bytes};
 };
 
 }  // namespace arrayhub

@@ -1,5 +1,5 @@
 // Engine::RunKernel: a user kernel (ElementwiseKernel, ReductionKernel) checked once per source
-// and binding through the process-wide KernelCache, its shapes resolved by CuPy's rules
+// and binding through the process-wide UserKernelCache, its shapes resolved by CuPy's rules
 // (user_kernel_rules.h), its outputs and work bounded and charged before anything runs, then
 // one backend call. Outputs the backend writes never overlap its inputs: an out= array that
 // would, one whose dtype differs from its parameter's, and every out= array of a kernel with
@@ -110,14 +110,15 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
   // Checked and prepared once per source and binding, whichever session asks.
   const std::string key = KernelCacheKey(source, types);
   AH_ASSIGN_OR_RETURN(
-      CompiledKernel compiled,
-      kernels_.Get(key, static_cast<int64_t>(key.size()), [&]() -> absl::StatusOr<CompiledKernel> {
-        AH_ASSIGN_OR_RETURN(std::shared_ptr<const kernel::CheckedKernel> checked,
-                            kernel::CheckKernel(source, types));
-        AH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedUserKernel> prepared,
-                            backend_->PrepareUserKernel(checked));
-        return CompiledKernel{.checked = std::move(checked), .prepared = std::move(prepared)};
-      }));
+      CachedUserKernel compiled,
+      kernels_.Get(
+          key, static_cast<int64_t>(key.size()), [&]() -> absl::StatusOr<CachedUserKernel> {
+            AH_ASSIGN_OR_RETURN(std::shared_ptr<const kernel::CheckedKernel> checked,
+                                kernel::CheckKernel(source, types));
+            AH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedUserKernel> prepared,
+                                backend_->PrepareUserKernel(checked));
+            return CachedUserKernel{.checked = std::move(checked), .prepared = std::move(prepared)};
+          }));
   const std::vector<kernel::Parameter>& parameters = compiled.checked->parameters();
   if (parameters.size() != input_count + output_count) {
     return absl::InternalError("the checked kernel's parameters do not match its source");

@@ -1,5 +1,5 @@
 // CuPy's shape rules for user kernels (user_kernel_rules.h) and the kernel cache's bounds and
-// compile-once guarantee (kernel_cache.h).
+// compile-once guarantee (user_kernel_cache.h).
 #include "server/core/user_kernel_rules.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-#include "server/core/kernel_cache.h"
+#include "server/core/user_kernel_cache.h"
 
 namespace arrayhub {
 namespace {
@@ -115,15 +115,15 @@ TEST(UserKernelRulesTest, CacheKeysSeparateEveryFieldAndType) {
 }
 
 TEST(KernelCacheTest, ManyThreadsAskingForOneKeyCompileOnce) {
-  KernelCache cache(16, 1 << 20);
+  UserKernelCache cache(16, 1 << 20);
   std::atomic<int> compiles = 0;
   std::vector<std::thread> threads;
   for (int t = 0; t < 16; ++t) {
     threads.emplace_back([&] {
-      auto got = cache.Get("key", 0, [&]() -> absl::StatusOr<CompiledKernel> {
+      auto got = cache.Get("key", 0, [&]() -> absl::StatusOr<CachedUserKernel> {
         ++compiles;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));  // The others arrive.
-        return CompiledKernel{};
+        return CachedUserKernel{};
       });
       EXPECT_TRUE(got.ok());
     });
@@ -134,9 +134,9 @@ TEST(KernelCacheTest, ManyThreadsAskingForOneKeyCompileOnce) {
 }
 
 TEST(KernelCacheTest, RefusalsAreSharedButNotKept) {
-  KernelCache cache(16, 1 << 20);
+  UserKernelCache cache(16, 1 << 20);
   int compiles = 0;
-  const auto refuse = [&]() -> absl::StatusOr<CompiledKernel> {
+  const auto refuse = [&]() -> absl::StatusOr<CachedUserKernel> {
     ++compiles;
     return absl::InvalidArgumentError("operation:1:1: no");
   };
@@ -147,11 +147,11 @@ TEST(KernelCacheTest, RefusalsAreSharedButNotKept) {
 }
 
 TEST(KernelCacheTest, EndlessDistinctKernelsStayWithinTheBounds) {
-  KernelCache cache(8, 4096);
+  UserKernelCache cache(8, 4096);
   int compiles = 0;
-  const auto compile = [&]() -> absl::StatusOr<CompiledKernel> {
+  const auto compile = [&]() -> absl::StatusOr<CachedUserKernel> {
     ++compiles;
-    return CompiledKernel{};
+    return CachedUserKernel{};
   };
   for (int k = 0; k < 1000; ++k) {
     ASSERT_TRUE(cache.Get("kernel" + std::to_string(k), 200, compile).ok());

@@ -1,9 +1,9 @@
-#include "server/core/kernel_cache.h"
+#include "server/core/user_kernel_cache.h"
 
 namespace arrayhub {
 
-absl::StatusOr<CompiledKernel> KernelCache::Get(const std::string& key, int64_t entry_bytes,
-                                                const Compile& compile) {
+absl::StatusOr<CachedUserKernel> UserKernelCache::Get(const std::string& key, int64_t entry_bytes,
+                                                      const Compile& compile) {
   std::shared_ptr<InFlight> flight;
   {
     absl::MutexLock lock(&mutex_);
@@ -21,7 +21,7 @@ absl::StatusOr<CompiledKernel> KernelCache::Get(const std::string& key, int64_t 
     in_flight_.emplace(key, flight);
   }
   // Compiled outside the lock: other keys are looked up and compiled meanwhile.
-  absl::StatusOr<CompiledKernel> result = compile();
+  absl::StatusOr<CachedUserKernel> result = compile();
   absl::MutexLock lock(&mutex_);
   in_flight_.erase(key);
   if (result.ok()) {
@@ -33,8 +33,8 @@ absl::StatusOr<CompiledKernel> KernelCache::Get(const std::string& key, int64_t 
   return result;
 }
 
-void KernelCache::InsertLocked(const std::string& key, const CompiledKernel& kernel,
-                               int64_t bytes) {
+void UserKernelCache::InsertLocked(const std::string& key, const CachedUserKernel& kernel,
+                                   int64_t bytes) {
   if (bytes > max_bytes_ || max_entries_ <= 0) return;  // Used once, never kept.
   while (!recency_.empty() &&
          (static_cast<int64_t>(entries_.size()) >= max_entries_ || bytes_ + bytes > max_bytes_)) {
@@ -48,17 +48,17 @@ void KernelCache::InsertLocked(const std::string& key, const CompiledKernel& ker
   bytes_ += bytes;
 }
 
-int64_t KernelCache::compilations() const {
+int64_t UserKernelCache::compilations() const {
   absl::MutexLock lock(&mutex_);
   return compilations_;
 }
 
-int64_t KernelCache::entries() const {
+int64_t UserKernelCache::entries() const {
   absl::MutexLock lock(&mutex_);
   return static_cast<int64_t>(entries_.size());
 }
 
-int64_t KernelCache::bytes() const {
+int64_t UserKernelCache::bytes() const {
   absl::MutexLock lock(&mutex_);
   return bytes_;
 }

@@ -18,23 +18,23 @@
 
 namespace arrayhub {
 
-struct CompiledKernel {
+struct CachedUserKernel {
   std::shared_ptr<const kernel::CheckedKernel> checked;
   std::shared_ptr<const PreparedUserKernel> prepared;
 };
 
-class KernelCache {
+class UserKernelCache {
  public:
-  using Compile = std::function<absl::StatusOr<CompiledKernel>()>;
+  using Compile = std::function<absl::StatusOr<CachedUserKernel>()>;
 
-  KernelCache(int64_t max_entries, int64_t max_bytes)
+  UserKernelCache(int64_t max_entries, int64_t max_bytes)
       : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
   // The kernel of `key`: cached, or made by `compile` on this thread while later callers of
   // the same key wait for it. A refusal is answered to those waiting and not kept (the next
   // call checks again). An entry counts key.size() plus `entry_bytes` against the byte bound.
-  absl::StatusOr<CompiledKernel> Get(const std::string& key, int64_t entry_bytes,
-                                     const Compile& compile);
+  absl::StatusOr<CachedUserKernel> Get(const std::string& key, int64_t entry_bytes,
+                                       const Compile& compile);
 
   // Kernels compiled since start (the misses that compiled; ServerInfo.kernel_compilations).
   int64_t compilations() const;
@@ -44,15 +44,15 @@ class KernelCache {
  private:
   struct InFlight {
     bool done = false;
-    absl::StatusOr<CompiledKernel> result = absl::UnknownError("not compiled yet");
+    absl::StatusOr<CachedUserKernel> result = absl::UnknownError("not compiled yet");
   };
   struct Entry {
-    CompiledKernel kernel;
+    CachedUserKernel kernel;
     int64_t bytes = 0;
     std::list<std::string>::iterator recency;  // In recency_, most recent first.
   };
 
-  void InsertLocked(const std::string& key, const CompiledKernel& kernel, int64_t bytes)
+  void InsertLocked(const std::string& key, const CachedUserKernel& kernel, int64_t bytes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const int64_t max_entries_;
