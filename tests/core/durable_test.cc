@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "server/backend/host/host_backend.h"
@@ -250,6 +251,45 @@ TEST_F(DurableStoreTest, RemoveDeletesTheFilesAndDropsQueuedWrites) {
   EXPECT_EQ(store->DiskBytesInUse("alice"), 0);
   store->Remove("alice", "never-durable");  // Nothing to do.
   EXPECT_FALSE(store->OpenData("alice", "w").ok());
+}
+
+// Writes and removals of the same names from many threads: whatever order they land in, the
+// directory ends with one manifest and one data file per publication the store still has,
+// no temporary file, and a disk charge equal to what a fresh start finds.
+TEST_F(DurableStoreTest, ConcurrentWritesAndRemovalsLeaveAConsistentDirectory) {
+  auto store = Open();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 40; ++i) {
+        const std::string name = "n" + std::to_string((t + i) % 4);
+        if ((t * 7 + i) % 5 == 0) {
+          store->Remove("alice", name);
+          continue;
+        }
+        auto [metadata, snapshot] = Snapshot(name, std::vector<float>(16 + i, float(t)));
+        absl::StatusOr<TenantCharge> disk =
+            store->ReserveDisk(metadata.owner, metadata.dtype, metadata.shape);
+        ASSERT_TRUE(disk.ok());
+        store->Enqueue(metadata, *std::move(disk), snapshot, nullptr);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  store->Flush();
+  const int64_t charged = store->DiskBytesInUse("alice");
+  store.reset();
+  int manifests = 0, data = 0;
+  for (const std::string& file : Files()) {
+    EXPECT_FALSE(file.ends_with(".tmp")) << file;
+    manifests += file.ends_with(".json");
+    data += file.ends_with(".npy");
+  }
+  EXPECT_EQ(manifests, data);
+  store = Open();
+  EXPECT_EQ(static_cast<int>(store->TakeRestored().size()), manifests);
+  EXPECT_EQ(store->DiskBytesInUse("alice"), charged);
+  EXPECT_TRUE(log_.empty());
 }
 
 }  // namespace
