@@ -11,7 +11,8 @@ server (arange, float64): the snapshot copy, the write through the daemon's writ
 fsyncs and renames; also how long the same call takes to return without `wait` (queued).
 Restore: the daemon restarted on the directory (the data file dropped from the page cache
 first): time to listen (the manifests), then the first `attach` (read, CRC-32, copy in).
-Prints a Markdown table; each figure the median of the repeats.
+Prints a Markdown table: each figure the median of the repeats, with their range; the ratios
+divide the disk's median time by ArrayHub's.
 """
 
 from __future__ import annotations
@@ -134,8 +135,8 @@ def main() -> None:
     write_s = statistics.median(times["disk write+fsync"])
     read_s = statistics.median(times["disk read (cold)"])
     print(f"{mib:.0f} MiB, median of {args.repeats}\n")
-    print("| what | seconds | MB/s | of the disk's |")
-    print("|---|---:|---:|---:|")
+    print("| what | seconds, median | range | MB/s | of the disk's |")
+    print("|---|---:|---:|---:|---:|")
     for name, samples in times.items():
         seconds = statistics.median(samples)
         rate = nbytes / seconds / 1e6
@@ -143,7 +144,8 @@ def main() -> None:
                 "restore (first attach)": read_s}.get(name)
         share = f"{disk / seconds:.2f}x" if disk else "-"
         shown = "-" if name.startswith(("publish durable, returns", "restart")) else f"{rate:.0f}"
-        print(f"| {name} | {seconds:.3f} | {shown} | {share} |")
+        spread = f"{min(samples):.2f}-{max(samples):.2f}"
+        print(f"| {name} | {seconds:.3f} | {spread} | {shown} | {share} |")
     shutil.rmtree(args.dir, ignore_errors=True)
 
 
