@@ -1,7 +1,6 @@
 // The C++ client on a shared server: tokens, TLS, Publish/Attach between tenants, and durable
 // publications across a restart.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
