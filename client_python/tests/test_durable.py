@@ -153,7 +153,7 @@ def test_a_corrupted_file_is_skipped_logged_and_never_served(
     raw = bytearray(flipped.read_bytes())
     raw[len(raw) // 2] ^= 0x10
     flipped.write_bytes(bytes(raw))
-    manifest = data_dir / (by_size[0].name.split(".")[0] + ".json")
+    manifest = data_dir / (by_size[0].name.split(".")[0] + ".manifest")
     manifest.write_text(manifest.read_text().replace("shape 3", "shape 4"))
 
     daemon = launch("--data-dir", str(data_dir))

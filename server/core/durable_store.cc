@@ -18,7 +18,7 @@
 namespace arrayhub {
 namespace {
 
-constexpr std::string_view kManifestSuffix = ".json";
+constexpr std::string_view kManifestSuffix = ".manifest";
 constexpr std::string_view kTemporarySuffix = ".tmp";
 constexpr std::string_view kDataSuffix = ".npy";
 // Larger than any manifest: 1024 readers of 64 characters and a shape of rank 64.

@@ -102,7 +102,7 @@ class DurableStore {
  private:
   using Key = std::pair<std::string, std::string>;  // (owner, name)
   struct Entry {
-    std::string id;             // Of its files' names: "<id>.json", "<id>.<version>.npy".
+    std::string id;             // Of its files' names: "<id>.manifest", "<id>.<version>.npy".
     int64_t next_version = 1;   // Of the next write queued.
     DurableManifest committed;  // version 0 while no write has completed.
     TenantCharge disk;          // For the committed data file.

@@ -201,9 +201,9 @@ TEST_F(DurableStoreTest, OpenRemovesWhatAKilledWriterLeft) {
   std::ofstream(dir_ / (id + ".2.npy.tmp")) << "torn";
   std::ofstream(dir_ / (id + ".2.npy")) << "complete but never named";
   std::ofstream(dir_ / "ffffffffffffffffffffffffffffffff.1.npy") << "orphan";
-  std::ofstream(dir_ / (id + ".json.tmp")) << "half a manifest";
+  std::ofstream(dir_ / (id + ".manifest.tmp")) << "half a manifest";
   auto store = Open();
-  EXPECT_EQ(Files(), (std::vector<std::string>{id + ".1.npy", id + ".json"}));
+  EXPECT_EQ(Files(), (std::vector<std::string>{id + ".1.npy", id + ".manifest"}));
   EXPECT_EQ(store->TakeRestored().size(), 1u);
 }
 
@@ -215,7 +215,7 @@ TEST_F(DurableStoreTest, SkipsAndLogsADamagedManifestOrAShortDataFile) {
   }
   for (const std::string& file : Files()) {
     const fs::path path = dir_ / file;
-    if (file.ends_with(".json") && fs::file_size(path) < 300) {
+    if (file.ends_with(".manifest") && fs::file_size(path) < 300) {
       std::ifstream in(path);
       std::stringstream text;
       text << in.rdbuf();
@@ -282,7 +282,7 @@ TEST_F(DurableStoreTest, ConcurrentWritesAndRemovalsLeaveAConsistentDirectory) {
   int manifests = 0, data = 0;
   for (const std::string& file : Files()) {
     EXPECT_FALSE(file.ends_with(".tmp")) << file;
-    manifests += file.ends_with(".json");
+    manifests += file.ends_with(".manifest");
     data += file.ends_with(".npy");
   }
   EXPECT_EQ(manifests, data);
