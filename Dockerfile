@@ -32,7 +32,8 @@ COPY --from=build /out/runtime-packages.txt /tmp/
 RUN apt-get update \
  && xargs -a /tmp/runtime-packages.txt apt-get install -y --no-install-recommends \
  && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages.txt \
- && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin arrayhub
+ && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin arrayhub \
+ && install -d -m 0700 -o 10001 -g 10001 /var/lib/arrayhub
 COPY --from=build /out/arrayhubd /out/arrayhub-health /usr/local/bin/
 
 # Every option is an ARRAYHUB_* variable (arrayhubd --help); these make the daemon reachable
@@ -41,7 +42,10 @@ ENV ARRAYHUB_LISTEN=0.0.0.0:50051 \
     ARRAYHUB_AUTH_FILE=/etc/arrayhub/tokens \
     ARRAYHUB_METRICS_LISTEN=0.0.0.0:9464 \
     ARRAYHUB_BACKEND=auto \
-    ARRAYHUB_LOG_LEVEL=info
+    ARRAYHUB_LOG_LEVEL=info \
+    ARRAYHUB_DATA_DIR=/var/lib/arrayhub/data
+# Durable publications (docs/operations.md): mount a volume here to keep them across containers.
+VOLUME /var/lib/arrayhub
 # gRPC, then Prometheus metrics (/metrics).
 EXPOSE 50051 9464
 USER 10001:10001

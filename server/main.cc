@@ -54,6 +54,7 @@ struct Config {
   bool insecure = false;
   std::string ipc_socket;
   arrayhub::KernelCacheOptions kernel_cache;
+  std::string data_dir;
 };
 
 void DefineOptions(CLI::App& app, Config& config) {
@@ -125,6 +126,13 @@ void DefineOptions(CLI::App& app, Config& config) {
       "uploads, downloads, Batch streams and session watches each tenant may have in flight "
       "at once")
       ->check(CLI::NonNegativeNumber);
+  add("tenant-max-disk-bytes", config.quotas.max_disk_bytes,
+      "disk quota of each tenant in the data directory, in bytes of its durable publications' "
+      "files")
+      ->check(CLI::NonNegativeNumber);
+  add("data-dir", config.data_dir,
+      "directory of durable publications (made mode 0700 if missing): written on "
+      "publish(durable=True) and `arrayhub checkpoint`, restored at start; empty: none");
   add("transfer-idle-seconds", config.transfer_idle_seconds,
       "an upload or download that moves no chunk for this long is cancelled (an upload's "
       "reserved array freed)")
@@ -307,6 +315,7 @@ int main(int argc, char** argv) {
       .tls = config.tls,
       .peer = config.peer,
       .insecure = config.insecure,
+      .data_dir = config.data_dir,
       .ipc_socket = config.ipc_socket,
       .on_device_lost = arrayhub::RequestStopForDeviceLoss,
   };

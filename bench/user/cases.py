@@ -55,6 +55,15 @@ def _blobs(n: int, k: int = 8,
     return make
 
 
+def _options(n: int) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
+    """black_scholes.py's random options: stock prices in [5, 30), strikes in [1, 100),
+    years in [0.25, 10), float32."""
+    def make(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        return tuple(rng.uniform(low, high, n).astype(np.float32)
+                     for low, high in ((5, 30), (1, 100), (0.25, 10)))
+    return make
+
+
 def _size_label(n: int) -> str:
     return f"1e{len(str(n)) - 1}"
 
@@ -77,6 +86,7 @@ def all_cases(quick: bool) -> list[Case]:
     kmeans_n = 20_000 if quick else 1_000_000
     rfft_n = 2**18 if quick else 2**24
     fft2_n = 512 if quick else 4096
+    options_n = 100_000 if quick else 10_000_000
     by_size = [10**e for e in range(3, 7 if quick else 9)]
     cases = [
         Case(1, "1. 200 x `y = y + 1` (1000 float32), `float(y[0])`", workloads.small_op_loop,
@@ -103,5 +113,11 @@ def all_cases(quick: bool) -> list[Case]:
              workloads.rfft_magnitude, _uniform(rfft_n), 1.5, 1e-3),
         Case(10, f"10. `float(cp.abs(cp.fft.fft2(a)).sum())` ({fft2_n}^2 float32)",
              workloads.fft2_magnitude, _uniform((fft2_n, fft2_n)), 1.5, 1e-3),
+        Case(11, f"11. black_scholes' `ElementwiseKernel`, calls and puts summed "
+                 f"({_count(options_n)} float32 options)",
+             workloads.black_scholes_kernel, _options(options_n), 1.5, 1e-4),
+        Case(12, f"12. k-means with CuPy's example kernels, 10 iterations "
+                 f"({_count(kmeans_n)} points, 2-d, 4 clusters, float32)",
+             workloads.kmeans_custom_kernels, _blobs(kmeans_n, k=4, d=2), 1.5, 1e-4),
     ]
     return cases

@@ -73,7 +73,7 @@ from arrayhub._pinned import empty_like_pinned, empty_pinned, zeros_like_pinned,
 from arrayhub._products import dot, inner, matmul, outer, tensordot, vdot
 from arrayhub._reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod,
                                  std, sum, var)
-from arrayhub._sharing import attach, open, publish, unpublish
+from arrayhub._sharing import attach, checkpoint, open, publish, unpublish
 from arrayhub._shape_functions import (array_split, broadcast_arrays, broadcast_shapes,
                                        dsplit, fliplr, flipud, hsplit, moveaxis, permute_dims,
                                        resize, rollaxis, rot90, unstack, vsplit)
@@ -157,6 +157,7 @@ __all__ = sorted(
      "diagonal", "copy", "ascontiguousarray", "concatenate", "stack", "split", "compress", "tile", "repeat", "flip", "roll", "sort",
      "argsort", "cumsum", "cumprod", "searchsorted", "take", "nonzero",
      "open", "publish", "unpublish", "attach", "Capability", "issue_capability", "pull",
+     "checkpoint",
      "shape", "ndim", "size",
      "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "NpzFile",
      "vstack", "row_stack", "hstack", "dstack", "column_stack", "concat", "block",

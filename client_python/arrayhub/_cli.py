@@ -6,6 +6,7 @@
     arrayhub cp FILE.npy NAME     uploads a file and publishes it as NAME
     arrayhub cp NAME FILE.npy     writes the array published as NAME to a file
     arrayhub unpublish NAME       withdraws a name (the memory goes once nothing holds it)
+    arrayhub checkpoint [--wait]  writes all the tenant's publications to the data directory
     arrayhub top --metrics URL    live memory, arrays and sessions per tenant, refreshing
     arrayhub bench                round-trip latency and transfer rates against the server
 
@@ -77,6 +78,14 @@ def _rm(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _checkpoint(client: Client, args: argparse.Namespace) -> int:
+    response = client._rpc("Checkpoint", arrays_pb2.CheckpointRequest(wait=args.wait))
+    state = "written" if args.wait else "queued"
+    print(f"{response.publications} publication(s), {human_bytes(response.bytes)} {state}; "
+          f"the tenant uses {human_bytes(response.tenant_disk_bytes)} of disk")
+    return 0
+
+
 def _unpublish(client: Client, args: argparse.Namespace) -> int:
     client._rpc("Unpublish", arrays_pb2.UnpublishRequest(name=args.name))
     print(f"unpublished {args.name}")
@@ -123,6 +132,12 @@ def _parser() -> argparse.ArgumentParser:
     unpublish = commands.add_parser("unpublish", help="withdraw a published name")
     unpublish.add_argument("name", metavar="NAME")
     unpublish.set_defaults(run=_unpublish)
+
+    checkpoint = commands.add_parser(
+        "checkpoint", help="write every publication of the tenant to the server's data directory")
+    checkpoint.add_argument("--wait", action="store_true",
+                            help="return once the writes are on disk, not once queued")
+    checkpoint.set_defaults(run=_checkpoint)
 
     top = commands.add_parser(
         "top", help="live memory, arrays and sessions per tenant (from the metrics endpoint)")

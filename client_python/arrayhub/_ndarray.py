@@ -190,12 +190,12 @@ class ndarray:
         return self._client
 
     def publish(self, name: str, *, readers: Sequence[str] = (), all_tenants: bool = False,
-                writable: bool = False) -> ndarray:
+                writable: bool = False, durable: bool = False, wait: bool = False) -> ndarray:
         """Publishes this array as ``name`` for :func:`arrayhub.attach`; see
         :func:`arrayhub.publish`."""
         from arrayhub import _sharing  # _sharing imports this module
         return _sharing.publish(self, name, readers=readers, all_tenants=all_tenants,
-                                writable=writable)
+                                writable=writable, durable=durable, wait=wait)
 
     @property
     def device(self) -> cuda.Device:

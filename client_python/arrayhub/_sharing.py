@@ -8,7 +8,7 @@ from arrayhub import _client, _ops
 from arrayhub._ndarray import ndarray
 from arrayhub.v1 import arrays_pb2
 
-__all__ = ["open", "publish", "unpublish", "attach"]
+__all__ = ["open", "publish", "unpublish", "attach", "checkpoint"]
 
 
 def open(handle: str) -> ndarray:
@@ -25,15 +25,20 @@ def open(handle: str) -> ndarray:
 
 
 def publish(x: ndarray, name: str, *, readers: Sequence[str] = (), all_tenants: bool = False,
-            writable: bool = False) -> ndarray:
+            writable: bool = False, durable: bool = False, wait: bool = False) -> ndarray:
     """Publishes ``x`` under ``name`` (1-128 characters of ``[A-Za-z0-9._/-]``, unique per
     tenant) so that other processes can :func:`attach` to it. A published array outlives the
     session that made it, until :func:`unpublish`. ``readers`` names other tenants allowed to
-    attach (``all_tenants``: every tenant); ``writable`` lets them write too."""
+    attach (``all_tenants``: every tenant); ``writable`` lets them write too.
+
+    ``durable`` also writes it, as of this call, to the server's data directory (arrayhubd
+    ``--data-dir``), from which a restarted server restores it; the call returns once the
+    write is queued, or with ``wait`` once it is on disk. Later changes are written by
+    :func:`checkpoint`."""
     client = _ops.client_for(_ops.require_array(x, "publish"))
     response = client._rpc("Publish", arrays_pb2.PublishRequest(
         handle=_ops.handle_of(x), name=name, reader_tenants=list(readers),
-        all_tenants=all_tenants, writable=writable))
+        all_tenants=all_tenants, writable=writable, durable=durable, wait_durable=wait))
     return ndarray._wrap(client, response.array, owned=False)
 
 
@@ -48,3 +53,11 @@ def attach(name: str, owner: str = "") -> ndarray:
     client = _client.get_client()
     response = client._rpc("Attach", arrays_pb2.AttachRequest(name=name, owner=owner))
     return ndarray._wrap(client, response.array)
+
+
+def checkpoint(*, wait: bool = False) -> arrays_pb2.CheckpointResponse:
+    """Writes every publication of the caller's tenant, as of this call, to the server's data
+    directory (arrayhubd ``--data-dir``) and makes each durable; returns once the writes are
+    queued, or with ``wait`` once they are all on disk. The answer counts the publications and
+    their bytes, and the disk the tenant uses now."""
+    return _client.get_client()._rpc("Checkpoint", arrays_pb2.CheckpointRequest(wait=wait))

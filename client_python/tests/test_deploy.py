@@ -85,6 +85,11 @@ def test_dockerfile_runtime_runs_unprivileged_exposes_ports_and_checks_health() 
     env = " ".join(a for k, a in runtime if k == "ENV")
     assert "ARRAYHUB_LISTEN=0.0.0.0:50051" in env and "ARRAYHUB_METRICS_LISTEN=0.0.0.0:9464" in env
     assert "ARRAYHUB_AUTH_FILE=/etc/arrayhub/tokens" in env  # Not loopback: authenticated.
+    # Durable publications on the volume, in a directory the daemon's user may make.
+    assert "ARRAYHUB_DATA_DIR=/var/lib/arrayhub/data" in env
+    assert next(a for k, a in runtime if k == "VOLUME") == "/var/lib/arrayhub"
+    assert "install -d -m 0700 -o 10001 -g 10001 /var/lib/arrayhub" in " ".join(
+        a for k, a in runtime if k == "RUN")
     assert next(a for k, a in runtime if k == "ENTRYPOINT") == '["/usr/local/bin/arrayhubd"]'
 
 
@@ -174,7 +179,8 @@ def _kubernetes() -> dict[str, dict[str, Any]]:
 
 def test_kubernetes_manifests_have_the_expected_objects_and_fields() -> None:
     objects = _kubernetes()
-    assert set(objects) == {"ConfigMap", "Secret", "Deployment", "Service"}
+    assert set(objects) == {"ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment",
+                            "Service"}
     deployment = objects["Deployment"]
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
@@ -196,6 +202,12 @@ def test_kubernetes_manifests_have_the_expected_objects_and_fields() -> None:
     secret_volume = next(v for v in pod["volumes"] if "secret" in v)
     assert secret_volume["secret"]["secretName"] == objects["Secret"]["metadata"]["name"]
     assert any(m["name"] == secret_volume["name"] for m in container["volumeMounts"])
+    # Durable publications are on the claim, which a restarted pod mounts again.
+    data_volume = next(v for v in pod["volumes"] if "persistentVolumeClaim" in v)
+    claim = objects["PersistentVolumeClaim"]["metadata"]["name"]
+    assert data_volume["persistentVolumeClaim"]["claimName"] == claim
+    data_mount = next(m for m in container["volumeMounts"] if m["name"] == data_volume["name"])
+    assert config["ARRAYHUB_DATA_DIR"].startswith(data_mount["mountPath"] + "/")
     selector = deployment["spec"]["selector"]["matchLabels"]
     assert objects["Service"]["spec"]["selector"] == selector
     ports = {p["name"] for p in container["ports"]}
@@ -216,7 +228,8 @@ def test_kubernetes_config_map_sets_only_options_the_daemon_has(tmp_path: pathli
     tokens.chmod(0o440)
     # The values are valid too: a daemon starts with them (addresses moved to loopback).
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYHUB_")}
-    env.update(config, ARRAYHUB_BACKEND=BACKEND, ARRAYHUB_AUTH_FILE=str(tokens))
+    env.update(config, ARRAYHUB_BACKEND=BACKEND, ARRAYHUB_AUTH_FILE=str(tokens),
+               ARRAYHUB_DATA_DIR=str(tmp_path / "data"))
     daemon = start_daemon(tmp_path / "arrayhubd.log", "--metrics-listen", "127.0.0.1:0", env=env)
     assert "authentication on: 1 token(s)" in daemon.log.read_text()
     stop_daemon(daemon)
@@ -231,6 +244,9 @@ def test_compose_file_reserves_a_gpu_and_sets_only_known_options() -> None:
     assert service["build"]["dockerfile"] == "Dockerfile"
     assert (DEPLOY / service["build"]["context"] / "Dockerfile").is_file()
     assert set(service["environment"]) <= _daemon_options()
+    # The image's data directory is on a named volume, kept when the container is replaced.
+    assert "arrayhub-data:/var/lib/arrayhub" in service["volumes"]
+    assert "arrayhub-data" in compose["volumes"]
     assert "arrayhub-health" in " ".join(service["healthcheck"]["test"])
     assert not service["user"].startswith("0")
 
@@ -244,7 +260,9 @@ def test_systemd_unit_and_example_config(tmp_path: pathlib.Path) -> None:
     assert service["DynamicUser"] == "yes" and service["NoNewPrivileges"] == "yes"
     assert service["KillSignal"] == "SIGTERM"
     assert service["LoadCredential"] == "tokens:/etc/arrayhub/tokens"
-    assert service["Environment"] == "ARRAYHUB_AUTH_FILE=%d/tokens"
+    assert service["Environment"] == "ARRAYHUB_AUTH_FILE=%d/tokens ARRAYHUB_DATA_DIR=%S/arrayhub"
+    # Durable publications in the state directory, which outlives restarts.
+    assert service["StateDirectory"] == "arrayhub" and service["StateDirectoryMode"] == "0700"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
 
     # The example config is one arrayhubd accepts (unknown keys are errors); its drain fits in
@@ -258,6 +276,7 @@ def test_systemd_unit_and_example_config(tmp_path: pathlib.Path) -> None:
                                if not k.startswith("ARRAYHUB_")})
     stop_daemon(daemon)
     assert "max rank 64, max array 17179869184 bytes" in daemon.log.read_text()
+    assert "tenant-max-disk-bytes" in example.read_text()
 
 
 def _unit_needs(unit_text: str) -> dict[str, str]:

@@ -20,6 +20,7 @@
 #include "server/core/creation.h"
 #include "server/core/descriptor_budget.h"
 #include "server/core/download.h"
+#include "server/core/durable_store.h"
 #include "server/core/fft_rules.h"
 #include "server/core/ipc_leases.h"
 #include "server/core/limits.h"
@@ -66,6 +67,12 @@ struct ChainOp {
   std::string_view label;  // How messages name it ("elementwise add").
   ElementwiseSpec spec;    // Without `out`.
   bool keep = false;       // Its result becomes an array (the Batch keeps it or reads it later).
+};
+
+// What a Checkpoint queued.
+struct CheckpointResult {
+  int64_t publications = 0;  // Written (or queued to be).
+  int64_t bytes = 0;         // Of their arrays.
 };
 
 struct EngineStats {
@@ -212,6 +219,19 @@ class Engine {
   // and those other tenants shared with it), as records with a null handle.
   std::vector<ArrayTable::RecordPtr> ListShared(const Caller& caller) const;
 
+  // Durable publications (engine_durable.cc, docs/operations.md). Opens the data directory
+  // and restores the publications found there (metadata now; each one's data at its first
+  // Attach). Called once, before serving; `log` hears what an operator should know.
+  absl::Status OpenDataDirectory(const std::string& path, DurableStore::Log log);
+  // Writes every publication of the caller's tenant to the data directory as its next version
+  // and makes it durable; with `wait`, returns once all are on disk. FAILED_PRECONDITION
+  // without a data directory; refused as a whole (memory or disk quota) or queued as a whole.
+  absl::StatusOr<CheckpointResult> Checkpoint(const Caller& caller, bool wait);
+  // Returns once every queued write is on disk: the drain's last step.
+  void FinishDurableWrites();
+  // Disk bytes charged to `tenant` for its durable publications; 0 without a data directory.
+  int64_t TenantDiskBytes(const std::string& tenant) const;
+
   // Client shared-memory regions (engine_shared_memory.cc), each belonging to the session that
   // registered it. Every call answers FAILED_PRECONDITION when limits().shared_memory is off.
   // For the daemon's Unix socket: keeps the descriptor a process of user `sender` handed over
@@ -341,6 +361,24 @@ class Engine {
                                 bool writable = true);
   absl::StatusOr<ArrayTable::RecordPtr> RegisterView(const Caller& caller, const ArrayRecord& base,
                                                      const Layout& layout, bool writable = true);
+  // A durable write of `array` prepared: disk charged, and a private C-contiguous copy taken
+  // in the caller's queue order (charged as scratch is), so that the write sees one moment.
+  struct DurableWrite {
+    TenantCharge disk;
+    std::shared_ptr<const ArrayRecord> snapshot;
+  };
+  absl::StatusOr<DurableWrite> PrepareDurableWrite(const Caller& caller, const ArrayRecord& array);
+  // Queues a prepared write of `publication` (under durable_mutex_, the publication checked).
+  std::shared_future<absl::Status> EnqueueDurableWrite(const Caller& caller,
+                                                       const Publication& publication,
+                                                       DurableWrite write)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(durable_mutex_);
+  // The data of a restored publication, read from its file, checked and copied to the device
+  // (charged to its owner); a file that fails a check is set aside and the publication
+  // withdrawn (DATA_LOSS).
+  absl::StatusOr<Publication> LoadRestored(const Caller& caller, Publication publication);
+  absl::StatusOr<std::shared_ptr<const ArrayRecord>> ReadDataFile(DurableStore::DataFile& file,
+                                                                  const ArrayRecord& described);
   // FAILED_PRECONDITION when the operator switched shared memory off.
   absl::Status CheckSharedMemoryOn() const;
   // What ending a session (closed, or its lease ran out; sessions_ has dropped it) frees:
@@ -365,6 +403,13 @@ class Engine {
   IpcLeases ipc_{limits_.max_ipc_leases};
   CapabilityStore capabilities_;
   UserKernelCache kernels_{limits_.kernel_cache_entries, limits_.kernel_cache_bytes};
+  // Null without --data-dir. Destroyed before the backend: its writer thread uses it.
+  std::unique_ptr<DurableStore> durable_;
+  // Held while a durable publication is added, checkpointed or withdrawn, so that the store
+  // never writes a name that is no longer published.
+  absl::Mutex durable_mutex_;
+  // Held while a restored publication is loaded, so that two attaches load it once.
+  absl::Mutex restore_mutex_;
 };
 
 }  // namespace arrayhub

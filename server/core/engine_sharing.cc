@@ -1,6 +1,8 @@
 // Sharing arrays by name: Publish, Unpublish, Attach, and listing what others shared.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "server/common/status_macros.h"
 #include "server/core/engine.h"
 
@@ -25,6 +27,12 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Publish(const Caller& caller,
                     spec.handle, array->owner));
   }
 
+  // Before anything is published: a refusal (a quota) leaves nothing behind.
+  std::optional<DurableWrite> durable;
+  if (spec.durable) {
+    AH_ASSIGN_OR_RETURN(durable, PrepareDurableWrite(caller, *array));
+  }
+
   // The publication keeps its own record: one that no session holds, so closing the
   // publisher's session frees the handle but not the data.
   auto published = std::make_shared<ArrayRecord>(*array);
@@ -36,13 +44,23 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Publish(const Caller& caller,
                           .readers = {spec.reader_tenants.begin(), spec.reader_tenants.end()},
                           .all_tenants = spec.all_tenants,
                           .writable = spec.writable};
-  if (ledger_->quota().max_arrays == TenantQuota::kUnlimited) {
-    AH_RETURN_IF_ERROR(publications_.Add(std::move(publication)));
-  } else {
-    absl::MutexLock lock(&handle_quota_mutex_);  // A name counts as a handle does.
-    AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
-    AH_RETURN_IF_ERROR(publications_.Add(std::move(publication)));
+  std::shared_future<absl::Status> written;
+  {
+    absl::MutexLock durable_lock(&durable_mutex_);  // Unpublish cannot come in between.
+    if (ledger_->quota().max_arrays == TenantQuota::kUnlimited) {
+      AH_RETURN_IF_ERROR(publications_.Add(publication));
+    } else {
+      absl::MutexLock lock(&handle_quota_mutex_);  // A name counts as a handle does.
+      AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
+      AH_RETURN_IF_ERROR(publications_.Add(publication));
+    }
+    if (durable.has_value()) {
+      written = EnqueueDurableWrite(caller, publication, *std::move(durable));
+    }
   }
+  // Published whatever the write's outcome: a failed write answers its error, and a later
+  // Checkpoint tries again.
+  if (spec.wait && written.valid()) AH_RETURN_IF_ERROR(written.get());
   return published;
 }
 
@@ -50,7 +68,12 @@ absl::Status Engine::Unpublish(const Caller& caller, const std::string& name) {
   AH_RETURN_IF_ERROR(ValidatePublicationName(name));
   // The removed publication (and, if nothing else holds it, the memory) goes here, after the
   // registry's lock.
-  return publications_.Remove(caller.tenant, name).status();
+  absl::StatusOr<Publication> removed;
+  absl::MutexLock lock(&durable_mutex_);
+  removed = publications_.Remove(caller.tenant, name);
+  // Its files too (none unless durable): a restart must not bring it back.
+  if (removed.ok() && durable_ != nullptr) durable_->Remove(caller.tenant, name);
+  return removed.status();
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Attach(const Caller& caller, const std::string& name,
@@ -59,6 +82,10 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Attach(const Caller& caller, const
   const std::string& publisher = owner.empty() ? caller.tenant : owner;
   AH_RETURN_IF_ERROR(ValidateTenantName(publisher, "owner"));
   AH_ASSIGN_OR_RETURN(Publication publication, publications_.Find(caller.tenant, publisher, name));
+  // Restored from the data directory and not loaded yet (only a reader gets this far).
+  if (publication.record->buffer == nullptr) {
+    AH_ASSIGN_OR_RETURN(publication, LoadRestored(caller, std::move(publication)));
+  }
   ArrayRecord attached = *publication.record;
   attached.handle = Handle::Random();
   attached.holder = caller.tenant;

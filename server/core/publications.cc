@@ -76,6 +76,38 @@ std::vector<Publication> PublicationRegistry::AttachableBy(const std::string& re
   return attachable;
 }
 
+std::vector<Publication> PublicationRegistry::OwnedBy(const std::string& owner) const {
+  std::vector<Publication> owned;
+  absl::ReaderMutexLock lock(&mutex_);
+  for (const auto& [key, publication] : publications_) {
+    if (key.first == owner) owned.push_back(publication);
+  }
+  return owned;
+}
+
+bool PublicationRegistry::Holds(const std::string& owner, const std::string& name,
+                                const ArrayRecord* record) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  auto it = publications_.find(Key{owner, name});
+  return it != publications_.end() && it->second.record.get() == record;
+}
+
+bool PublicationRegistry::Replace(const std::string& owner, const std::string& name,
+                                  const ArrayRecord* expected,
+                                  std::shared_ptr<const ArrayRecord> record) {
+  Publication removed;  // Dropped after the lock.
+  absl::MutexLock lock(&mutex_);
+  auto it = publications_.find(Key{owner, name});
+  if (it == publications_.end() || it->second.record.get() != expected) return false;
+  if (record != nullptr) {
+    it->second.record = std::move(record);
+  } else {
+    removed = std::move(it->second);
+    publications_.erase(it);
+  }
+  return true;
+}
+
 int64_t PublicationRegistry::CountOf(const std::string& owner) const {
   absl::ReaderMutexLock lock(&mutex_);
   return std::count_if(publications_.begin(), publications_.end(),

@@ -30,6 +30,10 @@ struct PublishSpec {
   std::vector<std::string> reader_tenants;
   bool all_tenants = false;
   bool writable = false;
+  // Also written to the data directory (--data-dir; engine_durable.cc), and restored at start.
+  bool durable = false;
+  // With `durable`, the call returns once the data is on disk rather than once queued.
+  bool wait = false;
 };
 
 struct Publication {
@@ -64,6 +68,17 @@ class PublicationRegistry {
 
   // Publications that `reader` may attach to: its own tenant's and those others shared with it.
   std::vector<Publication> AttachableBy(const std::string& reader) const;
+
+  // Publications made by `owner`.
+  std::vector<Publication> OwnedBy(const std::string& owner) const;
+
+  // Whether `owner`'s publication `name` still has `record` (was not withdrawn or replaced).
+  bool Holds(const std::string& owner, const std::string& name, const ArrayRecord* record) const;
+
+  // If `owner`'s publication `name` still has the record `expected`, gives it `record` (a
+  // restored publication's, once loaded) or, for null, withdraws it; false otherwise.
+  bool Replace(const std::string& owner, const std::string& name, const ArrayRecord* expected,
+               std::shared_ptr<const ArrayRecord> record);
 
   // Publications made by `owner`.
   int64_t CountOf(const std::string& owner) const;

@@ -62,9 +62,9 @@ absl::Status TenantLedger::RoomFor(const std::string& tenant, int64_t nbytes) co
   const int64_t used = it == bytes_.end() ? 0 : it->second;
   if (nbytes > quota_.max_bytes - used) {
     return absl::ResourceExhaustedError(fmt::format(
-        "tenant '{}' memory quota exceeded (--tenant-max-bytes {}): the request needs {} bytes "
-        "and the tenant already uses {} bytes",
-        tenant, quota_.max_bytes, nbytes, used));
+        "tenant '{}' {} quota exceeded ({} {}): the request needs {} bytes and the tenant "
+        "already uses {} bytes",
+        tenant, resource_, flag_, quota_.max_bytes, nbytes, used));
   }
   return absl::OkStatus();
 }
@@ -81,6 +81,14 @@ absl::StatusOr<TenantCharge> TenantLedger::Reserve(const std::string& tenant, in
     absl::MutexLock lock(&mutex_);
     if (absl::Status room = RoomFor(tenant, nbytes); !room.ok()) return room;
     if (nbytes > 0) bytes_[tenant] += nbytes;
+  }
+  return TenantCharge(shared_from_this(), tenant, nbytes);
+}
+
+TenantCharge TenantLedger::Adopt(const std::string& tenant, int64_t nbytes) {
+  if (nbytes > 0) {
+    absl::MutexLock lock(&mutex_);
+    bytes_[tenant] += nbytes;
   }
   return TenantCharge(shared_from_this(), tenant, nbytes);
 }

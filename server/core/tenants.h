@@ -24,10 +24,11 @@ namespace arrayhub {
 // counts, so one tenant could otherwise grow the daemon without bound.
 struct TenantQuota {
   static constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
-  int64_t max_bytes = kUnlimited;  // Backend memory of the arrays the tenant pays for.
-  int64_t max_arrays = 100'000;    // Handles the tenant holds plus names it publishes.
-  int64_t max_sessions = 1024;     // Sessions open at once.
-  int64_t max_transfers = 32;      // Uploads and downloads in flight at once (transfers.h).
+  int64_t max_bytes = kUnlimited;       // Backend memory of the arrays the tenant pays for.
+  int64_t max_arrays = 100'000;         // Handles the tenant holds plus names it publishes.
+  int64_t max_sessions = 1024;          // Sessions open at once.
+  int64_t max_transfers = 32;           // Uploads and downloads in flight at once (transfers.h).
+  int64_t max_disk_bytes = kUnlimited;  // Bytes of durable publications' files (durable_store.h).
 };
 
 // INVALID_ARGUMENT unless `tenant` is 1-64 characters of [A-Za-z0-9._-]; `field` names it.
@@ -58,7 +59,11 @@ class TenantCharge {
 
 class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
  public:
-  explicit TenantLedger(TenantQuota quota) : quota_(quota) {}
+  // `resource` and `flag` name the quota in refusals; a ledger of disk bytes passes its own
+  // (with the disk quota as `quota.max_bytes`).
+  explicit TenantLedger(TenantQuota quota, std::string_view resource = "memory",
+                        std::string_view flag = "--tenant-max-bytes")
+      : quota_(quota), resource_(resource), flag_(flag) {}
 
   const TenantQuota& quota() const { return quota_; }
 
@@ -70,6 +75,10 @@ class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
 
   // Charges `nbytes` that are no backend buffer (a host vector), failing as Charge does.
   absl::StatusOr<TenantCharge> Reserve(const std::string& tenant, int64_t nbytes);
+
+  // Charges `nbytes` that exist already whatever the quota (files found at start, which the
+  // operator may have made smaller since): they are there, and later requests pay for them.
+  TenantCharge Adopt(const std::string& tenant, int64_t nbytes);
 
   // Fails like Charge would for `nbytes` more, without charging: lets a request be refused
   // before it allocates anything.
@@ -86,6 +95,8 @@ class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
   void Release(const std::string& tenant, int64_t nbytes);
 
   const TenantQuota quota_;
+  const std::string resource_;
+  const std::string flag_;
   mutable absl::Mutex mutex_;
   absl::flat_hash_map<std::string, int64_t> bytes_ ABSL_GUARDED_BY(mutex_);
 };

@@ -25,6 +25,10 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
   server->host_ = options.listen_address.substr(0, options.listen_address.rfind(':'));
   server->engine_ = std::make_unique<Engine>(std::move(backend), options.limits, options.sessions,
                                              options.quotas);
+  if (!options.data_dir.empty()) {
+    AH_RETURN_IF_ERROR(server->engine_->OpenDataDirectory(
+        options.data_dir, [](const std::string& message) { spdlog::warn("{}", message); }));
+  }
   server->metrics_ = std::make_unique<ServerMetrics>(*server->engine_);
   if (!options.metrics_listen.empty()) {
     auto endpoint = MetricsEndpoint::Start(options.metrics_listen, *server->metrics_);
@@ -113,6 +117,8 @@ void ArrayHubServer::Shutdown(std::chrono::milliseconds deadline) {
     server_->Shutdown(std::chrono::system_clock::now() + deadline + kDrainCancelDelay);
   }
   if (reaper_.joinable()) reaper_.join();
+  // No call is left to queue one: what is queued now is all there is to write.
+  if (engine_ != nullptr) engine_->FinishDurableWrites();
 }
 
 void ArrayHubServer::Wait() {

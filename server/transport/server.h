@@ -42,6 +42,9 @@ struct ServerOptions {
   PeerOptions peer{};
   // Allows listening beyond loopback without authentication.
   bool insecure = false;
+  // The data directory of durable publications (--data-dir); empty: none. Its publications
+  // are restored before the server listens.
+  std::string data_dir{};
   // Where the CUDA IPC socket listens (IpcSocket::Start): "" picks an abstract name.
   std::string ipc_socket{};
   // Called once, on the thread that found it, when the backend's device is lost for good
@@ -67,7 +70,8 @@ class ArrayHubServer {
   // their next check (between a Batch's ops, between chunks of long loops) with UNAVAILABLE,
   // and kDrainCancelDelay later gRPC cancels whatever still runs. Returns once every handler
   // has returned: a handler inside one long library call (BLAS, LAPACK) holds it until that
-  // call ends, which is why arrayhubd also bounds the drain itself (server/main.cc).
+  // call ends, which is why arrayhubd also bounds the drain itself (server/main.cc). Then it
+  // finishes the durable publications' queued writes.
   void Shutdown(std::chrono::milliseconds deadline = std::chrono::milliseconds(5000));
   static constexpr std::chrono::milliseconds kDrainCancelDelay{250};
   // Blocks until Shutdown has completed.

@@ -101,6 +101,8 @@ class ArrayHubService final : public ArrayHubServiceBase {
                        v1::PublishResponse* response) override;
   grpc::Status Unpublish(grpc::ServerContext* context, const v1::UnpublishRequest* request,
                          v1::UnpublishResponse* response) override;
+  grpc::Status Checkpoint(grpc::ServerContext* context, const v1::CheckpointRequest* request,
+                          v1::CheckpointResponse* response) override;
   grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
                       v1::AttachResponse* response) override;
 

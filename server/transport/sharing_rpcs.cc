@@ -1,4 +1,4 @@
-// Publish, Unpublish, Attach.
+// Publish, Unpublish, Attach, Checkpoint.
 #include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
@@ -15,7 +15,9 @@ grpc::Status ArrayHubService::Publish(grpc::ServerContext* context,
         .name = request->name(),
         .reader_tenants = {request->reader_tenants().begin(), request->reader_tenants().end()},
         .all_tenants = request->all_tenants(),
-        .writable = request->writable()};
+        .writable = request->writable(),
+        .durable = request->durable(),
+        .wait = request->wait_durable()};
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr published, engine_.Publish(caller, spec));
     FillInfo(*published, response->mutable_array());
     return absl::OkStatus();
@@ -38,6 +40,19 @@ grpc::Status ArrayHubService::Attach(grpc::ServerContext* context, const v1::Att
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr attached,
                         engine_.Attach(caller, request->name(), request->owner()));
     FillInfo(*attached, response->mutable_array());
+    return absl::OkStatus();
+  }());
+}
+
+grpc::Status ArrayHubService::Checkpoint(grpc::ServerContext* context,
+                                         const v1::CheckpointRequest* request,
+                                         v1::CheckpointResponse* response) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
+    AH_ASSIGN_OR_RETURN(CheckpointResult result, engine_.Checkpoint(caller, request->wait()));
+    response->set_publications(result.publications);
+    response->set_bytes(result.bytes);
+    response->set_tenant_disk_bytes(engine_.TenantDiskBytes(caller.tenant));
     return absl::OkStatus();
   }());
 }

@@ -1,5 +1,9 @@
-// The C++ client on a shared server: tokens, TLS, and Publish/Attach between tenants.
+// The C++ client on a shared server: tokens, TLS, Publish/Attach between tenants, and durable
+// publications across a restart.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "arrayhub/client.h"
 #include "tests/support/test_certs.h"
@@ -120,6 +124,50 @@ TEST_F(SharedServerTest, SessionsSharingAnArrayAreOrderedBothWays) {
     EXPECT_EQ(bob.Download<int32_t>(bob.Reduce("max", result)), std::vector<int32_t>{80});
   }
   EXPECT_EQ(alice.Download<int32_t>(alice.Reduce("min", counter)), std::vector<int32_t>{1040});
+}
+
+}  // namespace
+
+namespace {
+
+// A durable publication outlives its server: a new one on the same data directory restores
+// its name, owner, readers and data.
+TEST_F(SharedServerTest, DurablePublicationsSurviveARestart) {
+  const std::filesystem::path data_dir =
+      std::filesystem::temp_directory_path() /
+      ("arrayhub-durable-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(data_dir);
+  arrayhub::ServerOptions options;
+  options.tokens = arrayhub::testing::TokensFor({"alice", "bob"});
+  options.tls = {
+      .cert = certs_->Path("server.pem"), .key = certs_->Path("server.key"), .client_ca = ""};
+  options.data_dir = data_dir.string();
+  for (int run = 0; run < 2; ++run) {
+    server_ = arrayhub::testing::StartTestServer(options);
+    ASSERT_NE(server_, nullptr);
+    Client alice = Client::Connect(server_->address(), OptionsFor("alice"));
+    Client bob = Client::Connect(server_->address(), OptionsFor("bob"));
+    if (run == 0) {
+      alice.Publish(alice.Upload(std::vector<double>{1.5, -2, 3}, {3}), "kept",
+                    {.readers = {"bob"}, .durable = true, .wait = true});
+      alice.Publish(alice.Upload(std::vector<int16_t>{7}, {1}), "later");
+      const auto written = alice.Checkpoint(/*wait=*/true);
+      EXPECT_EQ(written.publications, 2);
+      EXPECT_EQ(written.bytes, 3 * 8 + 2);
+      EXPECT_EQ(written.tenant_disk_bytes, 2 * 128 + 3 * 8 + 2);  // A .npy header each.
+      EXPECT_EQ(CodeOf([&] { bob.Attach("later", "alice"); }), StatusCode::kNotFound);
+      continue;
+    }
+    auto kept = bob.Attach("kept", "alice");
+    EXPECT_EQ(kept.info().owner, "alice");
+    EXPECT_FALSE(kept.info().writable);
+    EXPECT_EQ(bob.Download<double>(kept), (std::vector<double>{1.5, -2, 3}));
+    EXPECT_EQ(alice.Download<int16_t>(alice.Attach("later")), std::vector<int16_t>{7});
+    EXPECT_EQ(CodeOf([&] { bob.Attach("later", "alice"); }), StatusCode::kNotFound);
+  }
+  server_.reset();
+  std::filesystem::remove_all(data_dir);
 }
 
 }  // namespace

@@ -62,5 +62,26 @@ TEST(PublicationNameTest, NamesArePathLikeAndBounded) {
             "name may contain only [A-Za-z0-9._/-]; character 1 (byte 0xff) is not");
 }
 
+// What loading a restored publication relies on: its record is replaced (or the publication
+// withdrawn) only if nobody replaced or withdrew it first.
+TEST(PublicationRegistryTest, ReplaceOnlyWhileTheRecordIsTheExpectedOne) {
+  PublicationRegistry registry;
+  const Publication restored = Make("alice", "x", {"bob"});
+  ASSERT_TRUE(registry.Add(restored).ok());
+  ASSERT_TRUE(registry.Add(Make("bob", "y")).ok());
+  EXPECT_EQ(registry.OwnedBy("alice").size(), 1u);
+  EXPECT_TRUE(registry.Holds("alice", "x", restored.record.get()));
+  auto loaded = std::make_shared<ArrayRecord>(*restored.record);
+  EXPECT_TRUE(registry.Replace("alice", "x", restored.record.get(), loaded));
+  EXPECT_FALSE(registry.Holds("alice", "x", restored.record.get()));
+  EXPECT_EQ(registry.Find("bob", "alice", "x")->record, loaded);
+  // A second loader, which still expects the old record, changes nothing.
+  EXPECT_FALSE(registry.Replace("alice", "x", restored.record.get(), nullptr));
+  EXPECT_TRUE(registry.Find("alice", "alice", "x").ok());
+  EXPECT_TRUE(registry.Replace("alice", "x", loaded.get(), nullptr));  // Withdrawn.
+  EXPECT_FALSE(registry.Find("alice", "alice", "x").ok());
+  EXPECT_FALSE(registry.Replace("alice", "x", loaded.get(), nullptr));
+}
+
 }  // namespace
 }  // namespace arrayhub

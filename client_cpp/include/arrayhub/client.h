@@ -81,6 +81,18 @@ struct PublishOptions {
   std::vector<std::string> readers{};  // Other tenants allowed to attach.
   bool all_tenants = false;            // Every tenant may attach.
   bool writable = false;               // Attached tenants may write too.
+  // Also written, as of the call, to the server's data directory (arrayhubd --data-dir), from
+  // which a restarted server restores it; Publish returns once the write is queued, or with
+  // `wait` once it is on disk (docs/operations.md).
+  bool durable = false;
+  bool wait = false;
+};
+
+// What Client::Checkpoint wrote (CheckpointResponse).
+struct CheckpointInfo {
+  int64_t publications = 0;       // Written, or queued to be.
+  int64_t bytes = 0;              // Of their arrays.
+  int64_t tenant_disk_bytes = 0;  // Disk charged to the tenant now.
 };
 
 // One compute device of the server's backend.
@@ -484,6 +496,10 @@ class Client {
   ArrayInfo Publish(const Array& array, const std::string& name,
                     const PublishOptions& options = {});
   void Unpublish(const std::string& name);
+  // Writes every publication of this client's tenant, as of the call, to the server's data
+  // directory and makes each durable; returns once queued, or with `wait` once on disk.
+  // Throws kFailedPrecondition without --data-dir, kResourceExhausted past a quota.
+  CheckpointInfo Checkpoint(bool wait = false);
   // A new Array, in this session, of the array tenant `owner` (empty: this client's tenant)
   // published as `name`; read-only (info().writable false) unless shared writable.
   Array Attach(const std::string& name, const std::string& owner = "");

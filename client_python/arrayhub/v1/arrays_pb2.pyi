@@ -32,6 +32,22 @@ class AttachResponse(_message.Message):
     array: _types_pb2.ArrayInfo
     def __init__(self, array: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ...) -> None: ...
 
+class CheckpointRequest(_message.Message):
+    __slots__ = ["wait"]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    wait: bool
+    def __init__(self, wait: bool = ...) -> None: ...
+
+class CheckpointResponse(_message.Message):
+    __slots__ = ["bytes", "publications", "tenant_disk_bytes"]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    PUBLICATIONS_FIELD_NUMBER: _ClassVar[int]
+    TENANT_DISK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    bytes: int
+    publications: int
+    tenant_disk_bytes: int
+    def __init__(self, publications: _Optional[int] = ..., bytes: _Optional[int] = ..., tenant_disk_bytes: _Optional[int] = ...) -> None: ...
+
 class CloseSessionRequest(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
@@ -225,18 +241,22 @@ class OpenSessionResponse(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., lease_seconds: _Optional[int] = ..., tenant: _Optional[str] = ...) -> None: ...
 
 class PublishRequest(_message.Message):
-    __slots__ = ["all_tenants", "handle", "name", "reader_tenants", "writable"]
+    __slots__ = ["all_tenants", "durable", "handle", "name", "reader_tenants", "wait_durable", "writable"]
     ALL_TENANTS_FIELD_NUMBER: _ClassVar[int]
+    DURABLE_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     READER_TENANTS_FIELD_NUMBER: _ClassVar[int]
+    WAIT_DURABLE_FIELD_NUMBER: _ClassVar[int]
     WRITABLE_FIELD_NUMBER: _ClassVar[int]
     all_tenants: bool
+    durable: bool
     handle: str
     name: str
     reader_tenants: _containers.RepeatedScalarFieldContainer[str]
+    wait_durable: bool
     writable: bool
-    def __init__(self, handle: _Optional[str] = ..., name: _Optional[str] = ..., reader_tenants: _Optional[_Iterable[str]] = ..., all_tenants: bool = ..., writable: bool = ...) -> None: ...
+    def __init__(self, handle: _Optional[str] = ..., name: _Optional[str] = ..., reader_tenants: _Optional[_Iterable[str]] = ..., all_tenants: bool = ..., writable: bool = ..., durable: bool = ..., wait_durable: bool = ...) -> None: ...
 
 class PublishResponse(_message.Message):
     __slots__ = ["array"]

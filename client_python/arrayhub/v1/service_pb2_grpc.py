@@ -147,6 +147,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.AttachRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_arrays__pb2.AttachResponse.FromString,
                 )
+        self.Checkpoint = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/Checkpoint',
+                request_serializer=arrayhub_dot_v1_dot_arrays__pb2.CheckpointRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_arrays__pb2.CheckpointResponse.FromString,
+                )
         self.GetServerInfo = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/GetServerInfo',
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.ServerInfoRequest.SerializeToString,
@@ -373,6 +378,12 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Checkpoint(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetServerInfo(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -567,6 +578,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.Attach,
                     request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.AttachRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_arrays__pb2.AttachResponse.SerializeToString,
+            ),
+            'Checkpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.Checkpoint,
+                    request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.CheckpointRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_arrays__pb2.CheckpointResponse.SerializeToString,
             ),
             'GetServerInfo': grpc.unary_unary_rpc_method_handler(
                     servicer.GetServerInfo,
@@ -1067,6 +1083,23 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/Attach',
             arrayhub_dot_v1_dot_arrays__pb2.AttachRequest.SerializeToString,
             arrayhub_dot_v1_dot_arrays__pb2.AttachResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Checkpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/Checkpoint',
+            arrayhub_dot_v1_dot_arrays__pb2.CheckpointRequest.SerializeToString,
+            arrayhub_dot_v1_dot_arrays__pb2.CheckpointResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
