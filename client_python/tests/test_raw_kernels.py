@@ -131,7 +131,9 @@ def test_saxpy_and_a_module_on_the_gpu(launch) -> None:
         a = np.float32(RNG.standard_normal())
         dx, dy, out = ah.asarray(x), ah.asarray(y), ah.empty(n, dtype=np.float32)
         saxpy(((n + 255) // 256,), (256,), (dx, dy, a, out, np.uint32(n)))
-        np.testing.assert_allclose(out.get(), a * x + y, rtol=1e-6, atol=1e-6)
+        # Within a few roundings of the terms: NVRTC may contract a * x + y into one FMA.
+        np.testing.assert_array_less(np.abs(out.get() - (a * x + y)),
+                                     4e-7 * (np.abs(a * x) + np.abs(y)) + 1e-30)
         # A module's second kernel; Python float and int are passed as double and long long.
         z = RNG.standard_normal(n)
         dz = ah.asarray(z)
