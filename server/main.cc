@@ -191,6 +191,11 @@ void DefineOptions(CLI::App& app, Config& config) {
   app.add_flag("--insecure", config.insecure,
                "allow listening on a non-loopback address without --auth-file")
       ->envname("ARRAYHUB_INSECURE");
+  app.add_flag("--allow-raw-kernels", config.limits.allow_raw_kernels,
+               "let clients run raw CUDA kernels (RawKernel, RawModule), which can read and write "
+               "all of the GPU's memory, every tenant's included: single-tenant daemons only "
+               "(refused with an --auth-file naming more than one tenant)")
+      ->envname("ARRAYHUB_ALLOW_RAW_KERNELS");
 }
 
 // `arrayhubd --hash-token`: the digest of the token on standard input, for the token file.
@@ -285,6 +290,12 @@ int main(int argc, char** argv) {
     if (!loaded.ok()) return Fail(loaded.status());
     spdlog::info("authentication on: {} token(s) from {}", loaded->size(), config.auth_file);
     tokens = std::make_shared<const arrayhub::TokenTable>(*std::move(loaded));
+  }
+  if (config.limits.allow_raw_kernels && tokens != nullptr && tokens->tenant_count() > 1) {
+    return Fail(absl::InvalidArgumentError(fmt::format(
+        "--allow-raw-kernels needs a single tenant, but {} names {}: a raw kernel can read and "
+        "write every tenant's arrays",
+        config.auth_file, tokens->tenant_count())));
   }
 
   auto choice = arrayhub::ParseBackendChoice(config.backend);

@@ -1,4 +1,5 @@
-// User kernels: one RunKernel call, after the queued work (its outputs may be several).
+// User kernels: one RunKernel call, after the queued work (its outputs may be several); raw
+// CUDA kernels: one RunRawKernel call.
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "convert.h"
@@ -54,6 +55,28 @@ std::vector<Array> Client::RunKernel(const KernelSource& source,
     if (!given) results.push_back(Adopt(detail::FromProto(response.outputs(k))));
   }
   return results;
+}
+
+void Client::RunRawKernel(const RawKernelLaunch& launch,
+                          const std::vector<RawKernelArgument>& arguments) {
+  detail::Connection& conn = Synced();  // Before the request names queued arrays.
+  v1::RunRawKernelRequest request;
+  request.set_code(launch.code);
+  request.set_name(launch.name);
+  for (const std::string& option : launch.options) request.add_options(option);
+  request.mutable_grid()->Add(launch.grid.begin(), launch.grid.end());
+  request.mutable_block()->Add(launch.block.begin(), launch.block.end());
+  request.set_shared_mem(launch.shared_mem);
+  for (const RawKernelArgument& argument : arguments) {
+    v1::RawKernelArgument& converted = *request.add_arguments();
+    if (argument.array() != nullptr) {
+      converted.set_handle(argument.array()->handle());
+    } else {
+      detail::ToProto(argument.scalar(), converted.mutable_scalar());
+      converted.set_dtype(detail::ToProto(argument.dtype()));
+    }
+  }
+  detail::Call(conn, &v1::ArrayHub::Stub::RunRawKernel, request);
 }
 
 }  // namespace arrayhub::client

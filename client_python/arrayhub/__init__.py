@@ -47,6 +47,7 @@ from arrayhub._dtype_functions import (bool, byte, can_cast, cdouble, complexflo
 from arrayhub._dtypes import SUPPORTED_DTYPES
 from arrayhub._fusion import fuse
 from arrayhub._kernels import ElementwiseKernel, ReductionKernel
+from arrayhub._raw_kernels import RawKernel, RawModule
 from arrayhub._files import (NpzFile, genfromtxt, load, loadtxt, save, savetxt, savez,
                              savez_compressed)
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubConnectionError, ArrayHubError,
@@ -145,7 +146,7 @@ __all__ = sorted(
      "testing",
      "cuda", "profiler", "get_array_module", "from_dlpack", "get_default_memory_pool",
      "get_default_pinned_memory_pool",
-     "batch", "Batch", "ElementwiseKernel", "ReductionKernel", "fuse", "set_sync", "is_sync", "synchronize", "SessionEvent", "SessionWatch",
+     "batch", "Batch", "ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse", "set_sync", "is_sync", "synchronize", "SessionEvent", "SessionWatch",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",
      "array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "arange", "linspace",
      "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like",

@@ -124,6 +124,9 @@ _INVALID_ARGUMENT_RULES: list[tuple[re.Pattern[str], type]] = [
     # errors are ValueErrors (whatever the words that follow).
     (re.compile(r"^(in_params|out_params|operation|map_expr|reduce_expr|post_map_expr|"
                 r"identity|reduce_type|preamble|name):\d+:\d+: "), ArrayHubValueError),
+    # A raw kernel's code that does not compile or lacks the named kernel (NVRTC's log may
+    # say anything).
+    (re.compile(r"^(NVRTC failed to compile|cudaLibraryGetKernel\()"), ArrayHubValueError),
     (re.compile(r"Python integer .* out of bounds"), ArrayHubOverflowError),
     (re.compile(r"\baxis\b.* out of bounds"), ArrayHubAxisError),
     # NumPy's IndexErrors of indexing, some of which mention shapes.
@@ -173,6 +176,8 @@ def error_class(code: grpc.StatusCode, details: str) -> type:
         return ArrayHubValueError
     if code == grpc.StatusCode.NOT_FOUND and details.startswith("session "):
         return SessionNotFoundError
+    if code == grpc.StatusCode.FAILED_PRECONDITION and details.endswith("need the CUDA backend"):
+        return ArrayHubNotImplementedError  # A feature this daemon's backend lacks.
     return _BY_CODE.get(code, ArrayHubError)
 
 

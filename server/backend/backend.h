@@ -21,6 +21,7 @@
 #include "server/backend/indexing.h"
 #include "server/backend/linalg.h"
 #include "server/backend/memory_counters.h"
+#include "server/backend/raw_kernel.h"
 #include "server/backend/staging.h"
 #include "server/backend/user_kernel.h"
 #include "server/backend/work_queue.h"
@@ -170,6 +171,12 @@ class Backend {
   virtual absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
       std::shared_ptr<const kernel::CheckedKernel> kernel) = 0;
   virtual absl::Status RunUserKernel(const UserKernelCall& call) = 0;
+
+  // Raw CUDA kernels (see raw_kernel.h): compiled on the RPC's thread like user kernels.
+  // Backends without CUDA answer FAILED_PRECONDITION (RawKernelsNeedCuda).
+  virtual absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> PrepareRawKernel(
+      const RawKernelSource& source) = 0;
+  virtual absl::Status RunRawKernel(const RawKernelCall& call) = 0;
 
  private:
   DeviceHealth device_health_;

@@ -28,6 +28,7 @@
 #include "server/core/manipulation_specs.h"
 #include "server/core/parked_descriptors.h"
 #include "server/core/publications.h"
+#include "server/core/raw_kernel_rules.h"
 #include "server/core/session_manager.h"
 #include "server/core/session_watchers.h"
 #include "server/core/shared_memory_object.h"
@@ -190,6 +191,8 @@ class Engine {
   // User kernels (engine_user_kernel.cc): the outputs in out_params order.
   absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RunKernel(const Caller& caller,
                                                                const RunKernelSpec& spec);
+  // Raw CUDA kernels (engine_raw_kernel.cc): PERMISSION_DENIED without --allow-raw-kernels.
+  absl::Status RunRawKernel(const Caller& caller, const RunRawKernelSpec& spec);
   // User kernels checked and compiled since start (ServerInfo.kernel_compilations).
   int64_t KernelCompilations() const { return kernels_.compilations(); }
 

@@ -48,6 +48,11 @@ struct Limits {
   int64_t max_kernel_work = int64_t{1} << 40;
   int64_t kernel_cache_entries = 1024;
   int64_t kernel_cache_bytes = int64_t{64} << 20;
+  // Raw CUDA kernels (RunRawKernel): only with --allow-raw-kernels, which arrayhubd refuses
+  // with more than one tenant (a raw kernel can read and write all of the GPU's memory); the
+  // longest source one call may send (the gRPC message limit bounds it too).
+  bool allow_raw_kernels = false;
+  int64_t max_raw_kernel_source_bytes = int64_t{1} << 20;
 };
 
 }  // namespace arrayhub

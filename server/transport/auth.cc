@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/container/flat_hash_set.h"
 #include "server/common/status_macros.h"
 #include "server/core/tenants.h"
 #include "server/transport/service.h"
@@ -103,6 +104,12 @@ absl::StatusOr<TokenTable> TokenTable::Parse(std::string_view text, std::string_
     return absl::InvalidArgumentError(fmt::format("token file {} lists no tokens", source));
   }
   return table;
+}
+
+size_t TokenTable::tenant_count() const {
+  absl::flat_hash_set<std::string_view> tenants;
+  for (const Entry& entry : entries_) tenants.insert(entry.tenant);
+  return tenants.size();
 }
 
 absl::StatusOr<std::string> TokenTable::TenantFor(std::string_view token) const {

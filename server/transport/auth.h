@@ -44,6 +44,8 @@ class TokenTable {
   absl::StatusOr<std::string> TenantFor(std::string_view token) const;
 
   size_t size() const { return entries_.size(); }
+  // Distinct tenants (a tenant may have several tokens).
+  size_t tenant_count() const;
 
  private:
   struct Entry {

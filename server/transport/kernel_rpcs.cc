@@ -1,4 +1,5 @@
-// RunKernel: user kernels (ElementwiseKernel, ReductionKernel), and their request's conversion.
+// RunKernel: user kernels (ElementwiseKernel, ReductionKernel), and their request's conversion;
+// RunRawKernel: raw CUDA kernels (RawKernel, RawModule).
 #include <fmt/format.h>
 
 #include "server/common/status_macros.h"
@@ -85,6 +86,55 @@ grpc::Status ArrayHubService::RunKernel(grpc::ServerContext* context,
                         engine_.RunKernel(caller, spec));
     for (const ArrayTable::RecordPtr& output : outputs) FillInfo(*output, response->add_outputs());
     return absl::OkStatus();
+  }());
+}
+
+namespace {
+
+absl::StatusOr<RunRawKernelSpec> RunRawKernelSpecFromProto(const v1::RunRawKernelRequest& request) {
+  RunRawKernelSpec spec;
+  spec.source.code = request.code();
+  spec.source.name = request.name();
+  spec.source.options.assign(request.options().begin(), request.options().end());
+  spec.grid.assign(request.grid().begin(), request.grid().end());
+  spec.block.assign(request.block().begin(), request.block().end());
+  spec.shared_mem = request.shared_mem();
+  for (int k = 0; k < request.arguments_size(); ++k) {
+    const v1::RawKernelArgument& argument = request.arguments(k);
+    const std::string field = fmt::format("arguments[{}]", k);
+    RawKernelArgumentSpec converted;
+    switch (argument.value_case()) {
+      case v1::RawKernelArgument::kHandle:
+        converted.handle = argument.handle();
+        break;
+      case v1::RawKernelArgument::kScalar: {
+        AH_ASSIGN_OR_RETURN(converted.scalar, ScalarFromProto(argument.scalar(), field));
+        AH_ASSIGN_OR_RETURN(std::optional<DType> dtype,
+                            OptionalDType(argument.dtype(), field + ".dtype"));
+        if (!dtype) {
+          return absl::InvalidArgumentError(fmt::format(
+              "{}.dtype is required: a raw kernel's scalar is passed in its C type", field));
+        }
+        converted.scalar_dtype = *dtype;
+        break;
+      }
+      case v1::RawKernelArgument::VALUE_NOT_SET:
+        return absl::InvalidArgumentError(fmt::format("{} has no value", field));
+    }
+    spec.arguments.push_back(std::move(converted));
+  }
+  return spec;
+}
+
+}  // namespace
+
+grpc::Status ArrayHubService::RunRawKernel(grpc::ServerContext* context,
+                                           const v1::RunRawKernelRequest* request,
+                                           v1::RunRawKernelResponse*) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
+    AH_ASSIGN_OR_RETURN(RunRawKernelSpec spec, RunRawKernelSpecFromProto(*request));
+    return engine_.RunRawKernel(caller, spec);
   }());
 }
 

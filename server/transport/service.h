@@ -78,6 +78,8 @@ class ArrayHubService final : public ArrayHubServiceBase {
   // User kernels (kernel_rpcs.cc).
   grpc::Status RunKernel(grpc::ServerContext* context, const v1::RunKernelRequest* request,
                          v1::RunKernelResponse* response) override;
+  grpc::Status RunRawKernel(grpc::ServerContext* context, const v1::RunRawKernelRequest* request,
+                            v1::RunRawKernelResponse* response) override;
 
   // Transfer (transfer_rpcs.cc): serialized UploadRequest / UploadResponse, DownloadRequest /
   // DownloadResponse.

@@ -1,6 +1,7 @@
 // User kernels through the C++ client (Client::RunKernel), on fresh random data: CuPy's
 // squared_diff ElementwiseKernel with a broadcast argument and a scalar, its l2norm
-// ReductionKernel over one axis, an out= output, and a refusal naming the line and column.
+// ReductionKernel over one axis, an out= output, and a refusal naming the line and column; a raw
+// CUDA kernel refused by a daemon started without --allow-raw-kernels.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -74,6 +75,24 @@ TEST_F(KernelTest, RefusalNamesLineAndColumn) {
   } catch (const client::Error& error) {
     EXPECT_EQ(error.code(), client::StatusCode::kInvalidArgument);
     EXPECT_NE(std::string(error.what()).find("operation:2:"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(KernelTest, RawKernelsAreOffWithoutTheFlag) {
+  const client::Array a = client().Upload(std::vector<float>{1, 2}, {2});
+  const client::RawKernelLaunch launch{
+      .code = "extern \"C\" __global__ void k(float* x, float by) { x[threadIdx.x] *= by; }",
+      .name = "k",
+      .grid = {1},
+      .block = {2}};
+  try {
+    client().RunRawKernel(launch, {a, 2.0f});
+    FAIL() << "a raw kernel ran without --allow-raw-kernels";
+  } catch (const client::Error& error) {
+    EXPECT_EQ(error.code(), client::StatusCode::kPermissionDenied);
+    EXPECT_EQ(error.message(),
+              "raw kernels are disabled: start arrayhubd with --allow-raw-kernels (single "
+              "tenant only)");
   }
 }
 

@@ -208,6 +208,37 @@ struct KernelSource {
   std::string name = "kernel";
 };
 
+// One argument of a raw CUDA kernel (Client::RunRawKernel): an array, passed as a pointer to its
+// first element, or a scalar passed by value in its C++ type's dtype (a float as float32, an
+// int64_t as int64, ...), which must match the kernel's parameter.
+class RawKernelArgument {
+ public:
+  RawKernelArgument(const Array& array) : array_(&array), scalar_(false), dtype_(DType::kBool) {}
+  template <ArrayElement T>
+  requires std::constructible_from<Scalar, T> RawKernelArgument(T value)
+      : array_(nullptr), scalar_(value), dtype_(DTypeOf<T>::value) {}
+
+  const Array* array() const { return array_; }
+  const Scalar& scalar() const { return scalar_; }
+  DType dtype() const { return dtype_; }
+
+ private:
+  const Array* array_;
+  Scalar scalar_;
+  DType dtype_;
+};
+
+// A raw CUDA kernel launch (Client::RunRawKernel; CuPy's RawKernel): grid and block have 1 to
+// 3 entries, options are NVRTC options from the server's allowlist (docs/user-kernels.md).
+struct RawKernelLaunch {
+  std::string code{};  // CUDA C source.
+  std::string name{};  // The kernel's extern "C" name.
+  std::vector<std::string> options{};
+  std::vector<int64_t> grid{1};
+  std::vector<int64_t> block{1};
+  int64_t shared_mem = 0;
+};
+
 // One call's options (Client::RunKernel).
 struct KernelOptions {
   // Empty: every output is a new array. Else one entry per out_params entry: the array to
@@ -395,6 +426,10 @@ class Client {
   // options.out are not repeated). A refusal is kInvalidArgument "operation:L:C: ...".
   std::vector<Array> RunKernel(const KernelSource& source, const std::vector<Operand>& arguments,
                                const KernelOptions& options = {});
+  // Runs a raw CUDA kernel (kernels.cc) after the queued work, enqueued on the session's
+  // stream. Only on a daemon started with --allow-raw-kernels: else kPermissionDenied;
+  // kFailedPrecondition on the CPU backend.
+  void RunRawKernel(const RawKernelLaunch& launch, const std::vector<RawKernelArgument>& arguments);
 
   // Views, as NumPy's functions of the same names: the result shares a's memory (a write
   // through one is seen through the other) and stays valid after a is freed. Reshape and

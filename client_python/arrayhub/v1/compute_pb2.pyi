@@ -275,6 +275,16 @@ class Operand(_message.Message):
     scalar: _types_pb2.Scalar
     def __init__(self, handle: _Optional[str] = ..., scalar: _Optional[_Union[_types_pb2.Scalar, _Mapping]] = ..., batch_result: _Optional[int] = ...) -> None: ...
 
+class RawKernelArgument(_message.Message):
+    __slots__ = ["dtype", "handle", "scalar"]
+    DTYPE_FIELD_NUMBER: _ClassVar[int]
+    HANDLE_FIELD_NUMBER: _ClassVar[int]
+    SCALAR_FIELD_NUMBER: _ClassVar[int]
+    dtype: _types_pb2.DType
+    handle: str
+    scalar: _types_pb2.Scalar
+    def __init__(self, handle: _Optional[str] = ..., scalar: _Optional[_Union[_types_pb2.Scalar, _Mapping]] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
+
 class ReduceRequest(_message.Message):
     __slots__ = ["axis", "ddof", "dtype", "input", "keepdims", "op", "out", "out_batch_result"]
     AXIS_FIELD_NUMBER: _ClassVar[int]
@@ -316,6 +326,28 @@ class RunKernelResponse(_message.Message):
     OUTPUTS_FIELD_NUMBER: _ClassVar[int]
     outputs: _containers.RepeatedCompositeFieldContainer[_types_pb2.ArrayInfo]
     def __init__(self, outputs: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ...) -> None: ...
+
+class RunRawKernelRequest(_message.Message):
+    __slots__ = ["arguments", "block", "code", "grid", "name", "options", "shared_mem"]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    GRID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SHARED_MEM_FIELD_NUMBER: _ClassVar[int]
+    arguments: _containers.RepeatedCompositeFieldContainer[RawKernelArgument]
+    block: _containers.RepeatedScalarFieldContainer[int]
+    code: str
+    grid: _containers.RepeatedScalarFieldContainer[int]
+    name: str
+    options: _containers.RepeatedScalarFieldContainer[str]
+    shared_mem: int
+    def __init__(self, code: _Optional[str] = ..., name: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., grid: _Optional[_Iterable[int]] = ..., block: _Optional[_Iterable[int]] = ..., shared_mem: _Optional[int] = ..., arguments: _Optional[_Iterable[_Union[RawKernelArgument, _Mapping]]] = ...) -> None: ...
+
+class RunRawKernelResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class SetItemRequest(_message.Message):
     __slots__ = ["combine", "handle", "index", "value"]

@@ -82,6 +82,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelResponse.FromString,
                 )
+        self.RunRawKernel = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/RunRawKernel',
+                request_serializer=arrayhub_dot_v1_dot_compute__pb2.RunRawKernelRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_compute__pb2.RunRawKernelResponse.FromString,
+                )
         self.Reduce = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/Reduce',
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.ReduceRequest.SerializeToString,
@@ -289,6 +294,13 @@ class ArrayHubServicer(object):
 
     def RunKernel(self, request, context):
         """User kernels (ElementwiseKernel, ReductionKernel; docs/user-kernels.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunRawKernel(self, request, context):
+        """Raw CUDA kernels (RawKernel, RawModule): --allow-raw-kernels only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -513,6 +525,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.RunKernel,
                     request_deserializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_compute__pb2.RunKernelResponse.SerializeToString,
+            ),
+            'RunRawKernel': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunRawKernel,
+                    request_deserializer=arrayhub_dot_v1_dot_compute__pb2.RunRawKernelRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_compute__pb2.RunRawKernelResponse.SerializeToString,
             ),
             'Reduce': grpc.unary_unary_rpc_method_handler(
                     servicer.Reduce,
@@ -862,6 +879,23 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/RunKernel',
             arrayhub_dot_v1_dot_compute__pb2.RunKernelRequest.SerializeToString,
             arrayhub_dot_v1_dot_compute__pb2.RunKernelResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RunRawKernel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/RunRawKernel',
+            arrayhub_dot_v1_dot_compute__pb2.RunRawKernelRequest.SerializeToString,
+            arrayhub_dot_v1_dot_compute__pb2.RunRawKernelResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -80,6 +80,9 @@ class CudaBackend final : public Backend {
   absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
       std::shared_ptr<const kernel::CheckedKernel> kernel) override;
   absl::Status RunUserKernel(const UserKernelCall& call) override;
+  absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> PrepareRawKernel(
+      const RawKernelSource& source) override;
+  absl::Status RunRawKernel(const RawKernelCall& call) override;
 
  private:
   class CudaBuffer;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -59,20 +60,18 @@ absl::StatusOr<Target> PickTarget(int arch) {
   return Target{fmt::format("--gpu-architecture=compute_{}", best), false};
 }
 
-// The options besides the target: no fused multiply-add contraction (see device_math.h).
-constexpr const char* kOptions[] = {"--fmad=false", "-std=c++17"};
-
 absl::StatusOr<std::string> Compile(std::string_view source, std::string_view name,
-                                    const Target& target) {
-  const char* options[] = {target.option.c_str(), kOptions[0], kOptions[1]};
-  static_assert(std::size(kOptions) == 2);
+                                    const Target& target, std::span<const std::string> extra) {
+  std::vector<const char*> options = {target.option.c_str()};
+  for (const std::string& option : extra) options.push_back(option.c_str());
   const std::string source_text(source);
   const std::string name_text(name);
   nvrtcProgram raw = nullptr;
   AH_NVRTC_RETURN_IF_ERROR(
       nvrtcCreateProgram(&raw, source_text.c_str(), name_text.c_str(), 0, nullptr, nullptr));
   Program program(raw);
-  const nvrtcResult compiled = nvrtcCompileProgram(raw, std::size(options), options);
+  const nvrtcResult compiled =
+      nvrtcCompileProgram(raw, static_cast<int>(options.size()), options.data());
   if (compiled != NVRTC_SUCCESS) {
     size_t log_size = 0;
     std::string log;
@@ -99,29 +98,41 @@ absl::StatusOr<std::string> Compile(std::string_view source, std::string_view na
 
 }  // namespace
 
+std::span<const std::string> ProjectNvrtcOptions() {
+  // Never destroyed: a compile may still be running on another thread at exit.
+  static const auto* const options = new std::array<std::string, 2>{"--fmad=false", "-std=c++17"};
+  return *options;
+}
+
 absl::StatusOr<std::string> CompileWithNvrtc(std::string_view source, std::string_view name,
-                                             int arch) {
+                                             int arch, std::span<const std::string> options) {
   AH_ASSIGN_OR_RETURN(const Target target, PickTarget(arch));
-  return Compile(source, name, target);
+  return Compile(source, name, target, options);
 }
 
 absl::StatusOr<CompiledBinary> CompileCached(std::string_view source, std::string_view name,
-                                             int arch, const CompiledCodeStore* store) {
+                                             int arch, const CompiledCodeStore* store,
+                                             std::span<const std::string> options) {
   AH_ASSIGN_OR_RETURN(const Target target, PickTarget(arch));
   if (store == nullptr) {
-    AH_ASSIGN_OR_RETURN(std::string binary, Compile(source, name, target));
+    AH_ASSIGN_OR_RETURN(std::string binary, Compile(source, name, target, options));
     return CompiledBinary{std::move(binary), false};
   }
   int major = 0;
   int minor = 0;
   AH_NVRTC_RETURN_IF_ERROR(nvrtcVersion(&major, &minor));
+  // The options chained one part at a time: KeyOf keeps its parts apart.
+  std::string options_key = CompiledCodeStore::KeyOf({"options"});
+  for (const std::string& option : options) {
+    options_key = CompiledCodeStore::KeyOf({options_key, option});
+  }
   const std::string key =
       CompiledCodeStore::KeyOf({"arrayhub NVRTC binary", fmt::format("NVRTC {}.{}", major, minor),
-                                target.option, kOptions[0], kOptions[1], name, source});
+                                target.option, options_key, name, source});
   if (std::optional<std::string> binary = store->Load(key)) {
     return CompiledBinary{*std::move(binary), true};
   }
-  AH_ASSIGN_OR_RETURN(std::string binary, Compile(source, name, target));
+  AH_ASSIGN_OR_RETURN(std::string binary, Compile(source, name, target, options));
   if (absl::Status stored = store->Store(key, binary); !stored.ok()) {
     spdlog::warn("kernel cache: {} stays in memory only: {}", name, stored.ToString());
   }
@@ -147,7 +158,8 @@ void KernelCache::SetStore(std::shared_ptr<const CompiledCodeStore> store) {
 }
 
 absl::StatusOr<cudaKernel_t> KernelCache::Get(std::string_view key, int arch, const char* entry,
-                                              absl::FunctionRef<std::string()> make_source) {
+                                              absl::FunctionRef<std::string()> make_source,
+                                              std::span<const std::string> options) {
   const std::string full_key = fmt::format("{}@{}", key, arch);
   std::shared_ptr<Slot> slot;
   std::shared_ptr<const CompiledCodeStore> store;
@@ -173,7 +185,7 @@ absl::StatusOr<cudaKernel_t> KernelCache::Get(std::string_view key, int arch, co
   bool from_store = false;
   slot->kernel = [&]() -> absl::StatusOr<cudaKernel_t> {
     AH_ASSIGN_OR_RETURN(CompiledBinary compiled,
-                        CompileCached(make_source(), key, arch, store.get()));
+                        CompileCached(make_source(), key, arch, store.get(), options));
     from_store = compiled.from_store;
     cudaLibrary_t library = nullptr;
     AH_CUDA_RETURN_IF_ERROR(cudaLibraryLoadData(&library, compiled.binary.data(), nullptr, nullptr,

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -19,12 +20,17 @@
 
 namespace arrayhub {
 
+// The NVRTC options of the project's own kernels: C++17, no fused multiply-add contraction
+// (see device_math.h). Raw kernels (RunRawKernel) pass their client's options instead.
+std::span<const std::string> ProjectNvrtcOptions();
+
 // Compiles CUDA `source` for compute capability `arch` (major * 10 + minor): machine code when
 // this NVRTC knows the architecture, else PTX for the newest one it knows (which the driver
-// compiles when loading). Options: C++17, no fused multiply-add contraction (see
-// device_math.h). INTERNAL with NVRTC's log on failure.
-absl::StatusOr<std::string> CompileWithNvrtc(std::string_view source, std::string_view name,
-                                             int arch);
+// compiles when loading), with `options` besides the target. INTERNAL with NVRTC's log on
+// failure.
+absl::StatusOr<std::string> CompileWithNvrtc(
+    std::string_view source, std::string_view name, int arch,
+    std::span<const std::string> options = ProjectNvrtcOptions());
 
 struct CompiledBinary {
   std::string binary;       // CompileWithNvrtc's result.
@@ -35,8 +41,9 @@ struct CompiledBinary {
 // and stored there (`store` may be null). The store's key covers everything the binary depends
 // on: the source, the name, the target NVRTC picks for `arch`, NVRTC's version and the options.
 // A failure to store is logged, not returned: the binary is good all the same.
-absl::StatusOr<CompiledBinary> CompileCached(std::string_view source, std::string_view name,
-                                             int arch, const CompiledCodeStore* store);
+absl::StatusOr<CompiledBinary> CompileCached(
+    std::string_view source, std::string_view name, int arch, const CompiledCodeStore* store,
+    std::span<const std::string> options = ProjectNvrtcOptions());
 
 // Loaded libraries are never unloaded (a kernel handed out may still be queued), so a cache
 // other than Global() leaks its kernels when it goes: tests make such caches, the daemon not.
@@ -56,9 +63,10 @@ class KernelCache {
   // loads it from the store or compiles it, and calls with the same key from other threads
   // meanwhile wait for that one instead of compiling it again; later calls reuse the result.
   // Calls with different keys never wait for each other. A failure is every waiting caller's;
-  // the next call with the key tries again.
+  // the next call with the key tries again. `key` must cover `options` too.
   absl::StatusOr<cudaKernel_t> Get(std::string_view key, int arch, const char* entry,
-                                   absl::FunctionRef<std::string()> make_source);
+                                   absl::FunctionRef<std::string()> make_source,
+                                   std::span<const std::string> options = ProjectNvrtcOptions());
 
   // How Get found its kernels since this cache was made.
   struct Counts {

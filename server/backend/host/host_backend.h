@@ -76,6 +76,9 @@ class HostBackend final : public Backend {
   absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
       std::shared_ptr<const kernel::CheckedKernel> kernel) override;
   absl::Status RunUserKernel(const UserKernelCall& call) override;
+  absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> PrepareRawKernel(
+      const RawKernelSource& source) override;
+  absl::Status RunRawKernel(const RawKernelCall& call) override;
 
  private:
   class HostBuffer;

@@ -1,5 +1,5 @@
 // HostBackend's user kernels: compiled to slot code (user_kernel_compile.cc), run over blocks
-// of indices on the calling thread (user_kernel_run.cc).
+// of indices on the calling thread (user_kernel_run.cc). Raw CUDA kernels need the CUDA backend.
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_stop.h"
@@ -25,6 +25,15 @@ absl::Status HostBackend::RunUserKernel(const UserKernelCall& call) {
   } catch (const host::Stopped& stopped) {
     return stopped.status;
   }
+}
+
+absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> HostBackend::PrepareRawKernel(
+    const RawKernelSource&) {
+  return absl::FailedPreconditionError("raw CUDA kernels need the CUDA backend");
+}
+
+absl::Status HostBackend::RunRawKernel(const RawKernelCall&) {
+  return absl::FailedPreconditionError("raw CUDA kernels need the CUDA backend");
 }
 
 }  // namespace arrayhub
