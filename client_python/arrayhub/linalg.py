@@ -31,7 +31,7 @@ __all__ = ["svd", "qr", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "solve
            # The Array API's linalg extension, as numpy.linalg has it:
            "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal", "matrix_power",
            "matmul", "tensordot", "vecdot", "outer", "matrix_transpose", "cross", "pinv",
-           "matrix_rank", "multi_dot"]
+           "matrix_rank", "multi_dot", "cond", "tensorinv", "tensorsolve"]
 
 
 class SVDResult(NamedTuple):
@@ -323,3 +323,54 @@ def matrix_rank(A: ndarray, tol: Any = None, hermitian: bool = False, *,
             rtol = max(A.shape[-2:]) * _eps(singular.dtype)
         tol = singular.max(axis=-1, keepdims=True) * rtol
     return (singular > tol).sum(axis=-1)
+
+
+def cond(x: ndarray, p: Any = None) -> ndarray:
+    """The condition number in the ``p`` norm, as numpy.linalg.cond: the ratio of the largest
+    to the smallest singular value for None, 2 and -2 (its inverse for -2), else
+    ``norm(x, p) * norm(inv(x), p)`` over the last two axes (LinAlgError for a singular matrix
+    there, where NumPy answers inf)."""
+    x = _ops.require_array(x, "cond")
+    if x.ndim < 2:
+        raise client_error(ArrayHubLinAlgError,
+                           f"{x.ndim}-dimensional array given. Array must be at least "
+                           "two-dimensional")
+    if p is None or p == 2 or p == -2:
+        s = svdvals(x)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    if x.shape[-1] != x.shape[-2]:
+        raise client_error(ArrayHubLinAlgError, "Last 2 dimensions of the array must be square")
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+def tensorinv(a: ndarray, ind: int = 2) -> ndarray:
+    """The inverse of ``a`` under tensordot over its first ``ind`` axes, as
+    numpy.linalg.tensorinv: ``inv`` of the matrix the axes fold into, unfolded."""
+    a = _ops.require_array(a, "tensorinv")
+    if ind <= 0:
+        raise client_error(ArrayHubValueError, "Invalid ind argument.")
+    old = a.shape
+    rows = math.prod(old[:ind])
+    inverse = inv(a.reshape(rows, -1))
+    return inverse.reshape(*old[ind:], *old[:ind])
+
+
+def tensorsolve(a: ndarray, b: ndarray, axes: Any = None) -> ndarray:
+    """x with ``tensordot(a, x, x.ndim) == b``, as numpy.linalg.tensorsolve: ``solve`` of the
+    matrix that a's axes (``axes`` moved last first) fold into."""
+    a = _ops.require_array(a, "tensorsolve")
+    b = _ops.require_array(b, "tensorsolve")
+    ndim = a.ndim
+    if axes is not None:
+        order = list(range(ndim))
+        for k in axes:
+            order.remove(k)
+            order.insert(ndim, k)
+        a = a.transpose(order)
+    old = a.shape[-(ndim - b.ndim):]
+    size = math.prod(old)
+    if a.size != size ** 2:
+        raise client_error(ArrayHubLinAlgError,
+                           "Input arrays must satisfy the requirement "
+                           "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return solve(a.reshape(size, size), b.ravel()).reshape(old)

@@ -678,3 +678,18 @@ def _compare_lstsq(got: tuple[Any, ...], want: tuple[Any, ...], dtype: np.dtype)
         scale = float(np.abs(expected).max()) if expected.size else 1.0
         np.testing.assert_allclose(remote.get(), expected, rtol=0, atol=tol * scale,
                                    err_msg=name)
+
+
+def test_cond_tensorinv_tensorsolve_match_numpy(rng: np.random.Generator) -> None:
+    a = well_conditioned(rng, np.float64, (3, 4, 4))
+    for p in (None, 2, -2, 1, -1, "fro", np.inf):
+        np.testing.assert_allclose(ah.linalg.cond(ah.asarray(a), p).get(), np.linalg.cond(a, p),
+                                   rtol=1e-10)
+    t = well_conditioned(rng, np.float64, (6, 6)).reshape(6, 2, 3)
+    np.testing.assert_allclose(ah.linalg.tensorinv(ah.asarray(t), ind=1).get(),
+                               np.linalg.tensorinv(t, ind=1), rtol=1e-9, atol=1e-12)
+    b = rand(rng, np.float64, (6,))
+    np.testing.assert_allclose(ah.linalg.tensorsolve(ah.asarray(t), ah.asarray(b)).get(),
+                               np.linalg.tensorsolve(t, b), rtol=1e-9, atol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError, match="Input arrays must satisfy"):
+        ah.linalg.tensorsolve(ah.asarray(t), ah.ones(5))

@@ -112,10 +112,9 @@ def test_what_arrayhub_lacks_raises_type_error_naming_it(data: Any,
         with pytest.raises(TypeError,
                            match=f"^no implementation found for 'numpy.spacing' {hint}$"):
             np.spacing(x)
-        with pytest.raises(TypeError, match=f"no implementation found for 'numpy.roots' {hint}"):
-            np.roots(x)
-        with pytest.raises(TypeError, match="'numpy.linalg.eig'"):
-            np.linalg.eig(x[:3, :3])
+        with pytest.raises(TypeError,
+                           match=f"no implementation found for 'numpy.is_busday' {hint}"):
+            np.is_busday(x)
         with pytest.raises(NotImplementedError, match="numpy.add.reduceat"):
             np.add.reduceat(x, [0, 1])
 
