@@ -128,6 +128,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
   KernelShapes shapes{.inputs = std::vector<std::optional<Shape>>(input_count),
                       .outputs = std::vector<std::optional<Shape>>(output_count)};
   std::vector<bool> raw_outputs(output_count);
+  std::vector<bool> new_raw_outputs(output_count);  // Raw outputs with no out= array.
   bool any_raw = false;
   for (size_t a = 0; a < input_count; ++a) {
     const kernel::Parameter& parameter = parameters[a];
@@ -142,10 +143,11 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
     raw_outputs[o] = parameters[input_count + o].raw;
     any_raw = any_raw || raw_outputs[o];
     if (outs[o] && !raw_outputs[o]) shapes.outputs[o] = outs[o]->shape;
+    new_raw_outputs[o] = raw_outputs[o] && !outs[o];
   }
   AH_ASSIGN_OR_RETURN(
       KernelIteration iteration,
-      ResolveKernelIteration(source, shapes, raw_outputs, spec.size, spec.axes, spec.keepdims));
+      ResolveKernelIteration(source, shapes, new_raw_outputs, spec.size, spec.axes, spec.keepdims));
   AH_ASSIGN_OR_RETURN(const int64_t elements,
                       CheckShape(iteration.shape, limits_, "the kernel's iteration shape"));
 

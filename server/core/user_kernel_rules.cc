@@ -63,8 +63,8 @@ absl::StatusOr<KernelIteration> Elementwise(const KernelShapes& shapes,
   }
   if (!size) {
     for (size_t o = 0; o < raw_outputs.size(); ++o) {
-      // A raw output given with out= has a shape of its own; a new one would not.
-      if (raw_outputs[o] && !(o < shapes.outputs.size() && shapes.outputs[o])) {
+      // Only raw outputs given no out= array are flagged: those have no size of their own.
+      if (raw_outputs[o]) {
         return absl::InvalidArgumentError("Output array size is Undecided");
       }
     }

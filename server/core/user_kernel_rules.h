@@ -53,11 +53,11 @@ struct KernelIteration {
 // size= only when no such argument exists ("Specified 'size' can be used only if all of the
 // ndarray are 'raw'.") and then the shape is (size,); with neither, an out= array decides it,
 // else "Loop size is undecided."; an out= array must have the shape ("Out shape is mismatched:
-// (2, 3) while (3,) is expected."); a raw output with no out= needs size= ("Output array size
-// is Undecided"). Reduction: the arguments broadcast as above (scalars alone reduce a 0-d
-// shape); `axes` as numpy.sum takes them; a zero-size reduction without an identity is
-// "zero-size array to reduction operation NAME which has no identity"; out= must have the
-// result's shape. Shapes past the server's limits are refused by the caller (CheckShape).
+// (2, 3) while (3,) is expected."); a raw output with no out= (true in raw_outputs) needs
+// size= ("Output array size is Undecided"). Reduction: the arguments broadcast as above
+// (scalars alone reduce a 0-d shape); `axes` as numpy.sum takes them; a zero-size reduction
+// without an identity is "zero-size array to reduction operation NAME which has no identity";
+// out= must have the result's shape. Shapes past the server's limits are refused (CheckShape).
 absl::StatusOr<KernelIteration> ResolveKernelIteration(
     const kernel::KernelSource& source, const KernelShapes& shapes,
     const std::vector<bool>& raw_outputs, std::optional<int64_t> size,

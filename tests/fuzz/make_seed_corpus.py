@@ -21,7 +21,7 @@ KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct
          "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14, "View": 15,
          "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19, "RegisterSharedMemory": 20,
          "UnregisterSharedMemory": 21, "CopyFromSharedMemory": 22, "CopyToSharedMemory": 23,
-         "ExportIpc": 24, "ReleaseIpc": 25}
+         "ExportIpc": 24, "ReleaseIpc": 25, "Fft": 26, "RunKernel": 27}
 
 
 def operand(handle: str) -> c.Operand:
@@ -73,6 +73,31 @@ SEEDS = [
                                compute_uv=True)),
     ("Linalg", c.LinalgRequest(op="solve", operands=[operand("2"), operand("2")])),
     ("Linalg", c.LinalgRequest(op="norm", operands=[operand("0")], ord="fro")),
+    ("Linalg", c.LinalgRequest(op="eig", operands=[operand("2")])),
+    ("Linalg", c.LinalgRequest(op="eigvals", operands=[operand("0")])),  # (3, 4): refused.
+    ("Fft", c.FftRequest(op="fft", input=operand("2"), norm="ortho")),
+    ("Fft", c.FftRequest(op="rfft", input=operand("0"), axes=t.AxisList(axes=[0, -1]),
+                         s=c.FftRequest.Lengths(values=[4, 6]))),
+    # CuPy's kmeans kernels (examples/kmeans, --use-custom-kernel) and a preamble function.
+    ("RunKernel", c.RunKernelRequest(source=c.KernelSource(
+        in_params="T x0, T x1, T c0, T c1", out_params="T out",
+        operation="out = (x0 - c0) * (x0 - c0) + (x1 - c1) * (x1 - c1)", name="var_kernel"),
+        arguments=[c.KernelArgument(handle="0"), c.KernelArgument(handle="0"),
+                   c.KernelArgument(scalar=t.Scalar(float_value=0.5)),
+                   c.KernelArgument(scalar=t.Scalar(float_value=-1), dtype=t.DTYPE_FLOAT32)])),
+    ("RunKernel", c.RunKernelRequest(source=c.KernelSource(
+        kind=c.KernelSource.KIND_REDUCTION, in_params="T x, S mask", out_params="T out",
+        map_expr="mask ? x : 0", reduce_expr="a + b", post_map_expr="out = a", identity="0",
+        name="sum_kernel"),
+        arguments=[c.KernelArgument(handle="0"), c.KernelArgument(handle="0")],
+        axis=t.AxisList(axes=[1]), keepdims=True)),
+    ("RunKernel", c.RunKernelRequest(source=c.KernelSource(
+        in_params="raw T x, int32 n", out_params="raw T y",
+        operation="T s = 0; for (int k = 0; k < n; ++k) { s += twice(x[(i + k) % x.size()]); }"
+                  " y[i] = s",
+        preamble="__device__ inline T twice(T v) { return v + v; }", name="looped"),
+        arguments=[c.KernelArgument(handle="1"), c.KernelArgument(scalar=t.Scalar(int_value=3))],
+        size=5)),
     ("Download", a.DownloadRequest(handle="0", chunk_bytes=7)),
     ("Free", a.FreeRequest(handles=["1", "3"])),
     ("Describe", a.DescribeRequest(handle="2")),

@@ -28,7 +28,7 @@
 
 namespace arrayhub::fuzz {
 
-inline constexpr int kRpcKinds = 26;
+inline constexpr int kRpcKinds = 28;
 inline constexpr int kOpenSessionKind = 14;
 inline constexpr int kMaxUploadMessages = 64;
 
@@ -170,8 +170,12 @@ void SendRequest(Client& client, uint8_t kind, std::string_view payload) {
       return SendUnary(client, &Stub::CopyToSharedMemory, payload, "CopyToSharedMemory");
     case 24:
       return SendUnary(client, &Stub::ExportIpc, payload, "ExportIpc");
-    default:
+    case 25:
       return SendUnary(client, &Stub::ReleaseIpc, payload, "ReleaseIpc");
+    case 26:
+      return SendUnary(client, &Stub::Fft, payload, "Fft");
+    default:
+      return SendUnary(client, &Stub::RunKernel, payload, "RunKernel");
   }
 }
 
