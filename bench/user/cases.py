@@ -31,6 +31,11 @@ def _uniform(*shape: int) -> Callable[[np.random.Generator], tuple[np.ndarray, .
     return lambda rng: tuple(rng.random(s, dtype=np.float32) for s in shape)
 
 
+def _integers(n: int, high: int) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
+    """n int32 uniform in [0, high)."""
+    return lambda rng: (rng.integers(0, high, n, dtype=np.int32),)
+
+
 def _spd_system(n: int) -> Callable[[np.random.Generator], tuple[np.ndarray, ...]]:
     """A float64 SPD matrix and a right-hand side. Its eigenvalues lie in about [0.05, 4.05]
     (Marchenko-Pastur plus a shift), so 50 CG steps shrink the residual by several orders of
@@ -87,6 +92,8 @@ def all_cases(quick: bool) -> list[Case]:
     rfft_n = 2**18 if quick else 2**24
     fft2_n = 512 if quick else 4096
     options_n = 100_000 if quick else 10_000_000
+    stats_n = 1_000_000 if quick else 100_000_000
+    unique_n = 100_000 if quick else 10_000_000
     by_size = [10**e for e in range(3, 7 if quick else 9)]
     cases = [
         Case(1, "1. 200 x `y = y + 1` (1000 float32), `float(y[0])`", workloads.small_op_loop,
@@ -119,5 +126,17 @@ def all_cases(quick: bool) -> list[Case]:
         Case(12, f"12. k-means with CuPy's example kernels, 10 iterations "
                  f"({_count(kmeans_n)} points, 2-d, 4 clusters, float32)",
              workloads.kmeans_custom_kernels, _blobs(kmeans_n, k=4, d=2), 1.5, 1e-4),
+        Case(13, f"13. `einsum('ij,jk->ik', a, b)[0, 0]` ({matmul_n}^2 float32)",
+             workloads.einsum_matmul, _uniform((matmul_n, matmul_n), (matmul_n, matmul_n)), 1.05,
+             1e-3),
+        Case(14, f"14. `float(cp.median(a))` ({_count(stats_n)} float32)", workloads.median_all,
+             _uniform(stats_n), 1.0, 1e-6),
+        Case(15, f"15. `cp.histogram(a, bins=1000, range=(0, 1))`, 10 bins read "
+                 f"({_count(stats_n)} float32)",
+             workloads.histogram_first_bins, _uniform(stats_n), 1.0, 0),
+        Case(16, f"16. `cp.unique(i).size` ({_count(unique_n)} int32 in [0, 2^20))",
+             workloads.unique_count, _integers(unique_n, 1 << 20), 1.0, 0),
+        Case(17, f"17. `cp.partition(a, n // 2)[n // 2]` ({_count(stats_n)} float32)",
+             workloads.partition_middle, _uniform(stats_n), 1.0, 0),
     ]
     return cases

@@ -189,3 +189,27 @@ def kmeans_custom_kernels(cp, X, centers, iterations=10):
             counts = mask.sum(axis=1, dtype=cp.float32).reshape((n_clusters, 1))
         centers = sums / counts
     return float(centers.sum())
+
+
+def einsum_matmul(cp, a, b):
+    """einsum's matrix product (issue 21's first einsum case), one element read."""
+    return float(cp.einsum("ij,jk->ik", a, b)[0, 0])
+
+
+def median_all(cp, a):
+    return float(cp.median(a))
+
+
+def histogram_first_bins(cp, a):
+    """A 1000-bin histogram of uniform data over [0, 1): the first bin's count."""
+    counts, _ = cp.histogram(a, bins=1000, range=(0.0, 1.0))
+    return float(counts[:10].sum())
+
+
+def unique_count(cp, i):
+    return float(cp.unique(i).size)
+
+
+def partition_middle(cp, a):
+    k = a.shape[0] // 2
+    return float(cp.partition(a, k)[k])

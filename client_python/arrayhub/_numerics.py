@@ -9,6 +9,7 @@ have it either.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Optional
 
 import numpy as np
@@ -427,7 +428,9 @@ def vander(x: Any, N: Optional[int] = None, increasing: bool = False) -> ndarray
     if x.ndim != 1:
         raise client_error(ArrayHubValueError,
                            "x must be a one-dimensional array or sequence.")
-    n = x.shape[0] if N is None else N
+    n = x.shape[0] if N is None else operator.index(N)
+    if n < 0:
+        raise client_error(ArrayHubValueError, "negative dimensions are not allowed")
     dtype = np.promote_types(x.dtype, int)
     columns = [_creation.ones((x.shape[0], min(n, 1)), dtype)]
     if n > 1:

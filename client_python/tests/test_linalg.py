@@ -692,4 +692,4 @@ def test_cond_tensorinv_tensorsolve_match_numpy(rng: np.random.Generator) -> Non
     np.testing.assert_allclose(ah.linalg.tensorsolve(ah.asarray(t), ah.asarray(b)).get(),
                                np.linalg.tensorsolve(t, b), rtol=1e-9, atol=1e-12)
     with pytest.raises(np.linalg.LinAlgError, match="Input arrays must satisfy"):
-        ah.linalg.tensorsolve(ah.asarray(t), ah.ones(5))
+        ah.linalg.tensorsolve(ah.asarray(t), ah.ones((6, 1)))

@@ -49,13 +49,20 @@ absl::Status Engine::CopyInto(const Caller& caller, const ArrayView& source,
   if (MayShareMemory(input, target) && !SameElements(Broadcast(input, target.shape), target)) {
     AH_ASSIGN_OR_RETURN(input, CopyAside(caller, input, keep));
   }
+  ArrayView output = target;
+  if (input.dtype == DType::kFloat16 && output.dtype == DType::kFloat16) {
+    // A copy within float16 moves bits, as NumPy's does: the GPU computes float16 in float,
+    // and converting a NaN back to half would change its sign and payload bits.
+    input.dtype = DType::kUInt16;
+    output.dtype = DType::kUInt16;
+  }
   ElementwiseCall call{.op = ElementwiseOp::kCopy,
                        .compute_dtype = input.dtype,
                        .result_dtype = input.dtype,
-                       .shape = target.shape,
-                       .operands = {ElementwiseOperand{.array = Broadcast(input, target.shape),
+                       .shape = output.shape,
+                       .operands = {ElementwiseOperand{.array = Broadcast(input, output.shape),
                                                        .dtype = input.dtype}},
-                       .output = target};
+                       .output = output};
   return backend_->Elementwise(call);
 }
 

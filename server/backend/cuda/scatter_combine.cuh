@@ -112,7 +112,17 @@ __device__ T Combine(T a, T b) {
         kOp == ElementwiseOp::kAdd || kOp == ElementwiseOp::kMaximum || kOp == ElementwiseOp::kFmax;
     return Bool{static_cast<uint8_t>(any ? (x || y) : (x && y))};
   } else if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(Step<kOp, true>(__half2float(a), __half2float(b)));
+    const float x = __half2float(a);
+    const float y = __half2float(b);
+    const float r = Step<kOp, true>(x, y);
+    if constexpr (kOp == ElementwiseOp::kMaximum || kOp == ElementwiseOp::kMinimum ||
+                  kOp == ElementwiseOp::kFmax || kOp == ElementwiseOp::kFmin) {
+      // A selection answers one of its operands bit for bit, as NumPy's float16 loops do: a
+      // NaN keeps its sign and payload (__float2half_rn would make every NaN 0x7fff).
+      return (r == x || (isnan(r) && isnan(x))) ? a : b;
+    } else {
+      return __float2half_rn(r);
+    }
   } else {
     return Step<kOp, false>(a, b);
   }
