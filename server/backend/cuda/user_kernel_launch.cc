@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -166,9 +167,13 @@ absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CudaBackend::PrepareUs
   // The checked program's key may be long: the cache knows the kernel by its hash.
   const std::string key =
       fmt::format("uk:{}:{}", kernel->name(), CompiledCodeStore::KeyOf({kernel->key()}));
-  AH_ASSIGN_OR_RETURN(cudaKernel_t compiled,
-                      KernelCache::Global().Get(key, context.arch, kUserKernelEntry,
-                                                [&] { return std::move(source); }));
+  // CUDA's own default of contracting a * b + c into fused multiply-adds, as CuPy compiles
+  // ElementwiseKernel, ReductionKernel and fuse (the ufunc loops keep --fmad=false, for
+  // NumPy's exact results).
+  static const std::array<std::string, 1> kOptions{"-std=c++17"};
+  AH_ASSIGN_OR_RETURN(cudaKernel_t compiled, KernelCache::Global().Get(
+                                                 key, context.arch, kUserKernelEntry,
+                                                 [&] { return std::move(source); }, kOptions));
   return std::make_shared<const CudaPreparedKernel>(compiled, layout);
 }
 
