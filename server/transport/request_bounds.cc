@@ -76,7 +76,8 @@ ListBound BoundOf(const FieldDescriptor& field, const Limits& limits) {
   if (IsOneOf(name,
               {"arrayhub.v1.CreateRequest.shape", "arrayhub.v1.UploadHeader.shape",
                "arrayhub.v1.SharedMemoryCopyRequest.shape", "arrayhub.v1.ViewRequest.Reshape.shape",
-               "arrayhub.v1.ViewRequest.BroadcastTo.shape"})) {
+               "arrayhub.v1.ViewRequest.BroadcastTo.shape", "arrayhub.v1.PullArrayRequest.shape",
+               "arrayhub.v1.ReadCapabilityRequest.shape"})) {
     return {.most = limits.max_rank, .unit = "dimensions", .rule = rank_rule, .listed = true};
   }
   if (IsOneOf(name,
@@ -99,13 +100,21 @@ ListBound BoundOf(const FieldDescriptor& field, const Limits& limits) {
   if (name == "arrayhub.v1.ElementwiseRequest.operands") {
     return {.most = 3, .rule = "an elementwise op takes at most 3 (clip, where)", .listed = true};
   }
+  if (IsOneOf(name,
+              {"arrayhub.v1.RunRawKernelRequest.grid", "arrayhub.v1.RunRawKernelRequest.block"})) {
+    return {.most = 3, .rule = "a CUDA launch has at most 3 dimensions", .listed = true};
+  }
   if (name == "arrayhub.v1.LinalgRequest.operands") {
     return {.most = 2, .rule = "a linalg op takes at most 2 (solve, lstsq)", .listed = true};
   }
-  const bool listed =
-      IsOneOf(name, {"arrayhub.v1.ArrayOpRequest.operands", "arrayhub.v1.ArrayOpRequest.ints",
-                     "arrayhub.v1.FreeRequest.handles", "arrayhub.v1.BatchRequest.free",
-                     "arrayhub.v1.PublishRequest.reader_tenants"});
+  const bool listed = IsOneOf(
+      name,
+      {"arrayhub.v1.ArrayOpRequest.operands", "arrayhub.v1.ArrayOpRequest.ints",
+       "arrayhub.v1.FreeRequest.handles", "arrayhub.v1.BatchRequest.free",
+       "arrayhub.v1.PublishRequest.reader_tenants",
+       // The kernel language bounds its parameters further (server/kernel/limits.h).
+       "arrayhub.v1.RunKernelRequest.arguments", "arrayhub.v1.RunKernelRequest.outputs",
+       "arrayhub.v1.RunRawKernelRequest.arguments", "arrayhub.v1.RunRawKernelRequest.options"});
   return {.most = limits.max_list_entries,
           .rule = fmt::format("the server allows at most {} (--max-list-entries)",
                               limits.max_list_entries),
