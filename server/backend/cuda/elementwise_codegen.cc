@@ -8,9 +8,6 @@
 
 namespace arrayhub {
 
-namespace {
-
-// The C++ type an element is stored as in device memory.
 std::string_view StorageType(DType dtype) {
   switch (dtype) {
     case DType::kBool:
@@ -52,6 +49,8 @@ std::string_view WorkingType(DType dtype) {
   if (dtype == DType::kFloat16) return "float";
   return StorageType(dtype);
 }
+
+namespace {
 
 // The type an op's result is rounded to before the output cast.
 std::string_view ResultType(DType dtype) {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -15,6 +16,12 @@
 #include "server/common/ops.h"
 
 namespace arrayhub {
+
+// The C++ type an element of `dtype` is stored as in device memory (device_math.h's names),
+// and the type its value is computed in: float for float16 (rounded back when stored), bool
+// for bool. Shared with the user-kernel printer (user_kernel_codegen.cc).
+std::string_view StorageType(DType dtype);
+std::string_view WorkingType(DType dtype);
 
 inline constexpr int kElementwiseThreads = 256;
 inline constexpr char kElementwiseEntry[] = "ah_elementwise";

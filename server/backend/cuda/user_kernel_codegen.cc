@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "server/backend/cuda/device_math.h"
+#include "server/backend/cuda/elementwise_codegen.h"
 
 namespace arrayhub {
 
@@ -94,48 +95,6 @@ __device__ __forceinline__ long long ah_uk_walk(const long long* dims, long long
 }
 )ahcuda";
 
-// The C++ type an element is stored as in device memory (as elementwise_codegen.cc's).
-std::string_view StorageType(DType dtype) {
-  switch (dtype) {
-    case DType::kBool:
-      return "ah_b8";
-    case DType::kInt8:
-      return "signed char";
-    case DType::kInt16:
-      return "short";
-    case DType::kInt32:
-      return "int";
-    case DType::kInt64:
-      return "long long";
-    case DType::kUInt8:
-      return "unsigned char";
-    case DType::kUInt16:
-      return "unsigned short";
-    case DType::kUInt32:
-      return "unsigned int";
-    case DType::kUInt64:
-      return "unsigned long long";
-    case DType::kFloat16:
-      return "ah_half";
-    case DType::kFloat32:
-      return "float";
-    case DType::kFloat64:
-      return "double";
-    case DType::kComplex64:
-      return "ah_c64";
-    case DType::kComplex128:
-      return "ah_c128";
-  }
-  return "void";
-}
-
-// The type a value of `dtype` is held in while the kernel computes.
-std::string_view ValueType(DType dtype) {
-  if (dtype == DType::kBool) return "bool";
-  if (dtype == DType::kFloat16) return "float";
-  return StorageType(dtype);
-}
-
 bool IsFloat(DType dtype) {
   return dtype == DType::kFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
 }
@@ -147,19 +106,19 @@ bool IsComplexType(DType dtype) {
 std::string Convert(const std::string& value, DType from, DType to) {
   if (from == to) return value;
   if (to == DType::kFloat16) {
-    return fmt::format("ah_h2f(ah_cast<ah_half>(({}){}))", ValueType(from), value);
+    return fmt::format("ah_h2f(ah_cast<ah_half>(({}){}))", WorkingType(from), value);
   }
-  return fmt::format("ah_cast<{}>(({}){})", ValueType(to), ValueType(from), value);
+  return fmt::format("ah_cast<{}>(({}){})", WorkingType(to), WorkingType(from), value);
 }
 
 // A stored element at `address` (an expression of type char*) as a value.
 std::string Load(DType dtype, const std::string& address) {
-  return fmt::format("ah_cast<{}>(*reinterpret_cast<const {}*>({}))", ValueType(dtype),
+  return fmt::format("ah_cast<{}>(*reinterpret_cast<const {}*>({}))", WorkingType(dtype),
                      StorageType(dtype), address);
 }
 std::string StoreTo(DType dtype, const std::string& address, const std::string& value) {
   return fmt::format("*reinterpret_cast<{0}*>({1}) = ah_cast<{0}>(({2})({3}));\n",
-                     StorageType(dtype), address, ValueType(dtype), value);
+                     StorageType(dtype), address, WorkingType(dtype), value);
 }
 
 std::string Literal(const Expr& e) {
@@ -175,9 +134,9 @@ std::string Literal(const Expr& e) {
       text = fmt::format("{:a}", v);  // Exact.
     }
     if (e.dtype == DType::kFloat16) return fmt::format("ah_h2f(ah_d2h({}))", text);
-    return fmt::format("(({}){})", ValueType(e.dtype), text);
+    return fmt::format("(({}){})", WorkingType(e.dtype), text);
   }
-  return fmt::format("(({})0x{:x}ull)", ValueType(e.dtype), e.int_value);
+  return fmt::format("(({})0x{:x}ull)", WorkingType(e.dtype), e.int_value);
 }
 
 // The address of parameter `index`'s element where the code is: off<index> is its byte offset.
@@ -328,10 +287,10 @@ class Printer {
         return;
       case Stmt::Kind::kDeclare:
         if (s.has_value) {
-          out += fmt::format("{}{} l{} = {};\n", pad, ValueType(LocalType(s.index)), s.index,
+          out += fmt::format("{}{} l{} = {};\n", pad, WorkingType(LocalType(s.index)), s.index,
                              Print(s.operands[0]));
         } else {
-          out += fmt::format("{}{} l{}{{}};\n", pad, ValueType(LocalType(s.index)), s.index);
+          out += fmt::format("{}{} l{}{{}};\n", pad, WorkingType(LocalType(s.index)), s.index);
         }
         return;
       case Stmt::Kind::kAssign:
@@ -363,7 +322,7 @@ class Printer {
         // The trip count and first value come from the host (loop_bounds.h), so the loop runs
         // exactly as the host evaluator's; v is recomputed from the trip number, which never
         // wraps where C's v += step would.
-        const std::string type(ValueType(LocalType(s.index)));
+        const std::string type(WorkingType(LocalType(s.index)));
         out += fmt::format(
             "{0}for (long long t{1} = 0, n{1} = args.loop_trips[{1}]; t{1} < n{1}; ++t{1}) {{\n"
             "{0}  {2} l{3} = ({2})((unsigned long long)args.loop_first[{1}] + "
@@ -409,18 +368,18 @@ class Printer {
       case UnaryOp::kNegate:
         if (IsComplexType(e.dtype)) return fmt::format("ah_uk_cneg({})", a);
         if (IsFloat(e.dtype)) return fmt::format("(-({}))", a);
-        return fmt::format("ah_wrap_sub(({0})0, ({0})({1}))", ValueType(e.dtype), a);
+        return fmt::format("ah_wrap_sub(({0})0, ({0})({1}))", WorkingType(e.dtype), a);
       case UnaryOp::kLogicalNot:
         return fmt::format("(!({}))", a);
       case UnaryOp::kBitNot:
-        return fmt::format("(({})~({}))", ValueType(e.dtype), a);
+        return fmt::format("(({})~({}))", WorkingType(e.dtype), a);
     }
     return a;
   }
 
   std::string Binary(const Expr& e, const std::string& a, const std::string& b) {
     const DType t = e.operands[0].dtype;  // The operand type (shifts: the left operand's).
-    const std::string_view type = ValueType(t);
+    const std::string_view type = WorkingType(t);
     const bool complex = IsComplexType(t);
     const bool real = IsFloat(t);
     // float16 results round to binary16 after the float operation.
@@ -502,8 +461,8 @@ class Printer {
           return rounded(fmt::format("{}{}({}, {})", min ? "fmin" : "fmax", single ? "f" : "",
                                      args[0], args[1]));
         }
-        return fmt::format("ah_uk_{}(({})({}), ({})({}))", min ? "min" : "max", ValueType(arg),
-                           args[0], ValueType(arg), args[1]);
+        return fmt::format("ah_uk_{}(({})({}), ({})({}))", min ? "min" : "max", WorkingType(arg),
+                           args[0], WorkingType(arg), args[1]);
       }
       case MathFn::kAbs:
         if (IsComplexType(arg)) {
@@ -511,15 +470,15 @@ class Printer {
                              args[0], args[0]);
         }
         if (IsFloat(arg)) return fmt::format("fabs{}({})", single ? "f" : "", args[0]);
-        return fmt::format("ah_uk_abs(({})({}))", ValueType(arg), args[0]);
+        return fmt::format("ah_uk_abs(({})({}))", WorkingType(arg), args[0]);
       case MathFn::kReal:
         return IsComplexType(arg) ? fmt::format("(({}).re)", args[0]) : args[0];
       case MathFn::kImag:
         return IsComplexType(arg) ? fmt::format("(({}).im)", args[0])
-                                  : fmt::format("(({})0)", ValueType(e.dtype));
+                                  : fmt::format("(({})0)", WorkingType(e.dtype));
       case MathFn::kConj:
         return IsComplexType(arg)
-                   ? fmt::format("{}{{({}).re, -({}).im}}", ValueType(arg), args[0], args[0])
+                   ? fmt::format("{}{{({}).re, -({}).im}}", WorkingType(arg), args[0], args[0])
                    : args[0];
       default: {
         const std::string_view name = MathName(e.math);
@@ -669,7 +628,7 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
         "  }}\n"
         "  return {3};\n"
         "}}\n",
-        ValueType(p.dtype), k, slot, Load(p.dtype, address));
+        WorkingType(p.dtype), k, slot, Load(p.dtype, address));
     if (p.output) {
       src += fmt::format(
           "__device__ __forceinline__ void ah_raw_set{0}(const ah_args& args, long long index, "
@@ -680,7 +639,7 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
           "  }}\n"
           "  {3}"
           "}}\n",
-          k, ValueType(p.dtype), slot, StoreTo(p.dtype, address, "value"));
+          k, WorkingType(p.dtype), slot, StoreTo(p.dtype, address, "value"));
     }
   }
 
@@ -691,12 +650,12 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
     printer.SetLocals(&fn.locals);
     std::string params = "const ah_args& args";
     for (int k = 0; k < fn.parameter_count; ++k) {
-      params += fmt::format(", {} l{}", ValueType(fn.locals[static_cast<size_t>(k)].dtype), k);
+      params += fmt::format(", {} l{}", WorkingType(fn.locals[static_cast<size_t>(k)].dtype), k);
     }
     std::string body;
     printer.PrintStmt(fn.body, 2, body);
     src += fmt::format("__device__ {0} ah_fn{1}({2}) {{\n{3}  return ah_uk_zero<{0}>();\n}}\n",
-                       ValueType(fn.result), f, params, body);
+                       WorkingType(fn.result), f, params, body);
   }
 
   // Scalars and array inputs as values, read once per index (scalars once per thread).
@@ -704,14 +663,14 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
   for (size_t k = 0; k < d.parameters.size(); ++k) {
     const Parameter& p = d.parameters[k];
     if (scalar_slot[k] < 0) continue;
-    scalars += fmt::format("  const {} p{} = {};\n", ValueType(p.dtype), k,
+    scalars += fmt::format("  const {} p{} = {};\n", WorkingType(p.dtype), k,
                            Load(p.dtype, fmt::format("args.scalar[{}]", scalar_slot[k])));
   }
   std::string inputs;
   for (size_t k = 0; k < d.parameters.size(); ++k) {
     const Parameter& p = d.parameters[k];
     if (array_slot[k] < 0 || p.output) continue;
-    inputs += fmt::format("    const {} p{} = {};\n", ValueType(p.dtype), k,
+    inputs += fmt::format("    const {} p{} = {};\n", WorkingType(p.dtype), k,
                           Load(p.dtype, ParamAddress(static_cast<int>(k))));
   }
 
@@ -767,7 +726,7 @@ absl::StatusOr<std::string> UserKernelSource(const UserKernelDefinition& d) {
   }
 
   // Reduction: see the kernel's comments.
-  const std::string_view acc_type = ValueType(d.reduce_type);
+  const std::string_view acc_type = WorkingType(d.reduce_type);
   printer.SetLocals(nullptr);
   src += fmt::format(
       "struct ah_acc {{ {0} value; bool has; }};\n"
