@@ -220,7 +220,8 @@ def main() -> int:
     args = parse_args()
     repeats = args.repeats or (5 if args.quick else 20)
     warmup = args.warmup if args.warmup is not None else (1 if args.quick else 3)
-    default_scripts = PROXY_SCRIPTS if args.via_proxy else range(1, 9)
+    default_scripts = (PROXY_SCRIPTS if args.via_proxy
+                       else {case.script for case in all_cases(args.quick)})
     wanted = {int(s) for s in args.scripts.split(",")} if args.scripts else set(default_scripts)
     peer_xp, peer_label, peer_settle = peer_module(args.peer)
 
