@@ -128,6 +128,7 @@ DurableStore::~DurableStore() {
   {
     absl::MutexLock lock(&mutex_);
     stopping_ = true;
+    changed_.SignalAll();
   }
   writer_.join();  // The loop empties the queue before it ends.
 }
@@ -232,6 +233,7 @@ std::shared_future<absl::Status> DurableStore::Enqueue(DurableManifest metadata,
   job.manifest.version = entry->second.next_version++;
   job.manifest.data_file = DataFileName(job.id, job.manifest.version);
   jobs_.push_back(std::move(job));
+  changed_.SignalAll();
   return done;
 }
 
@@ -297,11 +299,7 @@ void DurableStore::SetAside(const std::string& owner, const std::string& name,
 
 void DurableStore::Flush() {
   absl::MutexLock lock(&mutex_);
-  mutex_.Await(absl::Condition(
-      +[](DurableStore* store) ABSL_EXCLUSIVE_LOCKS_REQUIRED(store->mutex_) {
-        return store->jobs_.empty() && store->writing_ == 0;
-      },
-      this));
+  while (!jobs_.empty() || writing_ != 0) changed_.Wait(&mutex_);
 }
 
 void DurableStore::WriterLoop() {
@@ -309,15 +307,12 @@ void DurableStore::WriterLoop() {
     Job job;
     {
       absl::MutexLock lock(&mutex_);
-      mutex_.Await(absl::Condition(
-          +[](DurableStore* store) ABSL_EXCLUSIVE_LOCKS_REQUIRED(store->mutex_) {
-            return !store->jobs_.empty() || store->stopping_;
-          },
-          this));
+      while (jobs_.empty() && !stopping_) changed_.Wait(&mutex_);
       if (jobs_.empty()) return;  // Stopping, and nothing left to write.
       job = std::move(jobs_.front());
       jobs_.pop_front();
       ++writing_;
+      changed_.SignalAll();
     }
     absl::Status written = Write(job);
     if (!written.ok() && !absl::IsCancelled(written)) {
@@ -328,6 +323,7 @@ void DurableStore::WriterLoop() {
     job.done.set_value(std::move(written));
     absl::MutexLock lock(&mutex_);
     --writing_;
+    changed_.SignalAll();
   }
 }
 

@@ -145,6 +145,10 @@ class DurableStore {
   std::deque<Job> jobs_ ABSL_GUARDED_BY(mutex_);
   int64_t writing_ ABSL_GUARDED_BY(mutex_) = 0;  // Jobs taken off jobs_ and not finished.
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  // Signalled whenever jobs_, writing_ or stopping_ change. (A CondVar, not Mutex::Await: TSan
+  // builds annotate CondVar::Wait, whereas Await's condition runs inside Debian's uninstrumented
+  // abseil; tests/support/tsan_absl_mutex.cc.)
+  absl::CondVar changed_;
   std::thread writer_;  // Last: started once everything above is.
 };
 

@@ -13,8 +13,7 @@ absl::StatusOr<CachedUserKernel> UserKernelCache::Get(const std::string& key, in
     }
     if (auto running = in_flight_.find(key); running != in_flight_.end()) {
       std::shared_ptr<InFlight> waited = running->second;
-      mutex_.Await(absl::Condition(
-          +[](InFlight* f) { return f->done; }, waited.get()));
+      while (!waited->done) compiled_.Wait(&mutex_);
       return waited->result;
     }
     flight = std::make_shared<InFlight>();
@@ -29,7 +28,8 @@ absl::StatusOr<CachedUserKernel> UserKernelCache::Get(const std::string& key, in
     InsertLocked(key, *result, static_cast<int64_t>(key.size()) + entry_bytes);
   }
   flight->result = result;
-  flight->done = true;  // Wakes the waiters (Await re-checks under the lock).
+  flight->done = true;
+  compiled_.SignalAll();
   return result;
 }
 

@@ -63,6 +63,9 @@ class UserKernelCache {
   absl::flat_hash_map<std::string, std::shared_ptr<InFlight>> in_flight_ ABSL_GUARDED_BY(mutex_);
   int64_t bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t compilations_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Signalled when a compile finishes. (A CondVar, not Mutex::Await: TSan builds annotate
+  // CondVar::Wait, whereas Await's condition runs inside Debian's uninstrumented abseil.)
+  absl::CondVar compiled_;
 };
 
 }  // namespace arrayhub
