@@ -58,6 +58,14 @@ class CloseSessionResponse(_message.Message):
     arrays_freed: int
     def __init__(self, arrays_freed: _Optional[int] = ...) -> None: ...
 
+class CopyToDeviceRequest(_message.Message):
+    __slots__ = ["device", "handle"]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    HANDLE_FIELD_NUMBER: _ClassVar[int]
+    device: int
+    handle: str
+    def __init__(self, handle: _Optional[str] = ..., device: _Optional[int] = ...) -> None: ...
+
 class CreateRequest(_message.Message):
     __slots__ = ["arange", "dtype", "empty", "eye", "full", "linspace", "ones", "random", "shape", "zeros"]
     ARANGE_FIELD_NUMBER: _ClassVar[int]
@@ -89,16 +97,20 @@ class DescribeRequest(_message.Message):
     def __init__(self, handle: _Optional[str] = ...) -> None: ...
 
 class DeviceInfo(_message.Message):
-    __slots__ = ["description", "free_memory_bytes", "name", "total_memory_bytes"]
+    __slots__ = ["bytes_in_use", "description", "free_memory_bytes", "name", "sessions", "total_memory_bytes"]
+    BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     FREE_MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    SESSIONS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    bytes_in_use: int
     description: str
     free_memory_bytes: int
     name: str
+    sessions: int
     total_memory_bytes: int
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., total_memory_bytes: _Optional[int] = ..., free_memory_bytes: _Optional[int] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., total_memory_bytes: _Optional[int] = ..., free_memory_bytes: _Optional[int] = ..., bytes_in_use: _Optional[int] = ..., sessions: _Optional[int] = ...) -> None: ...
 
 class DownloadRequest(_message.Message):
     __slots__ = ["chunk_bytes", "handle", "length_bytes", "offset_bytes"]
@@ -223,22 +235,26 @@ class OnesSpec(_message.Message):
     def __init__(self) -> None: ...
 
 class OpenSessionRequest(_message.Message):
-    __slots__ = ["client_name", "lease_seconds"]
+    __slots__ = ["client_name", "device", "lease_seconds"]
     CLIENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
     LEASE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     client_name: str
+    device: int
     lease_seconds: int
-    def __init__(self, client_name: _Optional[str] = ..., lease_seconds: _Optional[int] = ...) -> None: ...
+    def __init__(self, client_name: _Optional[str] = ..., lease_seconds: _Optional[int] = ..., device: _Optional[int] = ...) -> None: ...
 
 class OpenSessionResponse(_message.Message):
-    __slots__ = ["lease_seconds", "session_id", "tenant"]
+    __slots__ = ["device", "lease_seconds", "session_id", "tenant"]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
     LEASE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
+    device: int
     lease_seconds: int
     session_id: str
     tenant: str
-    def __init__(self, session_id: _Optional[str] = ..., lease_seconds: _Optional[int] = ..., tenant: _Optional[str] = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., lease_seconds: _Optional[int] = ..., tenant: _Optional[str] = ..., device: _Optional[int] = ...) -> None: ...
 
 class PublishRequest(_message.Message):
     __slots__ = ["all_tenants", "durable", "handle", "name", "reader_tenants", "wait_durable", "writable"]

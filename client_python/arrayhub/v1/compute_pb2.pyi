@@ -46,10 +46,11 @@ class BatchError(_message.Message):
     def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class BatchRequest(_message.Message):
-    __slots__ = ["free", "keep", "ops", "read"]
+    __slots__ = ["device", "free", "keep", "ops", "read"]
     class Op(_message.Message):
-        __slots__ = ["array_op", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "reduce", "run_kernel", "tensor_product", "view"]
+        __slots__ = ["array_op", "copy_to_device", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "reduce", "run_kernel", "tensor_product", "view"]
         ARRAY_OP_FIELD_NUMBER: _ClassVar[int]
+        COPY_TO_DEVICE_FIELD_NUMBER: _ClassVar[int]
         CREATE_FIELD_NUMBER: _ClassVar[int]
         ELEMENTWISE_FIELD_NUMBER: _ClassVar[int]
         FFT_FIELD_NUMBER: _ClassVar[int]
@@ -61,6 +62,7 @@ class BatchRequest(_message.Message):
         TENSOR_PRODUCT_FIELD_NUMBER: _ClassVar[int]
         VIEW_FIELD_NUMBER: _ClassVar[int]
         array_op: ArrayOpRequest
+        copy_to_device: _arrays_pb2.CopyToDeviceRequest
         create: _arrays_pb2.CreateRequest
         elementwise: ElementwiseRequest
         fft: FftRequest
@@ -71,16 +73,18 @@ class BatchRequest(_message.Message):
         run_kernel: RunKernelRequest
         tensor_product: TensorProductRequest
         view: ViewRequest
-        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ..., run_kernel: _Optional[_Union[RunKernelRequest, _Mapping]] = ...) -> None: ...
+        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ..., run_kernel: _Optional[_Union[RunKernelRequest, _Mapping]] = ..., copy_to_device: _Optional[_Union[_arrays_pb2.CopyToDeviceRequest, _Mapping]] = ...) -> None: ...
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
     FREE_FIELD_NUMBER: _ClassVar[int]
     KEEP_FIELD_NUMBER: _ClassVar[int]
     OPS_FIELD_NUMBER: _ClassVar[int]
     READ_FIELD_NUMBER: _ClassVar[int]
+    device: int
     free: _containers.RepeatedScalarFieldContainer[str]
     keep: _containers.RepeatedScalarFieldContainer[int]
     ops: _containers.RepeatedCompositeFieldContainer[BatchRequest.Op]
     read: int
-    def __init__(self, ops: _Optional[_Iterable[_Union[BatchRequest.Op, _Mapping]]] = ..., keep: _Optional[_Iterable[int]] = ..., free: _Optional[_Iterable[str]] = ..., read: _Optional[int] = ...) -> None: ...
+    def __init__(self, ops: _Optional[_Iterable[_Union[BatchRequest.Op, _Mapping]]] = ..., keep: _Optional[_Iterable[int]] = ..., free: _Optional[_Iterable[str]] = ..., read: _Optional[int] = ..., device: _Optional[int] = ...) -> None: ...
 
 class BatchResponse(_message.Message):
     __slots__ = ["data", "data_omitted", "read_info", "results"]

@@ -122,6 +122,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
                 )
+        self.CopyToDevice = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/CopyToDevice',
+                request_serializer=arrayhub_dot_v1_dot_arrays__pb2.CopyToDeviceRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
+                )
         self.Free = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/Free',
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.FreeRequest.SerializeToString,
@@ -353,6 +358,13 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CopyToDevice(self, request, context):
+        """Devices (docs/devices.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Free(self, request, context):
         """Bookkeeping and sharing.
         """
@@ -565,6 +577,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.BatchStream,
                     request_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.SerializeToString,
+            ),
+            'CopyToDevice': grpc.unary_unary_rpc_method_handler(
+                    servicer.CopyToDevice,
+                    request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.CopyToDeviceRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.SerializeToString,
             ),
             'Free': grpc.unary_unary_rpc_method_handler(
                     servicer.Free,
@@ -1015,6 +1032,23 @@ class ArrayHub(object):
         return grpc.experimental.stream_stream(request_iterator, target, '/arrayhub.v1.ArrayHub/BatchStream',
             arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
             arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CopyToDevice(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/CopyToDevice',
+            arrayhub_dot_v1_dot_arrays__pb2.CopyToDeviceRequest.SerializeToString,
+            arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

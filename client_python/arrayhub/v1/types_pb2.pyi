@@ -22,10 +22,11 @@ DTYPE_UINT8: DType
 DTYPE_UNSPECIFIED: DType
 
 class ArrayInfo(_message.Message):
-    __slots__ = ["base_handle", "c_contiguous", "device", "dtype", "f_contiguous", "handle", "name", "nbytes", "offset_bytes", "owner", "owns_data", "shape", "strides", "writable"]
+    __slots__ = ["base_handle", "c_contiguous", "device", "device_index", "dtype", "f_contiguous", "handle", "name", "nbytes", "offset_bytes", "owner", "owns_data", "shape", "strides", "writable"]
     BASE_HANDLE_FIELD_NUMBER: _ClassVar[int]
     C_CONTIGUOUS_FIELD_NUMBER: _ClassVar[int]
     DEVICE_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_INDEX_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     F_CONTIGUOUS_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +41,7 @@ class ArrayInfo(_message.Message):
     base_handle: str
     c_contiguous: bool
     device: str
+    device_index: int
     dtype: DType
     f_contiguous: bool
     handle: str
@@ -51,7 +53,7 @@ class ArrayInfo(_message.Message):
     shape: _containers.RepeatedScalarFieldContainer[int]
     strides: _containers.RepeatedScalarFieldContainer[int]
     writable: bool
-    def __init__(self, handle: _Optional[str] = ..., dtype: _Optional[_Union[DType, str]] = ..., shape: _Optional[_Iterable[int]] = ..., strides: _Optional[_Iterable[int]] = ..., offset_bytes: _Optional[int] = ..., device: _Optional[str] = ..., nbytes: _Optional[int] = ..., owner: _Optional[str] = ..., name: _Optional[str] = ..., c_contiguous: bool = ..., f_contiguous: bool = ..., owns_data: bool = ..., base_handle: _Optional[str] = ..., writable: bool = ...) -> None: ...
+    def __init__(self, handle: _Optional[str] = ..., dtype: _Optional[_Union[DType, str]] = ..., shape: _Optional[_Iterable[int]] = ..., strides: _Optional[_Iterable[int]] = ..., offset_bytes: _Optional[int] = ..., device: _Optional[str] = ..., nbytes: _Optional[int] = ..., owner: _Optional[str] = ..., name: _Optional[str] = ..., c_contiguous: bool = ..., f_contiguous: bool = ..., owns_data: bool = ..., base_handle: _Optional[str] = ..., writable: bool = ..., device_index: _Optional[int] = ...) -> None: ...
 
 class AxisList(_message.Message):
     __slots__ = ["axes"]
