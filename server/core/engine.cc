@@ -72,11 +72,16 @@ absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
   if (device.has_value()) {
     AH_RETURN_IF_ERROR(CheckDevice(*device, "device"));
   } else {
-    // The least loaded device by memory: sessions that name none spread over the node.
+    // The least loaded device by memory, then by sessions (many opened before any has
+    // allocated still spread): sessions that name none spread over the node.
     const std::vector<DeviceUsage> usage = UsageByDevice();
     device = 0;
     for (int i = 1; i < device_count(); ++i) {
-      if (usage[i].bytes_in_use < usage[*device].bytes_in_use) device = i;
+      const DeviceUsage& best = usage[*device];
+      if (usage[i].bytes_in_use < best.bytes_in_use ||
+          (usage[i].bytes_in_use == best.bytes_in_use && usage[i].sessions < best.sessions)) {
+        device = i;
+      }
     }
   }
   // A queue on every device up front: a call on any device finds its order ready.

@@ -117,7 +117,7 @@ class Engine {
 
   // Sessions. Opening fails (RESOURCE_EXHAUSTED) past the tenant's session quota. `device`:
   // the session's device, where its calls run unless they name another; none: the device with
-  // the least array memory in use (the first of those tied).
+  // the least array memory in use, then the fewest sessions (the first of those tied).
   absl::StatusOr<Session> OpenSession(const std::string& tenant, const std::string& client_name,
                                       std::chrono::seconds lease,
                                       std::optional<int> device = std::nullopt);
