@@ -43,7 +43,8 @@ def _info(client: Client, args: argparse.Namespace) -> int:
     for device in info.devices:
         print(f"device {device.name}: {device.description}; "
               f"{human_bytes(device.free_memory_bytes)} free of "
-              f"{human_bytes(device.total_memory_bytes)}")
+              f"{human_bytes(device.total_memory_bytes)}; arrays "
+              f"{human_bytes(device.bytes_in_use)}, {device.sessions} sessions")
     print(f"in use: {human_bytes(info.bytes_in_use)} in {info.arrays} arrays, "
           f"{info.sessions} sessions (tenant {info.tenant}: "
           f"{human_bytes(info.tenant_bytes_in_use)})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import re
 from typing import Any, Optional
 
 from arrayhub import _client
@@ -59,6 +60,14 @@ class Device:
         """Waits until the operations queued in the current client have run."""
         with self:
             runtime.deviceSynchronize()
+
+    @property
+    def compute_capability(self) -> str:
+        """CuPy's: the compute capability's digits ("90" for 9.0), from the server's
+        description of the device; "" for a CPU device, which has none."""
+        description = runtime._device_info(self.id).description
+        match = re.search(r"compute capability (\d+)\.(\d+)", description)
+        return match.group(1) + match.group(2) if match else ""
 
     @property
     def mem_info(self) -> tuple[int, int]:
