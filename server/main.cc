@@ -54,6 +54,7 @@ struct Config {
   bool insecure = false;
   std::string ipc_socket;
   arrayhub::KernelCacheOptions kernel_cache;
+  arrayhub::DeviceOptions devices;
   std::string data_dir;
 };
 
@@ -77,6 +78,15 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("listen", config.listen, "gRPC address to listen on (host:port)");
   add("backend", config.backend, "compute backend: auto (CUDA when a GPU is visible), cuda, cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  add("devices", config.devices.cuda_devices,
+      "CUDA devices to serve, as ordinals after CUDA_VISIBLE_DEVICES (e.g. 0,2); empty: every "
+      "visible one")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
+  add("cpu-devices", config.devices.cpu_devices,
+      "virtual devices of the CPU backend (cpu:0, cpu:1, ...; they share the host's memory), "
+      "for trying and testing multi-device code without GPUs")
+      ->check(CLI::Range(1, 64));
   add("log-level", config.log_level, "trace, debug, info, warn, error, critical or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   add("max-rank", config.limits.max_rank, "most dimensions an array may have")
@@ -300,12 +310,15 @@ int main(int argc, char** argv) {
 
   auto choice = arrayhub::ParseBackendChoice(config.backend);
   if (!choice.ok()) return Fail(choice.status());
-  auto backend = arrayhub::CreateBackend(*choice, config.limits.cuda_ipc, config.kernel_cache);
-  if (!backend.ok()) return Fail(backend.status());
-  for (const auto& device : (*backend)->Devices()) {
-    spdlog::info("backend {} ({}): {}, {} MiB", (*backend)->name(),
-                 config.backend == "auto" ? "chosen automatically" : "as configured",
-                 device.description, device.total_memory_bytes >> 20);
+  auto backends = arrayhub::CreateBackends(*choice, config.devices, config.limits.cuda_ipc,
+                                           config.kernel_cache);
+  if (!backends.ok()) return Fail(backends.status());
+  for (const auto& backend : *backends) {
+    for (const auto& device : backend->Devices()) {
+      spdlog::info("backend {} ({}): {}: {}, {} MiB", backend->name(),
+                   config.backend == "auto" ? "chosen automatically" : "as configured", device.name,
+                   device.description, device.total_memory_bytes >> 20);
+    }
   }
 
   // Before serving, so that a signal never finds the default action in place.
@@ -333,7 +346,7 @@ int main(int argc, char** argv) {
   if (tokens != nullptr && config.tls.cert.empty() && !arrayhub::IsLoopbackAddress(config.listen)) {
     spdlog::warn("bearer tokens will cross the network in clear text: add --tls-cert/--tls-key");
   }
-  auto server = arrayhub::ArrayHubServer::Start(options, std::move(*backend));
+  auto server = arrayhub::ArrayHubServer::Start(options, std::move(*backends));
   if (!server.ok()) return Fail(server.status());
   spdlog::info(
       "arrayhubd {} listening on {} (backend {}, max rank {}, max array {} bytes, "

@@ -116,6 +116,13 @@ class Backend {
   virtual absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                                   std::span<std::byte> destination) = 0;
 
+  // Copies `nbytes` from byte `source_offset` of `source` to byte `target_offset` of
+  // `target`, device to device: `source` may be a buffer of another backend of this process
+  // (another device of the daemon; peer to peer between GPUs, never through the host), which
+  // the bound calls have Use()d, so the copy is ordered after its writers and before its free.
+  virtual absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
+                                      int64_t source_offset, int64_t nbytes) = 0;
+
   // Host memory for one streamed transfer of chunks up to `nbytes` (see staging.h).
   virtual absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) = 0;
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "server/backend/backend.h"
@@ -23,6 +24,21 @@ struct KernelCacheOptions {
   int64_t max_bytes = int64_t{1} << 30;
 };
 
+// Which devices the daemon serves.
+struct DeviceOptions {
+  int cpu_devices = 1;            // --cpu-devices: virtual devices of the CPU backend.
+  std::vector<int> cuda_devices;  // --devices: CUDA ordinals; empty: every visible one.
+};
+
+// The daemon's devices, a backend each: the CUDA devices of `devices` (every visible one by
+// default) when this build has the CUDA backend and one is visible (kAuto) or asked for
+// (kCuda, FAILED_PRECONDITION without a usable one), else `devices.cpu_devices` host devices.
+// `cuda_ipc` and `kernel_cache` as CreateBackend's.
+absl::StatusOr<std::vector<std::unique_ptr<Backend>>> CreateBackends(
+    BackendChoice choice, const DeviceOptions& devices, bool cuda_ipc = true,
+    const KernelCacheOptions& kernel_cache = {});
+
+// One device (tests): CreateBackends' first device with the default options.
 // kAuto takes CUDA device 0 when this build has the CUDA backend and a device is visible, the
 // CPU otherwise. kCuda fails (FAILED_PRECONDITION) without a usable device. `cuda_ipc`: the
 // CUDA backend keeps each tenant's memory in an exportable pool of its own (CreateCudaBackend).

@@ -20,6 +20,7 @@ struct ArrayRecord {
   int64_t offset_bytes = 0;
   // Shared by every view of the same data; the memory goes when the last holder does.
   std::shared_ptr<Buffer> buffer;
+  int device = 0;      // Index of the engine's device that holds `buffer`.
   std::string owner;   // Tenant charged for the memory.
   std::string holder;  // Tenant whose handle this is: the owner, or a tenant that attached it.
   Handle session;      // Session the handle belongs to.

@@ -20,7 +20,12 @@ namespace arrayhub {
 struct Caller {
   std::string tenant;
   Handle session;
-  std::shared_ptr<WorkQueue> queue = nullptr;        // Null: the backend's default queue.
+  // The device the call runs on (an index of the engine's devices): its new arrays go there,
+  // and its operands must be there.
+  int device = 0;
+  std::shared_ptr<WorkQueue> queue = nullptr;  // The session's on `device`; null: the default.
+  // The session's queue on each device, by index (null: the default queues).
+  std::shared_ptr<const std::vector<std::shared_ptr<WorkQueue>>> queues = nullptr;
   std::shared_ptr<const StopSignal> stop = nullptr;  // Null: the work always runs to its end.
 };
 

@@ -2,13 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
 
-Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions session_options,
-               TenantQuota quota)
-    : backend_(std::move(backend)),
+namespace {
+
+std::vector<std::unique_ptr<Backend>> OneDevice(std::unique_ptr<Backend> backend) {
+  std::vector<std::unique_ptr<Backend>> devices;
+  devices.push_back(std::move(backend));
+  return devices;
+}
+
+}  // namespace
+
+Engine::Engine(std::vector<std::unique_ptr<Backend>> devices, Limits limits,
+               SessionOptions session_options, TenantQuota quota)
+    : devices_(std::move(devices)),
       limits_(limits),
       sessions_([&] {
         session_options.max_per_tenant = quota.max_sessions;
@@ -16,20 +28,86 @@ Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions s
       }()),
       ledger_(std::make_shared<TenantLedger>(quota)),
       transfers_(quota.max_transfers),
-      watchers_(session_options.lease_warning_fraction) {}
+      watchers_(session_options.lease_warning_fraction) {
+  if (devices_.empty()) throw std::invalid_argument("an engine needs at least one device");
+}
+
+Engine::Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions session_options,
+               TenantQuota quota)
+    : Engine(OneDevice(std::move(backend)), limits, session_options, quota) {}
+
+std::vector<DeviceDescription> Engine::Devices() const {
+  std::vector<DeviceDescription> all;
+  for (const std::unique_ptr<Backend>& device : devices_) {
+    for (DeviceDescription& description : device->Devices()) all.push_back(std::move(description));
+  }
+  return all;
+}
+
+std::vector<Engine::DeviceUsage> Engine::UsageByDevice() const {
+  const std::vector<int64_t> sessions = sessions_.CountByDevice(device_count());
+  std::vector<DeviceUsage> usage;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    usage.push_back({.bytes_in_use = devices_[i]->Memory().bytes_in_use, .sessions = sessions[i]});
+  }
+  return usage;
+}
+
+void Engine::SetDeviceLostListener(DeviceHealth::Listener listener) {
+  for (const std::unique_ptr<Backend>& device : devices_) {
+    device->device_health().SetListener(listener);
+  }
+}
+
+absl::Status Engine::CheckDevice(int device, std::string_view field) const {
+  if (device >= 0 && device < device_count()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      fmt::format("{} {} is not a device of this daemon, which has {} (0 to {})", field, device,
+                  device_count(), device_count() - 1));
+}
 
 absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
                                             const std::string& client_name,
-                                            std::chrono::seconds lease) {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend_->NewQueue(tenant));
-  return sessions_.Open(tenant, client_name, lease, Clock::now(), std::move(queue));
+                                            std::chrono::seconds lease, std::optional<int> device) {
+  if (device.has_value()) {
+    AH_RETURN_IF_ERROR(CheckDevice(*device, "device"));
+  } else {
+    // The least loaded device by memory: sessions that name none spread over the node.
+    const std::vector<DeviceUsage> usage = UsageByDevice();
+    device = 0;
+    for (int i = 1; i < device_count(); ++i) {
+      if (usage[i].bytes_in_use < usage[*device].bytes_in_use) device = i;
+    }
+  }
+  // A queue on every device up front: a call on any device finds its order ready.
+  auto queues = std::make_shared<std::vector<std::shared_ptr<WorkQueue>>>();
+  for (const std::unique_ptr<Backend>& backend : devices_) {
+    AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend->NewQueue(tenant));
+    queues->push_back(std::move(queue));
+  }
+  return sessions_.Open(tenant, client_name, lease, Clock::now(), *device, std::move(queues));
+}
+
+Caller Engine::OnDevice(Caller caller, int device) {
+  caller.device = device;
+  caller.queue = caller.queues == nullptr ? nullptr : (*caller.queues)[device];
+  return caller;
 }
 
 absl::StatusOr<Caller> Engine::ResolveSession(const std::string& tenant,
-                                              std::string_view session_id) {
+                                              std::string_view session_id,
+                                              std::optional<int> device) {
   AH_ASSIGN_OR_RETURN(Handle id, Handle::Parse(session_id, "session id"));
   AH_ASSIGN_OR_RETURN(Session session, sessions_.Find(tenant, id));
-  return Caller{.tenant = session.tenant, .session = session.id, .queue = session.queue};
+  if (device.has_value()) AH_RETURN_IF_ERROR(CheckDevice(*device, "x-arrayhub-device"));
+  return OnDevice(Caller{.tenant = session.tenant, .session = session.id, .queues = session.queues},
+                  device.value_or(session.device));
+}
+
+absl::StatusOr<Caller> Engine::CallerOnDevice(const Caller& caller, int device,
+                                              std::string_view field) const {
+  AH_RETURN_IF_ERROR(CheckDevice(device, field));
+  return OnDevice(caller, device);
 }
 
 absl::StatusOr<Session> Engine::KeepAlive(const Caller& caller) {
@@ -111,13 +189,15 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
   if (!temporary && ledger_->quota().max_arrays != TenantQuota::kUnlimited) {
     AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
   }
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, AllocateCharged(caller.tenant, nbytes));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                      AllocateCharged(backend(caller), caller.tenant, nbytes));
   return ArrayRecord{.handle = Handle::Random(),
                      .dtype = dtype,
                      .shape = shape,
                      .strides = ContiguousStrides(shape),
                      .offset_bytes = 0,
                      .buffer = std::move(buffer),
+                     .device = caller.device,
                      .owner = caller.tenant,
                      .holder = caller.tenant,
                      .session = caller.session,
@@ -126,19 +206,21 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
                      .writable = true};
 }
 
-absl::StatusOr<std::shared_ptr<Buffer>> Engine::AllocateCharged(const std::string& tenant,
+absl::StatusOr<std::shared_ptr<Buffer>> Engine::AllocateCharged(Backend& device,
+                                                                const std::string& tenant,
                                                                 int64_t nbytes) {
   // Refused before allocating, so that an over-quota request cannot push the device into
   // out-of-memory; Charge below is the exact check.
   AH_RETURN_IF_ERROR(ledger_->CheckRoom(tenant, nbytes));
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated, backend_->Allocate(nbytes));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated, device.Allocate(nbytes));
   return ledger_->Charge(tenant, std::move(allocated));
 }
 
 absl::StatusOr<ArrayView> Engine::NewScratch(const Caller& caller, DType dtype, const Shape& shape,
                                              std::vector<std::shared_ptr<Buffer>>& keep) {
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, limits_));
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, AllocateCharged(caller.tenant, nbytes));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                      AllocateCharged(backend(caller), caller.tenant, nbytes));
   keep.push_back(buffer);
   return ArrayView{.buffer = buffer.get(),
                    .offset_bytes = 0,
@@ -189,8 +271,8 @@ Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
   // The tenant too: a device error the work causes is logged with the label (the session's own
   // reports name only its own tenant).
   return Binding{.stop = ScopedStopSignal(caller.stop.get()),
-                 .queue = backend_->Bind(caller.queue,
-                                         fmt::format("{} (tenant '{}')", label, caller.tenant))};
+                 .queue = backend(caller).Bind(
+                     caller.queue, fmt::format("{} (tenant '{}')", label, caller.tenant))};
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const CreateSpec& spec) {
@@ -199,15 +281,15 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const
   AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, plan.dtype, plan.shape, plan.nbytes));
   for (const FillStep& step : plan.steps) {
     if (const auto* pattern = std::get_if<PatternFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend_->FillPattern(
+      AH_RETURN_IF_ERROR(backend(caller).FillPattern(
           *record.buffer, pattern->offset, pattern->count, pattern->stride_bytes,
           std::span(pattern->pattern.data(), static_cast<size_t>(pattern->pattern_size))));
     } else if (const auto* affine = std::get_if<AffineFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend_->FillAffine(*record.buffer, *affine));
+      AH_RETURN_IF_ERROR(backend(caller).FillAffine(*record.buffer, *affine));
     } else {
       RandomCall call = std::get<RandomFill>(step).call;
       call.output = ViewOf(record);
-      AH_RETURN_IF_ERROR(backend_->FillRandom(call));
+      AH_RETURN_IF_ERROR(backend(caller).FillRandom(call));
     }
   }
   return Register(std::move(record));
@@ -222,16 +304,17 @@ absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUpload(const Caller&
   std::string description =
       fmt::format("{} array of shape {}", DTypeName(dtype), FormatShape(shape));
   return std::make_unique<PendingUpload>(
-      *backend_, caller.queue, std::move(record), 0, nbytes, std::move(description),
+      backend(caller), caller.queue, std::move(record), 0, nbytes, std::move(description),
       limits_.max_chunk_bytes, [this](ArrayRecord done) { return Register(std::move(done)); });
 }
 
 absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUploadInto(
     const Caller& caller, std::string_view handle, DType dtype, const Shape& shape,
     int64_t offset_bytes, int64_t length_bytes) {
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr target,
-                      FindWritable(caller, handle, "header.target_handle",
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(caller, handle, "header.target_handle"));
+  AH_RETURN_IF_ERROR(CheckWritable(found.caller, *found.array, "header.target_handle",
                                    "the upload target is a read-only view"));
+  const ArrayTable::RecordPtr& target = found.array;
   if (target->dtype != dtype || target->shape != shape) {
     return absl::InvalidArgumentError(
         fmt::format("the header says {} of shape {}, but the target {} is {} of shape {}",
@@ -248,8 +331,8 @@ absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUploadInto(
   std::string description = fmt::format("range [{}, {}) of {}", range.offset,
                                         range.offset + range.length, target->handle.ToString());
   return std::make_unique<PendingUpload>(
-      *backend_, caller.queue, *target, range.offset, range.length, std::move(description),
-      limits_.max_chunk_bytes,
+      backend(found.caller), found.caller.queue, *target, range.offset, range.length,
+      std::move(description), limits_.max_chunk_bytes,
       [target](ArrayRecord /*written*/) -> absl::StatusOr<ArrayTable::RecordPtr> {
         return target;
       });
@@ -259,9 +342,25 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::st
                                                    std::string_view field) {
   AH_ASSIGN_OR_RETURN(Handle parsed, Handle::Parse(handle, field));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, table_.Find(caller, parsed));
+  if (record->device != caller.device) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} {} is on device {} ({}), but the call runs on device {} ({}): copy it there "
+        "(CopyToDevice) or run the call on device {}",
+        field, record->handle.ToString(), record->device, DeviceName(record->device), caller.device,
+        DeviceName(caller.device), record->device));
+  }
   // Within an operation (a queue bound), its work is ordered after the array's last writer.
-  AH_RETURN_IF_ERROR(backend_->Use(record->buffer));
+  AH_RETURN_IF_ERROR(backend(caller).Use(record->buffer));
   return record;
+}
+
+absl::StatusOr<Engine::Located> Engine::FindOnItsDevice(const Caller& caller,
+                                                        std::string_view handle,
+                                                        std::string_view field) {
+  AH_ASSIGN_OR_RETURN(Handle parsed, Handle::Parse(handle, field));
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, table_.Find(caller, parsed));
+  const int device = record->device;
+  return Located{.array = std::move(record), .caller = OnDevice(caller, device)};
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::FindWritable(const Caller& caller,
@@ -269,20 +368,26 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::FindWritable(const Caller& caller,
                                                            std::string_view field,
                                                            std::string_view read_only_message) {
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record, Find(caller, handle, field));
-  if (record->shared_read_only) {
+  AH_RETURN_IF_ERROR(CheckWritable(caller, *record, field, read_only_message));
+  return record;
+}
+
+absl::Status Engine::CheckWritable(const Caller& caller, const ArrayRecord& record,
+                                   std::string_view field, std::string_view read_only_message) {
+  if (record.shared_read_only) {
     return absl::PermissionDeniedError(
         fmt::format("{} {} is shared read-only with tenant '{}' (published as '{}' by '{}')", field,
-                    record->handle.ToString(), caller.tenant, record->name, record->owner));
+                    record.handle.ToString(), caller.tenant, record.name, record.owner));
   }
-  if (!record->writable) return absl::InvalidArgumentError(std::string(read_only_message));
-  return record;
+  if (!record.writable) return absl::InvalidArgumentError(std::string(read_only_message));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller& caller,
                                                                    ArrayTable::RecordPtr array) {
   if (array->c_contiguous()) return array;
   const auto bound = Bind(caller, "copy for reading");
-  AH_RETURN_IF_ERROR(backend_->Use(array->buffer));
+  AH_RETURN_IF_ERROR(backend(caller).Use(array->buffer));
   AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(*array), array->dtype,
                                                        MemoryOrder::kC, /*temporary=*/true));
   return std::make_shared<const ArrayRecord>(std::move(copy));
@@ -299,12 +404,14 @@ absl::StatusOr<std::unique_ptr<PendingDownload>> Engine::BeginDownload(const Cal
   }
   chunk_bytes = chunk_bytes == 0 ? limits_.default_chunk_bytes
                                  : std::min(chunk_bytes, limits_.max_chunk_bytes);
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr found, Find(caller, handle));
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(caller, handle));
   AH_ASSIGN_OR_RETURN(const ByteRange range,
-                      ResolveByteRange(offset_bytes, length_bytes, found->nbytes(), ""));
+                      ResolveByteRange(offset_bytes, length_bytes, found.array->nbytes(), ""));
   // A view with gaps or another order streams from a C-contiguous copy, made once.
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr contiguous, ContiguousForReading(caller, found));
-  return std::make_unique<PendingDownload>(*backend_, caller.queue, std::move(found),
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr contiguous,
+                      ContiguousForReading(found.caller, found.array));
+  const Caller& on = found.caller;
+  return std::make_unique<PendingDownload>(backend(on), on.queue, std::move(found.array),
                                            std::move(contiguous), range.offset, range.length,
                                            chunk_bytes);
 }
@@ -329,7 +436,12 @@ std::vector<ArrayTable::RecordPtr> Engine::List(const Caller& caller, bool all_s
 }
 
 EngineStats Engine::Stats() const {
-  const MemoryStats memory = backend_->Memory();
+  MemoryStats memory;
+  for (const std::unique_ptr<Backend>& device : devices_) {
+    const MemoryStats one = device->Memory();
+    memory.bytes_in_use += one.bytes_in_use;
+    memory.buffers_in_use += one.buffers_in_use;
+  }
   return {.bytes_in_use = memory.bytes_in_use,
           .buffers = memory.buffers_in_use,
           .arrays = table_.size(),

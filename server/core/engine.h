@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,26 +89,48 @@ struct EngineStats {
 
 class Engine {
  public:
+  // `devices` (at least one): the daemon's devices, each a backend of its own; an array lives
+  // on one of them and each call runs on one (docs/devices.md).
+  Engine(std::vector<std::unique_ptr<Backend>> devices, Limits limits,
+         SessionOptions session_options, TenantQuota quota = {});
+  // One device.
   Engine(std::unique_ptr<Backend> backend, Limits limits, SessionOptions session_options,
          TenantQuota quota = {});
 
   const Limits& limits() const { return limits_; }
+  int device_count() const { return static_cast<int>(devices_.size()); }
   // For the composition root (main.cc) and tests; transport asks the queries below instead.
-  Backend& backend() { return *backend_; }
+  Backend& backend(int device = 0) { return *devices_.at(device); }
   // The backend as GetServerInfo, ArrayInfo and the metrics describe it.
-  std::string_view backend_name() const { return backend_->name(); }
-  std::vector<DeviceDescription> Devices() const { return backend_->Devices(); }
-  std::string DeviceName() const { return backend_->DeviceName(); }
-  // Called once when the backend's device is lost for good (device_health.h); null: nobody.
-  void SetDeviceLostListener(DeviceHealth::Listener listener) {
-    backend_->device_health().SetListener(std::move(listener));
-  }
+  std::string_view backend_name() const { return devices_.front()->name(); }
+  // Every device, in index order (what ServerInfo.devices lists).
+  std::vector<DeviceDescription> Devices() const;
+  std::string DeviceName(int device) const { return devices_.at(device)->DeviceName(); }
+  // Array memory and open sessions on each device, in index order.
+  struct DeviceUsage {
+    int64_t bytes_in_use = 0;
+    int64_t sessions = 0;
+  };
+  std::vector<DeviceUsage> UsageByDevice() const;
+  // Called once when a device is lost for good (device_health.h); null: nobody.
+  void SetDeviceLostListener(DeviceHealth::Listener listener);
 
-  // Sessions. Opening fails (RESOURCE_EXHAUSTED) past the tenant's session quota.
+  // Sessions. Opening fails (RESOURCE_EXHAUSTED) past the tenant's session quota. `device`:
+  // the session's device, where its calls run unless they name another; none: the device with
+  // the least array memory in use (the first of those tied).
   absl::StatusOr<Session> OpenSession(const std::string& tenant, const std::string& client_name,
-                                      std::chrono::seconds lease);
-  // The caller for a session id sent by a client (NOT_FOUND / INVALID_ARGUMENT otherwise).
-  absl::StatusOr<Caller> ResolveSession(const std::string& tenant, std::string_view session_id);
+                                      std::chrono::seconds lease,
+                                      std::optional<int> device = std::nullopt);
+  // The caller for a session id sent by a client (NOT_FOUND / INVALID_ARGUMENT otherwise),
+  // running on `device` (none: the session's device).
+  absl::StatusOr<Caller> ResolveSession(const std::string& tenant, std::string_view session_id,
+                                        std::optional<int> device = std::nullopt);
+  // The caller's call moved to `device` (INVALID_ARGUMENT naming `field` when there is no such
+  // device): a Batch that names its device.
+  absl::StatusOr<Caller> CallerOnDevice(const Caller& caller, int device,
+                                        std::string_view field) const;
+  // The caller's session's queue on `device` and that device (no check: a known device).
+  static Caller OnDevice(Caller caller, int device);
   absl::StatusOr<Session> KeepAlive(const Caller& caller);
   // Closes the session and frees its arrays; returns how many.
   absl::StatusOr<int64_t> CloseSession(const Caller& caller);
@@ -146,15 +169,29 @@ class Engine {
                                                                  int64_t offset_bytes,
                                                                  int64_t length_bytes);
   // `field` names the handle in error messages ("handle", "operands[1]", ...). Inside an
-  // operation the work enqueued next is ordered after the array's (Backend::Use).
+  // operation the work enqueued next is ordered after the array's (Backend::Use). The array
+  // must be on the caller's device (INVALID_ARGUMENT naming both devices otherwise): an
+  // operation reads its operands where it runs.
   absl::StatusOr<ArrayTable::RecordPtr> Find(const Caller& caller, std::string_view handle,
                                              std::string_view field = "handle");
+  // As Find, for an array on any device, with the caller moved to that device: what views,
+  // reads and sharing take, wherever the array lives. Not ordered yet: bind the moved caller,
+  // then Use the array's buffer.
+  struct Located {
+    ArrayTable::RecordPtr array;
+    Caller caller;  // On the array's device.
+  };
+  absl::StatusOr<Located> FindOnItsDevice(const Caller& caller, std::string_view handle,
+                                          std::string_view field = "handle");
   // The array an operation writes (out=, a[...] = v): as Find, then PERMISSION_DENIED when it
   // is shared read-only with the caller, INVALID_ARGUMENT `read_only_message` when it is a
   // read-only view.
   absl::StatusOr<ArrayTable::RecordPtr> FindWritable(
       const Caller& caller, std::string_view handle, std::string_view field,
       std::string_view read_only_message = "output array is read-only");
+  // PERMISSION_DENIED / INVALID_ARGUMENT as FindWritable, for an array found already.
+  static absl::Status CheckWritable(const Caller& caller, const ArrayRecord& record,
+                                    std::string_view field, std::string_view read_only_message);
   // The array itself when it is C-contiguous, else a C-contiguous copy of it (no handle): what
   // a download reads.
   absl::StatusOr<ArrayTable::RecordPtr> ContiguousForReading(const Caller& caller,
@@ -195,6 +232,11 @@ class Engine {
   absl::Status RunRawKernel(const Caller& caller, const RunRawKernelSpec& spec);
   // User kernels checked and compiled since start (ServerInfo.kernel_compilations).
   int64_t KernelCompilations() const { return kernels_.compilations(); }
+
+  // A C-contiguous copy of the array `handle` (on any device) on `device`, in the caller's
+  // session (engine_devices.cc): peer to peer between devices.
+  absl::StatusOr<ArrayTable::RecordPtr> CopyToDevice(const Caller& caller, std::string_view handle,
+                                                     int device);
 
   // Views and indexing (engine_views.cc): View and basic indexing give views sharing the
   // array's memory (a reshape the strides cannot express copies, as NumPy); index arrays give
@@ -338,7 +380,8 @@ class Engine {
                              const ArrayView& target);
   // Backend memory of `nbytes` charged to `tenant`: refused before it is allocated when the
   // tenant has no room (what NewArray and NewScratch allocate with).
-  absl::StatusOr<std::shared_ptr<Buffer>> AllocateCharged(const std::string& tenant,
+  absl::StatusOr<std::shared_ptr<Buffer>> AllocateCharged(Backend& device,
+                                                          const std::string& tenant,
                                                           int64_t nbytes);
   // Scratch for the rest of the caller's request: a C-contiguous `shape` of `dtype` that
   // `keep` holds, held to the server's array limits and charged to the caller's tenant as its
@@ -358,6 +401,10 @@ class Engine {
   absl::StatusOr<ArrayRecord> CopyToNewArray(const Caller& caller, const ArrayView& source,
                                              DType dtype, MemoryOrder order = MemoryOrder::kC,
                                              bool temporary = false);
+  // A C-contiguous copy of `source` (on any device) on the caller's device, made peer to peer
+  // (engine_devices.cc); a `temporary` one is not held to the array quota, as NewArray's.
+  absl::StatusOr<ArrayRecord> CopyAcross(const Caller& caller, ArrayTable::RecordPtr source,
+                                         bool temporary = false);
   // A record for `layout` of `base`'s memory (a view), writable if `writable` and base is;
   // RegisterView gives it a handle.
   static ArrayRecord ViewRecord(const Caller& caller, const ArrayRecord& base, const Layout& layout,
@@ -388,7 +435,12 @@ class Engine {
   // its arrays, its watchers told how many, then its transfers, regions and IPC leases.
   int64_t EndSession(const Handle& session, SessionEvent::EndReason reason);
 
-  std::unique_ptr<Backend> backend_;
+  // The backend of the device the caller's call runs on.
+  Backend& backend(const Caller& caller) { return *devices_[caller.device]; }
+  // INVALID_ARGUMENT naming `field` unless `device` is one of the daemon's.
+  absl::Status CheckDevice(int device, std::string_view field) const;
+
+  std::vector<std::unique_ptr<Backend>> devices_;
   Limits limits_;
   ArrayTable table_;
   SessionManager sessions_;

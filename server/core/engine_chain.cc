@@ -243,7 +243,7 @@ class ChainGroup {
         if (operand >= kStepBase) operand = operand - kStepBase + inputs;
       }
     }
-    return engine_.backend().FusedElementwise(call_);
+    return engine_.backend(caller_).FusedElementwise(call_);
   }
 
   // An input of the group: an array (by record) or a scalar (by its bytes).

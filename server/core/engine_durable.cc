@@ -53,8 +53,9 @@ std::string_view AsChars(std::span<const std::byte> bytes) {
 }  // namespace
 
 absl::Status Engine::OpenDataDirectory(const std::string& path, DurableStore::Log log) {
-  AH_ASSIGN_OR_RETURN(durable_, DurableStore::Open(path, *backend_, ledger_->quota().max_disk_bytes,
-                                                   limits_.max_chunk_bytes, log));
+  AH_ASSIGN_OR_RETURN(durable_,
+                      DurableStore::Open(path, *devices_.front(), ledger_->quota().max_disk_bytes,
+                                         limits_.max_chunk_bytes, log));
   for (DurableManifest& manifest : durable_->TakeRestored()) {
     // The limits may be tighter than when it was written: then it waits for them to grow.
     if (absl::Status fits = CheckedArrayBytes(manifest.shape, manifest.dtype, limits_).status();
@@ -86,11 +87,11 @@ absl::StatusOr<Engine::DurableWrite> Engine::PrepareDurableWrite(const Caller& c
   if (durable_ == nullptr) return NoDataDirectory();
   AH_ASSIGN_OR_RETURN(TenantCharge disk,
                       durable_->ReserveDisk(caller.tenant, array.dtype, array.shape));
-  const auto bound = Bind(caller, "checkpoint");
-  // After the work enqueued on the array so far, whichever session enqueued it.
-  AH_RETURN_IF_ERROR(backend_->Use(array.buffer));
-  AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(array), array.dtype,
-                                                       MemoryOrder::kC, /*temporary=*/true));
+  // The store reads device 0's memory (OpenDataDirectory): the snapshot is taken there, after
+  // the work enqueued on the array so far, whichever session enqueued it.
+  AH_ASSIGN_OR_RETURN(ArrayRecord copy,
+                      CopyAcross(OnDevice(caller, 0), std::make_shared<const ArrayRecord>(array),
+                                 /*temporary=*/true));
   return DurableWrite{.disk = std::move(disk),
                       .snapshot = std::make_shared<const ArrayRecord>(std::move(copy))};
 }
@@ -179,15 +180,16 @@ absl::StatusOr<std::shared_ptr<const ArrayRecord>> Engine::ReadDataFile(
   uint32_t crc = Crc32(0, header);
   // The owner's memory, from a queue of the owner's: whoever attaches first, the publication
   // is the owner's as if it had just published it.
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend_->NewQueue(described.owner));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue,
+                      devices_.front()->NewQueue(described.owner));
   // Bound while the memory is allocated: it is then the owner's (the pool CUDA IPC exports).
   const std::unique_ptr<QueueBinding> bound =
-      backend_->Bind(queue, fmt::format("restore (tenant '{}')", described.owner));
+      devices_.front()->Bind(queue, fmt::format("restore (tenant '{}')", described.owner));
   const int64_t nbytes = described.nbytes();
   ArrayRecord record = described;
-  AH_ASSIGN_OR_RETURN(record.buffer, AllocateCharged(described.owner, nbytes));
+  AH_ASSIGN_OR_RETURN(record.buffer, AllocateCharged(*devices_.front(), described.owner, nbytes));
   PendingUpload upload(
-      *backend_, queue, std::move(record), 0, nbytes,
+      *devices_.front(), queue, std::move(record), 0, nbytes,
       fmt::format("publication '{}'", described.name), limits_.max_chunk_bytes,
       [](ArrayRecord loaded) -> absl::StatusOr<std::shared_ptr<const ArrayRecord>> {
         return std::make_shared<const ArrayRecord>(std::move(loaded));

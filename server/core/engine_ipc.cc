@@ -13,8 +13,10 @@ absl::StatusOr<IpcExport> Engine::ExportIpc(const Caller& caller, std::string_vi
   }
   // No queue is bound: the backend waits for the memory's own queue, which every other queue
   // that wrote it was made to wait for when its work ended (docs/execution.md).
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, handle));
-  AH_ASSIGN_OR_RETURN(ExportedMemory memory, backend_->ExportMemory(*array->buffer, caller.tenant));
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(caller, handle));
+  ArrayTable::RecordPtr array = std::move(found.array);
+  AH_ASSIGN_OR_RETURN(ExportedMemory memory,
+                      backend(found.caller).ExportMemory(*array->buffer, caller.tenant));
   AH_ASSIGN_OR_RETURN(std::string lease, ipc_.Grant(caller.session, array->buffer));
   // A session closed since Find would never see this lease again.
   if (absl::StatusOr<Session> open = sessions_.Find(caller.tenant, caller.session); !open.ok()) {
@@ -34,8 +36,14 @@ absl::Status Engine::ReleaseIpc(const Caller& caller, std::string_view lease) {
 
 absl::StatusOr<PoolDescriptor> Engine::RedeemPoolTicket(std::string_view ticket) {
   AH_ASSIGN_OR_RETURN(std::string pool_id, ipc_.RedeemTicket(ticket, Clock::now()));
-  AH_ASSIGN_OR_RETURN(int fd, backend_->ExportPoolDescriptor(pool_id));
-  return PoolDescriptor{.pool_id = std::move(pool_id), .fd = OwnedFd(fd)};
+  // Pool ids are unique in the process: the device that made the pool answers.
+  absl::StatusOr<int> fd = absl::NotFoundError(fmt::format("no exportable pool '{}'", pool_id));
+  for (const std::unique_ptr<Backend>& device : devices_) {
+    fd = device->ExportPoolDescriptor(pool_id);
+    if (!absl::IsNotFound(fd.status())) break;
+  }
+  AH_RETURN_IF_ERROR(fd.status());
+  return PoolDescriptor{.pool_id = std::move(pool_id), .fd = OwnedFd(*fd)};
 }
 
 }  // namespace arrayhub

@@ -23,7 +23,7 @@ class LinalgSteps {
  public:
   LinalgSteps(Engine& engine, const Caller& caller) : engine_(engine), caller_(caller) {}
 
-  Backend& backend() { return *engine_.backend_; }
+  Backend& backend() { return engine_.backend(caller_); }
 
   // An operand's array; a Python scalar becomes a 0-d array of its default dtype (NumPy's
   // asarray).
@@ -642,43 +642,43 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
   } else if (!empty) {
     switch (spec.op) {
       case LinalgOp::kSvd:
-        status = backend_->Svd(spec.compute_uv ? SvdCall{.a = a,
-                                                         .full_matrices = spec.full_matrices,
-                                                         .compute_uv = true,
-                                                         .u = v[0],
-                                                         .s = v[1],
-                                                         .vh = v[2]}
-                                               : SvdCall{.a = a,
-                                                         .full_matrices = false,
-                                                         .compute_uv = false,
-                                                         .u = {},
-                                                         .s = v[0],
-                                                         .vh = {}});
+        status = backend(caller).Svd(spec.compute_uv ? SvdCall{.a = a,
+                                                               .full_matrices = spec.full_matrices,
+                                                               .compute_uv = true,
+                                                               .u = v[0],
+                                                               .s = v[1],
+                                                               .vh = v[2]}
+                                                     : SvdCall{.a = a,
+                                                               .full_matrices = false,
+                                                               .compute_uv = false,
+                                                               .u = {},
+                                                               .s = v[0],
+                                                               .vh = {}});
         break;
       case LinalgOp::kQr:
-        status = backend_->Qr({.a = a,
-                               .complete = plan.complete,
-                               .compute_q = plan.compute_q,
-                               .q = plan.compute_q ? v[0] : ArrayView{},
-                               .r = v.back()});
+        status = backend(caller).Qr({.a = a,
+                                     .complete = plan.complete,
+                                     .compute_q = plan.compute_q,
+                                     .q = plan.compute_q ? v[0] : ArrayView{},
+                                     .r = v.back()});
         break;
       case LinalgOp::kCholesky:
-        status = backend_->Cholesky({.a = a, .upper = plan.upper, .out = v[0]});
+        status = backend(caller).Cholesky({.a = a, .upper = plan.upper, .out = v[0]});
         break;
       case LinalgOp::kEigh:
       case LinalgOp::kEigvalsh: {
         const bool vectors = spec.op == LinalgOp::kEigh;
-        status = backend_->Eigh({.a = a,
-                                 .upper = plan.upper,
-                                 .compute_vectors = vectors,
-                                 .w = v[0],
-                                 .v = vectors ? v[1] : ArrayView{}});
+        status = backend(caller).Eigh({.a = a,
+                                       .upper = plan.upper,
+                                       .compute_vectors = vectors,
+                                       .w = v[0],
+                                       .v = vectors ? v[1] : ArrayView{}});
         break;
       }
       case LinalgOp::kEig:
       case LinalgOp::kEigvals: {
         const bool vectors = spec.op == LinalgOp::kEig;
-        status = backend_->Eig(
+        status = backend(caller).Eig(
             {.a = a, .compute_vectors = vectors, .w = v[0], .v = vectors ? v[1] : ArrayView{}});
         break;
       }
@@ -690,7 +690,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
         status = RunDet(steps, plan.dtype, a, v[0]);
         break;
       case LinalgOp::kSlogdet:
-        status = backend_->Slogdet({.a = a, .sign = v[0], .logabsdet = v[1]});
+        status = backend(caller).Slogdet({.a = a, .sign = v[0], .logabsdet = v[1]});
         break;
       case LinalgOp::kNorm:
       case LinalgOp::kLstsq:

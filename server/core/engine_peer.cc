@@ -24,7 +24,8 @@ ArrayRecord HandleFor(const Caller& caller, const ArrayRecord& record) {
 
 absl::StatusOr<std::string> Engine::IssueCapability(const Caller& caller, std::string_view handle,
                                                     std::chrono::seconds lifetime) {
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, handle));
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(caller, handle));
+  ArrayTable::RecordPtr array = std::move(found.array);
   if (array->owner != caller.tenant) {
     return absl::PermissionDeniedError(
         fmt::format("handle {} was attached from tenant '{}'; only the owner may issue a "
@@ -51,7 +52,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::RedeemCapability(const Caller& cal
 absl::StatusOr<Caller> Engine::OpenPeerReadSession(const std::string& tenant) {
   AH_RETURN_IF_ERROR(ValidateTenantName(tenant, "tenant"));
   AH_ASSIGN_OR_RETURN(Session session, OpenSession(tenant, "peer read", std::chrono::seconds(0)));
-  return Caller{.tenant = session.tenant, .session = session.id, .queue = session.queue};
+  return OnDevice(Caller{.tenant = session.tenant, .session = session.id, .queues = session.queues},
+                  session.device);
 }
 
 absl::StatusOr<std::unique_ptr<PendingDownload>> Engine::BeginCapabilityRead(

@@ -86,7 +86,7 @@ absl::Status Engine::RegisterSharedMemory(const Caller& caller,
     return absl::PermissionDeniedError(kRegistrationRefused);
   }
   AH_ASSIGN_OR_RETURN(std::unique_ptr<HostRegion> host,
-                      backend_->OpenHostRegion(parked->fd.get(), registration.byte_size));
+                      backend(caller).OpenHostRegion(parked->fd.get(), registration.byte_size));
   AH_RETURN_IF_ERROR(regions_.Add(caller.tenant, caller.session,
                                   std::make_shared<const SharedMemoryRegion>(SharedMemoryRegion{
                                       .charge = std::move(parked->charge),
@@ -109,8 +109,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
   AH_RETURN_IF_ERROR(CheckSharedMemoryOn());
   AH_ASSIGN_OR_RETURN(SharedMemoryRegistry::RegionPtr region,
                       regions_.Find(caller.session, spec.region_name));
-  const auto bound = Bind(caller, "upload from shared memory");
   if (spec.handle.empty()) {
+    const auto bound = Bind(caller, "upload from shared memory");
     if (!spec.dtype.has_value()) {
       return absl::InvalidArgumentError("dtype must be set for an upload into a new array");
     }
@@ -121,9 +121,13 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
     return Register(std::move(record));
   }
 
-  AH_ASSIGN_OR_RETURN(
-      ArrayTable::RecordPtr target,
-      FindWritable(caller, spec.handle, "handle", "assignment destination is read-only"));
+  // Written where the array lives, whatever the call's device.
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(caller, spec.handle));
+  const Caller& on = found.caller;
+  const ArrayTable::RecordPtr& target = found.array;
+  AH_RETURN_IF_ERROR(CheckWritable(on, *target, "handle", "assignment destination is read-only"));
+  const auto bound = Bind(on, "upload from shared memory");
+  AH_RETURN_IF_ERROR(backend(on).Use(target->buffer));
   AH_RETURN_IF_ERROR(CheckMatches(spec, *target));
   const int64_t nbytes = target->nbytes();
   AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, nbytes));
@@ -137,10 +141,10 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
   }
   // A strided view is written through, as NumPy's view[...] = data: the C-order bytes land in
   // a temporary first, never straight into memory the view's gaps belong to other elements of.
-  AH_ASSIGN_OR_RETURN(ArrayRecord staged, NewArray(caller, target->dtype, target->shape, nbytes,
+  AH_ASSIGN_OR_RETURN(ArrayRecord staged, NewArray(on, target->dtype, target->shape, nbytes,
                                                    /*temporary=*/true));
   AH_RETURN_IF_ERROR(region->host->CopyIn(spec.offset_bytes, *staged.buffer, 0, nbytes));
-  AH_RETURN_IF_ERROR(CopyInto(caller, ViewOf(staged), ViewOf(*target)));
+  AH_RETURN_IF_ERROR(CopyInto(on, ViewOf(staged), ViewOf(*target)));
   return target;
 }
 
@@ -153,11 +157,15 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyToSharedMemory(const Caller& c
     return absl::InvalidArgumentError(
         "dtype and shape must be left unset for a copy to shared memory: the array's are used");
   }
-  const auto bound = Bind(caller, "download to shared memory");
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr found, Find(caller, spec.handle));
+  // Read where the array lives, whatever the call's device.
+  AH_ASSIGN_OR_RETURN(Located located, FindOnItsDevice(caller, spec.handle));
+  const Caller& on = located.caller;
+  const ArrayTable::RecordPtr& found = located.array;
+  const auto bound = Bind(on, "download to shared memory");
+  AH_RETURN_IF_ERROR(backend(on).Use(found->buffer));
   AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, found->nbytes()));
   // A view with gaps or another order is read from a C-contiguous copy, as Download does.
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, ContiguousForReading(caller, found));
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, ContiguousForReading(on, found));
   AH_RETURN_IF_ERROR(region->host->CopyOut(*array->buffer, array->offset_bytes, spec.offset_bytes,
                                            array->nbytes()));
   return found;

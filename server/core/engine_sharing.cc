@@ -20,7 +20,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Publish(const Caller& caller,
     AH_RETURN_IF_ERROR(
         ValidateTenantName(spec.reader_tenants[i], fmt::format("reader_tenants[{}]", i)));
   }
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
+  // Any device: publishing moves nothing.
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(caller, spec.handle));
+  ArrayTable::RecordPtr array = std::move(found.array);
   if (array->owner != caller.tenant) {
     return absl::PermissionDeniedError(
         fmt::format("handle {} was attached from tenant '{}'; only the owner may publish it",

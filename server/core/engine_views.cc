@@ -62,6 +62,7 @@ ArrayRecord Engine::ViewRecord(const Caller& caller, const ArrayRecord& base, co
                      .strides = layout.strides,
                      .offset_bytes = layout.offset_bytes,
                      .buffer = base.buffer,
+                     .device = base.device,
                      .owner = base.owner,
                      .holder = caller.tenant,
                      .session = caller.session,
@@ -90,9 +91,13 @@ absl::StatusOr<ArrayRecord> Engine::CopyToNewArray(const Caller& caller, const A
   return record;
 }
 
-absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& caller, const ViewSpec& spec) {
+absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const ViewSpec& spec) {
+  // A view (or the copy a reshape may need) lives with its array, whatever the call's device.
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(call, spec.handle));
+  const Caller& caller = found.caller;
+  const ArrayTable::RecordPtr& array = found.array;
   const auto bound = Bind(caller, "view");
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
+  AH_RETURN_IF_ERROR(backend(caller).Use(array->buffer));
   const Layout layout = LayoutOf(*array);
 
   // reshape and ravel: a view when strides can express it, else a copy in the requested order.
@@ -200,7 +205,8 @@ class IndexSteps {
     entry.array_shape = array->shape;
     if (array->dtype == DType::kBool) {
       entry.kind = IndexEntry::Kind::kBoolArray;
-      AH_ASSIGN_OR_RETURN(entry.nonzero_count, engine_.backend_->CountNonzero(ViewOf(*array)));
+      AH_ASSIGN_OR_RETURN(entry.nonzero_count,
+                          engine_.backend(caller_).CountNonzero(ViewOf(*array)));
     } else if (IsInteger(array->dtype)) {
       entry.kind = IndexEntry::Kind::kIntArray;
     } else {
@@ -230,7 +236,7 @@ class IndexSteps {
         AH_ASSIGN_OR_RETURN(ArrayView axis, NewScratch(DType::kInt64, advanced.shape));
         call.coordinates.push_back(axis);
       }
-      AH_RETURN_IF_ERROR(FillNonzero(*engine_.backend_, call, advanced.shape.at(0)));
+      AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_), call, advanced.shape.at(0)));
       coordinates->second = std::move(call.coordinates);
     }
     return coordinates->second[advanced.component];
@@ -240,8 +246,8 @@ class IndexSteps {
   absl::StatusOr<ArrayView> ZeroIndices(const Shape& shape) {
     AH_ASSIGN_OR_RETURN(ArrayView zeros, NewScratch(DType::kInt64, shape));
     const std::array<std::byte, sizeof(int64_t)> zero{};
-    AH_RETURN_IF_ERROR(engine_.backend_->FillPattern(*zeros.buffer, zeros.offset_bytes, shape.at(0),
-                                                     sizeof(int64_t), zero));
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).FillPattern(*zeros.buffer, zeros.offset_bytes,
+                                                            shape.at(0), sizeof(int64_t), zero));
     return zeros;
   }
 
@@ -278,10 +284,14 @@ absl::Status CheckCombine(ElementwiseOp op, DType dtype, DType value_dtype) {
 
 }  // namespace
 
-absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& caller,
-                                                      const GetItemSpec& spec) {
+absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& call, const GetItemSpec& spec) {
+  // Indexing runs where the array lives (its index arrays must be there too), whatever the
+  // call's device: x[0] reads an array of any device, as CuPy's views do.
+  AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(call, spec.handle));
+  const Caller& caller = found.caller;
+  const ArrayTable::RecordPtr& array = found.array;
   const auto bound = Bind(caller, "getitem");
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Find(caller, spec.handle));
+  AH_RETURN_IF_ERROR(backend(caller).Use(array->buffer));
   IndexSteps steps(*this, caller);
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
   if (!plan.advanced) return RegisterView(caller, *array, plan.layout);
@@ -290,9 +300,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& caller,
   AH_ASSIGN_OR_RETURN(ArrayRecord result,
                       NewArray(caller, array->dtype, plan.layout.shape, nbytes));
   AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
-  AH_RETURN_IF_ERROR(backend_->Gather(GatherCall{.source = WithLayout(*array, plan.layout),
-                                                 .indices = std::move(indices),
-                                                 .output = ViewOf(result)}));
+  AH_RETURN_IF_ERROR(backend(caller).Gather(GatherCall{.source = WithLayout(*array, plan.layout),
+                                                       .indices = std::move(indices),
+                                                       .output = ViewOf(result)}));
   return Register(std::move(result));
 }
 
@@ -340,7 +350,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     AH_RETURN_IF_ERROR(CheckCombine(*spec.combine, array->dtype, dtype));
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, dtype));
     AH_ASSIGN_OR_RETURN(ArrayView scalar, NewScratch(caller, dtype, {}, steps.scratch()));
-    AH_RETURN_IF_ERROR(backend_->CopyFromHost(
+    AH_RETURN_IF_ERROR(backend(caller).CopyFromHost(
         *scalar.buffer, 0, std::span(bytes.data(), static_cast<size_t>(ItemSize(dtype)))));
     AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
     AH_RETURN_IF_ERROR(CopyInto(caller, scalar, value));
@@ -355,7 +365,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, array->dtype));
     const int64_t itemsize = ItemSize(array->dtype);
     AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
-    AH_RETURN_IF_ERROR(backend_->CopyFromHost(
+    AH_RETURN_IF_ERROR(backend(caller).CopyFromHost(
         *value.buffer, 0, std::span(bytes.data(), static_cast<size_t>(itemsize))));
   } else {
     return absl::InvalidArgumentError("value has no value: set a handle or a scalar");
@@ -372,7 +382,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
       AH_ASSIGN_OR_RETURN(operand.indices, CopyAside(caller, operand.indices, steps.scratch()));
     }
   }
-  return backend_->Scatter(ScatterCall{
+  return backend(caller).Scatter(ScatterCall{
       .target = target, .indices = std::move(indices), .values = value, .combine = spec.combine});
 }
 

@@ -30,10 +30,10 @@ absl::Status ValidateClientName(std::string_view client_name) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Session> SessionManager::Open(const std::string& tenant,
-                                             const std::string& client_name,
-                                             std::chrono::seconds lease, Clock::time_point now,
-                                             std::shared_ptr<WorkQueue> queue) {
+absl::StatusOr<Session> SessionManager::Open(
+    const std::string& tenant, const std::string& client_name, std::chrono::seconds lease,
+    Clock::time_point now, int device,
+    std::shared_ptr<const std::vector<std::shared_ptr<WorkQueue>>> queues) {
   if (absl::Status name = ValidateClientName(client_name); !name.ok()) return name;
   if (lease.count() <= 0) lease = options_.default_lease;
   lease = std::min(lease, options_.max_lease);
@@ -42,7 +42,8 @@ absl::StatusOr<Session> SessionManager::Open(const std::string& tenant,
                   .client_name = client_name,
                   .lease = lease,
                   .expires_at = now + lease,
-                  .queue = std::move(queue)};
+                  .device = device,
+                  .queues = std::move(queues)};
   absl::MutexLock lock(&mutex_);
   int64_t& open = per_tenant_[tenant];
   if (open >= options_.max_per_tenant) {
@@ -109,6 +110,15 @@ void SessionManager::Erase(absl::flat_hash_map<Handle, Session>::iterator it) {
 int64_t SessionManager::size() const {
   absl::ReaderMutexLock lock(&mutex_);
   return static_cast<int64_t>(sessions_.size());
+}
+
+std::vector<int64_t> SessionManager::CountByDevice(int devices) const {
+  std::vector<int64_t> counts(static_cast<size_t>(devices), 0);
+  absl::ReaderMutexLock lock(&mutex_);
+  for (const auto& [id, session] : sessions_) {
+    if (session.device >= 0 && session.device < devices) ++counts[session.device];
+  }
+  return counts;
 }
 
 absl::flat_hash_map<std::string, int64_t> SessionManager::CountByTenant() const {

@@ -41,7 +41,9 @@ struct Session {
   std::string client_name;
   std::chrono::seconds lease{0};
   Clock::time_point expires_at;
-  std::shared_ptr<WorkQueue> queue;  // Where the session's device work goes, in order.
+  int device = 0;  // Where its calls run unless they name another device.
+  // Where its work on each device goes, in order: a queue per device, by index.
+  std::shared_ptr<const std::vector<std::shared_ptr<WorkQueue>>> queues;
 };
 
 class SessionManager {
@@ -51,9 +53,10 @@ class SessionManager {
   // Lease 0 takes the default; longer than the maximum is capped. RESOURCE_EXHAUSTED when the
   // tenant has max_per_tenant sessions open already; INVALID_ARGUMENT for a client_name that
   // ValidateClientName refuses.
-  absl::StatusOr<Session> Open(const std::string& tenant, const std::string& client_name,
-                               std::chrono::seconds lease, Clock::time_point now,
-                               std::shared_ptr<WorkQueue> queue = nullptr);
+  absl::StatusOr<Session> Open(
+      const std::string& tenant, const std::string& client_name, std::chrono::seconds lease,
+      Clock::time_point now, int device = 0,
+      std::shared_ptr<const std::vector<std::shared_ptr<WorkQueue>>> queues = nullptr);
 
   // The session if it is open and belongs to `tenant`; NOT_FOUND otherwise (a session of
   // another tenant is indistinguishable from an unknown one).
@@ -72,6 +75,9 @@ class SessionManager {
   std::vector<Session> TakeExpired(Clock::time_point now);
 
   int64_t size() const;
+
+  // Open sessions per device index, of `devices` devices: for operators' statistics.
+  std::vector<int64_t> CountByDevice(int devices) const;
 
   // Open sessions per tenant: for operators' statistics.
   absl::flat_hash_map<std::string, int64_t> CountByTenant() const;

@@ -48,6 +48,8 @@ std::string LabelOf(const BatchOp& op) {
       return Label("fft", op.fft().op());
     case BatchOp::kRunKernel:
       return Label("run_kernel", op.run_kernel().source().name());
+    case BatchOp::kCopyToDevice:
+      return "copy_to_device";
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -183,6 +185,12 @@ BatchStep StepOf(const BatchOp& op) {
     case BatchOp::kRunKernel:
       AddKernelReferences(op.run_kernel(), step);
       break;
+    case BatchOp::kCopyToDevice:
+      if (op.copy_to_device().array_case() == v1::CopyToDeviceRequest::kBatchHandle) {
+        step.references.push_back(
+            {.field = "batch_handle", .op = op.copy_to_device().batch_handle()});
+      }
+      break;
     case BatchOp::kCreate:
     case BatchOp::OP_NOT_SET:
       break;
@@ -266,6 +274,11 @@ absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const B
             "outputs entry names one)");
       }
       return outputs;
+    }
+    case BatchOp::kCopyToDevice: {
+      AH_ASSIGN_OR_RETURN(std::string handle,
+                          CopyToDeviceHandleFromProto(op.copy_to_device(), &results));
+      return One(engine.CopyToDevice(caller, handle, op.copy_to_device().device()));
     }
     case BatchOp::OP_NOT_SET:
       break;

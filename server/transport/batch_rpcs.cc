@@ -179,9 +179,13 @@ absl::Status ReadBack(ArrayHubService& service, const Caller& caller, const Arra
 
 // Runs one BatchRequest for `caller` into `response`: what Batch answers, and each batch of a
 // BatchStream.
-absl::Status RunBatch(ArrayHubService& service, const Caller& caller,
-                      const v1::BatchRequest& request, v1::BatchResponse* response) {
+absl::Status RunBatch(ArrayHubService& service, const Caller& call, const v1::BatchRequest& request,
+                      v1::BatchResponse* response) {
   Engine& engine = service.engine();
+  // The batch's own device, where it names one, over the call's.
+  AH_ASSIGN_OR_RETURN(const Caller caller,
+                      request.has_device() ? engine.CallerOnDevice(call, request.device(), "device")
+                                           : absl::StatusOr<Caller>(call));
   AH_RETURN_IF_ERROR(CheckBatchSize(request.ops_size(), engine.limits().max_batch_ops));
   std::vector<BatchStep> steps;
   steps.reserve(request.ops_size());

@@ -1,4 +1,4 @@
-// Free, Describe, List, GetServerInfo.
+// CopyToDevice, Free, Describe, List, GetServerInfo.
 #include <spdlog/spdlog.h>
 
 #include "server/common/status_macros.h"
@@ -18,13 +18,26 @@ grpc::Status ArrayHubService::Free(grpc::ServerContext* context, const v1::FreeR
   }());
 }
 
+grpc::Status ArrayHubService::CopyToDevice(grpc::ServerContext* context,
+                                           const v1::CopyToDeviceRequest* request,
+                                           v1::ArrayInfo* response) {
+  return ToGrpcStatus([&]() -> absl::Status {
+    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
+    AH_ASSIGN_OR_RETURN(std::string handle, CopyToDeviceHandleFromProto(*request, nullptr));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr copy,
+                        engine_.CopyToDevice(caller, handle, request->device()));
+    FillInfo(*copy, response);
+    return absl::OkStatus();
+  }());
+}
+
 grpc::Status ArrayHubService::Describe(grpc::ServerContext* context,
                                        const v1::DescribeRequest* request,
                                        v1::ArrayInfo* response) {
   return ToGrpcStatus([&]() -> absl::Status {
     AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context));
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, engine_.Find(caller, request->handle()));
-    FillInfo(*array, response);
+    AH_ASSIGN_OR_RETURN(Engine::Located found, engine_.FindOnItsDevice(caller, request->handle()));
+    FillInfo(*found.array, response);
     return absl::OkStatus();
   }());
 }
@@ -53,12 +66,18 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   const EngineStats stats = engine_.Stats();
   response->set_version(ARRAYHUB_VERSION);
   response->set_backend(std::string(engine_.backend_name()));
-  for (const DeviceDescription& device : engine_.Devices()) {
+  const std::vector<Engine::DeviceUsage> usage = engine_.UsageByDevice();
+  const std::vector<DeviceDescription> devices = engine_.Devices();
+  for (size_t i = 0; i < devices.size(); ++i) {
     v1::DeviceInfo* info = response->add_devices();
-    info->set_name(device.name);
-    info->set_description(device.description);
-    info->set_total_memory_bytes(device.total_memory_bytes);
-    info->set_free_memory_bytes(device.free_memory_bytes);
+    info->set_name(devices[i].name);
+    info->set_description(devices[i].description);
+    info->set_total_memory_bytes(devices[i].total_memory_bytes);
+    info->set_free_memory_bytes(devices[i].free_memory_bytes);
+    if (i < usage.size()) {
+      info->set_bytes_in_use(usage[i].bytes_in_use);
+      info->set_sessions(usage[i].sessions);
+    }
   }
   response->set_bytes_in_use(stats.bytes_in_use);
   response->set_arrays(stats.arrays);

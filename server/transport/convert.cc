@@ -177,6 +177,14 @@ absl::StatusOr<std::string> BatchHandleFromProto(int64_t op, std::string_view fi
   return batch->HandleOf(op);
 }
 
+absl::StatusOr<std::string> CopyToDeviceHandleFromProto(const v1::CopyToDeviceRequest& request,
+                                                        const BatchResults* batch) {
+  if (request.array_case() == v1::CopyToDeviceRequest::kBatchHandle) {
+    return BatchHandleFromProto(request.batch_handle(), "batch_handle", batch);
+  }
+  return request.handle();
+}
+
 namespace {
 
 // The `out_array` oneof of ElementwiseRequest, MatmulRequest, ReduceRequest and
@@ -385,6 +393,7 @@ void ArrayInfoToProto(const ArrayRecord& record, std::string_view device, v1::Ar
   info->mutable_strides()->Assign(record.strides.begin(), record.strides.end());
   info->set_offset_bytes(record.offset_bytes);
   info->set_device(std::string(device));
+  info->set_device_index(record.device);
   info->set_nbytes(record.nbytes());
   info->set_owner(record.owner);
   info->set_name(record.name);

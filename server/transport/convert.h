@@ -60,6 +60,9 @@ class BatchResults {
 // The handle of op `op`'s result, named by `field` (batch_handle, out_batch_result, ...).
 absl::StatusOr<std::string> BatchHandleFromProto(int64_t op, std::string_view field,
                                                  const BatchResults* batch);
+// The array a CopyToDeviceRequest copies: its handle, or in a Batch its batch_handle's.
+absl::StatusOr<std::string> CopyToDeviceHandleFromProto(const v1::CopyToDeviceRequest& request,
+                                                        const BatchResults* batch);
 absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field,
                                              const BatchResults* batch = nullptr);
 // An AxisList field: nullopt when absent (NumPy's axis=None).

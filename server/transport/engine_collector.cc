@@ -34,9 +34,20 @@ std::vector<prometheus::MetricFamily> EngineCollector::Collect() const {
                       "Memory of each device (host RAM for the CPU backend)");
   auto free = Gauges("arrayhub_device_memory_free_bytes",
                      "Free memory of each device as the device reports it, whoever holds the rest");
-  for (const DeviceDescription& device : engine_.Devices()) {
-    Add(total, {{"device", device.name}}, static_cast<double>(device.total_memory_bytes));
-    Add(free, {{"device", device.name}}, static_cast<double>(device.free_memory_bytes));
+  auto device_in_use = Gauges("arrayhub_device_memory_in_use_bytes",
+                              "Array memory arrayhubd holds on each device, all tenants");
+  auto device_sessions =
+      Gauges("arrayhub_device_sessions", "Open sessions whose device each device is");
+  const std::vector<DeviceDescription> devices = engine_.Devices();
+  const std::vector<Engine::DeviceUsage> usage = engine_.UsageByDevice();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const std::string& name = devices[i].name;
+    Add(total, {{"device", name}}, static_cast<double>(devices[i].total_memory_bytes));
+    Add(free, {{"device", name}}, static_cast<double>(devices[i].free_memory_bytes));
+    if (i < usage.size()) {
+      Add(device_in_use, {{"device", name}}, static_cast<double>(usage[i].bytes_in_use));
+      Add(device_sessions, {{"device", name}}, static_cast<double>(usage[i].sessions));
+    }
   }
 
   auto in_use = Gauges("arrayhub_memory_in_use_bytes",

@@ -17,13 +17,21 @@ namespace arrayhub {
 
 absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
     ServerOptions options, std::unique_ptr<Backend> backend) {
+  std::vector<std::unique_ptr<Backend>> devices;
+  devices.push_back(std::move(backend));
+  return Start(std::move(options), std::move(devices));
+}
+
+absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
+    ServerOptions options, std::vector<std::unique_ptr<Backend>> devices) {
+  if (devices.empty()) return absl::InvalidArgumentError("a server needs at least one device");
   AH_RETURN_IF_ERROR(
       CheckExposure(options.listen_address, options.tokens != nullptr, options.insecure));
   AH_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                       ServerCredentialsFor(options.tls));
   std::unique_ptr<ArrayHubServer> server(new ArrayHubServer());
   server->host_ = options.listen_address.substr(0, options.listen_address.rfind(':'));
-  server->engine_ = std::make_unique<Engine>(std::move(backend), options.limits, options.sessions,
+  server->engine_ = std::make_unique<Engine>(std::move(devices), options.limits, options.sessions,
                                              options.quotas);
   if (!options.data_dir.empty()) {
     AH_RETURN_IF_ERROR(server->engine_->OpenDataDirectory(

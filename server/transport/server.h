@@ -54,6 +54,10 @@ struct ServerOptions {
 
 class ArrayHubServer {
  public:
+  // `devices`: the daemon's devices, a backend each (at least one).
+  static absl::StatusOr<std::unique_ptr<ArrayHubServer>> Start(
+      ServerOptions options, std::vector<std::unique_ptr<Backend>> devices);
+  // One device.
   static absl::StatusOr<std::unique_ptr<ArrayHubServer>> Start(ServerOptions options,
                                                                std::unique_ptr<Backend> backend);
   ~ArrayHubServer();

@@ -19,6 +19,8 @@ namespace arrayhub {
 
 // Metadata key carrying the session id on every call after OpenSession.
 inline constexpr char kSessionMetadataKey[] = "x-arrayhub-session";
+// The device a call runs on (an index of ServerInfo.devices); absent: the session's device.
+inline constexpr char kDeviceMetadataKey[] = "x-arrayhub-device";
 // Tenant of every caller when authentication is off.
 inline constexpr char kAnonymousTenant[] = "anonymous";
 
@@ -89,6 +91,8 @@ class ArrayHubService final : public ArrayHubServiceBase {
                                                        const grpc::ByteBuffer* request) override;
 
   // Bookkeeping (bookkeeping_rpcs.cc).
+  grpc::Status CopyToDevice(grpc::ServerContext* context, const v1::CopyToDeviceRequest* request,
+                            v1::ArrayInfo* response) override;
   grpc::Status Free(grpc::ServerContext* context, const v1::FreeRequest* request,
                     v1::FreeResponse* response) override;
   grpc::Status Describe(grpc::ServerContext* context, const v1::DescribeRequest* request,

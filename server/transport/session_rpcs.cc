@@ -13,10 +13,13 @@ grpc::Status ArrayHubService::OpenSession(grpc::ServerContext* context,
     if (request->lease_seconds() < 0) {
       return absl::InvalidArgumentError("lease_seconds must not be negative");
     }
-    AH_ASSIGN_OR_RETURN(Session session,
-                        engine_.OpenSession(tenant, request->client_name(),
-                                            std::chrono::seconds(request->lease_seconds())));
+    AH_ASSIGN_OR_RETURN(
+        Session session,
+        engine_.OpenSession(
+            tenant, request->client_name(), std::chrono::seconds(request->lease_seconds()),
+            request->has_device() ? std::optional<int>(request->device()) : std::nullopt));
     response->set_session_id(session.id.ToString());
+    response->set_device(session.device);
     response->set_lease_seconds(session.lease.count());
     response->set_tenant(session.tenant);
     return absl::OkStatus();

@@ -687,6 +687,85 @@ TEST_F(ElementwiseTest, InPlaceMatchesHost) {
   RunAll(cases);
 }
 
+// The complex inverse functions at the values the random domains rarely or never draw (arcsin,
+// arccos and arctan draw from small ranges): every pair, as real and imaginary part, of signed
+// zeros, the smallest subnormal, values near the branch points +-1 and +-i, values whose squares
+// overflow, the largest finite value, infinities and NaN. NaN and infinities must be where the
+// host's C99 functions put them, and zeros must have their signs.
+TEST_F(ElementwiseTest, ComplexInverseFunctionsMatchHostAtSpecialValues) {
+  using O = ElementwiseOp;
+  for (const DType dtype : {DType::kComplex64, DType::kComplex128}) {
+    const bool single = dtype == DType::kComplex64;
+    const DType part = single ? DType::kFloat32 : DType::kFloat64;
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> values = {0, 1e-9, 0.5, 1, 2, 8, 1e10, 1e30, inf, std::nan("")};
+    if (single) {
+      values.insert(values.end(),
+                    {std::numeric_limits<float>::denorm_min(),
+                     1 + std::numeric_limits<float>::epsilon(), std::numeric_limits<float>::max()});
+    } else {
+      values.insert(values.end(), {std::numeric_limits<double>::denorm_min(),
+                                   1 + std::numeric_limits<double>::epsilon(), 1e300,
+                                   std::numeric_limits<double>::max()});
+    }
+    const size_t positives = values.size();
+    for (size_t i = 0; i < positives; ++i) values.push_back(-values[i]);
+    const int64_t item = ItemSize(dtype);
+    const auto count = static_cast<int64_t>(values.size() * values.size());
+    Bytes input(static_cast<size_t>(count * item));
+    std::byte* next = input.data();
+    for (double re : values) {
+      for (double im : values) {
+        StoreReal(part, re, next);
+        StoreReal(part, im, next + item / 2);
+        next += item;
+      }
+    }
+    absl::StatusOr<Pair> in = UploadBoth(input);
+    ASSERT_TRUE(in.ok()) << in.status();
+    for (const O op : {O::kArcsin, O::kArccos, O::kArctan, O::kArcsinh, O::kArccosh, O::kArctanh}) {
+      absl::StatusOr<Pair> out = UploadBoth(Bytes(input.size()));
+      ASSERT_TRUE(out.ok()) << out.status();
+      for (bool on_cuda : {true, false}) {
+        auto view = [&](const Pair& pair) {
+          return ArrayView{.buffer = on_cuda ? pair.cuda.get() : pair.host.get(),
+                           .offset_bytes = 0,
+                           .dtype = dtype,
+                           .shape = {count},
+                           .strides = {1}};
+        };
+        const ElementwiseCall call{
+            .op = op,
+            .compute_dtype = dtype,
+            .result_dtype = dtype,
+            .shape = {count},
+            .operands = {ElementwiseOperand{.array = view(*in), .dtype = dtype}},
+            .output = view(*out)};
+        ASSERT_TRUE((on_cuda ? *cuda_ : static_cast<Backend&>(host_)).Elementwise(call).ok());
+      }
+      absl::StatusOr<Bytes> actual = Download(*cuda_, *out->cuda);
+      absl::StatusOr<Bytes> expected = Download(host_, *out->host);
+      ASSERT_TRUE(actual.ok() && expected.ok());
+      const std::optional<std::string> mismatch =
+          Mismatch(dtype, *actual, *expected, ToleranceFor(op, dtype));
+      EXPECT_FALSE(mismatch.has_value()) << OpName(op) << ": " << mismatch.value_or("");
+      for (int64_t i = 0; i < count; ++i) {
+        const std::vector<double> a = Components(dtype, &(*actual)[i * item]);
+        const std::vector<double> e = Components(dtype, &(*expected)[i * item]);
+        for (size_t k = 0; k < 2; ++k) {
+          if (a[k] == 0 && e[k] == 0) {
+            EXPECT_EQ(std::signbit(a[k]), std::signbit(e[k]))
+                << OpName(op) << " of " << DTypeName(dtype) << " "
+                << Describe(dtype, &input[i * item]) << ": cuda "
+                << Describe(dtype, &(*actual)[i * item]) << " host "
+                << Describe(dtype, &(*expected)[i * item]);
+          }
+        }
+      }
+    }
+  }
+}
+
 // Fused chains (a Batch's run of elementwise ops as one kernel) against the host backend, which
 // runs them one step at a time: random programs of IEEE-exact ops over random dtypes, inputs in
 // every layout and scalars, several outputs (strided, one cast to another dtype). Intermediate

@@ -41,7 +41,7 @@ class EngineStopTest : public ::testing::Test {
 
   Caller Open(seconds lease = seconds(60)) {
     const Session session = engine_.OpenSession("alice", "engine_stop_test", lease).value();
-    return Caller{.tenant = "alice", .session = session.id, .queue = session.queue};
+    return engine_.ResolveSession("alice", session.id.ToString()).value();
   }
 
   ArrayTable::RecordPtr Random(const Caller& caller) {

@@ -46,8 +46,9 @@ inline std::unique_ptr<ArrayHubServer> StartFuzzServer(std::string_view fuzzer,
   options.limits.max_array_elements = 16 << 10;
   options.limits.max_chunk_bytes = 4096;
   options.limits.default_chunk_bytes = 1024;
-  auto server =
-      ArrayHubServer::Start(std::move(options), CreateBackend(BackendChoice::kCpu).value());
+  // Two devices, so that placement, CopyToDevice and a Batch's device are fuzzed too.
+  auto server = ArrayHubServer::Start(
+      std::move(options), CreateBackends(BackendChoice::kCpu, {.cpu_devices = 2}).value());
   if (!server.ok()) Finding(fuzzer, "cannot start the server: " + server.status().ToString());
   return *std::move(server);
 }

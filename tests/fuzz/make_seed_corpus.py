@@ -21,7 +21,8 @@ KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct
          "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14, "View": 15,
          "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19, "RegisterSharedMemory": 20,
          "UnregisterSharedMemory": 21, "CopyFromSharedMemory": 22, "CopyToSharedMemory": 23,
-         "ExportIpc": 24, "ReleaseIpc": 25, "Fft": 26, "RunKernel": 27}
+         "ExportIpc": 24, "ReleaseIpc": 25, "Fft": 26, "RunKernel": 27,
+         "CopyToDevice": 28}
 
 
 def operand(handle: str) -> c.Operand:
@@ -164,6 +165,15 @@ SEEDS = [
     # The CPU backend refuses to export (FAILED_PRECONDITION); no lease exists (NOT_FOUND).
     ("ExportIpc", a.ExportIpcRequest(handle="0")),
     ("ReleaseIpc", a.ReleaseIpcRequest(lease="0" * 32)),
+    # The fuzzed server has two devices: a copy to the other, then a batch on device 1 that
+    # copies its own result back and reads an array of device 0 (INVALID_ARGUMENT).
+    ("CopyToDevice", a.CopyToDeviceRequest(handle="0", device=1)),
+    ("Batch", c.BatchRequest(device=1, ops=[
+        c.BatchRequest.Op(create=a.CreateRequest(shape=[3], ones=a.OnesSpec())),
+        c.BatchRequest.Op(copy_to_device=a.CopyToDeviceRequest(batch_handle=0, device=0)),
+        c.BatchRequest.Op(elementwise=c.ElementwiseRequest(
+            op="add", operands=[c.Operand(batch_result=0), operand("0")])),
+    ], keep=[1])),
 ]
 
 

@@ -59,12 +59,14 @@ class CloseSessionResponse(_message.Message):
     def __init__(self, arrays_freed: _Optional[int] = ...) -> None: ...
 
 class CopyToDeviceRequest(_message.Message):
-    __slots__ = ["device", "handle"]
+    __slots__ = ["batch_handle", "device", "handle"]
+    BATCH_HANDLE_FIELD_NUMBER: _ClassVar[int]
     DEVICE_FIELD_NUMBER: _ClassVar[int]
     HANDLE_FIELD_NUMBER: _ClassVar[int]
+    batch_handle: int
     device: int
     handle: str
-    def __init__(self, handle: _Optional[str] = ..., device: _Optional[int] = ...) -> None: ...
+    def __init__(self, handle: _Optional[str] = ..., batch_handle: _Optional[int] = ..., device: _Optional[int] = ...) -> None: ...
 
 class CreateRequest(_message.Message):
     __slots__ = ["arange", "dtype", "empty", "eye", "full", "linspace", "ones", "random", "shape", "zeros"]

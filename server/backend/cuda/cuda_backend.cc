@@ -15,6 +15,7 @@
 #include "server/backend/cuda/device_loss.h"
 #include "server/backend/cuda/exportable_pools.h"
 #include "server/backend/cuda/fill_kernels.cuh"
+#include "server/backend/cuda/peer_access.h"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
@@ -107,6 +108,7 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
   uint64_t threshold = std::numeric_limits<uint64_t>::max();
   AH_CUDA_RETURN_IF_ERROR(
       cudaMemPoolSetAttribute(state->pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  AH_RETURN_IF_ERROR(GrantPeerAccess(state->pool, device_ordinal));
   state->device_uuid = FormatUuid(props.uuid);
   state->staging =
       std::make_shared<PinnedStagingPool>(device_ordinal, PinnedStagingPool::kMaxBytes);
@@ -340,6 +342,24 @@ absl::Status CudaBackend::CopyToHost(const Buffer& buffer, int64_t offset,
                                           static_cast<const std::byte*>(buffer.data()) + offset,
                                           destination.size(), cudaMemcpyDeviceToHost, stream));
   return SynchronizeCurrentQueue();
+}
+
+absl::Status CudaBackend::CopyFromDevice(Buffer& target, int64_t target_offset,
+                                         const Buffer& source, int64_t source_offset,
+                                         int64_t nbytes) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  if (nbytes == 0) return absl::OkStatus();
+  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  // Every buffer of a CUDA backend is a CudaQueuedBuffer, whose home queue knows its device.
+  const int source_device =
+      dynamic_cast<const CudaQueuedBuffer&>(source.backend_buffer()).home()->device();
+  // Peer to peer over NVLink or PCIe where the devices can reach each other, else staged
+  // by the driver; the queue section has ordered it after the source's writers.
+  AH_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyPeerAsync(static_cast<std::byte*>(target.data()) + target_offset, state_->device,
+                          static_cast<const std::byte*>(source.data()) + source_offset,
+                          source_device, static_cast<size_t>(nbytes), stream));
+  return absl::OkStatus();
 }
 
 }  // namespace arrayhub

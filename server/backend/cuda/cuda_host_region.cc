@@ -51,7 +51,10 @@ class CudaHostRegion final : public HostRegion {
   absl::Status Copy(void* destination, const void* source, int64_t size,
                     cudaMemcpyKind kind) const {
     if (size == 0) return absl::OkStatus();
-    AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+    // On the device of the queue the call bound (the array's), which may not be the one the
+    // region was registered from: the pages are pinned for every device (Portable).
+    AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
+    AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(queue->device()));
     AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter());
     AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
     AH_CUDA_RETURN_IF_ERROR(
@@ -78,7 +81,7 @@ absl::StatusOr<std::unique_ptr<HostRegion>> CudaBackend::OpenHostRegion(int fd, 
   }
   // Pinning faults every page in through the kernel, not through this process's loads.
   if (const cudaError_t error =
-          cudaHostRegister(mapping, static_cast<size_t>(size), cudaHostRegisterDefault);
+          cudaHostRegister(mapping, static_cast<size_t>(size), cudaHostRegisterPortable);
       error != cudaSuccess) {
     munmap(mapping, static_cast<size_t>(size));
     return CudaStatus(error,

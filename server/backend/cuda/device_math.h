@@ -184,7 +184,7 @@ template <class R> __device__ __forceinline__ bool ah_cle(ah_complex<R> a, ah_co
 }
 
 // Transcendental functions of complex numbers run in double (exact for complex64 inputs) and
-// round once at the end; the formulas are the stable ones (Kahan's for the inverse functions).
+// round once at the end.
 __device__ ah_c128 ah_z_sqrt(ah_c128 z) {
   if (z.re == 0 && z.im == 0) return {0.0, z.im};
   const double t = sqrt((fabs(z.re) + hypot(z.re, z.im)) * 0.5);
@@ -216,38 +216,211 @@ __device__ ah_c128 ah_z_tanh(ah_c128 z) {
   const double d = cosh(2 * z.re) + cos(2 * z.im);
   return {sinh(2 * z.re) / d, sin(2 * z.im) / d};
 }
+// ---- Inverse circular and hyperbolic functions of complex numbers ----
+// The textbook formulas (asinh(z) = log(z + sqrt(z^2 + 1)) and the like) overflow in z^2 for
+// large |z|, cancel near the branch points +-1 and +-i, and lose signed zeros and infinities.
+// These follow Hull, Fairgrieve and Tang, "Implementing the complex arcsine and arccosine
+// functions using exception handling" (ACM TOMS 1997), and Kahan's atanh, as FreeBSD's catrig.c
+// and NumPy's npy_math_complex.c do, with C99 Annex G's values for infinities and NaN (glibc's,
+// hence NumPy's and the host backend's). Like the functions above they run in double and round
+// once at the end, so one set of thresholds (in double's epsilon) serves complex64 as well.
+#define AH_EPS 0x1p-52  // DBL_EPSILON
+#define AH_LN2 0.69314718055994530942
+#define AH_PIO2_HI 0x1.921fb54442d18p+0  // pi/2 = AH_PIO2_HI + AH_PIO2_LO
+#define AH_PIO2_LO 0x1.1a62633145c07p-54
+__device__ __forceinline__ bool ah_signbit(double x) { return copysign(1.0, x) < 0; }
+// log(z) for |z| beyond 2^52, where it must not overflow (|z| itself may exceed DBL_MAX).
+__device__ ah_c128 ah_z_log_large(double x, double y) {
+  if (fabs(x) > 0x1p1020 || fabs(y) > 0x1p1020) {
+    return {log(hypot(x * 0.25, y * 0.25)) + 2 * AH_LN2, atan2(y, x)};
+  }
+  return {log(hypot(x, y)), atan2(y, x)};
+}
+// Re(1 / (x + iy)) = x / (x^2 + y^2) without overflow or underflow in the squares.
+__device__ double ah_real_of_reciprocal(double x, double y) {
+  const double ax = fabs(x), ay = fabs(y);
+  if (ah_isinf(x) || ax > ay * 0x1p27) return 1 / x;  // y^2 is below x^2's rounding
+  if (ay > ax * 0x1p27) return x / y / y;             // x^2 is below y^2's rounding
+  if (ax < 0x1p500 && ay < 0x1p500) return x / (x * x + y * y);
+  // Both large and within 2^27 of each other: scaling by a power of 2 is exact.
+  const double xs = x * 0x1p-600, ys = y * 0x1p-600;
+  return xs / (xs * xs + ys * ys) * 0x1p-600;
+}
+// (hypot(a, b) - b) / 2, given h = hypot(a, b), in the form that does not cancel for b's sign.
+__device__ __forceinline__ double ah_half_excess(double a, double b, double h) {
+  if (b < 0) return (h - b) / 2;
+  if (b == 0) return a / 2;
+  return a * a / (h + b) / 2;
+}
+// Hull et al.'s core for finite x, y >= 0 with |z| <= 2^52. With R = |z + i|, S = |z - i|,
+// A = (R + S) / 2 >= 1 and B = (R - S) / 2 = y / A:
+//   asinh(x + iy) = log(A + sqrt(A^2 - 1)) + i asin(B).
+// re is the real part. Where asin(B) is accurate, b_usable is set and b = B; else (B near 1,
+// where asin loses digits, or y so small that y / A underflows) the angle is
+// atan2(y_scaled, root) with root = sqrt(A^2 - y^2), both scaled alike.
+struct ah_hull {
+  double re;
+  bool b_usable;
+  double b, y_scaled, root;
+};
+__device__ ah_hull ah_hull_core(double x, double y) {
+  ah_hull h;
+  const double R = hypot(x, y + 1), S = hypot(x, y - 1);
+  const double A = fmax((R + S) / 2, 1.0);  // >= 1 exactly; rounding could give less
+  if (A < 10) {
+    // log(A + sqrt(A^2 - 1)) = log1p(Am1 + sqrt(Am1 (A + 1))) with Am1 = A - 1 formed without
+    // cancellation as the sum of the two half excesses.
+    if (y == 1 && x < AH_EPS * AH_EPS / 128) {
+      h.re = sqrt(x);  // A - 1 = x / 2 to double precision; x^2 would underflow
+    } else if (x >= AH_EPS * fabs(y - 1)) {
+      const double Am1 = ah_half_excess(x, 1 + y, R) + ah_half_excess(x, 1 - y, S);
+      h.re = log1p(Am1 + sqrt(Am1 * (A + 1)));
+    } else if (y < 1) {
+      h.re = x / sqrt((1 - y) * (1 + y));  // x negligible beside 1 - y: A - 1 = x^2/(2(1-y^2))
+    } else {
+      h.re = log1p((y - 1) + sqrt((y - 1) * (y + 1)));  // x negligible beside y - 1: A = y
+    }
+  } else {
+    h.re = log(A + sqrt(A * A - 1));  // A * A cannot overflow: A <= |z| + 1
+  }
+  h.y_scaled = y;
+  if (y < 0x1p-509) {
+    // y / A could lose digits to underflow: scale y and A by 2/eps for atan2 (A^2 - y^2 = A^2).
+    h.b_usable = false;
+    h.root = A * (2 / AH_EPS);
+    h.y_scaled = y * (2 / AH_EPS);
+    return h;
+  }
+  h.b = y / A;
+  h.b_usable = h.b <= 0.6417;  // Hull et al.'s crossover: beyond it asin(B) is ill-conditioned
+  if (h.b_usable) return h;
+  // root = sqrt((A - y)(A + y)), A - y again from half excesses or the regions' limits.
+  if (y == 1 && x < AH_EPS / 128) {
+    h.root = sqrt(x) * sqrt((A + y) / 2);  // A - y = x / 2
+  } else if (x >= AH_EPS * fabs(y - 1)) {
+    const double Amy = ah_half_excess(x, y + 1, R) + ah_half_excess(x, y - 1, S);
+    h.root = sqrt(Amy * (A + y));
+  } else if (y > 1) {
+    // A - y = x^2 y / (2 (y^2 - 1)), whose root underflows for tiny x: scale both by 4/eps^2.
+    h.root = x * (4 / AH_EPS / AH_EPS) * y / sqrt((y + 1) * (y - 1));
+    h.y_scaled = y * (4 / AH_EPS / AH_EPS);
+  } else {
+    h.root = sqrt((1 - y) * (1 + y));  // x negligible beside 1 - y: A = 1
+  }
+  return h;
+}
+__device__ ah_c128 ah_z_asinh(ah_c128 z) {
+  const double x = z.re, y = z.im, ax = fabs(x), ay = fabs(y);
+  if (ah_isnan(x) || ah_isnan(y)) {
+    if (ah_isinf(x)) return {x, y + y};  // asinh(+-inf + i NaN) = +-inf + i NaN
+    // asinh(NaN +- i inf) = +-inf + i NaN, the sign unspecified: glibc's is the NaN's.
+    if (ah_isinf(y)) return {copysign(ah_inf<double>(), x), x + x};
+    if (y == 0) return {x + x, y};       // asinh(NaN +- i0) = NaN +- i0
+    return {ah_nan<double>(), ah_nan<double>()};
+  }
+  if (ax > 1 / AH_EPS || ay > 1 / AH_EPS) {
+    // sqrt(z^2 + 1) = z to double precision: asinh(z) = log(2z), by oddness from the right
+    // half-plane; also the infinities (asinh(inf + iy) = inf + i0, of inf + i inf: inf + i pi/4).
+    const ah_c128 w = ah_z_log_large(ax, ay);
+    return {copysign(w.re + AH_LN2, x), copysign(w.im, y)};
+  }
+  // asinh(z) = z - z^3/6 + ...: z itself to double precision; keeps signed zeros.
+  if (ax < 0x1p-27 && ay < 0x1p-27) return z;
+  const ah_hull h = ah_hull_core(ax, ay);
+  const double im = h.b_usable ? asin(h.b) : atan2(h.y_scaled, h.root);
+  return {copysign(h.re, x), copysign(im, y)};
+}
+// asin(z) = -i asinh(iz); by asinh's symmetries that is asinh with the parts swapped.
 __device__ ah_c128 ah_z_asin(ah_c128 z) {
-  const ah_c128 s1 = ah_z_sqrt({1 - z.re, -z.im});
-  const ah_c128 s2 = ah_z_sqrt({1 + z.re, z.im});
-  return {atan(z.re / (s1.re * s2.re - s1.im * s2.im)), asinh(s1.re * s2.im - s1.im * s2.re)};
+  const ah_c128 w = ah_z_asinh({z.im, z.re});
+  return {w.im, w.re};
 }
 __device__ ah_c128 ah_z_acos(ah_c128 z) {
-  const ah_c128 s1 = ah_z_sqrt({1 - z.re, -z.im});
-  const ah_c128 s2 = ah_z_sqrt({1 + z.re, z.im});
-  return {2 * atan2(s1.re, s2.re), asinh(s2.re * s1.im - s2.im * s1.re)};
+  const double x = z.re, y = z.im, ax = fabs(x), ay = fabs(y);
+  const bool x_negative = ah_signbit(x), y_negative = ah_signbit(y);
+  if (ah_isnan(x) || ah_isnan(y)) {
+    // acos(+-inf + i NaN) = NaN +- i inf, the sign unspecified: glibc's is the NaN's, negated.
+    if (ah_isinf(x)) return {y + y, -copysign(ah_inf<double>(), y)};
+    if (ah_isinf(y)) return {x + x, -y};                 // acos(NaN +- i inf) = NaN -+ i inf
+    if (x == 0) return {AH_PIO2_HI, y + y};              // acos(+-0 + i NaN) = pi/2 + i NaN
+    return {ah_nan<double>(), ah_nan<double>()};
+  }
+  if (ax > 1 / AH_EPS || ay > 1 / AH_EPS) {
+    // acos(z) = -i log(2z) in the upper half-plane (conjugate below): the real part is
+    // |arg z|, the imaginary part -+log|2z|; also the infinities.
+    const ah_c128 w = ah_z_log_large(x, y);
+    const double im = w.re + AH_LN2;
+    return {fabs(w.im), y_negative ? im : -im};
+  }
+  if (x == 1 && y == 0) return {0.0, -y};  // exact, and keeps the sign of the zero
+  // acos(z) = pi/2 - z - z^3/6 - ...: pi/2 - z to double precision (pi/2 in two parts).
+  if (ax < 0x1p-27 && ay < 0x1p-27) return {AH_PIO2_HI - (x - AH_PIO2_LO), -y};
+  // The roles of x and y swap: acos(x + iy) = acos(B') -+ i log(A' + sqrt(A'^2 - 1)) with
+  // A', B' from |z + 1| and |z - 1|, the sign of the imaginary part opposite to y's.
+  const ah_hull h = ah_hull_core(ay, ax);
+  double re;
+  if (h.b_usable) {
+    re = acos(x_negative ? -h.b : h.b);
+  } else {
+    re = atan2(h.root, x_negative ? -h.y_scaled : h.y_scaled);
+  }
+  return {re, y_negative ? h.re : -h.re};
 }
-__device__ ah_c128 ah_z_atan(ah_c128 z) {
-  // atan(z) = -i atanh(iz); atanh(w) = log((1 + w) / (1 - w)) / 2, split into parts.
-  const double x = -z.im, y = z.re;  // w = iz
-  const double re = 0.25 * log1p(4 * x / ((1 - x) * (1 - x) + y * y));
-  const double im = 0.5 * atan2(2 * y, (1 - x) * (1 + x) - y * y);
-  return {im, -re};
-}
-// The inverse hyperbolic functions from the inverse circular ones, as C99 defines them:
-// asinh(z) = -i asin(iz), atanh(z) = -i atan(iz), acosh(z) = +-i acos(z) with the sign that
-// makes the real part nonnegative (the imaginary part takes z's sign).
-__device__ ah_c128 ah_z_asinh(ah_c128 z) {
-  const ah_c128 w = ah_z_asin({-z.im, z.re});
-  return {w.im, -w.re};
-}
-__device__ ah_c128 ah_z_atanh(ah_c128 z) {
-  const ah_c128 w = ah_z_atan({-z.im, z.re});
-  return {w.im, -w.re};
-}
+// acosh(z) = +-i acos(z), the sign chosen for a nonnegative real part; the imaginary part takes
+// z's sign (Annex G), so acosh(x +- i0) for x < -1 is on the right side of the cut.
 __device__ ah_c128 ah_z_acosh(ah_c128 z) {
   const ah_c128 w = ah_z_acos(z);
+  if (ah_isnan(w.re) && ah_isnan(w.im)) return w;
+  if (ah_isnan(w.re)) return {fabs(w.im), w.re};  // acosh(+-inf + i NaN), acosh(NaN +- i inf)
+  if (ah_isnan(w.im)) return {w.im, w.re};        // acosh(+-0 + i NaN) = NaN + i pi/2 (glibc)
   return {fabs(w.im), copysign(w.re, z.im)};
 }
+__device__ ah_c128 ah_z_atanh(ah_c128 z) {
+  const double x = z.re, y = z.im, ax = fabs(x), ay = fabs(y);
+  // The real segment [-1, 1] (atanh(+-1) = +-inf) and the imaginary axis, as the real functions
+  // compute them; keeps signed zeros.
+  if (y == 0 && ax <= 1) return {atanh(x), y};
+  if (x == 0) return {x, atan(y)};  // also atanh(+-0 + i NaN) and atanh(+-0 +- i inf)
+  if (ah_isnan(x) || ah_isnan(y)) {
+    if (ah_isinf(x)) return {copysign(0.0, x), y + y};  // atanh(+-inf + i NaN) = +-0 + i NaN
+    // atanh(NaN +- i inf) = +-0 +- i pi/2, the zero's sign unspecified: glibc's is the NaN's.
+    if (ah_isinf(y)) return {copysign(0.0, x), copysign(AH_PIO2_HI, y)};
+    return {ah_nan<double>(), ah_nan<double>()};
+  }
+  // atanh(z) = 1/z + i +-pi/2 to double precision: 1/z's imaginary part is below pi/2's rounding.
+  if (ax > 1 / AH_EPS || ay > 1 / AH_EPS) {
+    return {ah_real_of_reciprocal(x, y), copysign(AH_PIO2_HI, y)};
+  }
+  // atanh(z) = z + z^3/3 + ...: z itself to double precision.
+  if (ax < 0x1p-27 && ay < 0x1p-27) return z;
+  // Re = log(|1 + z|^2 / |1 - z|^2) / 4 = log1p(4|x| / ((|x| - 1)^2 + y^2)) / 4, which neither
+  // cancels nor overflows here; at |x| = 1 with tiny y, (log 2 - log|y|) / 2 (4|x| / y^2 would
+  // overflow). Im = arg((1 + z)(1 - conj z)) / 2 = atan2(2y, 1 - x^2 - y^2) / 2, with 1 - x^2 as
+  // (1 - x)(1 + x) so it does not cancel near |x| = 1.
+  double re, im;
+  if (ax == 1 && ay < AH_EPS) {
+    re = (AH_LN2 - log(ay)) / 2;
+  } else {
+    re = log1p(4 * ax / ((ax - 1) * (ax - 1) + ay * ay)) / 4;
+  }
+  if (ax == 1) {
+    im = atan2(2.0, -ay) / 2;
+  } else if (ay < AH_EPS) {
+    im = atan2(2 * ay, (1 - ax) * (1 + ax)) / 2;  // y^2 is below 1 - x^2's rounding
+  } else {
+    im = atan2(2 * ay, (1 - ax) * (1 + ax) - ay * ay) / 2;
+  }
+  return {copysign(re, x), copysign(im, y)};
+}
+// atan(z) = -i atanh(iz); by atanh's symmetries that is atanh with the parts swapped.
+__device__ ah_c128 ah_z_atan(ah_c128 z) {
+  const ah_c128 w = ah_z_atanh({z.im, z.re});
+  return {w.im, w.re};
+}
+#undef AH_EPS
+#undef AH_LN2
+#undef AH_PIO2_HI
+#undef AH_PIO2_LO
 // a ** b: NumPy's special cases, then exp(b log a).
 template <class R> __device__ ah_complex<R> ah_cpow(ah_complex<R> a, ah_complex<R> b) {
   if (b.re == 0 && b.im == 0) return {R(1), R(0)};

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/peer_access.h"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
@@ -75,6 +76,10 @@ absl::StatusOr<cudaMemPool_t> ExportablePools::ForOwner(std::string_view owner) 
     return CudaStatus(error, "cudaMemPoolExportToShareableHandle");
   }
   close(fd);
+  if (const absl::Status granted = GrantPeerAccess(created, device_); !granted.ok()) {
+    (void)cudaMemPoolDestroy(created);
+    return granted;
+  }
   pools_.push_back({.owner = std::string(owner), .id = RandomPoolId(), .pool = created});
   return created;
 }

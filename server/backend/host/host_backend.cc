@@ -35,13 +35,15 @@ class HostBackend::HostBuffer final : public HostQueuedBuffer {
   std::shared_ptr<MemoryCounters> counters_;
 };
 
-HostBackend::HostBackend(int64_t memory_limit)
-    : memory_limit_(memory_limit), counters_(std::make_shared<MemoryCounters>()) {}
+HostBackend::HostBackend(int64_t memory_limit, std::string device_name)
+    : memory_limit_(memory_limit),
+      device_name_(std::move(device_name)),
+      counters_(std::make_shared<MemoryCounters>()) {}
 
 std::vector<DeviceDescription> HostBackend::Devices() const {
   const int64_t page = sysconf(_SC_PAGESIZE);
   return {DeviceDescription{
-      .name = "cpu",
+      .name = device_name_,
       .description = fmt::format("host CPU, {} cores", sysconf(_SC_NPROCESSORS_ONLN)),
       .total_memory_bytes = sysconf(_SC_PHYS_PAGES) * page,
       .free_memory_bytes = sysconf(_SC_AVPHYS_PAGES) * page,
@@ -255,6 +257,18 @@ absl::Status HostBackend::CopyToHost(const Buffer& buffer, int64_t offset,
   if (destination.empty()) return absl::OkStatus();
   std::memcpy(destination.data(), static_cast<const std::byte*>(buffer.data()) + offset,
               destination.size());
+  return absl::OkStatus();
+}
+
+absl::Status HostBackend::CopyFromDevice(Buffer& target, int64_t target_offset,
+                                         const Buffer& source, int64_t source_offset,
+                                         int64_t nbytes) {
+  const HostCall held;
+  if (nbytes == 0) return absl::OkStatus();
+  // Every virtual device's memory is host memory; memmove, as the source may be the target.
+  std::memmove(static_cast<std::byte*>(target.data()) + target_offset,
+               static_cast<const std::byte*>(source.data()) + source_offset,
+               static_cast<size_t>(nbytes));
   return absl::OkStatus();
 }
 

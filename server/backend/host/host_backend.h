@@ -12,13 +12,16 @@ class HostBackend final : public Backend {
  public:
   // Arrays may hold at most `memory_limit` bytes at once (the host's memory, or the container's
   // limit: host_memory.h); an allocation past it is RESOURCE_EXHAUSTED.
-  explicit HostBackend(int64_t memory_limit = HostMemoryCapacity());
+  // `device_name`: "cpu", or "cpu:N" for one of --cpu-devices' virtual devices (which share
+  // the host's memory, each allocating up to `memory_limit`).
+  explicit HostBackend(int64_t memory_limit = HostMemoryCapacity(),
+                       std::string device_name = "cpu");
 
   int64_t memory_limit() const { return memory_limit_; }
 
   std::string_view name() const override { return "cpu"; }
   std::vector<DeviceDescription> Devices() const override;
-  std::string DeviceName() const override { return "cpu"; }
+  std::string DeviceName() const override { return device_name_; }
   MemoryStats Memory() const override;
 
   // Every call runs to completion on the calling thread, as a critical section over the
@@ -36,6 +39,8 @@ class HostBackend final : public Backend {
                             std::span<const std::byte> source) override;
   absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
+  absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
+                              int64_t source_offset, int64_t nbytes) override;
   // pread/pwrite on the descriptor (host_file_region.cc).
   // Ordinary memory: the CPU reads and writes the buffers directly either way.
   absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) override {
@@ -83,6 +88,7 @@ class HostBackend final : public Backend {
  private:
   class HostBuffer;
   int64_t memory_limit_;
+  std::string device_name_;
   std::shared_ptr<MemoryCounters> counters_;
 };
 

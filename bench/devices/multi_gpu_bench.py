@@ -1,0 +1,206 @@
+"""Multi-GPU benchmark (docs/devices.md, issue 25): a daemon serving every GPU of the machine.
+
+    python3 bench/devices/multi_gpu_bench.py --daemon build/server/arrayhubd [--repeats 7]
+
+1. Peer copy of 1 GiB float32, device 0 -> 1, through the service (CopyToDevice) beside
+   cudaMemcpyPeerAsync called directly (CuPy's runtime binding) on buffers of the same size.
+   Service: 8 copies back to back, then one host read of the last copy's first element (which
+   waits for the copies); time per copy = wall time / 8. Direct: CUDA events around 8 copies.
+2. Clients spread over the GPUs: 64 threads, each its own session, each running a loop of
+   compute-bound matmuls (2048^2 float32) then one host read. The same daemon binary serving
+   one GPU (--devices 0) and then every GPU; throughput in matmuls per second.
+
+Talks to the daemon through the generated gRPC stubs only, so it measures the service, not a
+client library. Prints a markdown table; every figure is a median of --repeats runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "client_python"))
+from arrayhub.v1 import arrays_pb2, compute_pb2, service_pb2_grpc, types_pb2  # noqa: E402
+
+GIB = 1 << 30
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Daemon:
+    def __init__(self, binary: str, extra: list[str]):
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [binary, "--listen", f"127.0.0.1:{self.port}", "--log-level", "warn",
+             "--max-array-bytes", str(4 * GIB), "--max-message-bytes", str(64 << 20)] + extra)
+        self.channel = grpc.insecure_channel(
+            f"127.0.0.1:{self.port}",
+            options=[("grpc.max_receive_message_length", 64 << 20)])
+        grpc.channel_ready_future(self.channel).result(timeout=60)
+        self.stub = service_pb2_grpc.ArrayHubStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+class Session:
+    def __init__(self, stub, device: int | None = None):
+        self.stub = stub
+        request = arrays_pb2.OpenSessionRequest(client_name="multi_gpu_bench")
+        if device is not None:
+            request.device = device
+        opened = stub.OpenSession(request)
+        self.device = opened.device
+        self.md = (("x-arrayhub-session", opened.session_id),)
+
+    def create(self, shape) -> str:
+        request = arrays_pb2.CreateRequest(dtype=types_pb2.DTYPE_FLOAT32, shape=shape)
+        request.ones.SetInParent()
+        return self.stub.Create(request, metadata=self.md).handle
+
+    def read_first(self, handle: str) -> bytes:
+        """The first element, from the host: waits for the work enqueued on the array."""
+        return b"".join(part.chunk for part in self.stub.Download(
+            arrays_pb2.DownloadRequest(handle=handle, length_bytes=4), metadata=self.md)
+            if part.WhichOneof("part") == "chunk")
+
+    def free(self, *handles: str) -> None:
+        self.stub.Free(arrays_pb2.FreeRequest(handles=list(handles)), metadata=self.md)
+
+
+def peer_copy_service(daemon: Daemon, repeats: int, copies: int = 8) -> float:
+    s = Session(daemon.stub, device=0)
+    source = s.create([GIB // 4])
+    times = []
+    for r in range(repeats + 1):
+        start = time.perf_counter()
+        made = [daemon.stub.CopyToDevice(arrays_pb2.CopyToDeviceRequest(handle=source, device=1),
+                                         metadata=s.md).handle for _ in range(copies)]
+        s.read_first(made[-1])
+        elapsed = (time.perf_counter() - start) / copies
+        s.free(*made)
+        if r > 0:  # The first run is warm-up.
+            times.append(elapsed)
+    s.free(source)
+    return statistics.median(times)
+
+
+def peer_copy_direct(repeats: int, copies: int = 8) -> float:
+    import cupy as cp
+    with cp.cuda.Device(0):
+        src = cp.zeros(GIB // 4, dtype=cp.float32)
+    with cp.cuda.Device(1):
+        dst = cp.empty(GIB // 4, dtype=cp.float32)
+        stream = cp.cuda.Stream(non_blocking=True)
+        try:
+            cp.cuda.runtime.deviceEnablePeerAccess(0)
+        except cp.cuda.runtime.CUDARuntimeError:
+            pass  # Already enabled.
+        times = []
+        for r in range(repeats + 1):
+            begin, end = cp.cuda.Event(), cp.cuda.Event()
+            begin.record(stream)
+            for _ in range(copies):
+                cp.cuda.runtime.memcpyPeerAsync(dst.data.ptr, 1, src.data.ptr, 0, GIB, stream.ptr)
+            end.record(stream)
+            end.synchronize()
+            if r > 0:
+                times.append(cp.cuda.get_elapsed_time(begin, end) / 1e3 / copies)
+    return statistics.median(times)
+
+
+def clients_throughput(daemon: Daemon, clients: int, per_client: int, n: int) -> float:
+    sessions = [Session(daemon.stub) for _ in range(clients)]
+    operands = [s.create([n, n]) for s in sessions]
+    barrier = threading.Barrier(clients + 1)
+    errors: list[BaseException] = []
+
+    def work(s: Session, a: str) -> None:
+        try:
+            barrier.wait()
+            made = []
+            for _ in range(per_client):
+                made.append(s.stub.Matmul(compute_pb2.MatmulRequest(
+                    a=compute_pb2.Operand(handle=a), b=compute_pb2.Operand(handle=a)),
+                    metadata=s.md).handle)
+            s.read_first(made[-1])
+            s.free(*made)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(s, a)) for s, a in zip(sessions, operands)]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    for s, a in zip(sessions, operands):
+        s.free(a)
+    return clients * per_client / elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--daemon", default=os.environ.get("ARRAYHUB_DAEMON", "arrayhubd"))
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--per-client", type=int, default=20)
+    parser.add_argument("--n", type=int, default=2048)
+    args = parser.parse_args()
+
+    rows = []
+    daemon = Daemon(args.daemon, [])
+    try:
+        info = daemon.stub.GetServerInfo(arrays_pb2.ServerInfoRequest())
+        print("devices:", ", ".join(f"{d.name} ({d.description})" for d in info.devices))
+        if len(info.devices) < 2:
+            print("needs two devices")
+            return 1
+        service = peer_copy_service(daemon, args.repeats)
+        direct = peer_copy_direct(args.repeats)
+        rows.append(("peer copy 1 GiB, cuda:0 -> cuda:1", f"{GIB / service / 1e9:.1f} GB/s",
+                     f"{GIB / direct / 1e9:.1f} GB/s (cudaMemcpyPeerAsync)",
+                     f"{direct / service:.2f}x"))
+        both = statistics.median(
+            clients_throughput(daemon, args.clients, args.per_client, args.n)
+            for _ in range(3))
+    finally:
+        daemon.close()
+    one_daemon = Daemon(args.daemon, ["--devices", "0"])
+    try:
+        one = statistics.median(
+            clients_throughput(one_daemon, args.clients, args.per_client, args.n)
+            for _ in range(3))
+    finally:
+        one_daemon.close()
+    rows.append((f"{args.clients} clients, {args.n}^2 float32 matmuls",
+                 f"{both:.0f}/s on {len(info.devices)} GPUs", f"{one:.0f}/s on 1 GPU",
+                 f"{both / one:.2f}x"))
+    print("| measure | ArrayHub | peer | ratio |")
+    print("| --- | ---: | ---: | ---: |")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
