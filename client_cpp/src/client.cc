@@ -85,9 +85,12 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   v1::OpenSessionRequest request;
   request.set_client_name(connection->options.client_name);
   request.set_lease_seconds(connection->options.lease_seconds);
+  if (connection->options.device) request.set_device(*connection->options.device);
   v1::OpenSessionResponse response;
   detail::Check(connection->stub->OpenSession(&context, request, &response));
   connection->session_id = response.session_id();
+  connection->session_device = response.device();
+  connection->call_device = response.device();
   connection->session_open = true;
   connection->pipeline = std::make_unique<detail::Pipeline>(*connection, SyncFromEnvironment(),
                                                             connection->options.idle_flush);
@@ -176,6 +179,43 @@ void Client::RequireDType(const Array& array, DType expected) {
 }
 
 const std::string& Client::session_id() const { return connection().session_id; }
+
+int32_t Client::device() const { return connection().session_device; }
+
+int32_t Client::CurrentDevice() const {
+  return connection().call_device.load(std::memory_order_relaxed);
+}
+
+void Client::SetDevice(int32_t device) {
+  detail::Connection& conn = connection();
+  int32_t count = conn.device_count.load(std::memory_order_relaxed);
+  if (count == 0) {
+    // Read once, without waiting for the queue: a daemon's devices do not change.
+    grpc::ClientContext context;
+    conn.Prepare(context, /*with_session=*/false, /*with_device=*/false);
+    v1::ServerInfo info;
+    detail::Check(conn.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &info));
+    count = info.devices_size();
+    conn.device_count.store(count, std::memory_order_relaxed);
+  }
+  if (device < 0 || device >= count) {
+    throw Error(StatusCode::kInvalidArgument, "device " + std::to_string(device) +
+                                                  ": the server has " + std::to_string(count) +
+                                                  " device(s)");
+  }
+  conn.call_device.store(device, std::memory_order_relaxed);
+}
+
+Array Client::CopyToDevice(const Array& array, int32_t device) {
+  // CopyToDevice names its source by handle, so a source still queued is sent first.
+  const std::string& handle = array.handle();
+  return Issue({}, {[&] {
+                 v1::BatchRequest::Op op;
+                 op.mutable_copy_to_device()->set_handle(handle);
+                 op.mutable_copy_to_device()->set_device(device);
+                 return op;
+               }});
+}
 
 int Client::TransferStreams() const {
   return static_cast<int>(connection_->stripe_channels.size()) + 1;

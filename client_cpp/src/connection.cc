@@ -1,10 +1,16 @@
 #include "connection.h"
 
+#include <string>
+
 namespace arrayhub::client::detail {
 
-void Connection::Prepare(grpc::ClientContext& context, bool with_session) const {
+void Connection::Prepare(grpc::ClientContext& context, bool with_session, bool with_device) const {
   if (!options.token.empty()) context.AddMetadata("authorization", "Bearer " + options.token);
   if (with_session) context.AddMetadata("x-arrayhub-session", session_id);
+  const int32_t device = call_device.load(std::memory_order_relaxed);
+  if (with_device && device != session_device) {
+    context.AddMetadata("x-arrayhub-device", std::to_string(device));
+  }
 }
 
 void Connection::Free(const std::string& handle, bool cleanup) {
@@ -45,6 +51,8 @@ v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op) {
       return Call(connection, &Stub::Fft, op.fft());
     case Op::kRunKernel:  // A kernel giving one array.
       return Call(connection, &Stub::RunKernel, op.run_kernel()).outputs(0);
+    case Op::kCopyToDevice:
+      return Call(connection, &Stub::CopyToDevice, op.copy_to_device());
     case Op::OP_NOT_SET:
       break;
   }

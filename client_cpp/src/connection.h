@@ -29,6 +29,12 @@ struct Connection {
   std::vector<std::shared_ptr<grpc::Channel>> stripe_channels;
   ClientOptions options;
   std::string session_id;
+  int32_t session_device = 0;  // The session's device (OpenSessionResponse.device).
+  // The device calls run on now (Client::SetDevice): sent as `x-arrayhub-device` when it is
+  // not the session's.
+  std::atomic<int32_t> call_device{0};
+  // How many devices the server has, read at the first SetDevice (0: not yet).
+  std::atomic<int32_t> device_count{0};
   // Cleared once the session is closed: the server has then freed its arrays, so Arrays
   // outliving their Client skip the Free call that could only fail.
   std::atomic<bool> session_open{false};
@@ -37,9 +43,12 @@ struct Connection {
   // The queue of pipelined ops, with its idle thread; made last, stopped first (Client::Close).
   std::unique_ptr<Pipeline> pipeline;
 
-  // Adds the metadata every call carries: the bearer token when there is one, and the
-  // session id on the RPCs that take one (all but OpenSession and GetServerInfo).
-  void Prepare(grpc::ClientContext& context, bool with_session = true) const;
+  // Adds the metadata every call carries: the bearer token when there is one, the session id
+  // on the RPCs that take one (all but OpenSession and GetServerInfo), and `x-arrayhub-device`
+  // when calls run on another device than the session's, unless `with_device` is false (a
+  // pipelined Batch names its own device).
+  void Prepare(grpc::ClientContext& context, bool with_session = true,
+               bool with_device = true) const;
   // Frees one array; `cleanup` bounds the wait by kCleanupTimeout (for destructors).
   void Free(const std::string& handle, bool cleanup = false);
 };

@@ -83,6 +83,7 @@ ArrayInfo FromProto(const v1::ArrayInfo& info) {
   out.offset_bytes = info.offset_bytes();
   out.nbytes = info.nbytes();
   out.device = info.device();
+  out.device_index = info.device_index();
   out.owner = info.owner();
   out.name = info.name();
   out.c_contiguous = info.c_contiguous();
@@ -102,7 +103,9 @@ ServerInfo FromProto(const v1::ServerInfo& info) {
     out.devices.push_back({.name = device.name(),
                            .description = device.description(),
                            .total_memory_bytes = device.total_memory_bytes(),
-                           .free_memory_bytes = device.free_memory_bytes()});
+                           .free_memory_bytes = device.free_memory_bytes(),
+                           .bytes_in_use = device.bytes_in_use(),
+                           .sessions = device.sessions()});
   }
   out.bytes_in_use = info.bytes_in_use();
   out.arrays = info.arrays();

@@ -25,7 +25,9 @@ Reply CallBatch(Connection& connection, const v1::BatchRequest& request,
   Reply reply;
   try {
     grpc::ClientContext context;
-    connection.Prepare(context);
+    // The batch names its device itself when it is not the session's (Pipeline::Seal): the
+    // client's current device may have changed since its ops were queued.
+    connection.Prepare(context, /*with_session=*/true, /*with_device=*/false);
     if (deadline) context.set_deadline(*deadline);
     Check(connection.stub->Batch(&context, request, &reply.response));
     for (const v1::ArrayInfo& info : reply.response.results())
@@ -85,6 +87,7 @@ std::vector<ArrayInfo> Recover(Connection& connection, const v1::BatchRequest& r
   const std::optional<int> failed = FailedOp(error);
   if (!failed || *failed <= 0 || *failed > request.ops_size()) return {};
   v1::BatchRequest prefix;
+  if (request.has_device()) prefix.set_device(request.device());
   for (int op = 0; op < *failed; ++op) {
     if (WritesExisting(request.ops(op))) return {};
     *prefix.add_ops() = request.ops(op);
@@ -137,6 +140,7 @@ void Pipeline::SetSync(bool sync) {
 
 std::shared_ptr<Result> Pipeline::Record(std::span<const Array* const> inputs, const OpBuilder& op,
                                          bool makes_array) {
+  const int32_t device = connection_.call_device.load(std::memory_order_relaxed);
   std::unique_lock lock(mutex_);
   auto in_flight = [&inputs] {
     return std::any_of(inputs.begin(), inputs.end(), [](const Array* array) {
@@ -145,8 +149,9 @@ std::shared_ptr<Result> Pipeline::Record(std::span<const Array* const> inputs, c
     });
   };
   for (;;) {
-    if (request_.ops_size() >= kMaxOps) {
-      // Full: it goes as soon as the batch before it has come back (at most one in flight).
+    // Full, or queued on another device (a batch runs on one): the queue goes as soon as the
+    // batch before it has come back (at most one in flight).
+    if (request_.ops_size() >= kMaxOps || (request_.ops_size() > 0 && queue_device_ != device)) {
       if (in_flight_) {
         changed_.wait(lock);
         continue;
@@ -169,6 +174,7 @@ std::shared_ptr<Result> Pipeline::Record(std::span<const Array* const> inputs, c
     if (result != nullptr && StateOf(*result) == State::kFailed) throw *result->error;
   }
   v1::BatchRequest::Op built = op.build();  // May throw: then nothing is queued.
+  if (request_.ops_size() == 0) queue_device_ = device;
   *request_.add_ops() = std::move(built);
   std::shared_ptr<Result> result;
   if (makes_array) {
@@ -273,6 +279,9 @@ Pipeline::Sealed Pipeline::Seal(std::optional<int32_t> read) {
   }
   queued_.clear();
   if (read) sealed.request.set_read(*read);
+  if (sealed.request.ops_size() > 0 && queue_device_ != connection_.session_device) {
+    sealed.request.set_device(queue_device_);
+  }
   in_flight_ = true;
   return sealed;
 }

@@ -1,10 +1,11 @@
 // The pipeline: a client's launch queue, as CUDA queues kernel launches. An op that a Batch
 // can hold is recorded here and its Array returned at once; the queue goes to the server as
 // one Batch RPC when the caller needs a value back (a download, a shape, a call that a Batch
-// cannot hold, Client::Synchronize), when it holds kMaxOps ops, and after an idle time (a
-// thread of its own), so the server never waits on a quiet client. One Batch is in flight at
-// a time; results are named within a batch by their op index and across batches by the
-// handle the reply of the earlier one gave. See the README, "Pipelining".
+// cannot hold, Client::Synchronize), when it holds kMaxOps ops, before an op issued on another
+// device than its ops (a Batch runs on one device), and after an idle time (a thread of its
+// own), so the server never waits on a quiet client. One Batch is in flight at a time; results are
+// named within a batch by their op index and across batches by the handle the reply of the earlier
+// one gave. See the README, "Pipelining".
 #pragma once
 
 #include <atomic>
@@ -134,6 +135,7 @@ class Pipeline {
   std::mutex mutex_;
   std::condition_variable changed_;            // Any change of the state below.
   v1::BatchRequest request_;                   // The queue: ops (and frees) not sent yet.
+  int32_t queue_device_ = 0;                   // The device its ops were issued on.
   std::vector<std::weak_ptr<Result>> queued_;  // Per queued op: its result (empty if none).
   std::vector<std::string> frees_;
   std::chrono::steady_clock::time_point last_change_;  // Of the queue, for the idle flush.

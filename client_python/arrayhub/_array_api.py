@@ -11,7 +11,7 @@ from typing import Any, Optional
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _dtypes, _ops
+from arrayhub import _devices, _dtypes, _ops
 from arrayhub._errors import (ArrayHubAxisError, ArrayHubIndexError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
 from arrayhub._ndarray import ndarray
@@ -23,10 +23,14 @@ __all__ = ["astype", "matrix_transpose", "vecdot", "take_along_axis", "cumulativ
 def astype(x: ndarray, dtype: DTypeLike, /, *, copy: bool = True,
            device: Any = None) -> ndarray:
     """``x`` cast to ``dtype`` (NumPy's unsafe casting): numpy.astype. With ``copy=False``
-    and the same dtype, ``x`` itself. ``device`` may only name the array's own device."""
+    and the same dtype, ``x`` itself. With ``device``, the result lies there (``x`` is
+    copied over first, see :meth:`ndarray.to_device`)."""
     x = _ops.require_array(x, "astype")
-    _require_own_device(x, device)
-    return x.astype(dtype, copy=copy)
+    if device is None:
+        return x.astype(dtype, copy=copy)
+    placed = x.to_device(device)
+    with _devices.placed(device):
+        return placed.astype(dtype, copy=copy and placed is x)
 
 
 def positive(x: ndarray, /) -> ndarray:
@@ -155,13 +159,6 @@ def _cumulative(x: ndarray, op: str, identity: int, axis: Optional[int],
     shape = list(running.shape)
     shape[axis] = 1
     return concatenate([full(tuple(shape), identity, running.dtype), running], axis=axis)
-
-
-def _require_own_device(x: ndarray, device: Any) -> None:
-    if device is not None and device != x.device:
-        raise client_error(ArrayHubValueError,
-                           f"{device!r}: the array lives on {x.device!r}, and the server moves "
-                           "arrays between devices only on request")
 
 
 class _Inspection:

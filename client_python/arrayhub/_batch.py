@@ -31,7 +31,7 @@ __all__ = ["Batch", "batch"]
 _OP_FIELDS = {"Elementwise": "elementwise", "Matmul": "matmul", "Reduce": "reduce",
               "View": "view", "ArrayOp": "array_op", "Create": "create", "GetItem": "get_item",
               "TensorProduct": "tensor_product", "Linalg": "linalg", "Fft": "fft",
-              "RunKernel": "run_kernel"}
+              "RunKernel": "run_kernel", "CopyToDevice": "copy_to_device"}
 
 #: ArrayOp ops that answer several arrays, whose number the client cannot know in advance.
 _SEVERAL_ARRAYS = ("split", "nonzero")
@@ -41,7 +41,7 @@ def _label(op: compute_pb2.BatchRequest.Op) -> str:
     """How the server names an op in its messages ("elementwise add", "view reshape")."""
     field = op.WhichOneof("op")
     request = getattr(op, field)
-    if field in ("matmul", "get_item"):
+    if field in ("matmul", "get_item", "copy_to_device"):
         return field
     if field in ("view", "create"):
         name = request.WhichOneof("op" if field == "view" else "kind") or ""
@@ -59,9 +59,14 @@ class Batch:
     ``len(b)`` is the number of ops recorded so far.
     """
 
-    def __init__(self, client: _client.Client, pipeline: Any = None) -> None:
+    def __init__(self, client: _client.Client, pipeline: Any = None,
+                 device: Optional[int] = None) -> None:
         self._client = client
         self._pipeline = pipeline  # None for an arrayhub.batch() block
+        # The device its ops run on when it is not the session's (None: the session's, and
+        # nothing is sent), and the device either way: that of its results but views.
+        self.device = device
+        self.device_index = client._device if device is None else device
         # The ops are recorded straight into the request that will be sent: each request is
         # copied once, into its op (labels for messages are made from the ops when needed).
         self._request = compute_pb2.BatchRequest()
@@ -121,6 +126,12 @@ class Batch:
                 ArrayHubBatchError,
                 f"an arrayhub.batch() runs on one server ({self._client.address}); this "
                 f"operation is on {client.address}")
+        if self._pipeline is None and self._client._call_device() != self.device:
+            raise client_error(
+                ArrayHubBatchError,
+                f"an arrayhub.batch() runs on one device (device {self.device_index}, current "
+                f"when it began); this operation is on device "
+                f"{self._client._current_device()}: change the device outside the block")
         if method == "ArrayOp" and request.op in _SEVERAL_ARRAYS:
             raise client_error(
                 ArrayHubBatchError,
@@ -207,6 +218,8 @@ class Batch:
         request.free[:] = free
         if read is not None:
             request.read = read
+        if self.device is not None:
+            request.device = self.device
         self._state = "sent"
         return request, kept
 
@@ -228,6 +241,9 @@ class Batch:
             self._state = "ran"
             return
         request, kept = self.request()
+        if self._client._call_device() != self.device:
+            # Ended on another device than it began on: its own device overrides the call's.
+            request.device = self.device_index
         try:
             response = self._client._rpc("Batch", request)
         except ArrayHubError as error:
@@ -283,6 +299,8 @@ def batch(client: Optional[_client.Client] = None) -> Batch:
     operations as batches; a block is for guaranteeing one call, with nothing sent before
     its end. Work queued before the block runs when the block starts.
 
-    The batch runs in ``client``'s session (default: the current client).
+    The batch runs in ``client``'s session (default: the current client), on the device
+    current where it is made; its operations must all be issued on that device.
     """
-    return Batch(client or _client.get_client())
+    client = client or _client.get_client()
+    return Batch(client, device=client._call_device())

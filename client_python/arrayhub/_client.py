@@ -189,7 +189,7 @@ class Client:
 
     def __init__(self, connection: _Connection, *, owns_connection: bool,
                  lease_seconds: int = 0, client_name: Optional[str] = None,
-                 timeout: Optional[float] = None) -> None:
+                 timeout: Optional[float] = None, device: Optional[int] = None) -> None:
         self._connection = connection
         self._owns_connection = owns_connection
         self._closed = False
@@ -199,7 +199,8 @@ class Client:
         name = client_name or f"python-{os.getpid()}@{socket.gethostname()}"
         try:
             opened = connection.stub.OpenSession(
-                arrays_pb2.OpenSessionRequest(client_name=name, lease_seconds=lease_seconds),
+                arrays_pb2.OpenSessionRequest(client_name=name, lease_seconds=lease_seconds,
+                                              device=device),
                 metadata=connection.auth, timeout=timeout)
         except grpc.RpcError as error:
             if owns_connection:
@@ -208,7 +209,10 @@ class Client:
         self._session_id: str = opened.session_id
         self._lease_seconds: int = opened.lease_seconds
         self._tenant: str = opened.tenant
+        self._device: int = opened.device
         self._metadata = connection.auth + (("x-arrayhub-session", opened.session_id),)
+        # The metadata of calls on another device than the session's, by device (made once).
+        self._device_metadata: dict[int, tuple[tuple[str, str], ...]] = {}
         self._renewed_at = time.monotonic()
         self._shared_memory = (_shared_memory.SharedMemoryTransfer(self._raw_rpc)
                                if _shared_memory.wanted(connection.address) else None)
@@ -244,6 +248,14 @@ class Client:
         return self._tenant
 
     @property
+    def device(self) -> int:
+        """The session's device (an index of ``ServerInfo.devices``): where its calls run
+        outside ``with arrayhub.cuda.Device(i):`` blocks. Named at :func:`connect` (or
+        :meth:`open_session`), else the server's choice: its device with the least memory in
+        use."""
+        return self._device
+
+    @property
     def uses_shared_memory(self) -> bool:
         """Whether transfers go through a shared-memory region registered with the server now.
         The region is made at the first transfer when the server is on this host (a loopback
@@ -256,10 +268,13 @@ class Client:
         """True once :meth:`close` ran (or the connection was closed)."""
         return self._closed
 
-    def open_session(self, lease_seconds: int = 0) -> Client:
-        """Opens another session on the same connection (see :func:`arrayhub.session`)."""
+    def open_session(self, lease_seconds: int = 0, device: Optional[int] = None) -> Client:
+        """Opens another session on the same connection (see :func:`arrayhub.session`), whose
+        device is ``device``, by default the current device of this client's calls (so that
+        the arrays of both sessions can be combined)."""
         self._check_open()
-        return Client(self._connection, owns_connection=False, lease_seconds=lease_seconds)
+        return Client(self._connection, owns_connection=False, lease_seconds=lease_seconds,
+                      device=self._current_device() if device is None else device)
 
     def ping(self) -> None:
         """One round trip that does nothing: ``grpc.health.v1.Health/Check`` on this client's
@@ -377,6 +392,30 @@ class Client:
 
     # -- Used by the rest of the package ------------------------------------------------------
 
+    def _current_device(self) -> int:
+        """The device this thread's calls in this session run on: the current device
+        (``with arrayhub.cuda.Device(i):``) if one is set, else the session's."""
+        device = current_device.get()
+        return self._device if device is None else device
+
+    def _call_device(self) -> Optional[int]:
+        """The device a call made now runs on when it is not the session's; None when it is
+        (nothing to send)."""
+        device = current_device.get()
+        return None if device is None or device == self._device else device
+
+    def _call_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The metadata of a call made now: the session's, and ``x-arrayhub-device`` when the
+        current device is not the session's."""
+        device = current_device.get()
+        if device is None or device == self._device:
+            return self._metadata
+        metadata = self._device_metadata.get(device)
+        if metadata is None:
+            metadata = self._device_metadata[device] = self._metadata + (
+                ("x-arrayhub-device", str(device)),)
+        return metadata
+
     def _rpc(self, method: str, request: Any) -> Any:
         """Calls a unary (or client-streaming) RPC in this session, after the queued operations
         have run (raising their error, if any); errors become exceptions."""
@@ -386,14 +425,15 @@ class Client:
         if len(self._pending_frees) >= FREE_BATCH:
             self._send_queued_frees()
         try:
-            return getattr(self._connection.stub, method)(request, metadata=self._metadata)
+            return getattr(self._connection.stub, method)(request,
+                                                          metadata=self._call_metadata())
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
     def _raw_rpc(self, method: str, request: Any) -> Any:
         """A unary RPC in this session whose gRPC error is raised unchanged."""
         self._check_open()
-        return getattr(self._connection.stub, method)(request, metadata=self._metadata)
+        return getattr(self._connection.stub, method)(request, metadata=self._call_metadata())
 
     def _create(self, request: arrays_pb2.CreateRequest) -> types_pb2.ArrayInfo:
         return self._rpc("Create", request)
@@ -453,7 +493,8 @@ class Client:
 
         self._check_open()
         try:
-            return self._connection.raw_upload(messages(), metadata=self._metadata).array
+            return self._connection.raw_upload(messages(),
+                                               metadata=self._call_metadata()).array
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
@@ -683,7 +724,7 @@ def open_clients() -> list[Client]:
 def connect(address: Optional[str] = None, token: Optional[str] = None, *,
             tls: Optional[TlsOption] = None, token_file: Optional[str] = None,
             lease_seconds: int = 0, client_name: Optional[str] = None,
-            timeout: Optional[float] = 30.0) -> Client:
+            timeout: Optional[float] = 30.0, device: Optional[int] = None) -> Client:
     """Connects to an arrayhubd and opens a session.
 
     Args:
@@ -701,6 +742,9 @@ def connect(address: Optional[str] = None, token: Optional[str] = None, *,
             renews it in the background while the process runs.
         client_name: shown by ``arrayhub ls``/``top``; default ``python-PID@HOST``.
         timeout: seconds to wait for the server to open the session.
+        device: the session's device (an index of ``ServerInfo.devices``), where its calls
+            run outside ``with arrayhub.cuda.Device(i):`` blocks; default: the server picks
+            the device with the least memory in use (see :attr:`Client.device`).
 
     Raises:
         ConnectionError: the server cannot be reached (the message names the address and
@@ -712,7 +756,7 @@ def connect(address: Optional[str] = None, token: Optional[str] = None, *,
     token = _connect_options.token(token, token_file)
     connection = _Connection(address, token, _connect_options.tls(tls))
     return Client(connection, owns_connection=True, lease_seconds=lease_seconds,
-                  client_name=client_name, timeout=timeout)
+                  client_name=client_name, timeout=timeout, device=device)
 
 
 #: The ``arrayhub.batch()`` block being recorded in this thread or task (an
@@ -735,6 +779,10 @@ def _check_not_recording(method: str) -> None:
 
 _current: contextvars.ContextVar[Optional[Client]] = contextvars.ContextVar(
     "arrayhub_current_client", default=None)
+#: The current device of this thread or task (CUDA's is per host thread), set by
+#: ``arrayhub.cuda.Device`` and ``runtime.setDevice``; None: each session's own device.
+current_device: contextvars.ContextVar[Optional[int]] = contextvars.ContextVar(
+    "arrayhub_device", default=None)
 _default: Optional[Client] = None
 _default_lock = threading.Lock()
 # Consulted where a thread has no current client, before the default: a library that binds
@@ -801,6 +849,7 @@ def session(client: Optional[Client] = None, *, lease_seconds: int = 0) -> Itera
     ones still referenced: using such an array afterwards raises
     :class:`arrayhub.ArrayNotFoundError`. Keep results by downloading them (``.get()``)
     inside the block. CuPy has no equivalent (its memory pool frees on garbage collection).
+    The new session's device is the current device (see :meth:`Client.open_session`).
     """
     scoped = (client or get_client()).open_session(lease_seconds)
     with scoped:

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _client, _dtypes, _ops
+from arrayhub import _client, _devices, _dtypes, _ops
 from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError, ArrayHubValueError,
                               client_error)
 from arrayhub._ndarray import ndarray
@@ -19,12 +19,15 @@ __all__ = ["array", "asarray", "asnumpy", "empty", "zeros", "ones", "full", "ara
            "linspace", "eye", "identity", "empty_like", "zeros_like", "ones_like", "full_like"]
 
 
-def create(shape: tuple[int, ...], dtype: DTypeLike | None, **kind: Any) -> ndarray:
-    """A Create RPC in the current client: ``kind`` names the CreateRequest oneof case."""
-    client = _client.get_client()
-    request = arrays_pb2.CreateRequest(dtype=_dtypes.to_wire_or_unspecified(dtype), shape=shape,
-                                       **kind)
-    return _ops.create(client, request)
+def create(shape: tuple[int, ...], dtype: DTypeLike | None, device: Any = None,
+           **kind: Any) -> ndarray:
+    """A Create RPC in the current client, on ``device`` (default: the current device):
+    ``kind`` names the CreateRequest oneof case."""
+    with _devices.placed(device):
+        client = _client.get_client()
+        request = arrays_pb2.CreateRequest(dtype=_dtypes.to_wire_or_unspecified(dtype),
+                                           shape=shape, **kind)
+        return _ops.create(client, request)
 
 
 def _scalar(value: Any, what: str) -> Any:
@@ -38,72 +41,56 @@ def _scalar(value: Any, what: str) -> Any:
 
 
 def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True, order: str = "K",
-          ndmin: int = 0, *, progress: Optional[bool] = None) -> ndarray:
+          ndmin: int = 0, *, device: Any = None, progress: Optional[bool] = None) -> ndarray:
     """A new server array from host data (lists, NumPy arrays, scalars: uploaded) or from
     another arrayhub array (copied on the server, cast to ``dtype`` if given). ``ndmin``
     prepends axes of length one, as NumPy's; ``order`` may be "C", "K", "A" or None (the
     server's arrays are C-ordered).
 
+    The result lies on ``device`` (an :class:`arrayhub.cuda.Device` or its id), by default
+    the current device: an arrayhub array of another device is copied there, device to
+    device, even with ``copy=False`` (as CuPy's).
+
     ``progress=True`` shows an upload's progress on stderr for 256 MiB or more (tqdm when
     installed); the default follows ``ARRAYHUB_PROGRESS=1``. NumPy has no such option."""
     _require_c_order(order)
-    if isinstance(obj, ndarray):
-        if dtype is not None and _dtypes.normalize(dtype) != obj.dtype:
-            result = obj.astype(dtype)
-        else:
-            result = obj.copy() if copy else obj
-        missing = ndmin - result.ndim
-        return result.reshape((1,) * missing + result.shape) if missing > 0 else result
-    return _ops.upload(np.array(obj, dtype=dtype, copy=None, ndmin=ndmin), progress=progress)
+    with _devices.placed(device):
+        if isinstance(obj, ndarray):
+            placed = obj.to_device(_ops.client_for(obj)._current_device())
+            if dtype is not None and _dtypes.normalize(dtype) != placed.dtype:
+                result = placed.astype(dtype)
+            else:
+                result = placed.copy() if copy and placed is obj else placed
+            missing = ndmin - result.ndim
+            return result.reshape((1,) * missing + result.shape) if missing > 0 else result
+        return _ops.upload(np.array(obj, dtype=dtype, copy=None, ndmin=ndmin), progress=progress)
 
 
 def asarray(a: Any, dtype: DTypeLike | None = None, order: Optional[str] = None, *,
             device: Any = None, copy: Optional[bool] = None,
             progress: Optional[bool] = None) -> ndarray:
-    """``a`` itself when it is an arrayhub array of the wanted dtype; else as :func:`array`
-    (``progress`` too). ``copy=True`` always copies; ``copy=False`` never does, and raises
-    ValueError where it would have to (host data, which is uploaded, or another dtype), as
-    NumPy 2 and the Array API ask. ``order`` may be "C", "K", "A" or None (the server's
-    arrays are C-ordered)."""
+    """``a`` itself when it is an arrayhub array of the wanted dtype on the wanted device
+    (``device``, by default the current one); else as :func:`array` (``progress`` too): an
+    array of another device is copied there. ``copy=True`` always copies; ``copy=False``
+    never does, and raises ValueError where it would have to (host data, which is uploaded,
+    another dtype or another device), as NumPy 2 and the Array API ask. ``order`` may be
+    "C", "K", "A" or None (the server's arrays are C-ordered)."""
     _require_c_order(order)
-    check_device(device)
-    if copy is False:
-        if not isinstance(a, ndarray) or (dtype is not None
-                                          and _dtypes.normalize(dtype) != a.dtype):
-            raise client_error(ArrayHubValueError,
-                               "Unable to avoid copy while creating an array as requested.")
-        return a
-    return array(a, dtype=dtype, copy=bool(copy), progress=progress)
+    with _devices.placed(device):
+        if copy is False:
+            if (not isinstance(a, ndarray)
+                    or (dtype is not None and _dtypes.normalize(dtype) != a.dtype)
+                    or a._device != _ops.client_for(a)._current_device()):
+                raise client_error(ArrayHubValueError,
+                                   "Unable to avoid copy while creating an array as requested.")
+            return a
+        return array(a, dtype=dtype, copy=bool(copy), progress=progress)
 
 
 def _require_c_order(order: Optional[str]) -> None:
     if order not in (None, "C", "K", "A"):
         raise client_error(ArrayHubNotImplementedError,
                            f"order={order!r}: the server's arrays are C-ordered")
-
-
-def check_device(device: Any) -> None:
-    """``device=`` of a creation function: None or one of the server's devices (an
-    :class:`arrayhub.cuda.Device`, or its id). New arrays go to the current device."""
-    if device is None:
-        return
-    from arrayhub import cuda
-
-    try:
-        ordinal = operator.index(device)
-    except TypeError:
-        raise client_error(ArrayHubValueError,
-                           f"device must be an arrayhub.cuda.Device or None, not {device!r}") \
-            from None
-    count = cuda.runtime.getDeviceCount()
-    if not 0 <= ordinal < count:
-        raise client_error(ArrayHubValueError,
-                           f"device {ordinal}: the server has {count} device(s)")
-    if ordinal != cuda.Device().id:
-        raise client_error(ArrayHubNotImplementedError,
-                           f"device {ordinal}: new arrays go to the current device "
-                           f"({cuda.Device().id}); select it with `with arrayhub.cuda.Device"
-                           f"({ordinal}):`")
 
 
 def asnumpy(a: Any, *, out: Optional[np.ndarray] = None,
@@ -123,24 +110,21 @@ def empty(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
           device: Any = None) -> ndarray:
     """Uninitialised array (its contents are whatever the server's memory held)."""
     _require_c_order(order)
-    check_device(device)
-    return create(_ops.shape_tuple(shape), dtype, empty=arrays_pb2.EmptySpec())
+    return create(_ops.shape_tuple(shape), dtype, device, empty=arrays_pb2.EmptySpec())
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
           device: Any = None) -> ndarray:
     """A new array of ``shape`` filled with zeros (Create RPC); ``dtype`` default float64."""
     _require_c_order(order)
-    check_device(device)
-    return create(_ops.shape_tuple(shape), dtype, zeros=arrays_pb2.ZerosSpec())
+    return create(_ops.shape_tuple(shape), dtype, device, zeros=arrays_pb2.ZerosSpec())
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
          device: Any = None) -> ndarray:
     """A new array of ``shape`` filled with ones (Create RPC); ``dtype`` default float64."""
     _require_c_order(order)
-    check_device(device)
-    return create(_ops.shape_tuple(shape), dtype, ones=arrays_pb2.OnesSpec())
+    return create(_ops.shape_tuple(shape), dtype, device, ones=arrays_pb2.OnesSpec())
 
 
 def full(shape: ShapeLike, fill_value: Any, dtype: DTypeLike | None = None, order: str = "C",
@@ -148,31 +132,28 @@ def full(shape: ShapeLike, fill_value: Any, dtype: DTypeLike | None = None, orde
     """Every element ``fill_value`` (a scalar). Without dtype, NumPy's choice for the value:
     bool, int64, float64 or complex128 (a NumPy scalar's own dtype)."""
     _require_c_order(order)
-    check_device(device)
     if dtype is None and isinstance(fill_value, np.generic):
         dtype = fill_value.dtype
-    return create(_ops.shape_tuple(shape), dtype,
-                   full=arrays_pb2.FullSpec(value=_scalar(fill_value, "fill_value")))
+    return create(_ops.shape_tuple(shape), dtype, device,
+                  full=arrays_pb2.FullSpec(value=_scalar(fill_value, "fill_value")))
 
 
 def arange(start: Any, stop: Any = None, step: Any = None,
            dtype: DTypeLike | None = None, *, device: Any = None) -> ndarray:
     """Evenly spaced values in [start, stop); ``arange(n)`` is ``arange(0, n)``."""
-    check_device(device)
     if stop is None:
         start, stop = 0, start
     spec = arrays_pb2.ArangeSpec(start=_scalar(start, "start"), stop=_scalar(stop, "stop"))
     if step is not None:
         spec.step.CopyFrom(_scalar(step, "step"))
-    return create((), dtype, arange=spec)
+    return create((), dtype, device, arange=spec)
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              dtype: DTypeLike | None = None, *, device: Any = None) -> ndarray:
     """``num`` evenly spaced values over [start, stop]. Scalar bounds only (NumPy also takes
     arrays); no ``retstep``/``axis``."""
-    check_device(device)
-    return create((), dtype, linspace=arrays_pb2.LinspaceSpec(
+    return create((), dtype, device, linspace=arrays_pb2.LinspaceSpec(
         start=_scalar(start, "start"), stop=_scalar(stop, "stop"), num=operator.index(num),
         endpoint=endpoint))
 
@@ -181,8 +162,7 @@ def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = float,
         order: str = "C", *, device: Any = None) -> ndarray:
     """Ones on the k-th diagonal of an N x M array."""
     _require_c_order(order)
-    check_device(device)
-    return create((), dtype, eye=arrays_pb2.EyeSpec(
+    return create((), dtype, device, eye=arrays_pb2.EyeSpec(
         n=operator.index(N), has_m=M is not None, m=operator.index(M) if M is not None else 0,
         k=operator.index(k)))
 

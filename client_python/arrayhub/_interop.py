@@ -31,15 +31,13 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[bool] = None) -
     with ``copy=True``. Any other producer must hold its data in host memory: it is read
     through ``numpy.from_dlpack`` (without a copy) and uploaded, so the result is a copy,
     unlike CuPy's, and ``copy=False`` raises BufferError. A producer on a GPU of this process
-    raises NumPy's BufferError: this process's GPUs are not the server's. ``device`` may name
-    one of the server's devices (see arrayhub.asarray).
+    raises NumPy's BufferError: this process's GPUs are not the server's. ``device`` names
+    where the result lies, as in :func:`arrayhub.asarray` (an arrayhub array of another
+    device is copied there).
     """
-    from arrayhub._creation import check_device
-
-    check_device(device)
     if isinstance(x, ndarray):
-        return x.copy() if copy else x
+        return asarray(x, device=device, copy=copy)
     if copy is False:
         raise BufferError("from_dlpack: a producer in this process's memory can only be "
                           "uploaded, which copies (copy=False refuses it)")
-    return asarray(np.from_dlpack(x))
+    return asarray(np.from_dlpack(x), device=device)

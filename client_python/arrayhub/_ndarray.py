@@ -107,8 +107,10 @@ class ndarray:
     # arrayhub.batch() block's, which also has no _shape or _dtype; see __getattr__). _meta is
     # what the client inferred of a queued array; of an ordinary array, the same made from
     # its ArrayInfo when an op first needed it (_ops.meta_of), else None.
+    # _device is the index of the array's device: known when an op is queued (the device the
+    # op runs on, or a view's base's), so ``x.device`` never waits.
     __slots__ = ("_client", "_info", "_shape", "_dtype", "_owned", "_batch", "_op", "_meta",
-                 "__weakref__")
+                 "_device", "__weakref__")
     __hash__ = None  # type: ignore[assignment]  # Mutable, compared elementwise: as NumPy.
     # Above NumPy's 0 (as CuPy's 100): libraries that pick the array type of a mixed
     # operation by priority (dask.array's tensordot) pick arrayhub's.
@@ -144,6 +146,7 @@ class ndarray:
         array._batch = batch
         array._op = op
         array._meta = meta
+        array._device = batch.device_index
         if meta is not None:
             array._shape = meta.shape
             array._dtype = meta.dtype
@@ -157,6 +160,7 @@ class ndarray:
         self._owned = owned
         self._batch = None
         self._meta = None
+        self._device = info.device_index
 
     def __getattr__(self, name: str) -> Any:
         """Only reached for slots that are not set: those of a pending array's data. A queued
@@ -199,10 +203,9 @@ class ndarray:
 
     @property
     def device(self) -> cuda.Device:
-        """The server's device that holds the array (:class:`arrayhub.cuda.Device`; id 0
-        for a CPU daemon's ``"cpu"``, N for ``"cuda:N"``)."""
-        _, _, ordinal = self._info.device.partition(":")
-        return cuda.Device(int(ordinal or 0))
+        """The server's device that holds the array (:class:`arrayhub.cuda.Device`; its id is
+        the index of ``ServerInfo.devices``). Known at once, even for a queued result."""
+        return cuda.Device(self._device)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -487,15 +490,24 @@ class ndarray:
         return arrayhub
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> ndarray:
-        """This array, on ``device``: only its own device for now (the server moves arrays
-        between devices only on request)."""
-        from arrayhub._array_api import _require_own_device
+        """This array on ``device`` (an :class:`arrayhub.cuda.Device` or its id): itself when
+        it is there already, else a C-contiguous copy there, made device to device by the
+        server (peer to peer between GPUs), in this array's client's session."""
+        from arrayhub import _devices  # _devices imports this module
 
-        _require_own_device(self, device)
-        return self
+        index = _devices.device_index(device)
+        if index == self._device:
+            return self
+        return _devices.copy_to_device(self, index)
 
     def copy(self) -> ndarray:
-        """A new server array with the same contents (Elementwise ``copy``)."""
+        """A new server array with the same contents (Elementwise ``copy``), on the current
+        device, as CuPy's: an array of another device is copied over (:meth:`to_device`)."""
+        current = _ops.client_for(self)._current_device()
+        if current != self._device:
+            from arrayhub import _devices  # _devices imports this module
+
+            return _devices.copy_to_device(self, current)
         return _ops.elementwise("copy", (self,))
 
     def astype(self, dtype: DTypeLike, copy: bool = True) -> ndarray:

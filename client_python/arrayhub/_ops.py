@@ -281,7 +281,8 @@ def _submit(client: _client.Client, method: str, build: Callable[[_Refs], Any], 
 
 #: The request message of each method whose builder may answer its fields as a dict.
 _REQUESTS = {"Elementwise": compute_pb2.ElementwiseRequest, "Reduce": compute_pb2.ReduceRequest,
-             "View": compute_pb2.ViewRequest, "GetItem": compute_pb2.GetItemRequest}
+             "View": compute_pb2.ViewRequest, "GetItem": compute_pb2.GetItemRequest,
+             "CopyToDevice": arrays_pb2.CopyToDeviceRequest}
 
 
 # -- Transfer ---------------------------------------------------------------------------------
@@ -366,8 +367,25 @@ def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:
     kind, spec = next(iter(op.items()))
     client = client_for(require_array(a, kind))
     meta = _infer.view(meta_of(a), kind, spec) if pipelined(client) else None
-    return _submit(client, "View", lambda refs: {**refs.source(a), **op}, meta=meta,
-                   arrays=(a,))
+    result = _submit(client, "View", lambda refs: {**refs.source(a), **op}, meta=meta,
+                     arrays=(a,))
+    if result._device != a._device:  # (never with one device: tested first)
+        _on_base_device(result, a, meta)
+    return result
+
+
+def _on_base_device(result: _ndarray.ndarray, base: _ndarray.ndarray, meta: Any,
+                    entries: tuple[Any, ...] = ()) -> None:
+    """A queued view lies on its base's device, whatever device the call runs on (a copy,
+    which a reshape or ravel may make, or fancy indexing with ``entries``, on the call's)."""
+    if result._batch is None:
+        return  # Sent already: the server's answer says where.
+    if meta is not None:
+        view = not meta.owns_data
+    else:  # A result recorded in an arrayhub.batch() block: a view but by fancy indexing.
+        view = not any(isinstance(e, _ndarray.ndarray) for e in entries)
+    if view:
+        result._device = base._device
 
 
 def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = None,
@@ -495,8 +513,11 @@ def getitem(a: _ndarray.ndarray, key: Any) -> _ndarray.ndarray:
         request = compute_pb2.GetItemRequest(handle=refs.handle(a),
                                              index=_index_items(entries, refs))
         return _ndarray.ndarray._wrap(client, client._rpc("GetItem", request))
-    return _submit(client, "GetItem", lambda refs: {
+    result = _submit(client, "GetItem", lambda refs: {
         **refs.source(a), "index": _index_items(entries, refs)}, meta=meta, arrays=(a, *entries))
+    if result._device != a._device:  # (never with one device: tested first)
+        _on_base_device(result, a, meta, entries)
+    return result
 
 
 def setitem(a: _ndarray.ndarray, key: Any, value: Any, combine: str = "") -> None:

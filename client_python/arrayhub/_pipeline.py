@@ -8,7 +8,10 @@ sends that Batch (a *flush*) when
 - a call that cannot ride in a Batch is made (it waits for the queue first, keeping order);
 - :meth:`Pipeline.drain` (``arrayhub.synchronize()``) is called;
 - the Batch reaches :data:`MAX_OPS` ops, or no op came for :data:`IDLE_SECONDS` (a daemon
-  thread sends it, so the server never waits on a quiet client).
+  thread sends it, so the server never waits on a quiet client);
+- an op is issued on another device than the Batch's (``with arrayhub.cuda.Device(i):``): a
+  Batch runs on one device, which it names in its ``device`` field when that is not the
+  session's.
 
 At most one Batch is in flight, and the next is sent only after its reply, which gives the
 kept results their handles. Queueing goes on meanwhile: an op that names a result of the
@@ -98,7 +101,10 @@ class Pipeline:
 
     def __init__(self, client: Any, batch_fields: bool, max_ops: int, max_inline: int,
                  batch_stream: bool = False) -> None:
+        from arrayhub._client import current_device  # _client imports this module
+
         self._client = client
+        self._current_device = current_device
         # Whether the server takes the Batch fields of the pipelined protocol (get_item ops,
         # out_batch_result, index arrays by batch result, free, read); older servers take
         # batch_result and keep only.
@@ -137,18 +143,25 @@ class Pipeline:
         """Queues the request ``build(batch)`` makes (it names queued operands by their index
         in ``batch``); answers the queued result, or ``out``."""
         site = user_site()
+        device = self._current_device.get()  # (Client._call_device inlined: it runs per op)
+        if device is not None and device == self._client._device:
+            device = None
         with self._lock:
             if self._error is not None:
                 # Issued after an op that failed: discarded, as everything until the error
                 # is raised.
-                discarded = _batch.Batch(self._client, self)
+                discarded = _batch.Batch(self._client, self, device)
                 result = discarded.record(client, method, _EMPTY[method], out, meta, site)
                 discarded.fail(self._error)
                 return result
+            current = self._current
+            if current is not None and current.device != device:
+                # A Batch runs on one device: what was queued on another goes first.
+                self._send()
+                current = None
             # The queue becomes current only once the request is built: naming an operand
             # may raise (a failed array), and may wait for the Batch in flight.
-            current = self._current
-            batch = current if current is not None else _batch.Batch(self._client, self)
+            batch = current if current is not None else _batch.Batch(self._client, self, device)
             first, forwards = len(batch), len(batch._forwards)
             request = build(batch)
             if self._current is not None and self._current is not batch:
@@ -336,7 +349,8 @@ class Pipeline:
         if not kept or any(getattr(op, op.WhichOneof("op")).HasField("out")
                            for op in ops if op.WhichOneof("op") in _WRITERS):
             return
-        request = compute_pb2.BatchRequest(ops=ops, keep=[array._op for array in kept])
+        request = compute_pb2.BatchRequest(ops=ops, keep=[array._op for array in kept],
+                                           device=flight.batch.device)
         try:
             response = self._client._connection.stub.Batch(request,
                                                            metadata=self._client._metadata)
@@ -362,7 +376,8 @@ _EMPTY: dict[str, Any] = {
     "ArrayOp": compute_pb2.ArrayOpRequest(), "Create": arrays_pb2.CreateRequest(),
     "GetItem": compute_pb2.GetItemRequest(),
     "TensorProduct": compute_pb2.TensorProductRequest(), "Linalg": compute_pb2.LinalgRequest(),
-    "Fft": compute_pb2.FftRequest(), "RunKernel": compute_pb2.RunKernelRequest()}
+    "Fft": compute_pb2.FftRequest(), "RunKernel": compute_pb2.RunKernelRequest(),
+    "CopyToDevice": arrays_pb2.CopyToDeviceRequest()}
 
 
 class _IdleFlusher:

@@ -48,6 +48,9 @@ def test_device_is_cupys(client: ah.Client) -> None:
     assert int(device) == 0 and hash(device) == hash(cuda.Device(0))
     assert device != 0 and device != "cpu" and cuda.Device(0) < cuda.Device(1)
     assert device.use() is device
+    description = client.server_info().devices[0].description
+    capability = re.search(r"compute capability (\d+)\.(\d+)", description)
+    assert device.compute_capability == ("".join(capability.groups()) if capability else "")
     free, total = device.mem_info
     assert 0 <= free <= total
     x = ah.arange(4) * 2
@@ -60,7 +63,7 @@ def test_device_is_cupys(client: ah.Client) -> None:
 def test_a_device_the_server_lacks_raises_cupys_error(client: ah.Client) -> None:
     missing = cuda.Device(cuda.runtime.getDeviceCount())  # Making one checks nothing: CuPy.
     for call in (missing.__enter__, missing.use, missing.synchronize,
-                 lambda: missing.mem_info,
+                 lambda: missing.mem_info, lambda: missing.compute_capability,
                  lambda: cuda.runtime.getDeviceProperties(missing.id),
                  lambda: cuda.runtime.setDevice(-1)):
         with pytest.raises(cuda.runtime.CUDARuntimeError, match=f"^{INVALID_DEVICE}$") as caught:

@@ -26,9 +26,10 @@ struct ArrayInfo {
   std::vector<int64_t> strides;  // In elements, not bytes.
   int64_t offset_bytes = 0;
   int64_t nbytes = 0;
-  std::string device;  // "cpu" or "cuda:N".
-  std::string owner;   // Tenant charged for the memory.
-  std::string name;    // Published name, empty if none.
+  std::string device;        // "cpu", "cpu:N" (--cpu-devices) or "cuda:N".
+  int32_t device_index = 0;  // Its device: an index of ServerInfo::devices.
+  std::string owner;         // Tenant charged for the memory.
+  std::string name;          // Published name, empty if none.
   bool c_contiguous = false;
   bool f_contiguous = false;
   bool owns_data = false;   // False for views.

@@ -33,7 +33,8 @@ struct BatchOps;  // The recorded wire ops (src/batch.cc).
 
 class Batch {
  public:
-  // The batch runs in `client`'s session; the Client must outlive Run.
+  // The batch runs in `client`'s session, on its current device at Run (Client::SetDevice);
+  // the Client must outlive Run.
   explicit Batch(Client& client);
   ~Batch();
   Batch(Batch&& other) noexcept;

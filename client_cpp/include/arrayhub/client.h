@@ -74,6 +74,9 @@ struct ClientOptions {
   // Pipelined ops still queued this long after the last one are sent without waiting for the
   // caller (the idle flush).
   std::chrono::microseconds idle_flush{1000};
+  // The session's device (an index of ServerInfo::devices), where its calls run unless
+  // Client::SetDevice names another; absent: the server picks its least used device.
+  std::optional<int32_t> device{};
 };
 
 // Who may attach to a published array (PublishRequest).
@@ -97,10 +100,12 @@ struct CheckpointInfo {
 
 // One compute device of the server's backend.
 struct DeviceInfo {
-  std::string name;         // "cpu" or "cuda:0".
+  std::string name;         // "cpu", "cpu:N" (--cpu-devices) or "cuda:N".
   std::string description;  // e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0".
   int64_t total_memory_bytes = 0;
   int64_t free_memory_bytes = 0;
+  int64_t bytes_in_use = 0;  // Array memory the server holds on it (all tenants).
+  int64_t sessions = 0;      // Open sessions whose device it is.
 };
 
 // Limits the server enforces on every request.
@@ -368,6 +373,22 @@ class Client {
   void SetSync(bool sync);
   bool sync() const;
 
+  // Devices (docs/devices.md): every call runs on one device of the server (an index of
+  // ServerInfo::devices), and the arrays it makes go there; an op whose operand lies on another
+  // device throws kInvalidArgument naming both. device() is the session's device
+  // (ClientOptions::device, else the server's choice); CurrentDevice() the one calls run on
+  // now: the session's unless SetDevice chose another. The choice is this Client's (its
+  // connection's: the Arrays it made and the free functions and operators on them share it),
+  // for every thread that uses it; DeviceGuard sets it for a scope. SetDevice throws
+  // kInvalidArgument for a device the server does not have, and changes nothing then. Ops
+  // queued on one device go in a Batch of their own, sent before the first op on another.
+  int32_t device() const;
+  int32_t CurrentDevice() const;
+  void SetDevice(int32_t device);
+  // A C-contiguous copy of `array` on `device`, in this session, made device to device by the
+  // server (peer to peer between GPUs, never through this host). Queued like any op.
+  Array CopyToDevice(const Array& array, int32_t device);
+
   // Creation, as NumPy's functions of the same names. Without a dtype, NumPy's choice is made.
   Array Empty(const Shape& shape, DType dtype = DType::kFloat64);
   Array Zeros(const Shape& shape, DType dtype = DType::kFloat64);
@@ -577,6 +598,28 @@ class Client {
 
   std::shared_ptr<detail::Connection> connection_;
   bool owns_session_ = true;
+};
+
+// Runs the calls of `client` on `device` for its lifetime (Client::SetDevice), then on the
+// device current before: CuPy's `with cupy.cuda.Device(i):`.
+class DeviceGuard {
+ public:
+  DeviceGuard(Client& client, int32_t device) : client_(client), previous_(client.CurrentDevice()) {
+    client_.SetDevice(device);
+  }
+  ~DeviceGuard() {
+    try {
+      client_.SetDevice(previous_);
+    } catch (...) {
+      // The previous device was valid; nothing may escape a destructor.
+    }
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  Client& client_;
+  int32_t previous_;
 };
 
 // numpy.linalg results. Arrays a call does not compute stay empty.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextvars
-from typing import Any
+import re
+from typing import Any, Optional
 
+from arrayhub import _client
 from arrayhub.cuda import runtime
 
 __all__ = ["Device", "get_device_id"]
@@ -27,7 +29,7 @@ class Device:
         return self.id
 
     def __enter__(self) -> Device:
-        previous = runtime.getDevice()
+        previous = _client.current_device.get()  # None: no device chosen (the session's)
         runtime.setDevice(self.id)
         _entered.set((*_entered.get(), previous))
         return self
@@ -35,7 +37,7 @@ class Device:
     def __exit__(self, *exc_info: Any) -> None:
         *outer, previous = _entered.get()
         _entered.set(tuple(outer))
-        runtime.setDevice(previous)
+        _client.current_device.set(previous)
 
     def __repr__(self) -> str:
         return f"<CUDA Device {self.id}>"
@@ -50,7 +52,7 @@ class Device:
         return self.id < other.id
 
     def use(self) -> Device:
-        """Makes this device current (outside a ``with`` block)."""
+        """Makes this device current (outside a ``with`` block) in this thread or task."""
         runtime.setDevice(self.id)
         return self
 
@@ -60,6 +62,14 @@ class Device:
             runtime.deviceSynchronize()
 
     @property
+    def compute_capability(self) -> str:
+        """CuPy's: the compute capability's digits ("90" for 9.0), from the server's
+        description of the device; "" for a CPU device, which has none."""
+        description = runtime._device_info(self.id).description
+        match = re.search(r"compute capability (\d+)\.(\d+)", description)
+        return match.group(1) + match.group(2) if match else ""
+
+    @property
     def mem_info(self) -> tuple[int, int]:
         """``(free, total)`` bytes of this device, as the server reads them now."""
         with self:
@@ -67,8 +77,9 @@ class Device:
 
 
 # The devices current before each open ``with Device`` block of this thread or task, innermost
-# last (one stack per context, not per Device: one Device may be entered in several threads).
-_entered: contextvars.ContextVar[tuple[int, ...]] = contextvars.ContextVar(
+# last (one stack per context, not per Device: one Device may be entered in several threads);
+# None where none was chosen.
+_entered: contextvars.ContextVar[tuple[Optional[int], ...]] = contextvars.ContextVar(
     "arrayhub_device_blocks", default=())
 
 

@@ -1,13 +1,13 @@
 """``cupy.cuda.runtime``'s device queries, answered by the server's devices (GetServerInfo).
 
 Device ids are the indexes of ``ServerInfo.devices``: the devices of the daemon this process's
-current client is connected to, not the GPUs of this machine. A CPU daemon has one device, 0.
+current client is connected to, not the GPUs of this machine. A CPU daemon has one device, 0,
+unless started with ``--cpu-devices N``.
 Errors are CuPy's: :class:`CUDARuntimeError` with CUDA's status name and description.
 """
 
 from __future__ import annotations
 
-import contextvars
 import weakref
 from typing import Any
 
@@ -37,10 +37,6 @@ class CUDARuntimeError(RuntimeError):
     def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.status,)
 
-
-# The current device of this thread or task (CUDA's is per host thread); changed by
-# setDevice and Device's ``with`` block.
-_current: contextvars.ContextVar[int] = contextvars.ContextVar("arrayhub_device", default=0)
 
 # Each client's devices, asked once: a daemon's devices do not change while it runs.
 _devices: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = weakref.WeakKeyDictionary()
@@ -75,16 +71,19 @@ def getDeviceCount() -> int:
 
 
 def getDevice() -> int:
-    """The current device's id (0 unless :func:`setDevice` or ``with Device(i):`` chose
-    another)."""
-    return _current.get()
+    """The current device's id: the one :func:`setDevice` or ``with Device(i):`` chose in
+    this thread or task, else the current client's session device (``Client.device``; 0 on a
+    daemon with one device)."""
+    device = _client.current_device.get()
+    return _client.get_client().device if device is None else device
 
 
 def setDevice(device: int) -> None:
-    """Makes ``device`` current in this thread or task; CUDARuntimeError
-    (cudaErrorInvalidDevice) when the server has no such device."""
+    """Makes ``device`` current in this thread or task: new arrays and every operation go
+    there (calls carry it to the server). CUDARuntimeError (cudaErrorInvalidDevice) when the
+    server has no such device."""
     _device_info(device)
-    _current.set(device)
+    _client.current_device.set(device)
 
 
 def getDeviceProperties(device: int) -> dict[str, Any]:
