@@ -48,6 +48,8 @@ std::string LabelOf(const BatchOp& op) {
       return Label("fft", op.fft().op());
     case BatchOp::kRunKernel:
       return Label("run_kernel", op.run_kernel().source().name());
+    case BatchOp::kRecordEvent:
+      return "record_event";
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -139,6 +141,7 @@ BatchStep StepOf(const BatchOp& op) {
   BatchStep step{.label = LabelOf(op),
                  .has_op = op.op_case() != BatchOp::OP_NOT_SET,
                  .gives_several = false,
+                 .gives_none = op.op_case() == BatchOp::kRecordEvent,
                  .references = {}};
   switch (op.op_case()) {
     case BatchOp::kElementwise:
@@ -184,6 +187,7 @@ BatchStep StepOf(const BatchOp& op) {
       AddKernelReferences(op.run_kernel(), step);
       break;
     case BatchOp::kCreate:
+    case BatchOp::kRecordEvent:
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -266,6 +270,10 @@ absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const B
             "outputs entry names one)");
       }
       return outputs;
+    }
+    case BatchOp::kRecordEvent: {
+      AH_RETURN_IF_ERROR(engine.RecordEvent(caller, op.record_event().event_id()));
+      return Records{};
     }
     case BatchOp::OP_NOT_SET:
       break;

@@ -28,7 +28,7 @@
 
 namespace arrayhub::fuzz {
 
-inline constexpr int kRpcKinds = 28;
+inline constexpr int kRpcKinds = 30;
 inline constexpr int kOpenSessionKind = 14;
 inline constexpr int kMaxUploadMessages = 64;
 
@@ -174,8 +174,12 @@ void SendRequest(Client& client, uint8_t kind, std::string_view payload) {
       return SendUnary(client, &Stub::ReleaseIpc, payload, "ReleaseIpc");
     case 26:
       return SendUnary(client, &Stub::Fft, payload, "Fft");
-    default:
+    case 27:
       return SendUnary(client, &Stub::RunKernel, payload, "RunKernel");
+    case 28:
+      return SendUnary(client, &Stub::QueryEvent, payload, "QueryEvent");
+    default:
+      return SendUnary(client, &Stub::EventElapsedTime, payload, "EventElapsedTime");
   }
 }
 
