@@ -362,7 +362,8 @@ _EMPTY: dict[str, Any] = {
     "ArrayOp": compute_pb2.ArrayOpRequest(), "Create": arrays_pb2.CreateRequest(),
     "GetItem": compute_pb2.GetItemRequest(),
     "TensorProduct": compute_pb2.TensorProductRequest(), "Linalg": compute_pb2.LinalgRequest(),
-    "Fft": compute_pb2.FftRequest(), "RunKernel": compute_pb2.RunKernelRequest()}
+    "Fft": compute_pb2.FftRequest(), "RunKernel": compute_pb2.RunKernelRequest(),
+    "RecordEvent": compute_pb2.RecordEventRequest()}
 
 
 class _IdleFlusher:
