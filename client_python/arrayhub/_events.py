@@ -17,7 +17,7 @@ from typing import Any
 from arrayhub import _client
 from arrayhub.v1 import compute_pb2
 
-__all__ = ["take_id", "record", "query", "elapsed_milliseconds"]
+__all__ = ["take_id", "record", "query", "elapsed_milliseconds", "wait_for_device"]
 
 
 class _Ids:
@@ -81,3 +81,25 @@ def elapsed_milliseconds(client: _client.Client, start_id: int, end_id: int) -> 
     reached both."""
     return client._rpc("EventElapsedTime", compute_pb2.EventElapsedTimeRequest(
         start_event_id=start_id, end_event_id=end_id)).milliseconds
+
+
+class _Marker:
+    """What a client's device-wait event id belongs to (freed with the client)."""
+
+
+_markers: weakref.WeakKeyDictionary[Any, tuple[_Marker, int]] = weakref.WeakKeyDictionary()
+
+
+def wait_for_device(client: _client.Client) -> None:
+    """Waits until the server has run every operation issued in ``client``'s session so far,
+    on the device too (CUDA's stream and device synchronize): an event of the client's own,
+    recorded after them and waited for. Raises the error of a queued operation that failed."""
+    with _ids_lock:
+        marker, event_id = _markers.get(client, (None, 0))
+    if marker is None:
+        marker = _Marker()
+        event_id = take_id(client, marker)
+        with _ids_lock:
+            _markers[client] = (marker, event_id)
+    record(client, event_id)
+    query(client, event_id, wait=True)

@@ -2,8 +2,9 @@
 
 A session runs its operations in the order they were issued (docs/semantics.md, "Pipelined
 execution"), as one CUDA stream does, so every Stream of a process stands for the same order:
-that of the current client. Waiting on a stream waits for the client's queued operations;
-``wait_event`` holds nothing back because nothing can overtake.
+that of the current client. Waiting on a stream waits until the server has run the client's
+operations, on its device too (an event recorded after them and waited for, as CUDA's stream
+synchronize); ``wait_event`` holds nothing back because nothing can overtake.
 
 An Event is an event of the server (docs/execution.md, "Events"): ``record`` queues it in the
 session's order like any operation (it waits for nothing), and the server takes its time when
@@ -52,9 +53,10 @@ class Stream:
         return self
 
     def synchronize(self) -> None:
-        """Waits until the operations queued in the current client have run; raises the
-        error of the first that failed."""
-        _client.get_client().synchronize()
+        """Waits until the operations issued in the current client have run on the server's
+        device (as CUDA's, not only been accepted: see :func:`arrayhub.synchronize`); raises
+        the error of the first that failed."""
+        _events.wait_for_device(_client.get_client())
 
     @property
     def done(self) -> bool:
