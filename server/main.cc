@@ -173,6 +173,9 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("max-ipc-leases", config.limits.max_ipc_leases,
       "CUDA IPC leases each session may hold at once")
       ->check(CLI::NonNegativeNumber);
+  add("max-session-events", config.limits.max_session_events,
+      "events (cuda.Event ids) each session may hold at once")
+      ->check(CLI::NonNegativeNumber);
   add("cuda-ipc-socket", config.ipc_socket,
       "Unix socket through which clients on this host exchange descriptors with the daemon "
       "(CUDA IPC pools, shared-memory regions): a path, or @name for an abstract socket; "

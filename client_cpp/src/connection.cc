@@ -53,6 +53,12 @@ v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op) {
       return Call(connection, &Stub::RunKernel, op.run_kernel()).outputs(0);
     case Op::kCopyToDevice:
       return Call(connection, &Stub::CopyToDevice, op.copy_to_device());
+    case Op::kRecordEvent: {  // A Batch op only; it gives no array.
+      v1::BatchRequest request;
+      *request.add_ops() = op;
+      Call(connection, &Stub::Batch, request);
+      return {};
+    }
     case Op::OP_NOT_SET:
       break;
   }

@@ -69,7 +69,8 @@ Response Call(Connection& connection,
   return response;
 }
 
-// Runs one op of a Batch as the unary RPC of its kind (sync mode); returns its one result.
+// Runs one op of a Batch as the unary RPC of its kind (sync mode); returns its one result (an
+// empty one for record_event, a Batch of itself, which gives none).
 v1::ArrayInfo CallOp(Connection& connection, const v1::BatchRequest::Op& op);
 
 }  // namespace arrayhub::client::detail

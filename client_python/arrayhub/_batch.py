@@ -31,7 +31,11 @@ __all__ = ["Batch", "batch"]
 _OP_FIELDS = {"Elementwise": "elementwise", "Matmul": "matmul", "Reduce": "reduce",
               "View": "view", "ArrayOp": "array_op", "Create": "create", "GetItem": "get_item",
               "TensorProduct": "tensor_product", "Linalg": "linalg", "Fft": "fft",
-              "RunKernel": "run_kernel", "CopyToDevice": "copy_to_device"}
+              "RunKernel": "run_kernel", "CopyToDevice": "copy_to_device",
+              "RecordEvent": "record_event"}
+
+#: The RPCs whose op gives no array (an event's record): recording one answers None.
+_NO_RESULT = ("RecordEvent",)
 
 #: ArrayOp ops that answer several arrays, whose number the client cannot know in advance.
 _SEVERAL_ARRAYS = ("split", "nonzero")
@@ -41,7 +45,7 @@ def _label(op: compute_pb2.BatchRequest.Op) -> str:
     """How the server names an op in its messages ("elementwise add", "view reshape")."""
     field = op.WhichOneof("op")
     request = getattr(op, field)
-    if field in ("matmul", "get_item", "copy_to_device"):
+    if field in ("matmul", "get_item", "copy_to_device", "record_event"):
         return field
     if field in ("view", "create"):
         name = request.WhichOneof("op" if field == "view" else "kind") or ""
@@ -117,10 +121,11 @@ class Batch:
 
     def record(self, client: _client.Client, method: str, request: Any,
                out: Optional[_ndarray.ndarray] = None, meta: Any = None,
-               site: tuple[str, int] = ("", 0)) -> _ndarray.ndarray:
+               site: tuple[str, int] = ("", 0)) -> Optional[_ndarray.ndarray]:
         """Records one request (a message, or its fields as a dict: made in place, without
         a copy); answers its pending result (with ``meta``, the inferred
-        shape and dtype, when known), or ``out`` when it writes into an existing array."""
+        shape and dtype, when known), ``out`` when it writes into an existing array, or None
+        for an op that gives no array (an event's record)."""
         if client._connection is not self._client._connection:
             raise client_error(
                 ArrayHubBatchError,
@@ -139,7 +144,7 @@ class Batch:
                 f"arrays, and a batch result must be one array; call it outside the block")
         self._request.ops.add(**{_OP_FIELDS[method]: request})
         self._sites.append(site)
-        if out is not None:
+        if out is not None or method in _NO_RESULT:
             self._results.append(None)
             return out
         pending = _ndarray.ndarray._pending(self._client, self, len(self._results), meta)

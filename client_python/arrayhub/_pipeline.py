@@ -377,7 +377,8 @@ _EMPTY: dict[str, Any] = {
     "GetItem": compute_pb2.GetItemRequest(),
     "TensorProduct": compute_pb2.TensorProductRequest(), "Linalg": compute_pb2.LinalgRequest(),
     "Fft": compute_pb2.FftRequest(), "RunKernel": compute_pb2.RunKernelRequest(),
-    "CopyToDevice": arrays_pb2.CopyToDeviceRequest()}
+    "CopyToDevice": arrays_pb2.CopyToDeviceRequest(),
+    "RecordEvent": compute_pb2.RecordEventRequest()}
 
 
 class _IdleFlusher:

@@ -1,10 +1,10 @@
-"""``cupyx.profiler.benchmark`` for arrayhub: times a function on this host and in the
-session's order.
+"""``cupyx.profiler.benchmark`` for arrayhub: times a function on this host and on the
+server.
 
 ``gpu_times`` come from :class:`arrayhub.cuda.Event` pairs recorded around each call, as
-CuPy's do; the server reports no timing, so each is the time from "everything issued before
-the call had run" to "everything the call issued had run", seen by this process: the server's
-work plus the call's own host time and a round trip (see arrayhub/cuda/_stream.py).
+CuPy's do: the events are the server's, queued in the session's order with the call's
+operations, so each is the server's time for the work the call issued (on the GPU, CUDA
+events on the session's stream), without the client's time or round trips.
 ``cpu_times`` are the host time of the call alone (``time.perf_counter``), which with
 pipelining is the time to issue the operations, not to run them.
 """
@@ -108,7 +108,6 @@ def _repeat(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, A
     ends = [cuda.Event() for _ in devices]
     for _ in range(n_warmup):
         func(*args, **kwargs)
-    _record(starts, devices)  # Waits for the warm-up.
     cpu_times: list[float] = []
     gpu_times: list[list[float]] = [[] for _ in devices]
     duration = 0.0

@@ -23,6 +23,7 @@
 #include "server/backend/memory_counters.h"
 #include "server/backend/raw_kernel.h"
 #include "server/backend/staging.h"
+#include "server/backend/timestamp.h"
 #include "server/backend/user_kernel.h"
 #include "server/backend/work_queue.h"
 #include "server/common/dtype.h"
@@ -171,6 +172,13 @@ class Backend {
   // answers how many it found: another call may have written the input since CountNonzero.
   virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+
+  // Timing (see timestamp.h). A point in the bound queue's order, its time taken when the queue
+  // reaches it (after the work enqueued before it, before the work enqueued after).
+  virtual absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp() = 0;
+  // Milliseconds from `start` to `end`, two timestamps of this backend (negative when `end`
+  // was reached first); waits until the queues have reached both.
+  virtual absl::StatusOr<double> ElapsedMilliseconds(Timestamp& start, Timestamp& end) = 0;
 
   // User kernels (see user_kernel.h).
   // Compiles `kernel` for this backend. Called on the RPC's thread, never a queue's, so a

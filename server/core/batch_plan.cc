@@ -15,12 +15,14 @@ std::string Labelled(std::span<const BatchStep> steps, int64_t index) {
 
 constexpr std::string_view kReadOrKept = "can be read by later ops or kept";
 
-// `what` says what only an op giving one array can be.
-absl::Status SeveralArrays(std::span<const BatchStep> steps, int64_t named, std::string_view naming,
+// Whether op `named` gives one array: the only kind of result a batch can read, keep or read
+// back. `what` says which of those `naming` does.
+absl::Status CheckOneArray(std::span<const BatchStep> steps, int64_t named, std::string_view naming,
                            std::string_view what = kReadOrKept) {
-  return absl::InvalidArgumentError(
-      fmt::format("{} names {}, which gives several arrays; only an op giving one array {}", naming,
-                  Labelled(steps, named), what));
+  if (!steps[named].gives_several && !steps[named].gives_none) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format(
+      "{} names {}, which gives {}; only an op giving one array {}", naming, Labelled(steps, named),
+      steps[named].gives_none ? "no array" : "several arrays", what));
 }
 
 // Op `index`'s references: each to an earlier op that gives one array.
@@ -38,8 +40,8 @@ absl::Status CheckReferences(std::span<const BatchStep> steps, int64_t index) {
                                                  naming, what, earlier)),
           index, steps[index].label);
     }
-    if (steps[reference.op].gives_several) {
-      return InBatchOp(SeveralArrays(steps, reference.op, naming), index, steps[index].label);
+    if (absl::Status one = CheckOneArray(steps, reference.op, naming); !one.ok()) {
+      return InBatchOp(one, index, steps[index].label);
     }
   }
   return absl::OkStatus();
@@ -60,7 +62,7 @@ absl::StatusOr<std::vector<bool>> KeptOps(std::span<const BatchStep> steps,
     if (kept_by[op] >= 0) {
       return absl::InvalidArgumentError(fmt::format("{} repeats keep[{}]", naming, kept_by[op]));
     }
-    if (steps[op].gives_several) return SeveralArrays(steps, op, naming);
+    AH_RETURN_IF_ERROR(CheckOneArray(steps, op, naming));
     kept_by[op] = static_cast<int64_t>(k);
   }
   std::vector<bool> kept(ops);
@@ -76,10 +78,7 @@ absl::Status CheckRead(std::span<const BatchStep> steps, std::optional<int64_t> 
     return absl::InvalidArgumentError(
         fmt::format("{} is out of range: the batch has {} ops", naming, steps.size()));
   }
-  if (steps[*read].gives_several) {
-    return SeveralArrays(steps, *read, naming, "can be read back");
-  }
-  return absl::OkStatus();
+  return CheckOneArray(steps, *read, naming, "can be read back");
 }
 
 // Per op: whose array its result is (BatchPlan::array_of). References point backwards.
@@ -112,7 +111,7 @@ absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps, std::span<
     if (!steps[i].has_op) {
       return absl::InvalidArgumentError(fmt::format(
           "ops[{}] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
-          "tensor_product or linalg)",
+          "tensor_product, linalg, fft, run_kernel or record_event)",
           i));
     }
     AH_RETURN_IF_ERROR(CheckReferences(steps, i));

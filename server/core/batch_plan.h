@@ -31,6 +31,7 @@ struct BatchStep {
   std::string label;           // How messages name the op: "matmul", "elementwise add".
   bool has_op = true;          // false: the request left the op's oneof unset.
   bool gives_several = false;  // The op answers a list of arrays (split, nonzero).
+  bool gives_none = false;     // The op answers no array (record_event).
   std::vector<BatchReference> references;
 };
 
@@ -56,8 +57,8 @@ absl::Status CheckBatchSize(int64_t ops, int64_t max_ops);
 
 // INVALID_ARGUMENT, naming the op, the `keep` entry or `read`, for an op with no op set, a
 // reference that is not to an earlier op, a `keep` index out of range or repeated, a `read`
-// index out of range, or a multi-array result that is referenced, kept or read. `read`: the op
-// whose result the batch reads back after its last op, if any. `steps` has passed
+// index out of range, or a result of several arrays or of none that is referenced, kept or read.
+// `read`: the op whose result the batch reads back after its last op, if any. `steps` has passed
 // CheckBatchSize.
 absl::StatusOr<BatchPlan> PlanBatch(std::span<const BatchStep> steps, std::span<const int32_t> keep,
                                     std::optional<int64_t> read = std::nullopt);

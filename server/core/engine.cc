@@ -141,6 +141,7 @@ int64_t Engine::EndSession(const Handle& session, SessionEvent::EndReason reason
   transfers_.CancelSession(session);
   regions_.EraseSession(session);
   ipc_.EraseSession(session);
+  events_.EraseSession(session);
   return freed;
 }
 

@@ -30,6 +30,7 @@
 #include "server/core/parked_descriptors.h"
 #include "server/core/publications.h"
 #include "server/core/raw_kernel_rules.h"
+#include "server/core/session_events.h"
 #include "server/core/session_manager.h"
 #include "server/core/session_watchers.h"
 #include "server/core/shared_memory_object.h"
@@ -248,6 +249,19 @@ class Engine {
   absl::StatusOr<std::vector<ArrayTable::RecordPtr>> ArrayOp(const Caller& caller,
                                                              const ArrayOpSpec& spec);
 
+  // Events (engine_events.cc): CUDA's events on either backend, a point in the caller's
+  // session's order whose time the backend takes when the session's work reaches it. Recording
+  // waits for nothing; recording into an id the session holds re-records it (cudaEventRecord).
+  // Ids belong to the session: another session's are NOT_FOUND, as unknown ones are.
+  absl::Status RecordEvent(const Caller& caller, uint64_t event_id);
+  // Whether the session's work has reached the event; with `wait`, once it has.
+  absl::StatusOr<bool> QueryEvent(const Caller& caller, uint64_t event_id, bool wait);
+  // Milliseconds from the event `start_id` to `end_id` of the caller's session, once its work
+  // has reached both (negative when `end_id` came first); INVALID_ARGUMENT for events of two
+  // devices.
+  absl::StatusOr<double> EventElapsedMilliseconds(const Caller& caller, uint64_t start_id,
+                                                  uint64_t end_id);
+
   absl::StatusOr<int64_t> Free(const Caller& caller, const std::vector<std::string>& handles);
   // As above, for handles the server holds already (a Batch's intermediates): nothing to parse.
   absl::StatusOr<int64_t> Free(const Caller& caller, const std::vector<Handle>& handles);
@@ -432,7 +446,7 @@ class Engine {
   // FAILED_PRECONDITION when the operator switched shared memory off.
   absl::Status CheckSharedMemoryOn() const;
   // What ending a session (closed, or its lease ran out; sessions_ has dropped it) frees:
-  // its arrays, its watchers told how many, then its transfers, regions and IPC leases.
+  // its arrays, its watchers told how many, then its transfers, regions, IPC leases and events.
   int64_t EndSession(const Handle& session, SessionEvent::EndReason reason);
 
   // The backend of the device the caller's call runs on.
@@ -456,6 +470,7 @@ class Engine {
   SharedMemoryRegistry regions_{limits_.max_shared_memory_regions,
                                 limits_.tenant_max_shared_memory_regions};
   IpcLeases ipc_{limits_.max_ipc_leases};
+  SessionEvents events_{limits_.max_session_events};
   CapabilityStore capabilities_;
   UserKernelCache kernels_{limits_.kernel_cache_entries, limits_.kernel_cache_bytes};
   // Null without --data-dir. Destroyed before the backend: its writer thread uses it.

@@ -39,6 +39,9 @@ struct Limits {
   // most max_ipc_leases leases at once.
   bool cuda_ipc = true;
   int64_t max_ipc_leases = 1024;
+  // Events (RecordEvent): the most distinct event ids one session may hold at once
+  // (--max-session-events); each is a CUDA event on the GPU.
+  int64_t max_session_events = 4096;
   // An upload or download that moves no chunk for this long is cancelled, and what it holds
   // (an upload's whole array) freed (--transfer-idle-seconds).
   std::chrono::milliseconds transfer_idle_timeout{60'000};

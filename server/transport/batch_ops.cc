@@ -50,6 +50,8 @@ std::string LabelOf(const BatchOp& op) {
       return Label("run_kernel", op.run_kernel().source().name());
     case BatchOp::kCopyToDevice:
       return "copy_to_device";
+    case BatchOp::kRecordEvent:
+      return "record_event";
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -141,6 +143,7 @@ BatchStep StepOf(const BatchOp& op) {
   BatchStep step{.label = LabelOf(op),
                  .has_op = op.op_case() != BatchOp::OP_NOT_SET,
                  .gives_several = false,
+                 .gives_none = op.op_case() == BatchOp::kRecordEvent,
                  .references = {}};
   switch (op.op_case()) {
     case BatchOp::kElementwise:
@@ -192,6 +195,7 @@ BatchStep StepOf(const BatchOp& op) {
       }
       break;
     case BatchOp::kCreate:
+    case BatchOp::kRecordEvent:
     case BatchOp::OP_NOT_SET:
       break;
   }
@@ -279,6 +283,10 @@ absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const B
       AH_ASSIGN_OR_RETURN(std::string handle,
                           CopyToDeviceHandleFromProto(op.copy_to_device(), &results));
       return One(engine.CopyToDevice(caller, handle, op.copy_to_device().device()));
+    }
+    case BatchOp::kRecordEvent: {
+      AH_RETURN_IF_ERROR(engine.RecordEvent(caller, op.record_event().event_id()));
+      return Records{};
     }
     case BatchOp::OP_NOT_SET:
       break;

@@ -143,6 +143,13 @@ class ArrayHubService final : public ArrayHubServiceBase {
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<v1::BatchStreamResponse, v1::BatchRequest>* stream) override;
 
+  // The session's events (event_rpcs.cc; Batch records them).
+  grpc::Status QueryEvent(grpc::ServerContext* context, const v1::QueryEventRequest* request,
+                          v1::QueryEventResponse* response) override;
+  grpc::Status EventElapsedTime(grpc::ServerContext* context,
+                                const v1::EventElapsedTimeRequest* request,
+                                v1::EventElapsedTimeResponse* response) override;
+
   // CUDA IPC export (ipc_rpcs.cc).
   grpc::Status ExportIpc(grpc::ServerContext* context, const v1::ExportIpcRequest* request,
                          v1::ExportIpcResponse* response) override;

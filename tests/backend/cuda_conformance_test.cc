@@ -12,6 +12,7 @@
 #include "tests/backend/memory_conformance.h"
 #include "tests/backend/random_conformance.h"
 #include "tests/backend/reduce_conformance.h"
+#include "tests/backend/timestamp_conformance.h"
 
 namespace arrayhub {
 
@@ -32,5 +33,6 @@ INSTANTIATE_TYPED_TEST_SUITE_P(CudaReduce, ReduceConformanceTest, CudaBackendFac
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaLinalg, LinalgConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaIndexing, IndexingConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaFft, FftConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaTimestamp, TimestampConformanceTest, CudaBackendFactory);
 
 }  // namespace arrayhub

@@ -11,6 +11,7 @@
 #include "tests/backend/memory_conformance.h"
 #include "tests/backend/random_conformance.h"
 #include "tests/backend/reduce_conformance.h"
+#include "tests/backend/timestamp_conformance.h"
 
 namespace arrayhub {
 
@@ -31,5 +32,6 @@ INSTANTIATE_TYPED_TEST_SUITE_P(HostReduce, ReduceConformanceTest, HostBackendFac
 INSTANTIATE_TYPED_TEST_SUITE_P(HostLinalg, LinalgConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostIndexing, IndexingConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostFft, FftConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(HostTimestamp, TimestampConformanceTest, HostBackendFactory);
 
 }  // namespace arrayhub

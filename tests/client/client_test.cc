@@ -498,4 +498,31 @@ TEST_F(ClientTest, MovingAnArrayTransfersOwnership) {
   EXPECT_EQ(client().Download<int64_t>(third), (std::vector<int64_t>{0, 1, 2, 3, 4}));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+// The server times the work queued between two records: a sort of 2^20 values, then nothing.
+TEST_F(ClientTest, EventsTimeTheWorkRecordedBetweenThem) {
+  client().RecordEvent(1);
+  const Array sorted = client().Sort(client().RandomUniform({int64_t{1} << 20}));
+  client().RecordEvent(2);
+  client().RecordEvent(3);
+  const double big = client().ElapsedMilliseconds(1, 2);
+  EXPECT_GT(big, 0);
+  EXPECT_GT(big, client().ElapsedMilliseconds(2, 3));
+  EXPECT_EQ(sorted.shape(), (Shape{int64_t{1} << 20}));
+  EXPECT_THROWS_CODE(client().ElapsedMilliseconds(1, 9), kNotFound);
+  // Queued, its error comes at the next wait (at once in sync mode).
+  EXPECT_THROWS_CODE(
+      {
+        client().RecordEvent(0);
+        client().Synchronize();
+      },
+      kInvalidArgument);
+  // Another session's ids are not this one's.
+  Client other = Client::Connect(server_->address());
+  EXPECT_THROWS_CODE(other.ElapsedMilliseconds(1, 2), kNotFound);
+}
+
 }  // namespace

@@ -12,8 +12,11 @@ namespace {
 using Frees = std::vector<std::vector<int64_t>>;
 
 BatchStep Step(std::string label, std::vector<int64_t> reads = {}) {
-  BatchStep step{
-      .label = std::move(label), .has_op = true, .gives_several = false, .references = {}};
+  BatchStep step{.label = std::move(label),
+                 .has_op = true,
+                 .gives_several = false,
+                 .gives_none = false,
+                 .references = {}};
   for (size_t k = 0; k < reads.size(); ++k) {
     step.references.push_back(
         {.field = "operands[" + std::to_string(k) + "].batch_result", .op = reads[k]});
@@ -152,7 +155,7 @@ TEST(PlanBatchTest, EveryOpNeedsItsOneofSet) {
   ExpectInvalid(
       PlanBatch(steps, {}),
       "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
-      "tensor_product or linalg)");
+      "tensor_product, linalg, fft, run_kernel or record_event)");
 }
 
 TEST(PlanBatchTest, ReferencesMustPointBackwards) {
@@ -190,6 +193,28 @@ TEST(PlanBatchTest, SeveralArraysCannotBeReadOrKept) {
   ExpectInvalid(PlanBatch(std::span(steps).first(2), std::vector<int32_t>{1}),
                 "keep[0] = 1 names ops[1] (array_op split), which gives several arrays; only an "
                 "op giving one array can be read by later ops or kept");
+}
+
+TEST(PlanBatchTest, AnOpGivingNoArrayCannotBeReadKeptOrReadBack) {
+  BatchStep record = Step("record_event");
+  record.gives_none = true;
+  const std::vector<BatchStep> steps = {Step("create arange"), record,
+                                        Step("elementwise add", {0, 1})};
+  ExpectInvalid(PlanBatch(steps, {}),
+                "ops[2] (elementwise add): operands[1].batch_result = 1 names ops[1] "
+                "(record_event), which gives no array; only an op giving one array can be read by "
+                "later ops or kept");
+  const auto first_two = std::span(steps).first(2);
+  ExpectInvalid(PlanBatch(first_two, std::vector<int32_t>{1}),
+                "keep[0] = 1 names ops[1] (record_event), which gives no array; only an op giving "
+                "one array can be read by later ops or kept");
+  ExpectInvalid(PlanBatch(first_two, {}, 1),
+                "read = 1 names ops[1] (record_event), which gives no array; only an op giving "
+                "one array can be read back");
+  // Between other ops it is fine, and nothing of it is freed.
+  absl::StatusOr<BatchPlan> plan = PlanBatch(first_two, std::vector<int32_t>{0});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->free_after, (Frees{{}, {1}}));
 }
 
 TEST(InBatchOpTest, KeepsTheCodeAndPrefixesTheOp) {

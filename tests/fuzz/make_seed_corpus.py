@@ -21,8 +21,8 @@ KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct
          "Publish": 11, "Unpublish": 12, "Attach": 13, "OpenSession": 14, "View": 15,
          "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19, "RegisterSharedMemory": 20,
          "UnregisterSharedMemory": 21, "CopyFromSharedMemory": 22, "CopyToSharedMemory": 23,
-         "ExportIpc": 24, "ReleaseIpc": 25, "Fft": 26, "RunKernel": 27,
-         "CopyToDevice": 28}
+         "ExportIpc": 24, "ReleaseIpc": 25, "Fft": 26, "RunKernel": 27, "QueryEvent": 28,
+         "EventElapsedTime": 29, "CopyToDevice": 30}
 
 
 def operand(handle: str) -> c.Operand:
@@ -174,6 +174,13 @@ SEEDS = [
         c.BatchRequest.Op(elementwise=c.ElementwiseRequest(
             op="add", operands=[c.Operand(batch_result=0), operand("0")])),
     ], keep=[1])),
+    ("Batch", c.BatchRequest(ops=[
+        c.BatchRequest.Op(record_event=c.RecordEventRequest(event_id=1)),
+        c.BatchRequest.Op(elementwise=c.ElementwiseRequest(op="sin", operands=[operand("0")])),
+        c.BatchRequest.Op(record_event=c.RecordEventRequest(event_id=2)),
+    ])),
+    ("QueryEvent", c.QueryEventRequest(event_id=2, wait=True)),
+    ("EventElapsedTime", c.EventElapsedTimeRequest(start_event_id=1, end_event_id=2)),
 ]
 
 

@@ -20,7 +20,7 @@ from arrayhub.v1 import types_pb2 as t
 
 from make_seed_corpus import KINDS, SEEDS, operand, scalar, upload
 
-KINDS = {**KINDS, "KeepAlive": 28, "CloseSession": 29}
+KINDS = {**KINDS, "KeepAlive": 31, "CloseSession": 32}
 OTHER_TENANT, WRONG_TOKEN = 6, 7  # Credentials of a request (bits 2-4 of its first byte).
 # A handle code outside '0'-'3' and 'a'-'p': the program's handle at 64 modulo their number,
 # which before any result is made is the first array of alice's first session.

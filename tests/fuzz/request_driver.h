@@ -28,7 +28,7 @@
 
 namespace arrayhub::fuzz {
 
-inline constexpr int kRpcKinds = 29;
+inline constexpr int kRpcKinds = 31;
 inline constexpr int kOpenSessionKind = 14;
 inline constexpr int kMaxUploadMessages = 64;
 
@@ -176,6 +176,10 @@ void SendRequest(Client& client, uint8_t kind, std::string_view payload) {
       return SendUnary(client, &Stub::Fft, payload, "Fft");
     case 27:
       return SendUnary(client, &Stub::RunKernel, payload, "RunKernel");
+    case 28:
+      return SendUnary(client, &Stub::QueryEvent, payload, "QueryEvent");
+    case 29:
+      return SendUnary(client, &Stub::EventElapsedTime, payload, "EventElapsedTime");
     default:
       return SendUnary(client, &Stub::CopyToDevice, payload, "CopyToDevice");
   }

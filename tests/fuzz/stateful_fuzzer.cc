@@ -14,8 +14,8 @@
 //             session's tenant's token, 6 another tenant's token, 7 a wrong token (none at all
 //             when bit 5 is set). session: one of the sessions opened so far, modulo their
 //             number, closed ones included. kind and payload: a request as request_driver.h
-//             reads it (kind 14 opens a session the program keeps), or kind 28 KeepAlive,
-//             29 CloseSession.
+//             reads it (kind 14 opens a session the program keeps), or kind 30 KeepAlive,
+//             31 CloseSession.
 // The threads start together and each sends its requests in order.
 //
 // One-character fields are codes for what the program made (random bytes never form a handle):

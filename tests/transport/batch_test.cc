@@ -141,7 +141,7 @@ TEST_F(BatchTest, TheBatchIsCheckedBeforeAnythingRuns) {
   ExpectFails(
       Batch({write, Op()}, {}), grpc::StatusCode::INVALID_ARGUMENT,
       "ops[1] has no op set (elementwise, matmul, reduce, view, array_op, create, get_item, "
-      "tensor_product or linalg)");
+      "tensor_product, linalg, fft, run_kernel or record_event)");
   ExpectFails(Batch({}, {}), grpc::StatusCode::INVALID_ARGUMENT,
               "ops is empty: a batch needs at least one op");
   ExpectFails(Batch(std::vector<Op>(1025, write), {}), grpc::StatusCode::INVALID_ARGUMENT,

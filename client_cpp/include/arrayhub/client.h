@@ -368,6 +368,14 @@ class Client {
   // then every op issued before has been accepted in order (as a blocking call would be; the
   // device may still be computing), its arrays exist, and an op that failed has thrown here.
   void Synchronize();
+  // Events (docs/execution.md, "Events"): CUDA's cudaEventRecord for this session. Records
+  // event `event_id` (any id but 0, this session's own) after the ops issued so far, queued
+  // like them; recording an id again moves it. The server refuses (kResourceExhausted) a new id
+  // past --max-session-events ids; the ids go with the session.
+  void RecordEvent(uint64_t event_id);
+  // Milliseconds the server measured from event `start_id` to `end_id` (cudaEventElapsedTime),
+  // once the work before both has run; kNotFound for an id this session has not recorded.
+  double ElapsedMilliseconds(uint64_t start_id, uint64_t end_id);
   // Sync mode: every op is one blocking call, its error thrown at once (for debugging). Turning
   // it on synchronizes first. Not to be called while other threads issue ops.
   void SetSync(bool sync);

@@ -5,8 +5,9 @@ memory accounting.
   (``ServerInfo.devices``; a CPU daemon has one, 0), never this machine's GPUs. ``with
   Device(i):`` makes ``i`` current; an id the server does not have raises CuPy's
   ``CUDARuntimeError`` (cudaErrorInvalidDevice). ``ndarray.device`` is the array's Device.
-- :class:`Stream` and :class:`Event` stand for the session's one order, and an Event's time is
-  read on this host (see _stream.py for what ``get_elapsed_time`` measures).
+- :class:`Stream` and :class:`Event` stand for the session's one order; an Event is recorded
+  and timed by the server, in that order (see _stream.py for what ``get_elapsed_time``
+  measures).
 - :func:`get_default_memory_pool` reports the session's and its tenant's memory on the
   server; :func:`get_default_pinned_memory_pool` the session's pinned host arrays.
 

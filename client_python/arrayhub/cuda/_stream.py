@@ -2,24 +2,24 @@
 
 A session runs its operations in the order they were issued (docs/semantics.md, "Pipelined
 execution"), as one CUDA stream does, so every Stream of a process stands for the same order:
-that of the current client. Waiting on a stream waits for the client's queued operations;
-``wait_event`` holds nothing back because nothing can overtake.
+that of the current client. Waiting on a stream waits until the server has run the client's
+operations, on its device too (an event recorded after them and waited for, as CUDA's stream
+synchronize); ``wait_event`` holds nothing back because nothing can overtake.
 
-The server reports no timing of its own, so an Event is a clock read on this host: ``record``
-waits until every operation queued before it has run (it synchronizes the client) and then
-reads ``time.perf_counter``. ``get_elapsed_time(start, end)`` is therefore the time, seen by
-this process, from "everything issued before start had finished" to "everything issued before
-end had finished": the server's work between them plus this process's time issuing it and the
-round trips, an upper bound on the server's time.
+An Event is an event of the server (docs/execution.md, "Events"): ``record`` queues it in the
+session's order like any operation (it waits for nothing), and the server takes its time when
+its work reaches it: on the GPU it is a CUDA event on the session's stream, on the CPU backend
+a clock reading once the operations before it have run. ``get_elapsed_time(start, end)`` is
+therefore the server's time for the work issued between the two records, as CuPy's is the
+GPU's; the client's own time and the round trips are not in it.
 """
 
 from __future__ import annotations
 
 import contextvars
-import time
 from typing import Any, Optional
 
-from arrayhub import _client
+from arrayhub import _client, _events
 from arrayhub.cuda import runtime
 
 __all__ = ["Stream", "Event", "get_current_stream", "get_elapsed_time"]
@@ -53,9 +53,10 @@ class Stream:
         return self
 
     def synchronize(self) -> None:
-        """Waits until the operations queued in the current client have run; raises the
-        error of the first that failed."""
-        _client.get_client().synchronize()
+        """Waits until the operations issued in the current client have run on the server's
+        device (as CUDA's, not only been accepted: see :func:`arrayhub.synchronize`); raises
+        the error of the first that failed."""
+        _events.wait_for_device(_client.get_client())
 
     @property
     def done(self) -> bool:
@@ -91,35 +92,57 @@ def get_current_stream() -> Stream:
 
 
 class Event:
-    """A point in the session's order, timed on this host (see above)."""
+    """An event of the current client's session on the server (see above). ``block`` and
+    ``interprocess`` are accepted for CuPy's signature and change nothing: waiting is the
+    server's, and events are not shared with other processes. An Event records in the session
+    of the client current at :meth:`record`."""
 
     def __init__(self, block: bool = False, disable_timing: bool = False,
                  interprocess: bool = False) -> None:
+        self.block = block
         self.disable_timing = disable_timing
-        self._time: Optional[float] = None
+        self.interprocess = interprocess
+        self._client: Optional[Any] = None  # The client of the last record, if any.
+        self._id = 0  # Its event id in that client's session.
+
+    def __repr__(self) -> str:
+        state = "unrecorded" if self._client is None else f"id {self._id}"
+        return f"<Event {state}>"
 
     def record(self, stream: Optional[Stream] = None) -> None:
-        """Waits until the operations queued in the current client have run, then notes the
-        time (raises the error of the first that failed)."""
-        _client.get_client().synchronize()
-        self._time = time.perf_counter()
+        """Records the event after the operations issued so far (queued like them: nothing
+        waits). Recording again moves it, as in CUDA."""
+        client = _client.get_client()
+        if self._client is not client:
+            self._id = _events.take_id(client, self)
+            self._client = client
+        _events.record(client, self._id)
 
     def synchronize(self) -> None:
-        """Waits for the operations issued before :meth:`record`: record has waited
-        already."""
+        """Waits until the server's work has reached the event (nothing for an unrecorded
+        one); raises the error of an operation before it that failed."""
+        if self._client is not None:
+            _events.query(self._client, self._id, wait=True)
+
+    def query(self) -> bool:
+        """Whether the server's work has reached the event, without waiting for it (True for
+        an unrecorded event, as in CUDA). The operations queued in the client are sent first."""
+        return self._client is None or _events.query(self._client, self._id, wait=False)
 
     @property
     def done(self) -> bool:
-        """True: the operations before :meth:`record` had run when it returned (an
-        unrecorded event is done, as in CUDA)."""
-        return True
+        """:meth:`query`, as CuPy's property."""
+        return self.query()
 
 
 def get_elapsed_time(start_event: Event, end_event: Event) -> float:
-    """Milliseconds between two recorded events (see the module's note on what they
-    measure); CUDARuntimeError (cudaErrorInvalidResourceHandle) when either is unrecorded or
-    made with ``disable_timing``, as CUDA's cudaEventElapsedTime."""
+    """The server's milliseconds from ``start_event`` to ``end_event`` (see the module's
+    note), once its work has reached both; CUDARuntimeError (cudaErrorInvalidResourceHandle)
+    when either is unrecorded or made with ``disable_timing``, or when they were recorded in
+    different sessions, as CUDA's cudaEventElapsedTime for events it cannot compare."""
     for event in (start_event, end_event):
-        if event._time is None or event.disable_timing:
+        if event._client is None or event.disable_timing:
             raise runtime.CUDARuntimeError(runtime.errorInvalidResourceHandle)
-    return (end_event._time - start_event._time) * 1e3
+    if start_event._client is not end_event._client:
+        raise runtime.CUDARuntimeError(runtime.errorInvalidResourceHandle)
+    return _events.elapsed_milliseconds(start_event._client, start_event._id, end_event._id)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from arrayhub import _client
+from arrayhub import _client, _events
 from arrayhub.v1 import arrays_pb2
 
 __all__ = ["CUDARuntimeError", "getDeviceCount", "getDevice", "setDevice",
@@ -101,6 +101,6 @@ def memGetInfo() -> tuple[int, int]:
 
 
 def deviceSynchronize() -> None:
-    """Waits until this process's operations queued in the current client have run (the
-    session's order is the only one: see arrayhub.cuda)."""
-    _client.get_client().synchronize()
+    """Waits until this process's operations issued in the current client have run on the
+    server's device (the session's order is the only one: see arrayhub.cuda)."""
+    _events.wait_for_device(_client.get_client())

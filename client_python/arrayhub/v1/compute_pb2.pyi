@@ -48,7 +48,7 @@ class BatchError(_message.Message):
 class BatchRequest(_message.Message):
     __slots__ = ["device", "free", "keep", "ops", "read"]
     class Op(_message.Message):
-        __slots__ = ["array_op", "copy_to_device", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "reduce", "run_kernel", "tensor_product", "view"]
+        __slots__ = ["array_op", "copy_to_device", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "record_event", "reduce", "run_kernel", "tensor_product", "view"]
         ARRAY_OP_FIELD_NUMBER: _ClassVar[int]
         COPY_TO_DEVICE_FIELD_NUMBER: _ClassVar[int]
         CREATE_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +57,7 @@ class BatchRequest(_message.Message):
         GET_ITEM_FIELD_NUMBER: _ClassVar[int]
         LINALG_FIELD_NUMBER: _ClassVar[int]
         MATMUL_FIELD_NUMBER: _ClassVar[int]
+        RECORD_EVENT_FIELD_NUMBER: _ClassVar[int]
         REDUCE_FIELD_NUMBER: _ClassVar[int]
         RUN_KERNEL_FIELD_NUMBER: _ClassVar[int]
         TENSOR_PRODUCT_FIELD_NUMBER: _ClassVar[int]
@@ -69,11 +70,12 @@ class BatchRequest(_message.Message):
         get_item: GetItemRequest
         linalg: LinalgRequest
         matmul: MatmulRequest
+        record_event: RecordEventRequest
         reduce: ReduceRequest
         run_kernel: RunKernelRequest
         tensor_product: TensorProductRequest
         view: ViewRequest
-        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ..., run_kernel: _Optional[_Union[RunKernelRequest, _Mapping]] = ..., copy_to_device: _Optional[_Union[_arrays_pb2.CopyToDeviceRequest, _Mapping]] = ...) -> None: ...
+        def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ..., run_kernel: _Optional[_Union[RunKernelRequest, _Mapping]] = ..., copy_to_device: _Optional[_Union[_arrays_pb2.CopyToDeviceRequest, _Mapping]] = ..., record_event: _Optional[_Union[RecordEventRequest, _Mapping]] = ...) -> None: ...
     DEVICE_FIELD_NUMBER: _ClassVar[int]
     FREE_FIELD_NUMBER: _ClassVar[int]
     KEEP_FIELD_NUMBER: _ClassVar[int]
@@ -119,6 +121,20 @@ class ElementwiseRequest(_message.Message):
     out: str
     out_batch_result: int
     def __init__(self, op: _Optional[str] = ..., operands: _Optional[_Iterable[_Union[Operand, _Mapping]]] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
+
+class EventElapsedTimeRequest(_message.Message):
+    __slots__ = ["end_event_id", "start_event_id"]
+    END_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    START_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    end_event_id: int
+    start_event_id: int
+    def __init__(self, start_event_id: _Optional[int] = ..., end_event_id: _Optional[int] = ...) -> None: ...
+
+class EventElapsedTimeResponse(_message.Message):
+    __slots__ = ["milliseconds"]
+    MILLISECONDS_FIELD_NUMBER: _ClassVar[int]
+    milliseconds: float
+    def __init__(self, milliseconds: _Optional[float] = ...) -> None: ...
 
 class FftRequest(_message.Message):
     __slots__ = ["axes", "input", "norm", "op", "s"]
@@ -279,6 +295,20 @@ class Operand(_message.Message):
     scalar: _types_pb2.Scalar
     def __init__(self, handle: _Optional[str] = ..., scalar: _Optional[_Union[_types_pb2.Scalar, _Mapping]] = ..., batch_result: _Optional[int] = ...) -> None: ...
 
+class QueryEventRequest(_message.Message):
+    __slots__ = ["event_id", "wait"]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    event_id: int
+    wait: bool
+    def __init__(self, event_id: _Optional[int] = ..., wait: bool = ...) -> None: ...
+
+class QueryEventResponse(_message.Message):
+    __slots__ = ["done"]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    done: bool
+    def __init__(self, done: bool = ...) -> None: ...
+
 class RawKernelArgument(_message.Message):
     __slots__ = ["dtype", "handle", "scalar"]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
@@ -288,6 +318,12 @@ class RawKernelArgument(_message.Message):
     handle: str
     scalar: _types_pb2.Scalar
     def __init__(self, handle: _Optional[str] = ..., scalar: _Optional[_Union[_types_pb2.Scalar, _Mapping]] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
+
+class RecordEventRequest(_message.Message):
+    __slots__ = ["event_id"]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    event_id: int
+    def __init__(self, event_id: _Optional[int] = ...) -> None: ...
 
 class ReduceRequest(_message.Message):
     __slots__ = ["axis", "ddof", "dtype", "input", "keepdims", "op", "out", "out_batch_result"]

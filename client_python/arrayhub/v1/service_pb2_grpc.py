@@ -122,6 +122,16 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
                 )
+        self.QueryEvent = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/QueryEvent',
+                request_serializer=arrayhub_dot_v1_dot_compute__pb2.QueryEventRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_compute__pb2.QueryEventResponse.FromString,
+                )
+        self.EventElapsedTime = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/EventElapsedTime',
+                request_serializer=arrayhub_dot_v1_dot_compute__pb2.EventElapsedTimeRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_compute__pb2.EventElapsedTimeResponse.FromString,
+                )
         self.CopyToDevice = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/CopyToDevice',
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.CopyToDeviceRequest.SerializeToString,
@@ -358,6 +368,21 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def QueryEvent(self, request, context):
+        """Events the session recorded (BatchRequest.Op.record_event): whether its work has reached
+        one (optionally waiting until it has), and the milliseconds between two, once both are
+        reached. The ids are the caller's session's only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EventElapsedTime(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CopyToDevice(self, request, context):
         """Devices (docs/devices.md).
         """
@@ -577,6 +602,16 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.BatchStream,
                     request_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.SerializeToString,
+            ),
+            'QueryEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueryEvent,
+                    request_deserializer=arrayhub_dot_v1_dot_compute__pb2.QueryEventRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_compute__pb2.QueryEventResponse.SerializeToString,
+            ),
+            'EventElapsedTime': grpc.unary_unary_rpc_method_handler(
+                    servicer.EventElapsedTime,
+                    request_deserializer=arrayhub_dot_v1_dot_compute__pb2.EventElapsedTimeRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_compute__pb2.EventElapsedTimeResponse.SerializeToString,
             ),
             'CopyToDevice': grpc.unary_unary_rpc_method_handler(
                     servicer.CopyToDevice,
@@ -1032,6 +1067,40 @@ class ArrayHub(object):
         return grpc.experimental.stream_stream(request_iterator, target, '/arrayhub.v1.ArrayHub/BatchStream',
             arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
             arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def QueryEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/QueryEvent',
+            arrayhub_dot_v1_dot_compute__pb2.QueryEventRequest.SerializeToString,
+            arrayhub_dot_v1_dot_compute__pb2.QueryEventResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def EventElapsedTime(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/EventElapsedTime',
+            arrayhub_dot_v1_dot_compute__pb2.EventElapsedTimeRequest.SerializeToString,
+            arrayhub_dot_v1_dot_compute__pb2.EventElapsedTimeResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

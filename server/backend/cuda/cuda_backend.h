@@ -77,6 +77,10 @@ class CudaBackend final : public Backend {
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
 
+  // cudaEventRecord on the session's stream, cudaEventElapsedTime (cuda_timestamp.cc).
+  absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp() override;
+  absl::StatusOr<double> ElapsedMilliseconds(Timestamp& start, Timestamp& end) override;
+
   // User kernels: NVRTC through the kernel cache; launched on the session's stream
   // (user_kernel_launch.cc).
   absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(

@@ -77,6 +77,11 @@ class HostBackend final : public Backend {
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
 
+  // A steady-clock reading at the call (host_timestamp.cc): the call runs when the queue
+  // has run everything before it.
+  absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp() override;
+  absl::StatusOr<double> ElapsedMilliseconds(Timestamp& start, Timestamp& end) override;
+
   // The kernel's tree compiled to slot code run over blocks of indices (host_user_kernel.cc).
   absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
       std::shared_ptr<const kernel::CheckedKernel> kernel) override;

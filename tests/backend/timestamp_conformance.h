@@ -1,0 +1,82 @@
+// The timing contract of every backend (see backend_conformance.h and timestamp.h): a
+// timestamp lies in its queue's order, after the work enqueued before it and before the work
+// enqueued after; the time between two is the queue's time for the work between them; and a
+// timestamp outlives its queue.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "tests/backend/backend_conformance.h"
+
+namespace arrayhub {
+
+template <typename Factory>
+class TimestampConformanceTest : public BackendTest<Factory> {
+ protected:
+  std::shared_ptr<Timestamp> Record() {
+    absl::StatusOr<std::shared_ptr<Timestamp>> timestamp = this->backend().RecordTimestamp();
+    EXPECT_TRUE(timestamp.ok()) << timestamp.status();
+    return timestamp.ok() ? *timestamp : nullptr;
+  }
+
+  double Elapsed(Timestamp& start, Timestamp& end) {
+    absl::StatusOr<double> milliseconds = this->backend().ElapsedMilliseconds(start, end);
+    EXPECT_TRUE(milliseconds.ok()) << milliseconds.status();
+    return milliseconds.value_or(0);
+  }
+
+  // Fills the buffer 8 bytes at a time: for 64 MiB, work the queue takes a while over (tens of
+  // microseconds on a GPU, milliseconds on a CPU), against none between two timestamps in a row.
+  void Fill(Buffer& buffer) {
+    const std::byte pattern[8] = {std::byte{0x5a}};
+    ASSERT_TRUE(this->backend().FillPattern(buffer, 0, buffer.size() / 8, 8, pattern).ok());
+  }
+};
+
+TYPED_TEST_SUITE_P(TimestampConformanceTest);
+
+TYPED_TEST_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo) {
+  AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().NewQueue("tenant"));
+  const std::unique_ptr<QueueBinding> bound = this->backend().Bind(queue, "timestamp test");
+  const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{64} << 20);
+  ASSERT_NE(buffer, nullptr);
+  const std::shared_ptr<Timestamp> first = this->Record();
+  this->Fill(*buffer);
+  const std::shared_ptr<Timestamp> second = this->Record();
+  const std::shared_ptr<Timestamp> third = this->Record();
+  ASSERT_NE(third, nullptr);
+  ASSERT_TRUE(third->Wait().ok());
+  EXPECT_TRUE(first->Reached().value_or(false));
+  const double filling = this->Elapsed(*first, *second);
+  const double nothing = this->Elapsed(*second, *third);
+  EXPECT_GT(filling, 0);
+  EXPECT_GT(filling, nothing);
+  EXPECT_GE(nothing, 0);
+  EXPECT_NEAR(this->Elapsed(*first, *third), filling + nothing, 1e-2);
+  EXPECT_EQ(this->Elapsed(*second, *second), 0);
+  EXPECT_LT(this->Elapsed(*second, *first), 0);
+}
+
+TYPED_TEST_P(TimestampConformanceTest, OutlivesItsQueue) {
+  std::shared_ptr<Timestamp> start, end;
+  {
+    AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().NewQueue("tenant"));
+    const std::unique_ptr<QueueBinding> bound = this->backend().Bind(queue, "timestamp test");
+    const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{1} << 20);
+    ASSERT_NE(buffer, nullptr);
+    start = this->Record();
+    this->Fill(*buffer);
+    end = this->Record();
+  }
+  ASSERT_NE(end, nullptr);
+  EXPECT_TRUE(end->Wait().ok());
+  EXPECT_GE(this->Elapsed(*start, *end), 0);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo,
+                            OutlivesItsQueue);
+
+}  // namespace arrayhub
