@@ -604,13 +604,13 @@ class ndarray:
         return _ops.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def var(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
-            ddof: int = 0, keepdims: bool = False) -> ndarray:
+            ddof: float = 0, keepdims: bool = False) -> ndarray:
         """Variance over ``axis`` with ``ddof`` delta degrees of freedom; see
         :func:`arrayhub.var`."""
         return _ops.reduce("var", self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
     def std(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
-            ddof: int = 0, keepdims: bool = False) -> ndarray:
+            ddof: float = 0, keepdims: bool = False) -> ndarray:
         """Standard deviation over ``axis``; see :func:`arrayhub.std`."""
         return _ops.reduce("std", self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 

@@ -286,9 +286,10 @@ class RawKernelArgument(_message.Message):
     def __init__(self, handle: _Optional[str] = ..., scalar: _Optional[_Union[_types_pb2.Scalar, _Mapping]] = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
 
 class ReduceRequest(_message.Message):
-    __slots__ = ["axis", "ddof", "dtype", "input", "keepdims", "op", "out", "out_batch_result"]
+    __slots__ = ["axis", "ddof", "ddof_real", "dtype", "input", "keepdims", "op", "out", "out_batch_result"]
     AXIS_FIELD_NUMBER: _ClassVar[int]
     DDOF_FIELD_NUMBER: _ClassVar[int]
+    DDOF_REAL_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
     KEEPDIMS_FIELD_NUMBER: _ClassVar[int]
@@ -297,13 +298,14 @@ class ReduceRequest(_message.Message):
     OUT_FIELD_NUMBER: _ClassVar[int]
     axis: _types_pb2.AxisList
     ddof: int
+    ddof_real: float
     dtype: _types_pb2.DType
     input: Operand
     keepdims: bool
     op: str
     out: str
     out_batch_result: int
-    def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ...) -> None: ...
+    def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., ddof_real: _Optional[float] = ...) -> None: ...
 
 class RunKernelRequest(_message.Message):
     __slots__ = ["arguments", "axis", "keepdims", "outputs", "size", "source"]
