@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Any, Callable, Iterator, Optional, Sequence
@@ -497,6 +498,27 @@ class ndarray:
     def copy(self) -> ndarray:
         """A new server array with the same contents (Elementwise ``copy``)."""
         return _ops.elementwise("copy", (self,))
+
+    def view(self, dtype: Any = None, type: Any = None) -> ndarray:
+        """A new array on the same memory: writes through either show in the other. With
+        ``dtype``, the bytes read as that dtype (View RPC), by NumPy 2's rules: any layout
+        for the same itemsize; otherwise the last axis must be contiguous and changes length,
+        with NumPy's ValueErrors. The server refuses what would break its kernels (see
+        docs/semantics.md): a non-bool array viewed as bool, and views whose elements would
+        not be aligned; a bool array viewed as another dtype is read-only. ``type`` (or a
+        ``dtype`` that is an ndarray class) may only be arrayhub.ndarray."""
+        if isinstance(dtype, builtins.type) and issubclass(dtype, (ndarray, np.ndarray)):
+            dtype, type = None, dtype
+        if type is not None and not (isinstance(type, builtins.type) and
+                                     issubclass(type, ndarray)):
+            raise client_error(ArrayHubTypeError, f"arrayhub arrays view as arrayhub.ndarray "
+                               f"only, not {type!r}")
+        if dtype is not None and np.dtype(dtype).byteorder not in "=|":
+            raise client_error(ArrayHubTypeError, f"cannot view as {np.dtype(dtype)}: the "
+                               f"server stores native byte order only")
+        target = self.dtype if dtype is None else _dtypes.normalize(dtype)
+        return _ops.view(self, view_dtype=compute_pb2.ViewRequest.ViewDType(
+            dtype=_dtypes.to_wire(target)))
 
     def astype(self, dtype: DTypeLike, copy: bool = True) -> ndarray:
         """A copy cast to ``dtype`` (NumPy's unsafe casting); with ``copy=False`` and the same
