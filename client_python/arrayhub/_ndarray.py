@@ -495,9 +495,14 @@ class ndarray:
         _require_own_device(self, device)
         return self
 
-    def copy(self) -> ndarray:
-        """A new server array with the same contents (Elementwise ``copy``)."""
-        return _ops.elementwise("copy", (self,))
+    def copy(self, order: str = "C") -> ndarray:
+        """A new server array with the same contents (Elementwise ``copy``), laid out in
+        ``order`` as NumPy's ("K" keeps this array's layout; see arrayhub._layouts)."""
+        if order == "C":
+            return _ops.elementwise("copy", (self,))
+        from arrayhub._layouts import axis_order, copy_in_order  # it imports this module
+
+        return copy_in_order(self, axis_order(order, self))
 
     def view(self, dtype: Any = None, type: Any = None) -> ndarray:
         """A new array on the same memory: writes through either show in the other. With
@@ -520,9 +525,10 @@ class ndarray:
         return _ops.view(self, view_dtype=compute_pb2.ViewRequest.ViewDType(
             dtype=_dtypes.to_wire(target)))
 
-    def astype(self, dtype: DTypeLike, copy: bool = True) -> ndarray:
-        """A copy cast to ``dtype`` (NumPy's unsafe casting); with ``copy=False`` and the same
-        dtype, this array itself.
+    def astype(self, dtype: DTypeLike, order: str = "K", copy: bool = True) -> ndarray:
+        """A copy cast to ``dtype`` (NumPy's unsafe casting), laid out in ``order`` ("K", the
+        default, keeps this array's layout, as NumPy's); with ``copy=False``, the same dtype
+        and a layout that fits ``order``, this array itself.
 
         Casts NumPy allows under "same_kind" rules (int -> float, float64 -> float32,
         int64 -> int8, real -> complex, ...) are an Elementwise ``copy`` into a new array;
@@ -532,8 +538,16 @@ class ndarray:
         if _client.recording.get() is not None:
             # A batch knows no dtypes before it runs; ArrayOp astype copies with any cast.
             return _ops.array_op("astype", (self,), dtype=target)[0]
+        from arrayhub._layouts import axis_order, copy_in_order, has_order
+
+        permutation = axis_order(order, self)
+        if target == self._dtype and not copy and (order in ("K", "A")
+                                                   or has_order(self, permutation)):
+            return self
+        if permutation is not None:
+            return copy_in_order(self, permutation, target)
         if target == self._dtype:
-            return self.copy() if copy else self
+            return self.copy()
         if np.can_cast(self._dtype, target, "same_kind"):
             out = _ops.create(self._client, arrays_pb2.CreateRequest(
                 dtype=_dtypes.to_wire(target), shape=self._shape, empty=arrays_pb2.EmptySpec()))
