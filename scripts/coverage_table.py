@@ -36,8 +36,9 @@ DIFFERS = {
     "einsum": "errors are einsum_path's (NumPy's `optimize=True` messages)",
     "roots": "always complex, as CuPy's (NumPy's turns real when every root is)",
     "random.*": "the same seed gives the same values on the same backend, not NumPy's streams",
-    "asfortranarray": "NumPy's values in C order (the server's layout for new arrays)",
-    "require": "`'F'` gives C order (the server's layout for new arrays)",
+    "asfortranarray": "NumPy's strides and flags, as a transposed view of a new C-ordered array "
+                      "(`flags.owndata` false)",
+    "require": "`'F'` as asfortranarray's (`flags.owndata` false)",
     "byte_bounds": "offsets in the base array's memory, not addresses",
     "histogram": "`bins` 'doane' and 'stone' raise NotImplementedError",
     "histogram_bin_edges": "`bins` 'doane' and 'stone' raise NotImplementedError",

@@ -1,10 +1,8 @@
 """Conversions that ask for a kind of array: asanyarray, asfarray, asarray_chkfinite,
 asfortranarray, require; and isfortran.
 
-The server's new arrays are C-ordered (one layout; views may be otherwise strided). So
-``asfortranarray`` and ``require(requirements='F')`` give the values NumPy gives, in C order:
-``flags.f_contiguous`` is false for their results of two or more axes (docs/semantics.md).
-Code that only reads values, as CuPy programs do, is unaffected.
+``asfortranarray`` and ``require(requirements='F')`` give Fortran-ordered arrays, with
+NumPy's strides and flags (made as :mod:`arrayhub._layouts` describes).
 """
 
 from __future__ import annotations
@@ -51,8 +49,10 @@ def asarray_chkfinite(a: Any, dtype: DTypeLike | None = None,
 
 
 def asfortranarray(a: Any, dtype: DTypeLike | None = None) -> ndarray:
-    """``a`` with NumPy's values of asfortranarray, in the server's C order (see above)."""
-    return asarray(a, dtype=dtype)
+    """``a`` itself when it is an F-contiguous arrayhub array (of ``dtype``), else an
+    F-ordered copy; 0-d input gives one axis, as NumPy's."""
+    result = asarray(a, dtype=dtype, order="F")
+    return result if result.ndim else result.reshape(1)
 
 
 _REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F",
@@ -63,7 +63,7 @@ _REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F",
 def require(a: Any, dtype: DTypeLike | None = None, requirements: Any = None) -> ndarray:
     """``a`` as an array of ``dtype`` meeting ``requirements`` (NumPy's flag names): 'C'
     (contiguous), 'W' (writeable) and 'O' (owns its data) copy when needed; 'A' (aligned) and
-    'E' (a base-class array) always hold; 'F' gives C order (see above)."""
+    'E' (a base-class array) always hold; 'F' (Fortran-contiguous) copies when needed."""
     # A string is read letter by letter, as NumPy reads it.
     wanted = {_REQUIREMENTS[r.upper()] for r in requirements or ()}
     if "C" in wanted and "F" in wanted:
@@ -71,8 +71,11 @@ def require(a: Any, dtype: DTypeLike | None = None, requirements: Any = None) ->
     a = asarray(a, dtype=dtype)
     flags = a.flags
     if ("W" in wanted and not flags.writeable) or ("O" in wanted and not flags.owndata):
-        return a.copy()
-    if "C" in wanted or "F" in wanted:
+        # (A Fortran-ordered copy is a view of the array it was made as: see _layouts.)
+        return a.copy(order="F" if "F" in wanted else "C")
+    if "F" in wanted:
+        return asfortranarray(a)
+    if "C" in wanted:
         return ascontiguousarray(a)
     return a
 

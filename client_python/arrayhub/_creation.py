@@ -9,8 +9,9 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from arrayhub import _client, _devices, _dtypes, _ops
-from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError, ArrayHubValueError,
-                              client_error)
+from arrayhub._errors import ArrayHubTypeError, ArrayHubValueError, client_error
+from arrayhub._layouts import (Permutation, axis_order, check_order, copy_in_order, fortran,
+                               has_order, new_in_order)
 from arrayhub._ndarray import ndarray
 from arrayhub._ops import ShapeLike
 from arrayhub.v1 import arrays_pb2
@@ -44,8 +45,8 @@ def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True, order: st
           ndmin: int = 0, *, device: Any = None, progress: Optional[bool] = None) -> ndarray:
     """A new server array from host data (lists, NumPy arrays, scalars: uploaded) or from
     another arrayhub array (copied on the server, cast to ``dtype`` if given). ``ndmin``
-    prepends axes of length one, as NumPy's; ``order`` may be "C", "K", "A" or None (the
-    server's arrays are C-ordered).
+    prepends axes of length one, as NumPy's; ``order`` as NumPy's ("K" keeps the layout of
+    an array given, "F" makes Fortran order: see :mod:`arrayhub._layouts`).
 
     The result lies on ``device`` (an :class:`arrayhub.cuda.Device` or its id), by default
     the current device: an arrayhub array of another device is copied there, device to
@@ -53,17 +54,26 @@ def array(obj: Any, dtype: DTypeLike | None = None, copy: bool = True, order: st
 
     ``progress=True`` shows an upload's progress on stderr for 256 MiB or more (tqdm when
     installed); the default follows ``ARRAYHUB_PROGRESS=1``. NumPy has no such option."""
-    _require_c_order(order)
+    check_order(order)
     with _devices.placed(device):
         if isinstance(obj, ndarray):
             placed = obj.to_device(_ops.client_for(obj)._current_device())
-            if dtype is not None and _dtypes.normalize(dtype) != placed.dtype:
-                result = placed.astype(dtype)
+            permutation = axis_order(order, placed)
+            target = placed.dtype if dtype is None else _dtypes.normalize(dtype)
+            if (copy and placed is obj) or target != placed.dtype or (
+                    order in ("C", "F") and not has_order(placed, permutation)):
+                result = copy_in_order(placed, permutation, target)
             else:
-                result = placed.copy() if copy and placed is obj else placed
+                result = placed
             missing = ndmin - result.ndim
             return result.reshape((1,) * missing + result.shape) if missing > 0 else result
-        return _ops.upload(np.array(obj, dtype=dtype, copy=None, ndmin=ndmin), progress=progress)
+        host = np.array(obj, dtype=dtype, copy=None, ndmin=ndmin, order=order or "K")
+        permutation = axis_order(order, host)
+        # The host data in that layout is C-contiguous once its axes are permuted: uploaded so,
+        # and viewed back (no copy on either side).
+        return new_in_order(lambda _: _ops.upload(
+            host if permutation is None else np.ascontiguousarray(host.transpose(permutation)),
+            progress=progress), host.shape, permutation)
 
 
 def asarray(a: Any, dtype: DTypeLike | None = None, order: Optional[str] = None, *,
@@ -73,24 +83,25 @@ def asarray(a: Any, dtype: DTypeLike | None = None, order: Optional[str] = None,
     (``device``, by default the current one); else as :func:`array` (``progress`` too): an
     array of another device is copied there. ``copy=True`` always copies; ``copy=False``
     never does, and raises ValueError where it would have to (host data, which is uploaded,
-    another dtype or another device), as NumPy 2 and the Array API ask. ``order`` may be
-    "C", "K", "A" or None (the server's arrays are C-ordered)."""
-    _require_c_order(order)
+    another dtype or another device), as NumPy 2 and the Array API ask. ``order`` as
+    :func:`array`'s ("C" or "F" copies an array not laid out so)."""
+    check_order(order)
     with _devices.placed(device):
         if copy is False:
             if (not isinstance(a, ndarray)
                     or (dtype is not None and _dtypes.normalize(dtype) != a.dtype)
-                    or a._device != _ops.client_for(a)._current_device()):
+                    or a._device != _ops.client_for(a)._current_device()
+                    or (order in ("C", "F") and not has_order(a, axis_order(order, a)))):
                 raise client_error(ArrayHubValueError,
                                    "Unable to avoid copy while creating an array as requested.")
             return a
-        return array(a, dtype=dtype, copy=bool(copy), progress=progress)
+        return array(a, dtype=dtype, copy=bool(copy), order=order or "K", progress=progress)
 
 
-def _require_c_order(order: Optional[str]) -> None:
-    if order not in (None, "C", "K", "A"):
-        raise client_error(ArrayHubNotImplementedError,
-                           f"order={order!r}: the server's arrays are C-ordered")
+def _new_order(shape: tuple[int, ...], order: str) -> Permutation:
+    """The layout of a new array of ``shape`` in ``order`` ("C" or "F", NumPy's errors)."""
+    check_order(order, ("C", "F"))
+    return fortran(len(shape)) if order == "F" else None
 
 
 def asnumpy(a: Any, *, out: Optional[np.ndarray] = None,
@@ -109,33 +120,38 @@ def asnumpy(a: Any, *, out: Optional[np.ndarray] = None,
 def empty(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
           device: Any = None) -> ndarray:
     """Uninitialised array (its contents are whatever the server's memory held)."""
-    _require_c_order(order)
-    return create(_ops.shape_tuple(shape), dtype, device, empty=arrays_pb2.EmptySpec())
+    shape = _ops.shape_tuple(shape)
+    return new_in_order(lambda dims: create(dims, dtype, device, empty=arrays_pb2.EmptySpec()), shape,
+                        _new_order(shape, order))
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
           device: Any = None) -> ndarray:
     """A new array of ``shape`` filled with zeros (Create RPC); ``dtype`` default float64."""
-    _require_c_order(order)
-    return create(_ops.shape_tuple(shape), dtype, device, zeros=arrays_pb2.ZerosSpec())
+    shape = _ops.shape_tuple(shape)
+    return new_in_order(lambda dims: create(dims, dtype, device, zeros=arrays_pb2.ZerosSpec()), shape,
+                        _new_order(shape, order))
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike = float, order: str = "C", *,
          device: Any = None) -> ndarray:
     """A new array of ``shape`` filled with ones (Create RPC); ``dtype`` default float64."""
-    _require_c_order(order)
-    return create(_ops.shape_tuple(shape), dtype, device, ones=arrays_pb2.OnesSpec())
+    shape = _ops.shape_tuple(shape)
+    return new_in_order(lambda dims: create(dims, dtype, device, ones=arrays_pb2.OnesSpec()), shape,
+                        _new_order(shape, order))
 
 
 def full(shape: ShapeLike, fill_value: Any, dtype: DTypeLike | None = None, order: str = "C",
          *, device: Any = None) -> ndarray:
     """Every element ``fill_value`` (a scalar). Without dtype, NumPy's choice for the value:
     bool, int64, float64 or complex128 (a NumPy scalar's own dtype)."""
-    _require_c_order(order)
     if dtype is None and isinstance(fill_value, np.generic):
         dtype = fill_value.dtype
-    return create(_ops.shape_tuple(shape), dtype, device,
-                  full=arrays_pb2.FullSpec(value=_scalar(fill_value, "fill_value")))
+    shape = _ops.shape_tuple(shape)
+    value = _scalar(fill_value, "fill_value")
+    return new_in_order(
+        lambda dims: create(dims, dtype, device, full=arrays_pb2.FullSpec(value=value)), shape,
+        _new_order(shape, order))
 
 
 def arange(start: Any, stop: Any = None, step: Any = None,
@@ -160,11 +176,13 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
 
 def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: DTypeLike = float,
         order: str = "C", *, device: Any = None) -> ndarray:
-    """Ones on the k-th diagonal of an N x M array."""
-    _require_c_order(order)
-    return create((), dtype, device, eye=arrays_pb2.EyeSpec(
-        n=operator.index(N), has_m=M is not None, m=operator.index(M) if M is not None else 0,
-        k=operator.index(k)))
+    """Ones on the k-th diagonal of an N x M array; order="F" is eye(M, N, -k) transposed."""
+    check_order(order, ("C", "F"))
+    n, m, k = operator.index(N), operator.index(N if M is None else M), operator.index(k)
+    if order == "F":
+        n, m, k = m, n, -k
+    square = create((), dtype, device, eye=arrays_pb2.EyeSpec(n=n, has_m=True, m=m, k=k))
+    return square.T if order == "F" else square
 
 
 def identity(n: int, dtype: DTypeLike = float) -> ndarray:
@@ -180,38 +198,49 @@ def _like(a: Any, dtype: DTypeLike | None,
             np.dtype(dtype) if dtype is not None else prototype.dtype)
 
 
-def _order_of_like(order: str) -> str:
-    """The *_like functions' ``order``: "K" and "A" keep the prototype's, which on the
-    server is C."""
-    return "C" if order in ("K", "A") else order
+def _like_order(a: Any, order: str, shape: Optional[ShapeLike]) -> Permutation:
+    """The *_like functions' layout: ``order`` of the prototype ("K" and "A" keep its
+    layout), or of a new array when ``shape`` gives another number of axes."""
+    prototype = a if isinstance(a, ndarray) else np.asarray(a)
+    if shape is not None and len(_ops.shape_tuple(shape)) != prototype.ndim:
+        check_order(order)
+        return fortran(len(_ops.shape_tuple(shape))) if order == "F" else None
+    return axis_order(order, prototype)
 
 
 def empty_like(a: Any, dtype: DTypeLike | None = None, order: str = "K", subok: bool = True,
                shape: Optional[ShapeLike] = None, *, device: Any = None) -> ndarray:
     """Uninitialised array with the shape and dtype of ``a`` (an arrayhub array or
-    anything NumPy reads), unless ``dtype``/``shape`` are given. ``order`` as the server's
-    (C); ``subok`` is moot."""
-    return empty(*_like(a, dtype, shape), order=_order_of_like(order), device=device)
+    anything NumPy reads), unless ``dtype``/``shape`` are given, in ``order`` ("K" keeps its
+    layout); ``subok`` is moot."""
+    like_shape, like_dtype = _like(a, dtype, shape)
+    return new_in_order(lambda dims: empty(dims, like_dtype, device=device), like_shape,
+                        _like_order(a, order, shape))
 
 
 def zeros_like(a: Any, dtype: DTypeLike | None = None, order: str = "K", subok: bool = True,
                shape: Optional[ShapeLike] = None, *, device: Any = None) -> ndarray:
     """Zeros with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
-    ``order`` as the server's (C); ``subok`` is moot."""
-    return zeros(*_like(a, dtype, shape), order=_order_of_like(order), device=device)
+    ``order`` as :func:`empty_like`'s; ``subok`` is moot."""
+    like_shape, like_dtype = _like(a, dtype, shape)
+    return new_in_order(lambda dims: zeros(dims, like_dtype, device=device), like_shape,
+                        _like_order(a, order, shape))
 
 
 def ones_like(a: Any, dtype: DTypeLike | None = None, order: str = "K", subok: bool = True,
               shape: Optional[ShapeLike] = None, *, device: Any = None) -> ndarray:
     """Ones with the shape and dtype of ``a``, unless ``dtype``/``shape`` are given.
-    ``order`` as the server's (C); ``subok`` is moot."""
-    return ones(*_like(a, dtype, shape), order=_order_of_like(order), device=device)
+    ``order`` as :func:`empty_like`'s; ``subok`` is moot."""
+    like_shape, like_dtype = _like(a, dtype, shape)
+    return new_in_order(lambda dims: ones(dims, like_dtype, device=device), like_shape,
+                        _like_order(a, order, shape))
 
 
 def full_like(a: Any, fill_value: Any, dtype: DTypeLike | None = None, order: str = "K",
               subok: bool = True, shape: Optional[ShapeLike] = None, *,
               device: Any = None) -> ndarray:
     """``fill_value`` everywhere, with the shape and dtype of ``a`` unless
-    ``dtype``/``shape`` are given. ``order`` as the server's (C); ``subok`` is moot."""
+    ``dtype``/``shape`` are given; ``order`` as :func:`empty_like`'s; ``subok`` is moot."""
     like_shape, like_dtype = _like(a, dtype, shape)
-    return full(like_shape, fill_value, like_dtype, order=_order_of_like(order), device=device)
+    return new_in_order(lambda dims: full(dims, fill_value, like_dtype, device=device),
+                        like_shape, _like_order(a, order, shape))

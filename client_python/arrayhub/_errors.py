@@ -138,6 +138,10 @@ _INVALID_ARGUMENT_RULES: list[tuple[re.Pattern[str], type]] = [
     (re.compile(r"Array must be (at least )?two-dimensional|"
                 r"Last 2 dimensions of the array must be square|^Incompatible dimensions$"),
      ArrayHubLinAlgError),
+    # ndarray.view(dtype)'s layout rules, which name dtypes but are ValueErrors in NumPy.
+    (re.compile(r"^(To change to a dtype|When changing to a (smaller|larger) dtype|"
+                r"Changing the dtype of a 0d)"),
+     ArrayHubValueError),
     (re.compile(r"Cannot cast|not supported|Unsupported dtype|unknown dtype|"
                 r"unsupported in linalg"),
      ArrayHubTypeError),

@@ -71,9 +71,10 @@ def diagonal(a: ndarray, offset: int = 0, axis1: int = 0, axis2: int = 1) -> nda
     return _ops.require_array(a, "diagonal").diagonal(offset, axis1, axis2)
 
 
-def copy(a: ndarray) -> ndarray:
-    """A new server array with the same contents (no ``order``/``subok``)."""
-    return _ops.require_array(a, "copy").copy()
+def copy(a: ndarray, order: str = "K") -> ndarray:
+    """A new server array with the same contents, laid out in ``order`` ("K", the default,
+    keeps ``a``'s layout; no ``subok``)."""
+    return _ops.require_array(a, "copy").copy(order)
 
 
 def ascontiguousarray(a: ndarray, dtype: DTypeLike | None = None) -> ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Any, Callable, Iterator, Optional, Sequence
@@ -500,19 +501,48 @@ class ndarray:
             return self
         return _devices.copy_to_device(self, index)
 
-    def copy(self) -> ndarray:
-        """A new server array with the same contents (Elementwise ``copy``), on the current
-        device, as CuPy's: an array of another device is copied over (:meth:`to_device`)."""
+    def copy(self, order: str = "C") -> ndarray:
+        """A new server array with the same contents (Elementwise ``copy``), laid out in
+        ``order`` as NumPy's ("K" keeps this array's layout; see arrayhub._layouts), on the
+        current device, as CuPy's: an array of another device is copied over first
+        (:meth:`to_device`)."""
         current = _ops.client_for(self)._current_device()
         if current != self._device:
             from arrayhub import _devices  # _devices imports this module
 
-            return _devices.copy_to_device(self, current)
-        return _ops.elementwise("copy", (self,))
+            moved = _devices.copy_to_device(self, current)
+            return moved if order in ("C", "K", "A") else moved.copy(order)
+        if order == "C":
+            return _ops.elementwise("copy", (self,))
+        from arrayhub._layouts import axis_order, copy_in_order  # it imports this module
 
-    def astype(self, dtype: DTypeLike, copy: bool = True) -> ndarray:
-        """A copy cast to ``dtype`` (NumPy's unsafe casting); with ``copy=False`` and the same
-        dtype, this array itself.
+        return copy_in_order(self, axis_order(order, self))
+
+    def view(self, dtype: Any = None, type: Any = None) -> ndarray:
+        """A new array on the same memory: writes through either show in the other. With
+        ``dtype``, the bytes read as that dtype (View RPC), by NumPy 2's rules: any layout
+        for the same itemsize; otherwise the last axis must be contiguous and changes length,
+        with NumPy's ValueErrors. The server refuses what would break its kernels (see
+        docs/semantics.md): a non-bool array viewed as bool, and views whose elements would
+        not be aligned; a bool array viewed as another dtype is read-only. ``type`` (or a
+        ``dtype`` that is an ndarray class) may only be arrayhub.ndarray."""
+        if isinstance(dtype, builtins.type) and issubclass(dtype, (ndarray, np.ndarray)):
+            dtype, type = None, dtype
+        if type is not None and not (isinstance(type, builtins.type) and
+                                     issubclass(type, ndarray)):
+            raise client_error(ArrayHubTypeError, f"arrayhub arrays view as arrayhub.ndarray "
+                               f"only, not {type!r}")
+        if dtype is not None and np.dtype(dtype).byteorder not in "=|":
+            raise client_error(ArrayHubTypeError, f"cannot view as {np.dtype(dtype)}: the "
+                               f"server stores native byte order only")
+        target = self.dtype if dtype is None else _dtypes.normalize(dtype)
+        return _ops.view(self, view_dtype=compute_pb2.ViewRequest.ViewDType(
+            dtype=_dtypes.to_wire(target)))
+
+    def astype(self, dtype: DTypeLike, order: str = "K", copy: bool = True) -> ndarray:
+        """A copy cast to ``dtype`` (NumPy's unsafe casting), laid out in ``order`` ("K", the
+        default, keeps this array's layout, as NumPy's); with ``copy=False``, the same dtype
+        and a layout that fits ``order``, this array itself.
 
         Casts NumPy allows under "same_kind" rules (int -> float, float64 -> float32,
         int64 -> int8, real -> complex, ...) are an Elementwise ``copy`` into a new array;
@@ -522,8 +552,16 @@ class ndarray:
         if _client.recording.get() is not None:
             # A batch knows no dtypes before it runs; ArrayOp astype copies with any cast.
             return _ops.array_op("astype", (self,), dtype=target)[0]
+        from arrayhub._layouts import axis_order, copy_in_order, has_order
+
+        permutation = axis_order(order, self)
+        if target == self._dtype and not copy and (order in ("K", "A")
+                                                   or has_order(self, permutation)):
+            return self
+        if permutation is not None:
+            return copy_in_order(self, permutation, target)
         if target == self._dtype:
-            return self.copy() if copy else self
+            return self.copy()
         if np.can_cast(self._dtype, target, "same_kind"):
             out = _ops.create(self._client, arrays_pb2.CreateRequest(
                 dtype=_dtypes.to_wire(target), shape=self._shape, empty=arrays_pb2.EmptySpec()))
@@ -616,13 +654,13 @@ class ndarray:
         return _ops.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def var(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
-            ddof: int = 0, keepdims: bool = False) -> ndarray:
+            ddof: float = 0, keepdims: bool = False) -> ndarray:
         """Variance over ``axis`` with ``ddof`` delta degrees of freedom; see
         :func:`arrayhub.var`."""
         return _ops.reduce("var", self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
     def std(self, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None, out: Any = None,
-            ddof: int = 0, keepdims: bool = False) -> ndarray:
+            ddof: float = 0, keepdims: bool = False) -> ndarray:
         """Standard deviation over ``axis``; see :func:`arrayhub.std`."""
         return _ops.reduce("std", self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 

@@ -10,7 +10,9 @@ scalars used as operands), whose answer describes the result.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any, Callable, Optional, SupportsIndex, Union
 
@@ -343,15 +345,49 @@ def _default_typed(value: Any) -> Any:
     return converted
 
 
+def _ddof_fields(ddof: Any) -> dict[str, Any]:
+    """var/std's ``ddof`` on the wire: an integral value in ``ddof``, which every server reads,
+    any other real (0.5, NaN, inf) in ``ddof_real``."""
+    if isinstance(ddof, (int, np.integer)):
+        return {"ddof": operator.index(ddof)}
+    if not isinstance(ddof, numbers.Real):
+        raise client_error(ArrayHubTypeError,
+                           f"ddof must be a real number, not {type(ddof).__name__}")
+    value = float(ddof)
+    if value.is_integer() and abs(value) < 2**63:
+        return {"ddof": int(value)}
+    return {"ddof_real": value}
+
+
+def _warn_no_degrees(a: _ndarray.ndarray, axis: AxisLike, ddof: Any) -> None:
+    """NumPy's RuntimeWarning for var/std when ``ddof`` is at least the number of elements
+    each result reduces (the result is then inf or NaN). Nothing for an array whose shape
+    comes later (a pending result of a batch block) or an axis out of range, which the
+    server reports."""
+    if a._batch is not None and a._batch.is_block:
+        return
+    if axis is None:
+        count = a.size
+    else:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        if not all(-max(a.ndim, 1) <= operator.index(x) < max(a.ndim, 1) for x in axes):
+            return
+        count = math.prod(a.shape[operator.index(x) % a.ndim] for x in set(axes)) if a.ndim else 1
+    if ddof >= count:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
+
+
 def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: bool = False,
-           dtype: DTypeLike | None = None, ddof: int = 0, out: Any = None) -> _ndarray.ndarray:
+           dtype: DTypeLike | None = None, ddof: Any = 0, out: Any = None) -> _ndarray.ndarray:
     """Reduce RPC: sum, prod, min, max, mean, var, std, argmin, argmax, any, all."""
     if FUSION_VALUE is not None and isinstance(a, FUSION_VALUE):  # Traced by arrayhub.fuse.
         return a.reduce(op, axis, dtype=dtype, out=out, keepdims=keepdims)
     out = _out_array(out)
     client = client_for(require_array(a, op), out)
-    axes, wire_dtype, ddof = axis_list(axis), _dtypes.to_wire_or_unspecified(dtype), \
-        operator.index(ddof)
+    axes, wire_dtype, ddof_fields = axis_list(axis), _dtypes.to_wire_or_unspecified(dtype), \
+        _ddof_fields(ddof)
+    if op in ("var", "std"):
+        _warn_no_degrees(a, axis, ddof)
     meta = None
     if pipelined(client):
         meta = _infer.reduce(op, meta_of(a), axis, keepdims,
@@ -359,7 +395,8 @@ def reduce(op: str, a: _ndarray.ndarray, axis: AxisLike = None, *, keepdims: boo
                              meta_of(out))
     return _submit(client, "Reduce", lambda refs: {
         "op": op, "input": refs.array(a), "axis": axes, "keepdims": keepdims,
-        "dtype": wire_dtype, "ddof": ddof, **refs.out(out)}, out=out, meta=meta, arrays=(a, out))
+        "dtype": wire_dtype, **ddof_fields, **refs.out(out)}, out=out, meta=meta,
+        arrays=(a, out))
 
 
 def view(a: _ndarray.ndarray, **op: Any) -> _ndarray.ndarray:

@@ -54,16 +54,17 @@ def mean(a: ndarray, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None,
 
 
 def var(a: ndarray, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None,
-        out: Any = None, ddof: int = 0, keepdims: bool = False, *,
+        out: Any = None, ddof: float = 0, keepdims: bool = False, *,
         correction: Optional[float] = None) -> ndarray:
-    """Variance with ``ddof`` delta degrees of freedom (``correction``, the Array API's
-    name, is the same); complex input gives a real result."""
+    """Variance with ``ddof`` delta degrees of freedom, any real (``correction``, the Array
+    API's name, is the same): the sum of squared deviations over max(n - ddof, 0), inf or NaN
+    with NumPy's RuntimeWarning where that is 0; complex input gives a real result."""
     return _ops.reduce("var", a, axis, dtype=dtype, out=out,
                        ddof=_degrees(ddof, correction), keepdims=keepdims)
 
 
 def std(a: ndarray, axis: _ops.AxisLike = None, dtype: DTypeLike | None = None,
-        out: Any = None, ddof: int = 0, keepdims: bool = False, *,
+        out: Any = None, ddof: float = 0, keepdims: bool = False, *,
         correction: Optional[float] = None) -> ndarray:
     """Standard deviation: ``sqrt(var(...))``."""
     return _ops.reduce("std", a, axis, dtype=dtype, out=out,
@@ -77,9 +78,6 @@ def _degrees(ddof: Any, correction: Any) -> Any:
     if ddof != 0:
         raise client_error(ArrayHubValueError,
                            "ddof and correction can't be provided simultaneously.")
-    # The server counts degrees of freedom in integers: 1.0 is 1 (0.5 is refused as a ddof).
-    if isinstance(correction, float) and correction.is_integer():
-        return int(correction)
     return correction
 
 

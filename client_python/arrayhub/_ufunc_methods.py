@@ -6,9 +6,10 @@ bitwise_and and bitwise_or of bool arrays -> all, any),
 ``accumulate`` onto the ArrayOp scans (add -> cumsum, multiply -> cumprod), ``outer`` onto
 broadcasting views, ``at`` onto SetItem's combining scatter (add, subtract, multiply, maximum,
 minimum, fmax, fmin; logical_and and logical_or of bool arrays), which applies repeated
-indices in NumPy's sequential order. The server has no other reductions or scans, no
-segmented reduction (reduceat), and ``at`` of other ufuncs takes indices that select each
-element once: the rest raise NotImplementedError saying so, never a silent download.
+indices in NumPy's sequential order, and ``reduceat`` onto gathers and that scatter. The
+server has no other reductions or scans, and ``at`` of other ufuncs takes indices that
+select each element once: the rest raise NotImplementedError saying so, never a silent
+download.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from numpy.typing import DTypeLike
 from arrayhub import _ops
 from arrayhub._creation import full
 from arrayhub._dtypes import SUPPORTED_DTYPES
-from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
+from arrayhub._errors import (ArrayHubAxisError, ArrayHubIndexError,
+                              ArrayHubNotImplementedError, ArrayHubTypeError,
                               ArrayHubValueError, client_error)
 from arrayhub._ndarray import ndarray
+from arrayhub._segments import along
 
 #: ufunc.reduce -> the server's Reduce op.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -237,9 +240,114 @@ def at(ufunc: Any, a: Any, indices: Any, b: Any = None) -> None:
     target[indices] = ufunc(selected) if b is None else ufunc(selected, b)
 
 
-def reduceat(ufunc: Any, *args: Any, **kwargs: Any) -> ndarray:
-    """ufunc.reduceat: the server has no segmented reduction."""
-    raise _not_implemented(ufunc.__name__, "reduceat", "the server has no segmented reduction")
+def _reduceat_indices(indices: Any, extent: int, what: str, client: Any) -> ndarray:
+    """``indices`` as a 1-D int64 array on the server, each in [0, extent) (IndexError as
+    NumPy's otherwise): a list is converted as NumPy converts it (floats truncated), an array
+    must cast safely to intp. A server array is checked on the server (one round trip, one
+    more for the value NumPy names)."""
+    if isinstance(indices, ndarray):
+        if not np.can_cast(indices.dtype, np.intp, "safe"):
+            raise client_error(ArrayHubTypeError, f"Cannot cast array data from "
+                               f"{indices.dtype!r} to {np.dtype(np.intp)!r} according to the "
+                               f"rule 'safe'")
+        if indices.ndim != 1:
+            raise client_error(ArrayHubValueError, "object too deep for desired array"
+                               if indices.ndim > 1 else "object of too small depth for "
+                               "desired array")
+        bad = _ops.elementwise("logical_or", (_ops.elementwise("less", (indices, 0)),
+                                              _ops.elementwise("greater_equal",
+                                                               (indices, extent))))
+        if indices.size and bool(bad.any().get()):
+            first = int(indices[int(bad.argmax().get())].get())
+            raise client_error(ArrayHubIndexError, f"index {first} out-of-bounds in {what} "
+                               f"[0, {extent})")
+        return indices.astype(np.int64, copy=False)
+    if isinstance(indices, (np.ndarray, np.generic)):
+        if not np.can_cast(indices.dtype, np.intp, "safe"):
+            raise client_error(ArrayHubTypeError, f"Cannot cast array data from "
+                               f"{indices.dtype!r} to {np.dtype(np.intp)!r} according to the "
+                               f"rule 'safe'")
+    host = np.asarray(indices)
+    if host.ndim != 1:
+        raise client_error(ArrayHubValueError, "object too deep for desired array"
+                           if host.ndim > 1 else "object of too small depth for desired array")
+    host = host.astype(np.int64)
+    bad = np.flatnonzero((host < 0) | (host >= extent))
+    if bad.size:
+        raise client_error(ArrayHubIndexError, f"index {host[bad[0]]} out-of-bounds in {what} "
+                           f"[0, {extent})")
+    return _ops.upload(host, client)
+
+
+def reduceat(ufunc: Any, array: Any, indices: Any, axis: Any = 0,
+             dtype: DTypeLike | None = None, out: Any = None) -> ndarray:
+    """ufunc.reduceat on the server, for the ufuncs whose combining scatter ``at`` uses (add,
+    subtract, multiply, maximum, minimum, fmax, fmin; logical_and, logical_or and, of bool
+    arrays, bitwise_and, bitwise_or).
+
+    Segment ``i`` is ``a[indices[i]:end_i]`` along ``axis``, ``end_i`` the next index where
+    it is larger and ``indices[i] + 1`` where it is not (then NumPy's result is
+    ``a[indices[i]]``), ``n`` for the last. The result starts as the segments' first elements
+    (one take); the other elements of every segment, gathered by one take in segment order,
+    are combined into it by one scatter, which applies them in NumPy's sequential order.
+    The positions and segment numbers of those elements are made on the server (repeat,
+    arange) from the m indices: O(n + m) work when the indices are increasing, the sum of
+    the segments' lengths otherwise (as NumPy's), no loop over segments."""
+    name = ufunc.__name__
+    _binary_only(ufunc, "reduceat")
+    a = _ops.require_array(array, f"{name}.reduceat")
+    combine = _COMBINES.get(name)
+    if combine is None and name in ("logical_and", "logical_or"):
+        combine = _BOOL_COMBINES[name]
+    elif combine is None and a.dtype == np.bool_:
+        combine = {"bitwise_and": "multiply", "bitwise_or": "add"}.get(name)
+    if combine is None:
+        raise _not_implemented(name, "reduceat", "the server's combining scatter has add, "
+                               "subtract, multiply, maximum, minimum, fmax, fmin, "
+                               "logical_and and logical_or (and bitwise_and, bitwise_or of "
+                               "bool arrays)")
+    if a.ndim == 0:
+        raise client_error(ArrayHubTypeError, "cannot reduceat on a scalar")
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            raise client_error(ArrayHubValueError, "reduceat does not allow multiple axes")
+        axis = axis[0]
+    if axis is None:
+        raise client_error(ArrayHubValueError, "reduceat does not allow multiple axes")
+    axis = operator.index(axis)
+    if not -a.ndim <= axis < a.ndim:
+        raise client_error(ArrayHubAxisError,
+                           f"axis {axis} is out of bounds for array of dimension {a.ndim}")
+    axis %= a.ndim
+    # NumPy's result dtype (and its errors for dtype=), from a one-element host array.
+    result_dtype = getattr(np, name).reduceat(np.zeros(1, a.dtype), [0], dtype=dtype).dtype
+    from arrayhub._creation import arange  # _creation imports the ndarray module too
+
+    n = a.shape[axis]
+    starts = _reduceat_indices(indices, n, f"{name}.reduceat", a.client)
+    result = _ops.array_op("take", (a, starts), axis=axis)[0].astype(result_dtype,
+                                                                      copy=False)
+    m = starts.shape[0]
+    if m:
+        following = _ops.array_op("concatenate", (_ops.getitem(starts, slice(1, None)),
+                                                  full(1, n, dtype=np.int64)))[0]
+        ends = _ops.elementwise("where", (_ops.elementwise("less", (starts, following)),
+                                          following, _ops.elementwise("add", (starts, 1))))
+        rest = _ops.elementwise("subtract", (_ops.elementwise("subtract", (ends, starts)), 1))
+        before = _ops.elementwise("subtract", (_ops.array_op("cumsum", (rest,), axis=0)[0],
+                                               rest))
+        # Element k of the rest lies in segment seg[k], at position k + starts + 1 - before.
+        segment = arange(m, dtype=np.int64).repeat(rest)
+        if segment.size:
+            shift = _ops.elementwise("subtract", (_ops.elementwise("add", (starts, 1)), before))
+            positions = _ops.elementwise("add", (arange(segment.size, dtype=np.int64),
+                                                 shift.repeat(rest)))
+            values = _ops.array_op("take", (a, positions), axis=axis)[0]
+            _ops.setitem(result, along(axis, segment),
+                         values.astype(result_dtype, copy=False), combine=combine)
+    if out is None:
+        return result
+    return _ops.elementwise("copy", (result,), out=out)
 
 
 def _stored(char: str) -> bool:

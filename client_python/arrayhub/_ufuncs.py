@@ -96,7 +96,8 @@ class ufunc:
 
     def reduceat(self, array: Any, indices: Any, axis: int = 0, dtype: DTypeLike | None = None,
                  out: Any = None) -> ndarray:
-        """Raises NotImplementedError: the server has no segmented reduction."""
+        """numpy.ufunc.reduceat: the segments gathered and combined by the scatter ``at``
+        uses, on the server (the ufuncs ``at`` combines with, logical_and/or)."""
         return _ufunc_methods.reduceat(self, array, indices, axis, dtype, out)
 
     def __repr__(self) -> str:

@@ -48,6 +48,32 @@ def test_var_std_ddof(ddof: int) -> None:
     _compare(ah.std(x, axis=1, ddof=ddof), np.std(host, axis=1, ddof=ddof))
 
 
+@pytest.mark.parametrize("dtype", [np.int16, np.float32, np.float64, np.complex64], ids=str)
+def test_var_std_non_integral_ddof(dtype: type) -> None:
+    """NumPy takes any real ddof: the sum of squares over max(n - ddof, 0) in floating point,
+    inf or NaN with a RuntimeWarning where n - ddof <= 0; the nan-functions as well."""
+    rng = np.random.default_rng(23)
+    host = random_values(rng, dtype, (4, 7))
+    x = ah.asarray(host)
+    for ddof in (0.5, np.float32(2.25), -1.5, np.nan, -np.inf, 1.0):
+        _compare(ah.var(x, axis=1, ddof=ddof), np.var(host, axis=1, ddof=ddof))
+        _compare(x.std(axis=0, ddof=ddof), host.std(axis=0, ddof=ddof))
+        _compare(ah.std(x, correction=ddof), np.std(host, correction=ddof))
+        _compare(ah.nanstd(x, axis=0, ddof=ddof), np.nanstd(host, axis=0, ddof=ddof))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for ddof in (4, 4.5, np.inf):  # no degrees of freedom left along axis 0
+            with pytest.warns(RuntimeWarning, match="Degrees of freedom <= 0 for slice"):
+                got = ah.var(x, axis=0, ddof=ddof)
+            with pytest.warns(RuntimeWarning, match="Degrees of freedom <= 0 for slice"):
+                _compare(got, np.var(host, axis=0, ddof=ddof))
+            with pytest.warns(RuntimeWarning, match="Degrees of freedom <= 0 for slice"):
+                got = ah.nanvar(x, axis=0, ddof=ddof)
+            with pytest.warns(RuntimeWarning, match="Degrees of freedom <= 0 for slice"):
+                _compare(got, np.nanvar(host, axis=0, ddof=ddof))
+    with pytest.raises(TypeError, match="ddof must be a real number, not str"):
+        ah.var(x, ddof="0.5")
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex128], ids=str)
 def test_var_std_of_single_elements_follow_numpy(dtype: type) -> None:
     # The variance of one element is |x - x|^2: NaN for NaN and inf, and for any ddof >= 1.
@@ -56,7 +82,8 @@ def test_var_std_of_single_elements_follow_numpy(dtype: type) -> None:
         for value in host:
             scalar = np.asarray(value)
             _compare(ah.var(ah.asarray(scalar)), np.var(scalar))
-            _compare(ah.std(ah.asarray(scalar), ddof=1), np.std(scalar, ddof=1))
+            with pytest.warns(RuntimeWarning, match="Degrees of freedom <= 0 for slice"):
+                _compare(ah.std(ah.asarray(scalar), ddof=1), np.std(scalar, ddof=1))
         _compare(ah.asarray(host).var(axis=()), host.var(axis=()))
 
 

@@ -90,7 +90,7 @@ def test_kind_conversions() -> None:
                       ah.asarray(np.array([1.0, bad])))
     fortran = ah.asfortranarray(x, dtype=np.float32)
     assert_matches(fortran, np.asfortranarray(host, dtype=np.float32))
-    assert not ah.isfortran(fortran) and ah.isfortran(x.T) and not ah.isfortran(x[0])
+    assert ah.isfortran(fortran) and ah.isfortran(x.T) and not ah.isfortran(x[0])
     assert ah.isfortran(x.T) == np.isfortran(host.T)
     view = x[:, ::2]
     assert ah.require(view) is view

@@ -128,8 +128,56 @@ def test_at_of_other_ufuncs_with_indices_that_never_repeat_an_element() -> None:
     with pytest.raises(NotImplementedError, match="for the first axis only"):
         ah.power.at(grid, (slice(None), [0, 1]), 1.0)
     assert_matches(x, host)  # unchanged by the refused calls
-    with pytest.raises(NotImplementedError, match="numpy.add.reduceat"):
-        ah.add.reduceat(x, [0, 5])
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum", "subtract", "fmax",
+                                  "logical_and", "logical_or", "bitwise_or"])
+def test_reduceat_matches_numpy(name: str) -> None:
+    """Increasing, equal, decreasing and last indices; along every axis of a 3-D array."""
+    rng = np.random.default_rng(11)
+    ours, numpys = getattr(ah, name), getattr(np, name)
+    dtypes = ([np.bool_] if name == "bitwise_or"
+              else [d for d in _DTYPES
+                    if not (d is np.complex128 and name in ("maximum", "minimum", "fmax"))
+                    and not (d is np.bool_ and name == "subtract")])  # NumPy refuses it
+    for dtype in dtypes:
+        host = random_values(rng, dtype, (7, 5, 6))
+        if name in ("maximum", "fmax") and dtype is np.float64:
+            host[2, 1, 3] = np.nan
+        x = ah.asarray(host)
+        for axis, indices in ((0, [0, 3, 3, 1, 5, 6]), (1, np.array([4, 0, 2], np.uint8)),
+                              (-1, [5]), (2, [0, 1, 2, 3, 4, 5])):
+            assert_matches(ours.reduceat(x, indices, axis=axis),
+                           numpys.reduceat(host, indices, axis=axis))
+    if name in ("add", "multiply"):
+        host = random_values(rng, np.int8, (9,))
+        server_indices = ah.asarray(np.array([2, 2, 8, 0], np.int32))
+        assert_matches(ours.reduceat(ah.asarray(host), server_indices, dtype=np.float32),
+                       numpys.reduceat(host, [2, 2, 8, 0], dtype=np.float32))
+
+
+def test_reduceat_edges() -> None:
+    host = np.arange(10.0)
+    x = ah.asarray(host)
+    out = ah.zeros(3)
+    assert ah.add.reduceat(x, [1, 4, 7], out=out) is out
+    assert_matches(out, np.add.reduceat(host, [1, 4, 7]))
+    assert_matches(ah.add.reduceat(x, []), np.add.reduceat(host, []))
+    assert_matches(np.add.reduceat(x, [0, 5]), np.add.reduceat(host, [0, 5]))  # via NumPy
+    with pytest.raises(IndexError, match=r"^index 10 out-of-bounds in add.reduceat \[0, 10\)$"):
+        ah.add.reduceat(x, [0, 10])
+    with pytest.raises(IndexError, match=r"^index -1 out-of-bounds in maximum.reduceat"):
+        ah.maximum.reduceat(x, ah.asarray([3, -1, 20]))
+    with pytest.raises(TypeError, match="Cannot cast array data from dtype\\('float64'\\)"):
+        ah.add.reduceat(x, np.array([0.0]))
+    with pytest.raises(TypeError, match="cannot reduceat on a scalar"):
+        ah.add.reduceat(ah.asarray(np.float64(1.0)), [0])
+    with pytest.raises(ValueError, match="reduceat does not allow multiple axes"):
+        ah.add.reduceat(x, [0], axis=None)
+    with pytest.raises(np.exceptions.AxisError, match="axis 1 is out of bounds"):
+        ah.add.reduceat(x, [0], axis=1)
+    with pytest.raises(NotImplementedError, match="numpy.bitwise_xor.reduceat"):
+        ah.bitwise_xor.reduceat(ah.asarray([1, 2]), [0])
 
 
 def test_reduce_and_accumulate_in_a_batch_block() -> None:

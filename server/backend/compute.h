@@ -3,6 +3,8 @@
 // computes.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -97,9 +99,16 @@ struct ReduceCall {
   ArrayView input{};
   std::vector<int64_t> axes;  // Sorted, distinct, in [0, rank); never empty.
   DType accumulate_dtype = DType::kFloat64;
-  int64_t ddof = 0;  // var, std.
+  double ddof = 0;  // var, std: any real, as NumPy's.
   ArrayView output{};
 };
+
+// What var divides the sum of squared deviations of `count` elements by: NumPy's
+// maximum(count - ddof, 0) in float64. A NaN ddof gives NaN (std::max keeps its first
+// argument when the comparison is false), as NumPy's maximum propagates it.
+inline double VarianceDivisor(int64_t count, double ddof) {
+  return std::max(static_cast<double>(count) - ddof, 0.0);
+}
 
 // Fills a C-contiguous output with pseudo-random values. The same seed gives the same values
 // on the same backend and device. Parameters as RandomDistribution lists them, validated by

@@ -32,7 +32,7 @@ struct ReduceSpec {
   std::optional<std::vector<int64_t>> axes;  // Absent: all axes.
   bool keepdims = false;
   std::optional<DType> dtype;
-  int64_t ddof = 0;
+  double ddof = 0;  // NumPy's any real (an int64 from the wire's ddof is exact up to 2^53).
   std::string out;  // Handle of an existing array to write into; empty: a new array.
 };
 

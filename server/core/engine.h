@@ -423,8 +423,10 @@ class Engine {
   // RegisterView gives it a handle.
   static ArrayRecord ViewRecord(const Caller& caller, const ArrayRecord& base, const Layout& layout,
                                 bool writable = true);
+  // `dtype`, when given, replaces base's (a view of its bytes as another dtype).
   absl::StatusOr<ArrayTable::RecordPtr> RegisterView(const Caller& caller, const ArrayRecord& base,
-                                                     const Layout& layout, bool writable = true);
+                                                     const Layout& layout, bool writable = true,
+                                                     std::optional<DType> dtype = std::nullopt);
   // A durable write of `array` prepared: disk charged, and a private C-contiguous copy taken
   // in the caller's queue order (charged as scratch is), so that the write sees one moment.
   struct DurableWrite {

@@ -75,11 +75,14 @@ ArrayRecord Engine::ViewRecord(const Caller& caller, const ArrayRecord& base, co
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::RegisterView(const Caller& caller,
                                                            const ArrayRecord& base,
-                                                           const Layout& layout, bool writable) {
+                                                           const Layout& layout, bool writable,
+                                                           std::optional<DType> dtype) {
   // Every op that reads the view walks all of its elements: its layout is held to the limits
   // as a new array's shape would be.
   AH_RETURN_IF_ERROR(CheckShape(layout.shape, limits_, "a view of shape").status());
-  return Register(ViewRecord(caller, base, layout, writable));
+  ArrayRecord record = ViewRecord(caller, base, layout, writable);
+  if (dtype) record.dtype = *dtype;
+  return Register(std::move(record));
 }
 
 absl::StatusOr<ArrayRecord> Engine::CopyToNewArray(const Caller& caller, const ArrayView& source,
@@ -122,6 +125,10 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const Vie
     return Register(std::move(copy));
   }
 
+  if (const auto* op = std::get_if<ViewDTypeSpec>(&spec.op)) {
+    AH_ASSIGN_OR_RETURN(DTypeView view, DTypeViewLayout(layout, array->dtype, op->dtype));
+    return RegisterView(caller, *array, view.layout, view.writable, op->dtype);
+  }
   absl::StatusOr<Layout> view;
   bool writable = true;  // broadcast_to and diagonal are read-only views in NumPy.
   if (const auto* op = std::get_if<TransposeSpec>(&spec.op)) {

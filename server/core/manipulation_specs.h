@@ -46,9 +46,12 @@ struct DiagonalSpec {
 struct RavelSpec {
   MemoryOrder order = MemoryOrder::kC;
 };
+struct ViewDTypeSpec {  // ndarray.view(dtype): the same bytes read as `dtype`.
+  DType dtype = DType::kFloat64;
+};
 
 using ViewOp = std::variant<ReshapeSpec, TransposeSpec, SwapAxesSpec, SqueezeSpec, ExpandDimsSpec,
-                            BroadcastToSpec, DiagonalSpec, RavelSpec>;
+                            BroadcastToSpec, DiagonalSpec, RavelSpec, ViewDTypeSpec>;
 
 struct ViewSpec {
   std::string handle;

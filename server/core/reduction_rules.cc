@@ -125,7 +125,7 @@ absl::StatusOr<ReduceDTypes> ReduceDTypesOf(ReduceOp op, DType input, std::optio
   }
 }
 
-absl::Status CheckArguments(ReduceOp op, std::optional<DType> dtype, int64_t ddof) {
+absl::Status CheckArguments(ReduceOp op, std::optional<DType> dtype, double ddof) {
   if (dtype && !TakesDType(op)) {
     return absl::InvalidArgumentError(fmt::format("{} takes no dtype argument", OpName(op)));
   }
@@ -159,7 +159,7 @@ absl::Status CheckNotEmpty(ReduceOp op, const Shape& shape, const std::vector<in
 
 absl::StatusOr<ReduceResolution> ResolveReduce(ReduceOp op, DType input, const Shape& shape,
                                                const std::optional<std::vector<int64_t>>& axes,
-                                               std::optional<DType> dtype, int64_t ddof) {
+                                               std::optional<DType> dtype, double ddof) {
   AH_RETURN_IF_ERROR(CheckArguments(op, dtype, ddof));
   AH_ASSIGN_OR_RETURN(std::vector<int64_t> reduced,
                       ReducedAxes(op, static_cast<int64_t>(shape.size()), axes));

@@ -45,9 +45,10 @@ struct ReduceResolution {
 //  - min/max/argmin/argmax over an axis of extent 0 are INVALID_ARGUMENT: "zero-size array to
 //    reduction operation minimum which has no identity", "attempt to get argmin of an empty
 //    sequence".
-//  - ddof is for var/std (any value, as NumPy); the others take 0.
+//  - ddof is for var/std (any real, NaN and inf too, as NumPy: n - ddof <= 0 divides by 0,
+//    giving inf or NaN, which NumPy's client warns about); the others take 0 (NaN is refused).
 absl::StatusOr<ReduceResolution> ResolveReduce(ReduceOp op, DType input, const Shape& shape,
                                                const std::optional<std::vector<int64_t>>& axes,
-                                               std::optional<DType> dtype, int64_t ddof);
+                                               std::optional<DType> dtype, double ddof);
 
 }  // namespace arrayhub

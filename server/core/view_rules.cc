@@ -272,4 +272,64 @@ absl::StatusOr<Layout> DiagonalLayout(const Layout& layout, int64_t itemsize,
   return result;
 }
 
+absl::StatusOr<DTypeView> DTypeViewLayout(const Layout& layout, DType from, DType to) {
+  // The server's bool kernels read a byte as 0 or 1; NumPy's read any nonzero byte as true.
+  if (to == DType::kBool && from != DType::kBool) {
+    return absl::InvalidArgumentError(fmt::format(
+        "viewing {} as bool is not supported: this server's bool arrays hold only the bytes 0 "
+        "and 1 (use x != 0, or x.astype(bool))",
+        DTypeName(from)));
+  }
+  // Through a view of a bool array as another dtype, writes could store other bytes in it.
+  const bool writable = from == to || from != DType::kBool;
+  const int64_t old_size = ItemSize(from), new_size = ItemSize(to);
+  if (old_size == new_size) return DTypeView{.layout = layout, .writable = writable};
+  // NumPy 2's array_descr_set: the last axis changes length, the others keep their strides.
+  const size_t rank = layout.shape.size();
+  if (rank == 0) {
+    return absl::InvalidArgumentError(
+        "Changing the dtype of a 0d array is only supported if the itemsize is unchanged");
+  }
+  const size_t last = rank - 1;
+  if (layout.shape[last] != 1 && SizeOf(layout.shape) != 0 && layout.strides[last] != 1) {
+    return absl::InvalidArgumentError(
+        "To change to a dtype of a different size, the last axis must be contiguous");
+  }
+  Layout result = layout;
+  if (new_size < old_size) {
+    if (old_size % new_size != 0) {
+      return absl::InvalidArgumentError(
+          "When changing to a smaller dtype, its size must be a divisor of the size of original "
+          "dtype");
+    }
+    result.shape[last] *= old_size / new_size;
+  } else {
+    const int64_t bytes = layout.shape[last] * old_size;
+    if (bytes % new_size != 0) {
+      return absl::InvalidArgumentError(
+          "When changing to a larger dtype, its size must be a divisor of the total size in "
+          "bytes of the last axis of the array.");
+    }
+    result.shape[last] = bytes / new_size;
+  }
+  // Strides count elements, and the backends read elements at addresses aligned to their
+  // size (the GPU's 16-byte complex loads need it): where NumPy would make an unaligned view
+  // (int8 bytes from an odd offset as float32), this server refuses it.
+  bool aligned = layout.offset_bytes % new_size == 0;
+  for (size_t d = 0; d < last; ++d) {
+    const int64_t stride_bytes = layout.strides[d] * old_size;
+    aligned = aligned && stride_bytes % new_size == 0;
+    result.strides[d] = stride_bytes / new_size;
+  }
+  if (!aligned) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cannot view this {} array as {}: its data start (byte {}) or strides in bytes are not "
+        "multiples of {} bytes, and this server keeps every element aligned (NumPy would make "
+        "an unaligned view; view a copy instead)",
+        DTypeName(from), DTypeName(to), layout.offset_bytes, new_size));
+  }
+  result.strides[last] = 1;
+  return DTypeView{.layout = std::move(result), .writable = writable};
+}
+
 }  // namespace arrayhub

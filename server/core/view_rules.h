@@ -1,7 +1,7 @@
 // The layouts of NumPy's views: reshape, transpose, swapaxes, squeeze, expand_dims,
-// broadcast_to, diagonal and ravel, computed from shape and strides alone, with NumPy's error
-// messages. A view shares its base's memory; where NumPy has to copy (a reshape the strides
-// cannot express), the plan says so and the engine copies.
+// broadcast_to, diagonal, ravel and view(dtype), computed from shape and strides alone, with
+// NumPy's error messages. A view shares its base's memory; where NumPy has to copy (a reshape the
+// strides cannot express), the plan says so and the engine copies.
 #pragma once
 
 #include <cstdint>
@@ -59,5 +59,23 @@ absl::StatusOr<Layout> BroadcastToLayout(const Layout& layout, const BroadcastTo
 // numpy.diagonal (a read-only view): the diagonal axis last.
 absl::StatusOr<Layout> DiagonalLayout(const Layout& layout, int64_t itemsize,
                                       const DiagonalSpec& spec);
+
+// ndarray.view(dtype): the layout (strides in elements of `to`) that reads the bytes of
+// `layout`, elements of `from`, as elements of `to`, and whether the view may be written.
+struct DTypeView {
+  Layout layout;
+  bool writable = true;
+};
+// NumPy 2's rules and messages: the same itemsize views any layout; another needs a last axis
+// that is contiguous (or of length 1, or an empty array), which changes length: "To change to
+// a dtype of a different size, the last axis must be contiguous", "When changing to a smaller
+// dtype, its size must be a divisor of the size of original dtype", "When changing to a larger
+// dtype, its size must be a divisor of the total size in bytes of the last axis of the
+// array.", "Changing the dtype of a 0d array is only supported if the itemsize is unchanged".
+// Refused beyond NumPy, because the backends rely on them: a start or a stride in bytes that
+// is not a multiple of the new itemsize (elements stay aligned, as strides count elements),
+// and a non-bool array viewed as bool (bool kernels read only the bytes 0 and 1). A bool array
+// viewed as another dtype is read-only, so that no other byte can be written into it.
+absl::StatusOr<DTypeView> DTypeViewLayout(const Layout& layout, DType from, DType to);
 
 }  // namespace arrayhub

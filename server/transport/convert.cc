@@ -235,7 +235,10 @@ absl::StatusOr<ReduceSpec> ReduceSpecFromProto(const v1::ReduceRequest& request,
   spec.axes = AxesFromProto(request.has_axis(), request.axis());
   spec.keepdims = request.keepdims();
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));
-  spec.ddof = request.ddof();
+  if (request.has_ddof_real() && request.ddof() != 0) {
+    return absl::InvalidArgumentError("ddof and ddof_real can't be provided simultaneously");
+  }
+  spec.ddof = request.has_ddof_real() ? request.ddof_real() : static_cast<double>(request.ddof());
   AH_ASSIGN_OR_RETURN(spec.out, OutFromProto(request, batch));
   return spec;
 }

@@ -109,10 +109,16 @@ absl::StatusOr<ViewSpec> ViewSpecFromProto(const v1::ViewRequest& request,
       spec.op = RavelSpec{.order = order};
       break;
     }
+    case v1::ViewRequest::kViewDtype: {
+      AH_ASSIGN_OR_RETURN(DType dtype,
+                          RequiredDType(request.view_dtype().dtype(), "view_dtype.dtype"));
+      spec.op = ViewDTypeSpec{.dtype = dtype};
+      break;
+    }
     case v1::ViewRequest::OP_NOT_SET:
       return absl::InvalidArgumentError(
           "op is required: reshape, transpose, swapaxes, squeeze, expand_dims, broadcast_to, "
-          "diagonal or ravel");
+          "diagonal, ravel or view_dtype");
   }
   return spec;
 }

@@ -890,7 +890,7 @@ struct ReduceCase {
   Shape shape;
   std::optional<std::vector<int64_t>> axes;  // nullopt: all.
   ReduceLayout layout;
-  int64_t ddof = 0;
+  double ddof = 0;
   Domain domain = Domain::kAny;
   std::string Name() const {
     return fmt::format("{}({} {} axes {} layout {} ddof {})", OpName(op), DTypeName(dtype),
@@ -1017,7 +1017,7 @@ TEST_F(ReduceTest, EveryOpDTypeAndAxesMatchHost) {
       for (const auto& a : axes) {
         for (ReduceLayout layout :
              {ReduceLayout::kDense, ReduceLayout::kStrided, ReduceLayout::kTransposed}) {
-          const int64_t ddof =
+          const double ddof =
               (op == ReduceOp::kVar || op == ReduceOp::kStd) && layout == ReduceLayout::kStrided
                   ? 1
                   : 0;

@@ -67,7 +67,7 @@ struct ReduceCase {
   const char* accumulate;
   const char* output;
   const char* axes;  // "all" or axes separated by spaces.
-  int64_t ddof;
+  double ddof;
   const char* expected;
   double tolerance;  // Relative; 0: exact.
 };
@@ -926,7 +926,7 @@ class ReduceTest : public HostComputeTest {
  protected:
   template <typename Out>
   std::vector<Out> Reduce(ReduceOp op, const ArrayView& input, std::vector<int64_t> axes,
-                          DType accumulate, int64_t ddof = 0) {
+                          DType accumulate, double ddof = 0) {
     const ArrayView output = PlaceOutput(host::DTypeOf<Out>(), KeptShape(input.shape, axes));
     const ReduceCall call{.op = op,
                           .input = input,

@@ -22,7 +22,7 @@ class ReduceConformanceTest : public BackendTest<Factory> {
   // `op` over `axes` of `input` into a new C-contiguous `Out` array of `shape`.
   template <typename Out>
   std::vector<Out> Reduce(ReduceOp op, const ArrayView& input, std::vector<int64_t> axes,
-                          DType accumulate, DType out_dtype, const Shape& shape, int64_t ddof = 0) {
+                          DType accumulate, DType out_dtype, const Shape& shape, double ddof = 0) {
     const ArrayView output = this->Output(out_dtype, shape);
     const ReduceCall call{.op = op,
                           .input = input,
@@ -98,7 +98,28 @@ TYPED_TEST_P(ReduceConformanceTest, VarianceOfOneElementIsNanForNanAndInf) {
   }
 }
 
+TYPED_TEST_P(ReduceConformanceTest, NonIntegralDdofDividesInFloatingPoint) {
+  // np.var([1., 2., 3.], ddof=d): 2 / max(3 - d, 0): 0.8 for 0.5, 4 for 2.5, inf for 3.5,
+  // NaN for NaN, 0 for -inf; np.std(np.float32([1, 2, 3]), ddof=1.5) = sqrt(2 / 1.5).
+  const double inf = std::numeric_limits<double>::infinity();
+  const ArrayView values = this->Array(DType::kFloat64, std::vector<double>{1, 2, 3}, {3});
+  const auto var = [&](double ddof) {
+    return this->template Reduce<double>(ReduceOp::kVar, values, {0}, DType::kFloat64,
+                                         DType::kFloat64, {}, ddof)[0];
+  };
+  EXPECT_DOUBLE_EQ(var(0.5), 0.8);
+  EXPECT_DOUBLE_EQ(var(2.5), 4.0);
+  EXPECT_EQ(var(3.5), inf);
+  EXPECT_TRUE(std::isnan(var(NAN)));
+  EXPECT_EQ(var(-inf), 0.0);
+  const ArrayView floats = this->Array(DType::kFloat32, std::vector<float>{1, 2, 3}, {3});
+  EXPECT_FLOAT_EQ(this->template Reduce<float>(ReduceOp::kStd, floats, {0}, DType::kFloat64,
+                                               DType::kFloat32, {}, 1.5)[0],
+                  std::sqrt(2.0f / 1.5f));
+}
+
 REGISTER_TYPED_TEST_SUITE_P(ReduceConformanceTest, EmptyReductionsGiveIdentitiesAndNan,
-                            EmptyComplexMeanIsNanNan, VarianceOfOneElementIsNanForNanAndInf);
+                            EmptyComplexMeanIsNanNan, VarianceOfOneElementIsNanForNanAndInf,
+                            NonIntegralDdofDividesInFloatingPoint);
 
 }  // namespace arrayhub

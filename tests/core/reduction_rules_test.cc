@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -101,7 +103,7 @@ TEST(ReductionRulesTest, MatchesNumPyTable) {
 
 ReduceResolution Resolve(ReduceOp op, DType input, const Shape& shape,
                          std::optional<std::vector<int64_t>> axes = std::nullopt,
-                         std::optional<DType> dtype = std::nullopt, int64_t ddof = 0) {
+                         std::optional<DType> dtype = std::nullopt, double ddof = 0) {
   absl::StatusOr<ReduceResolution> r = ResolveReduce(op, input, shape, axes, dtype, ddof);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *r : ReduceResolution{};
@@ -113,7 +115,7 @@ void ExpectDTypes(const ReduceResolution& r, DType accumulate, DType result) {
 }
 
 void ExpectError(ReduceOp op, DType input, const Shape& shape,
-                 std::optional<std::vector<int64_t>> axes, std::optional<DType> dtype, int64_t ddof,
+                 std::optional<std::vector<int64_t>> axes, std::optional<DType> dtype, double ddof,
                  std::string_view message) {
   absl::StatusOr<ReduceResolution> r = ResolveReduce(op, input, shape, axes, dtype, ddof);
   ASSERT_FALSE(r.ok());
@@ -174,8 +176,16 @@ TEST(ReductionRulesTest, Ddof) {
       Resolve(ReduceOp::kVar, DType::kFloat64, {3}, std::nullopt, std::nullopt, -1).result_dtype,
       DType::kFloat64);  // NumPy accepts a negative ddof.
   Resolve(ReduceOp::kStd, DType::kFloat64, {3}, std::nullopt, std::nullopt, 5);
+  // Any real, as NumPy (n - ddof <= 0 gives inf or NaN, not an error).
+  for (double ddof : {0.5, 3.5, -2.25, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    Resolve(ReduceOp::kVar, DType::kInt16, {3}, std::nullopt, std::nullopt, ddof);
+  }
   ExpectError(ReduceOp::kSum, DType::kFloat64, {3}, std::nullopt, std::nullopt, 1,
               "sum takes no ddof argument");
+  ExpectError(ReduceOp::kMean, DType::kFloat64, {3}, std::nullopt, std::nullopt, 0.5,
+              "mean takes no ddof argument");
+  ExpectError(ReduceOp::kMax, DType::kFloat64, {3}, std::nullopt, std::nullopt, std::nan(""),
+              "max takes no ddof argument");
 }
 
 TEST(ReductionRulesTest, Axes) {

@@ -299,5 +299,69 @@ TEST(DiagonalLayoutTest, MessagesQuoteNumPy) {
               "axis1: axis -3 is out of bounds for array of dimension 2");
 }
 
+// --- view(dtype) -----------------------------------------------------------------------------
+
+void ExpectDTypeView(const absl::StatusOr<DTypeView>& view, const Shape& shape,
+                     const Strides& strides, int64_t offset_bytes, bool writable = true) {
+  ASSERT_TRUE(view.ok()) << view.status();
+  ExpectLayout(view->layout, shape, strides, offset_bytes);
+  EXPECT_EQ(view->writable, writable);
+}
+
+TEST(DTypeViewLayoutTest, LastAxisChangesLength) {
+  // np.zeros((3, 4), np.int32).view(np.int64): shape (3, 2), strides (16, 8).
+  ExpectDTypeView(DTypeViewLayout(kMatrix, DType::kInt32, DType::kInt64), {3, 2}, {2, 1}, 0);
+  // ... .view(np.int8): (3, 16), strides (16, 1).
+  ExpectDTypeView(DTypeViewLayout(kMatrix, DType::kInt32, DType::kInt8), {3, 16}, {16, 1}, 0);
+  // kCube (float64, 8 bytes in) as complex128 would start mid-element of 16 bytes: refused.
+  // As float32: (2, 3, 8), strides (96, 32, 4) bytes.
+  ExpectDTypeView(DTypeViewLayout(kCube, DType::kFloat64, DType::kFloat32), {2, 3, 8}, {24, 8, 1},
+                  8);
+  // np.zeros((3, 4))[:, ::2] (strides (4, 2)) as int64: the same itemsize views any layout.
+  const Layout strided{{3, 2}, {4, -2}, 8};
+  ExpectDTypeView(DTypeViewLayout(strided, DType::kFloat64, DType::kInt64), {3, 2}, {4, -2}, 8);
+  // A last axis of length 1 may have any stride: np.zeros((3, 1))[::2].view(np.int8).
+  ExpectDTypeView(DTypeViewLayout({{2, 1}, {2, 7}, 0}, DType::kFloat64, DType::kInt8), {2, 8},
+                  {16, 1}, 0);
+  // An empty array: np.zeros((3, 0)).view(np.complex128) is (3, 0).
+  ExpectDTypeView(DTypeViewLayout({{3, 0}, {0, 1}, 0}, DType::kFloat64, DType::kComplex128), {3, 0},
+                  {0, 1}, 0);
+}
+
+TEST(DTypeViewLayoutTest, MessagesQuoteNumPy) {
+  ExpectError(DTypeViewLayout({{}, {}, 0}, DType::kFloat64, DType::kInt32).status(),
+              "Changing the dtype of a 0d array is only supported if the itemsize is unchanged");
+  // np.zeros((3, 4), np.int32).T.view(np.int16)
+  ExpectError(DTypeViewLayout({{4, 3}, {1, 4}, 0}, DType::kInt32, DType::kInt16).status(),
+              "To change to a dtype of a different size, the last axis must be contiguous");
+  // np.zeros((3, 3), np.int32).view(np.int64)
+  ExpectError(DTypeViewLayout({{3, 3}, {3, 1}, 0}, DType::kInt32, DType::kInt64).status(),
+              "When changing to a larger dtype, its size must be a divisor of the total size in "
+              "bytes of the last axis of the array.");
+}
+
+TEST(DTypeViewLayoutTest, ElementsStayAligned) {
+  // np.zeros(9, np.int8)[1:].view(np.int32): NumPy makes an unaligned view; refused.
+  ExpectError(
+      DTypeViewLayout({{8}, {1}, 1}, DType::kInt8, DType::kInt32).status(),
+      "cannot view this int8 array as int32: its data start (byte 1) or strides in bytes are not "
+      "multiples of 4 bytes, and this server keeps every element aligned (NumPy would make an "
+      "unaligned view; view a copy instead)");
+  // np.zeros((3, 5), np.int8)[:, :4].view(np.int32): rows 5 bytes apart.
+  EXPECT_FALSE(DTypeViewLayout({{3, 4}, {5, 1}, 0}, DType::kInt8, DType::kInt32).ok());
+  EXPECT_FALSE(DTypeViewLayout(kCube, DType::kFloat64, DType::kComplex128).ok());
+}
+
+TEST(DTypeViewLayoutTest, BoolBytesStayZeroOrOne) {
+  ExpectError(DTypeViewLayout(kMatrix, DType::kUInt8, DType::kBool).status(),
+              "viewing uint8 as bool is not supported: this server's bool arrays hold only the "
+              "bytes 0 and 1 (use x != 0, or x.astype(bool))");
+  ExpectDTypeView(DTypeViewLayout(kMatrix, DType::kBool, DType::kUInt8), {3, 4}, {4, 1}, 0,
+                  /*writable=*/false);
+  ExpectDTypeView(DTypeViewLayout(kMatrix, DType::kBool, DType::kInt32), {3, 1}, {1, 1}, 0,
+                  /*writable=*/false);
+  ExpectDTypeView(DTypeViewLayout(kMatrix, DType::kBool, DType::kBool), {3, 4}, {4, 1}, 0);
+}
+
 }  // namespace
 }  // namespace arrayhub

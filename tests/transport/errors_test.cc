@@ -74,6 +74,23 @@ TEST_F(ErrorsTest, FreeIsAllOrNothing) {
   ASSERT_TRUE(stub_->Free(Context().get(), request, &response).ok());
 }
 
+TEST_F(ErrorsTest, DdofInBothFieldsIsRefused) {
+  v1::ArrayInfo input;
+  ASSERT_TRUE(stub_->Create(Context().get(), Zeros({3}), &input).ok());
+  v1::ReduceRequest request;
+  request.set_op("var");
+  request.mutable_input()->set_handle(input.handle());
+  request.set_ddof(1);
+  request.set_ddof_real(0.5);
+  v1::ArrayInfo result;
+  EXPECT_STATUS(stub_->Reduce(Context().get(), request, &result), INVALID_ARGUMENT,
+                "ddof and ddof_real can't be provided simultaneously");
+  v1::FreeRequest free;
+  free.add_handles(input.handle());
+  v1::FreeResponse freed;
+  ASSERT_TRUE(stub_->Free(Context().get(), free, &freed).ok());
+}
+
 TEST_F(ErrorsTest, BadShapes) {
   EXPECT_STATUS(TryCreate(Zeros({3, -2})), INVALID_ARGUMENT,
                 "negative dimensions are not allowed: shape (3, -2) has -2 at axis 1");

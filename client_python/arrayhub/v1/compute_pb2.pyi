@@ -326,9 +326,10 @@ class RecordEventRequest(_message.Message):
     def __init__(self, event_id: _Optional[int] = ...) -> None: ...
 
 class ReduceRequest(_message.Message):
-    __slots__ = ["axis", "ddof", "dtype", "input", "keepdims", "op", "out", "out_batch_result"]
+    __slots__ = ["axis", "ddof", "ddof_real", "dtype", "input", "keepdims", "op", "out", "out_batch_result"]
     AXIS_FIELD_NUMBER: _ClassVar[int]
     DDOF_FIELD_NUMBER: _ClassVar[int]
+    DDOF_REAL_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
     KEEPDIMS_FIELD_NUMBER: _ClassVar[int]
@@ -337,13 +338,14 @@ class ReduceRequest(_message.Message):
     OUT_FIELD_NUMBER: _ClassVar[int]
     axis: _types_pb2.AxisList
     ddof: int
+    ddof_real: float
     dtype: _types_pb2.DType
     input: Operand
     keepdims: bool
     op: str
     out: str
     out_batch_result: int
-    def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ...) -> None: ...
+    def __init__(self, op: _Optional[str] = ..., input: _Optional[_Union[Operand, _Mapping]] = ..., axis: _Optional[_Union[_types_pb2.AxisList, _Mapping]] = ..., keepdims: bool = ..., dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., ddof: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., ddof_real: _Optional[float] = ...) -> None: ...
 
 class RunKernelRequest(_message.Message):
     __slots__ = ["arguments", "axis", "keepdims", "outputs", "size", "source"]
@@ -438,7 +440,7 @@ class TensorProductRequest(_message.Message):
     def __init__(self, op: _Optional[str] = ..., a: _Optional[_Union[Operand, _Mapping]] = ..., b: _Optional[_Union[Operand, _Mapping]] = ..., axes: _Optional[int] = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., precision: _Optional[_Union[Precision, str]] = ...) -> None: ...
 
 class ViewRequest(_message.Message):
-    __slots__ = ["batch_handle", "broadcast_to", "diagonal", "expand_dims", "handle", "ravel", "reshape", "squeeze", "swapaxes", "transpose"]
+    __slots__ = ["batch_handle", "broadcast_to", "diagonal", "expand_dims", "handle", "ravel", "reshape", "squeeze", "swapaxes", "transpose", "view_dtype"]
     class BroadcastTo(_message.Message):
         __slots__ = ["shape"]
         SHAPE_FIELD_NUMBER: _ClassVar[int]
@@ -487,6 +489,11 @@ class ViewRequest(_message.Message):
         AXES_FIELD_NUMBER: _ClassVar[int]
         axes: _containers.RepeatedScalarFieldContainer[int]
         def __init__(self, axes: _Optional[_Iterable[int]] = ...) -> None: ...
+    class ViewDType(_message.Message):
+        __slots__ = ["dtype"]
+        DTYPE_FIELD_NUMBER: _ClassVar[int]
+        dtype: _types_pb2.DType
+        def __init__(self, dtype: _Optional[_Union[_types_pb2.DType, str]] = ...) -> None: ...
     BATCH_HANDLE_FIELD_NUMBER: _ClassVar[int]
     BROADCAST_TO_FIELD_NUMBER: _ClassVar[int]
     DIAGONAL_FIELD_NUMBER: _ClassVar[int]
@@ -497,6 +504,7 @@ class ViewRequest(_message.Message):
     SQUEEZE_FIELD_NUMBER: _ClassVar[int]
     SWAPAXES_FIELD_NUMBER: _ClassVar[int]
     TRANSPOSE_FIELD_NUMBER: _ClassVar[int]
+    VIEW_DTYPE_FIELD_NUMBER: _ClassVar[int]
     batch_handle: int
     broadcast_to: ViewRequest.BroadcastTo
     diagonal: ViewRequest.Diagonal
@@ -507,7 +515,8 @@ class ViewRequest(_message.Message):
     squeeze: ViewRequest.Squeeze
     swapaxes: ViewRequest.SwapAxes
     transpose: ViewRequest.Transpose
-    def __init__(self, handle: _Optional[str] = ..., batch_handle: _Optional[int] = ..., reshape: _Optional[_Union[ViewRequest.Reshape, _Mapping]] = ..., transpose: _Optional[_Union[ViewRequest.Transpose, _Mapping]] = ..., swapaxes: _Optional[_Union[ViewRequest.SwapAxes, _Mapping]] = ..., squeeze: _Optional[_Union[ViewRequest.Squeeze, _Mapping]] = ..., expand_dims: _Optional[_Union[ViewRequest.ExpandDims, _Mapping]] = ..., broadcast_to: _Optional[_Union[ViewRequest.BroadcastTo, _Mapping]] = ..., diagonal: _Optional[_Union[ViewRequest.Diagonal, _Mapping]] = ..., ravel: _Optional[_Union[ViewRequest.Ravel, _Mapping]] = ...) -> None: ...
+    view_dtype: ViewRequest.ViewDType
+    def __init__(self, handle: _Optional[str] = ..., batch_handle: _Optional[int] = ..., reshape: _Optional[_Union[ViewRequest.Reshape, _Mapping]] = ..., transpose: _Optional[_Union[ViewRequest.Transpose, _Mapping]] = ..., swapaxes: _Optional[_Union[ViewRequest.SwapAxes, _Mapping]] = ..., squeeze: _Optional[_Union[ViewRequest.Squeeze, _Mapping]] = ..., expand_dims: _Optional[_Union[ViewRequest.ExpandDims, _Mapping]] = ..., broadcast_to: _Optional[_Union[ViewRequest.BroadcastTo, _Mapping]] = ..., diagonal: _Optional[_Union[ViewRequest.Diagonal, _Mapping]] = ..., ravel: _Optional[_Union[ViewRequest.Ravel, _Mapping]] = ..., view_dtype: _Optional[_Union[ViewRequest.ViewDType, _Mapping]] = ...) -> None: ...
 
 class Precision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

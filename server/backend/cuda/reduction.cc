@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "server/backend/compute.h"
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
@@ -158,7 +159,7 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
     mean_args.out = mean->buffer->data();
     AH_CUDA_RETURN_IF_ERROR(LaunchReduce(mean_args));
     args.mean = mean->buffer->data();
-    args.divisor = static_cast<double>(std::max<int64_t>(count - call.ddof, 0));
+    args.divisor = VarianceDivisor(count, call.ddof);
     args.take_sqrt = call.op == ReduceOp::kStd;
   } else if (plan.mean) {
     args.divisor = static_cast<double>(count);

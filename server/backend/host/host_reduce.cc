@@ -25,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "server/backend/compute.h"
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
@@ -135,7 +136,7 @@ struct Deviation {
   using Out = std::conditional_t<kStd, R, double>;
   const A* means;
   int64_t count;
-  int64_t ddof;
+  double ddof;
 
   Acc Single(In x, int64_t, int64_t o) const {
     const A d = x - means[o];
@@ -152,8 +153,7 @@ struct Deviation {
     return PairwiseSum(squares.data(), n);
   }
   Out Finish(Acc sum, int64_t) const {
-    const double variance =
-        static_cast<double>(sum) / static_cast<double>(std::max<int64_t>(count - ddof, 0));
+    const double variance = static_cast<double>(sum) / VarianceDivisor(count, ddof);
     if constexpr (kStd) {
       return std::sqrt(static_cast<R>(variance));
     } else {
