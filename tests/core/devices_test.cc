@@ -1,8 +1,8 @@
 // Several devices in one engine (docs/devices.md), on two virtual CPU devices: sessions spread
 // over the devices, arrays live where their call ran, an op refuses an operand of another device
 // with a message naming both, CopyToDevice moves any layout between devices with its values,
-// reads and views work from any device, the byte quota counts every device, and concurrent
-// copies and ops between the devices keep the values right.
+// reads and views work from any device, the byte quota counts every device, events are timed
+// on one device, and concurrent copies and ops between the devices keep the values right.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -67,7 +67,7 @@ class DevicesTest : public ::testing::Test {
 
 TEST_F(DevicesTest, SessionsGoToTheLeastUsedDeviceUnlessTheyNameOne) {
   const Caller first = Open(std::nullopt);
-  EXPECT_EQ(first.device, 0);  // A tie goes to the first.
+  EXPECT_EQ(first.device, 0);               // A tie goes to the first.
   EXPECT_EQ(Open(std::nullopt).device, 1);  // Equal memory: the fewer sessions.
   ASSERT_NE(Arange(first, 1000), nullptr);
   EXPECT_EQ(Open(std::nullopt).device, 1);  // Less memory, although more sessions.
@@ -165,6 +165,19 @@ TEST_F(DevicesTest, TheByteQuotaCountsEveryDevice) {
       Engine::OnDevice(zero, 1), {.dtype = DType::kFloat64, .shape = {n}, .kind = ZerosKind{}});
   EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(engine_.UsageByDevice()[1].bytes_in_use, 0);
+}
+
+TEST_F(DevicesTest, EventsAreTimedOnOneDevice) {
+  const Caller zero = Open(0);
+  ASSERT_TRUE(engine_.RecordEvent(zero, 1).ok());
+  ASSERT_TRUE(engine_.RecordEvent(zero, 2).ok());
+  ASSERT_TRUE(engine_.RecordEvent(Engine::OnDevice(zero, 1), 3).ok());
+  EXPECT_TRUE(engine_.EventElapsedMilliseconds(zero, 1, 2).ok());
+  absl::StatusOr<double> across = engine_.EventElapsedMilliseconds(zero, 1, 3);
+  EXPECT_EQ(across.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(across.status().message(),
+            "start_event_id 1 was recorded on device 0 and end_event_id 3 on device 1: elapsed "
+            "time is measured between events of one device");
 }
 
 TEST_F(DevicesTest, ConcurrentCopiesAndOpsBetweenDevicesKeepTheValues) {

@@ -27,7 +27,7 @@ class EngineEventsTest : public ::testing::Test {
 
   Caller Open(const std::string& tenant = "alice") {
     const Session session = engine_.OpenSession(tenant, "engine_events_test", seconds(60)).value();
-    return Caller{.tenant = tenant, .session = session.id, .queue = session.queue};
+    return engine_.ResolveSession(tenant, session.id.ToString()).value();
   }
 
   // A sort of `elements` random float64 values in the caller's session: work whose time the
