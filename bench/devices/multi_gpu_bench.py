@@ -1,6 +1,7 @@
 """Multi-GPU benchmark (docs/devices.md, issue 25): a daemon serving every GPU of the machine.
 
     python3 bench/devices/multi_gpu_bench.py --daemon build/server/arrayhubd [--repeats 7]
+                                             [--all-pairs]
 
 1. Peer copy of 1 GiB float32, device 0 -> 1, through the service (CopyToDevice) beside
    cudaMemcpyPeerAsync called directly (CuPy's runtime binding) on buffers of the same size.
@@ -83,13 +84,13 @@ class Session:
         self.stub.Free(arrays_pb2.FreeRequest(handles=list(handles)), metadata=self.md)
 
 
-def peer_copy_service(daemon: Daemon, repeats: int, copies: int = 8) -> float:
-    s = Session(daemon.stub, device=0)
+def peer_copy_service(daemon: Daemon, repeats: int, src: int, dst: int, copies: int = 8) -> float:
+    s = Session(daemon.stub, device=src)
     source = s.create([GIB // 4])
     times = []
     for r in range(repeats + 1):
         start = time.perf_counter()
-        made = [daemon.stub.CopyToDevice(arrays_pb2.CopyToDeviceRequest(handle=source, device=1),
+        made = [daemon.stub.CopyToDevice(arrays_pb2.CopyToDeviceRequest(handle=source, device=dst),
                                          metadata=s.md).handle for _ in range(copies)]
         s.read_first(made[-1])
         elapsed = (time.perf_counter() - start) / copies
@@ -100,15 +101,15 @@ def peer_copy_service(daemon: Daemon, repeats: int, copies: int = 8) -> float:
     return statistics.median(times)
 
 
-def peer_copy_direct(repeats: int, copies: int = 8) -> float:
+def peer_copy_direct(repeats: int, source: int, target: int, copies: int = 8) -> float:
     import cupy as cp
-    with cp.cuda.Device(0):
+    with cp.cuda.Device(source):
         src = cp.zeros(GIB // 4, dtype=cp.float32)
-    with cp.cuda.Device(1):
+    with cp.cuda.Device(target):
         dst = cp.empty(GIB // 4, dtype=cp.float32)
         stream = cp.cuda.Stream(non_blocking=True)
         try:
-            cp.cuda.runtime.deviceEnablePeerAccess(0)
+            cp.cuda.runtime.deviceEnablePeerAccess(source)
         except cp.cuda.runtime.CUDARuntimeError:
             pass  # Already enabled.
         times = []
@@ -116,7 +117,8 @@ def peer_copy_direct(repeats: int, copies: int = 8) -> float:
             begin, end = cp.cuda.Event(), cp.cuda.Event()
             begin.record(stream)
             for _ in range(copies):
-                cp.cuda.runtime.memcpyPeerAsync(dst.data.ptr, 1, src.data.ptr, 0, GIB, stream.ptr)
+                cp.cuda.runtime.memcpyPeerAsync(dst.data.ptr, target, src.data.ptr, source, GIB,
+                                                stream.ptr)
             end.record(stream)
             end.synchronize()
             if r > 0:
@@ -165,6 +167,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--per-client", type=int, default=10)
     parser.add_argument("--n", type=int, default=4096)
+    parser.add_argument("--all-pairs", action="store_true",
+                        help="peer copies between every ordered pair of devices, not just 0 -> 1")
     args = parser.parse_args()
 
     rows = []
@@ -175,12 +179,17 @@ def main() -> int:
         if len(info.devices) < 2:
             print("needs two devices")
             return 1
-        service = peer_copy_service(daemon, args.repeats)
-        direct = peer_copy_direct(args.repeats)
-        rows.append(("peer copy 1 GiB, cuda:0 -> cuda:1", f"{GIB / service / 1e9:.1f} GB/s",
-                     f"{GIB / direct / 1e9:.1f} GB/s (cudaMemcpyPeerAsync)",
-                     f"{direct / service:.2f}x"))
-        print(rows[-1], flush=True)
+        count = len(info.devices)
+        pairs = ([(i, j) for i in range(count) for j in range(count) if i != j]
+                 if args.all_pairs else [(0, 1)])
+        for src, dst in pairs:
+            service = peer_copy_service(daemon, args.repeats, src, dst)
+            direct = peer_copy_direct(args.repeats, src, dst)
+            rows.append((f"peer copy 1 GiB, cuda:{src} -> cuda:{dst}",
+                         f"{GIB / service / 1e9:.1f} GB/s",
+                         f"{GIB / direct / 1e9:.1f} GB/s (cudaMemcpyPeerAsync)",
+                         f"{direct / service:.2f}x"))
+            print(rows[-1], flush=True)
         both = statistics.median(
             clients_throughput(daemon, args.clients, args.per_client, args.n)
             for _ in range(3))
