@@ -47,7 +47,8 @@ def _info(client: Client, args: argparse.Namespace) -> int:
               f"{human_bytes(device.bytes_in_use)}, {device.sessions} sessions")
     print(f"in use: {human_bytes(info.bytes_in_use)} in {info.arrays} arrays, "
           f"{info.sessions} sessions (tenant {info.tenant}: "
-          f"{human_bytes(info.tenant_bytes_in_use)})")
+          f"{human_bytes(info.tenant_bytes_in_use)}, "
+          f"{human_bytes(info.tenant_disk_bytes)} of disk)")
     limits = info.limits
     print(f"limits: rank {limits.max_rank}, array {human_bytes(limits.max_array_bytes)}, "
           f"chunk {human_bytes(limits.max_chunk_bytes)} "

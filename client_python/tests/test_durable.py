@@ -119,6 +119,7 @@ def test_unpublish_deletes_the_files_and_the_disk_quota_counts_them(
         assert list(data_dir.iterdir()) == []
         small.publish("small")
         assert ah.checkpoint(wait=True).tenant_disk_bytes == 2128
+        assert client.server_info().tenant_disk_bytes == 2128
     assert _cli.main(["--address", daemon.address, "checkpoint", "--wait"]) == 1
     assert "disk quota exceeded" in capsys.readouterr().err
     with ah.connect(daemon.address) as client, client.use():

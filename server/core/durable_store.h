@@ -98,6 +98,10 @@ class DurableStore {
 
   // Disk bytes charged to `tenant`: its data files and the writes queued for it.
   int64_t DiskBytesInUse(const std::string& tenant) const { return disk_->BytesInUse(tenant); }
+  // Every tenant's, for operators (metrics).
+  absl::flat_hash_map<std::string, int64_t> DiskBytesByTenant() const {
+    return disk_->BytesByTenant();
+  }
 
  private:
   using Key = std::pair<std::string, std::string>;  // (owner, name)

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "server/backend/backend.h"
@@ -290,6 +291,8 @@ class Engine {
   void FinishDurableWrites();
   // Disk bytes charged to `tenant` for its durable publications; 0 without a data directory.
   int64_t TenantDiskBytes(const std::string& tenant) const;
+  // Every tenant's disk bytes, for operators (metrics); empty without a data directory.
+  absl::flat_hash_map<std::string, int64_t> DiskBytesByTenant() const;
 
   // Client shared-memory regions (engine_shared_memory.cc), each belonging to the session that
   // registered it. Every call answers FAILED_PRECONDITION when limits().shared_memory is off.

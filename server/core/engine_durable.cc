@@ -144,6 +144,11 @@ int64_t Engine::TenantDiskBytes(const std::string& tenant) const {
   return durable_ == nullptr ? 0 : durable_->DiskBytesInUse(tenant);
 }
 
+absl::flat_hash_map<std::string, int64_t> Engine::DiskBytesByTenant() const {
+  if (durable_ == nullptr) return {};
+  return durable_->DiskBytesByTenant();
+}
+
 absl::StatusOr<Publication> Engine::LoadRestored(const Caller& caller, Publication publication) {
   absl::MutexLock lock(&restore_mutex_);
   const std::string owner = publication.owner, name = publication.name;

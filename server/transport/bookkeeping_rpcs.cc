@@ -95,6 +95,7 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   out->set_batch_stream(true);
   response->set_tenant(*tenant);
   response->set_tenant_bytes_in_use(engine_.TenantBytesInUse(*tenant));
+  response->set_tenant_disk_bytes(engine_.TenantDiskBytes(*tenant));
   response->set_kernel_compilations(engine_.KernelCompilations());
   if (limits.shared_memory) {
     // A socket that cannot start leaves the field empty: clients then stream, and the rest of

@@ -74,11 +74,17 @@ std::vector<prometheus::MetricFamily> EngineCollector::Collect() const {
     Add(tenant_arrays, {{"tenant", tenant}}, static_cast<double>(usage.arrays));
     Add(tenant_sessions, {{"tenant", tenant}}, static_cast<double>(usage.sessions));
   }
+  auto tenant_disk = Gauges("arrayhub_tenant_disk_bytes",
+                            "Disk of each tenant's durable publications (--data-dir)");
+  for (const auto& [tenant, bytes] : engine_.DiskBytesByTenant()) {
+    Add(tenant_disk, {{"tenant", tenant}}, static_cast<double>(bytes));
+  }
 
-  return {std::move(info),          std::move(total),          std::move(free),
-          std::move(in_use),        std::move(buffers),        std::move(arrays),
-          std::move(sessions),      std::move(descriptors),    std::move(tenant_bytes),
-          std::move(tenant_arrays), std::move(tenant_sessions)};
+  return {std::move(info),          std::move(total),           std::move(free),
+          std::move(in_use),        std::move(buffers),         std::move(arrays),
+          std::move(sessions),      std::move(descriptors),     std::move(tenant_bytes),
+          std::move(tenant_arrays), std::move(tenant_sessions), std::move(tenant_disk),
+          std::move(device_in_use), std::move(device_sessions)};
 }
 
 }  // namespace arrayhub

@@ -13,6 +13,7 @@
 
 #include <charconv>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -265,6 +266,45 @@ TEST_F(MetricsTest, ReportsMemoryArraysAndSessionsPerTenant) {
   const std::string device = server_->engine().backend().Devices().front().name;
   EXPECT_GT(Sample(text, R"(arrayhub_device_memory_total_bytes{device=")" + device + "\"}"), 0);
   EXPECT_GE(Sample(text, R"(arrayhub_device_memory_free_bytes{device=")" + device + "\"}"), 0);
+  EXPECT_EQ(Sample(text, R"(arrayhub_device_memory_in_use_bytes{device=")" + device + "\"}"),
+            baseline_.bytes_in_use + 16000);
+  EXPECT_EQ(Sample(text, R"(arrayhub_device_sessions{device=")" + device + "\"}"), 1);
+}
+
+// With a data directory, each tenant's disk (its durable publications' files) is a gauge, and
+// GetServerInfo tells the caller its own.
+class DurableMetricsTest : public MetricsTest {
+ protected:
+  ServerOptions Options() const override {
+    ServerOptions options;
+    options.data_dir = data_dir_.string();
+    return options;
+  }
+  const std::filesystem::path data_dir_ =
+      std::filesystem::path(::testing::TempDir()) /
+      ("metrics-data-" + std::to_string(::getpid()) + "-" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+};
+
+TEST_F(DurableMetricsTest, ReportsEachTenantsDisk) {
+  v1::CreateRequest zeros;
+  zeros.set_dtype(v1::DTYPE_FLOAT32);
+  zeros.add_shape(500);
+  zeros.mutable_zeros();
+  v1::PublishRequest publish;
+  publish.set_handle(Create(zeros).handle());
+  publish.set_name("kept");
+  publish.set_durable(true);
+  publish.set_wait_durable(true);
+  v1::PublishResponse published;
+  ASSERT_TRUE(stub_->Publish(Context().get(), publish, &published).ok());
+
+  // 2000 bytes of data and the 128-byte .npy header.
+  EXPECT_EQ(Sample(Text(), R"(arrayhub_tenant_disk_bytes{tenant="anonymous"})"), 2128);
+  v1::ServerInfo info;
+  ASSERT_TRUE(stub_->GetServerInfo(Context().get(), {}, &info).ok());
+  EXPECT_EQ(info.tenant_disk_bytes(), 2128);
+  std::filesystem::remove_all(data_dir_);
 }
 
 // Tenant names come from operators' token files; the text format escapes \, " and newline in

@@ -454,7 +454,7 @@ class ReleaseIpcResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfo(_message.Message):
-    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "kernel_compilations", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "transfers", "version"]
+    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "kernel_compilations", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "tenant_disk_bytes", "transfers", "version"]
     ARRAYS_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
@@ -464,6 +464,7 @@ class ServerInfo(_message.Message):
     SESSIONS_FIELD_NUMBER: _ClassVar[int]
     SHARED_MEMORY_SOCKET_FIELD_NUMBER: _ClassVar[int]
     TENANT_BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
+    TENANT_DISK_BYTES_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
     TRANSFERS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -477,9 +478,10 @@ class ServerInfo(_message.Message):
     shared_memory_socket: str
     tenant: str
     tenant_bytes_in_use: int
+    tenant_disk_bytes: int
     transfers: _peer_pb2.TransferStats
     version: str
-    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., kernel_compilations: _Optional[int] = ..., transfers: _Optional[_Union[_peer_pb2.TransferStats, _Mapping]] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., kernel_compilations: _Optional[int] = ..., tenant_disk_bytes: _Optional[int] = ..., transfers: _Optional[_Union[_peer_pb2.TransferStats, _Mapping]] = ...) -> None: ...
 
 class ServerInfoRequest(_message.Message):
     __slots__ = []
