@@ -58,6 +58,43 @@ class CloseSessionResponse(_message.Message):
     arrays_freed: int
     def __init__(self, arrays_freed: _Optional[int] = ...) -> None: ...
 
+class CollectiveRequest(_message.Message):
+    __slots__ = ["devices", "handles", "kind", "op", "root"]
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    class ReduceOp(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    ALL_GATHER: CollectiveRequest.Kind
+    ALL_REDUCE: CollectiveRequest.Kind
+    ALL_TO_ALL: CollectiveRequest.Kind
+    AVG: CollectiveRequest.ReduceOp
+    BROADCAST: CollectiveRequest.Kind
+    DEVICES_FIELD_NUMBER: _ClassVar[int]
+    HANDLES_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KIND_UNSPECIFIED: CollectiveRequest.Kind
+    MAX: CollectiveRequest.ReduceOp
+    MIN: CollectiveRequest.ReduceOp
+    OP_FIELD_NUMBER: _ClassVar[int]
+    PROD: CollectiveRequest.ReduceOp
+    REDUCE: CollectiveRequest.Kind
+    REDUCE_OP_UNSPECIFIED: CollectiveRequest.ReduceOp
+    REDUCE_SCATTER: CollectiveRequest.Kind
+    ROOT_FIELD_NUMBER: _ClassVar[int]
+    SUM: CollectiveRequest.ReduceOp
+    devices: _containers.RepeatedScalarFieldContainer[int]
+    handles: _containers.RepeatedScalarFieldContainer[str]
+    kind: CollectiveRequest.Kind
+    op: CollectiveRequest.ReduceOp
+    root: int
+    def __init__(self, kind: _Optional[_Union[CollectiveRequest.Kind, str]] = ..., handles: _Optional[_Iterable[str]] = ..., devices: _Optional[_Iterable[int]] = ..., op: _Optional[_Union[CollectiveRequest.ReduceOp, str]] = ..., root: _Optional[int] = ...) -> None: ...
+
+class CollectiveResponse(_message.Message):
+    __slots__ = ["results"]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[_types_pb2.ArrayInfo]
+    def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ...) -> None: ...
+
 class CopyToDeviceRequest(_message.Message):
     __slots__ = ["batch_handle", "device", "handle"]
     BATCH_HANDLE_FIELD_NUMBER: _ClassVar[int]

@@ -137,6 +137,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.CopyToDeviceRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
                 )
+        self.Collective = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/Collective',
+                request_serializer=arrayhub_dot_v1_dot_arrays__pb2.CollectiveRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_arrays__pb2.CollectiveResponse.FromString,
+                )
         self.Free = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/Free',
                 request_serializer=arrayhub_dot_v1_dot_arrays__pb2.FreeRequest.SerializeToString,
@@ -390,6 +395,13 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Collective(self, request, context):
+        """All-reduce, reduce, broadcast, all-gather, reduce-scatter and all-to-all across devices.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Free(self, request, context):
         """Bookkeeping and sharing.
         """
@@ -617,6 +629,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.CopyToDevice,
                     request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.CopyToDeviceRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_types__pb2.ArrayInfo.SerializeToString,
+            ),
+            'Collective': grpc.unary_unary_rpc_method_handler(
+                    servicer.Collective,
+                    request_deserializer=arrayhub_dot_v1_dot_arrays__pb2.CollectiveRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_arrays__pb2.CollectiveResponse.SerializeToString,
             ),
             'Free': grpc.unary_unary_rpc_method_handler(
                     servicer.Free,
@@ -1118,6 +1135,23 @@ class ArrayHub(object):
         return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/CopyToDevice',
             arrayhub_dot_v1_dot_arrays__pb2.CopyToDeviceRequest.SerializeToString,
             arrayhub_dot_v1_dot_types__pb2.ArrayInfo.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Collective(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/Collective',
+            arrayhub_dot_v1_dot_arrays__pb2.CollectiveRequest.SerializeToString,
+            arrayhub_dot_v1_dot_arrays__pb2.CollectiveResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
