@@ -144,5 +144,38 @@ TEST_F(ErrorsTest, BadDownloadRequests) {
   ASSERT_TRUE(stub_->Free(Context().get(), request, &response).ok());
 }
 
+TEST_F(ErrorsTest, CollectivesNameTheirBadFields) {
+  v1::ArrayInfo input;
+  ASSERT_TRUE(stub_->Create(Context().get(), Zeros({4}), &input).ok());
+  v1::CollectiveRequest request;
+  request.add_handles(input.handle());
+  v1::CollectiveResponse response;
+  request.set_kind(static_cast<v1::CollectiveRequest::Kind>(9));
+  EXPECT_STATUS(stub_->Collective(Context().get(), request, &response), INVALID_ARGUMENT,
+                "kind must be ALL_REDUCE, REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER or "
+                "ALL_TO_ALL, got 9");
+  request.set_kind(v1::CollectiveRequest::ALL_REDUCE);
+  request.set_op(static_cast<v1::CollectiveRequest::ReduceOp>(-1));
+  EXPECT_STATUS(stub_->Collective(Context().get(), request, &response), INVALID_ARGUMENT,
+                "op must be SUM, PROD, MIN, MAX or AVG, got -1");
+  request.set_op(v1::CollectiveRequest::REDUCE_OP_UNSPECIFIED);
+  EXPECT_STATUS(stub_->Collective(Context().get(), request, &response), INVALID_ARGUMENT,
+                "all_reduce: op is required (sum, prod, min, max or avg)");
+  request.set_op(v1::CollectiveRequest::SUM);
+  request.set_handles(0, "nope");
+  EXPECT_STATUS(stub_->Collective(Context().get(), request, &response), INVALID_ARGUMENT,
+                "malformed handles[0]");
+  // One rank on the session's one device: the sum of one array is a copy of it.
+  request.set_handles(0, input.handle());
+  ASSERT_TRUE(stub_->Collective(Context().get(), request, &response).ok());
+  ASSERT_EQ(response.results_size(), 1);
+  EXPECT_EQ(response.results(0).shape_size(), 1);
+  v1::FreeRequest free;
+  free.add_handles(input.handle());
+  free.add_handles(response.results(0).handle());
+  v1::FreeResponse freed;
+  ASSERT_TRUE(stub_->Free(Context().get(), free, &freed).ok());
+}
+
 }  // namespace
 }  // namespace arrayhub::testing
