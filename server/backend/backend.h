@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
+#include "server/backend/collectives.h"
 #include "server/backend/compute.h"
 #include "server/backend/device_health.h"
 #include "server/backend/fft.h"
@@ -123,6 +124,11 @@ class Backend {
   // the bound calls have Use()d, so the copy is ordered after its writers and before its free.
   virtual absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
                                       int64_t source_offset, int64_t nbytes) = 0;
+
+  // One collective over several devices of this backend's kind (see collectives.h), called on
+  // any one of them: each rank's part goes to its queue and is ordered there as a call that
+  // Use()d its input and output would be, and the parts run together.
+  virtual absl::Status Collective(const CollectiveCall& call) = 0;
 
   // Host memory for one streamed transfer of chunks up to `nbytes` (see staging.h).
   virtual absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) = 0;

@@ -18,6 +18,7 @@
 #include "server/core/array_table.h"
 #include "server/core/byte_range.h"
 #include "server/core/capabilities.h"
+#include "server/core/collective_rules.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
 #include "server/core/descriptor_budget.h"
@@ -239,6 +240,10 @@ class Engine {
   // session (engine_devices.cc): peer to peer between devices.
   absl::StatusOr<ArrayTable::RecordPtr> CopyToDevice(const Caller& caller, std::string_view handle,
                                                      int device);
+  // A collective across devices (engine_devices.cc; CollectiveRequest's rules): the results, new
+  // arrays of the caller's session, one per rank in rank order (kReduce: the root's only).
+  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Collective(const Caller& caller,
+                                                                const CollectiveSpec& spec);
 
   // Views and indexing (engine_views.cc): View and basic indexing give views sharing the
   // array's memory (a reshape the strides cannot express copies, as NumPy); index arrays give

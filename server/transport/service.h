@@ -93,6 +93,9 @@ class ArrayHubService final : public ArrayHubServiceBase {
   // Bookkeeping (bookkeeping_rpcs.cc).
   grpc::Status CopyToDevice(grpc::ServerContext* context, const v1::CopyToDeviceRequest* request,
                             v1::ArrayInfo* response) override;
+  // Devices (collective_rpcs.cc).
+  grpc::Status Collective(grpc::ServerContext* context, const v1::CollectiveRequest* request,
+                          v1::CollectiveResponse* response) override;
   grpc::Status Free(grpc::ServerContext* context, const v1::FreeRequest* request,
                     v1::FreeResponse* response) override;
   grpc::Status Describe(grpc::ServerContext* context, const v1::DescribeRequest* request,

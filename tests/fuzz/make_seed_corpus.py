@@ -22,7 +22,8 @@ KINDS = {"Create": 0, "Elementwise": 1, "Reduce": 2, "Matmul": 3, "TensorProduct
          "GetItem": 16, "SetItem": 17, "ArrayOp": 18, "Batch": 19, "RegisterSharedMemory": 20,
          "UnregisterSharedMemory": 21, "CopyFromSharedMemory": 22, "CopyToSharedMemory": 23,
          "ExportIpc": 24, "ReleaseIpc": 25, "Fft": 26, "RunKernel": 27, "QueryEvent": 28,
-         "EventElapsedTime": 29, "CopyToDevice": 30}
+         "EventElapsedTime": 29, "CopyToDevice": 30,
+         "Collective": 31}
 
 
 def operand(handle: str) -> c.Operand:
@@ -180,6 +181,17 @@ SEEDS = [
         c.BatchRequest.Op(record_event=c.RecordEventRequest(event_id=2)),
     ])),
     ("QueryEvent", c.QueryEventRequest(event_id=2, wait=True)),
+    # Collectives: two arrays of one device (INVALID_ARGUMENT), a broadcast from device 0 to
+    # both, and one-rank gathers and reductions of the premade arrays.
+    ("Collective", a.CollectiveRequest(kind=a.CollectiveRequest.ALL_REDUCE, handles=["0", "0"],
+                                       op=a.CollectiveRequest.SUM)),
+    ("Collective", a.CollectiveRequest(kind=a.CollectiveRequest.BROADCAST, handles=["0"],
+                                       devices=[1, 0])),
+    ("Collective", a.CollectiveRequest(kind=a.CollectiveRequest.ALL_GATHER, handles=["2"])),
+    ("Collective", a.CollectiveRequest(kind=a.CollectiveRequest.REDUCE_SCATTER, handles=["2"],
+                                       op=a.CollectiveRequest.AVG)),
+    ("Collective", a.CollectiveRequest(kind=a.CollectiveRequest.REDUCE, handles=["3"],
+                                       op=a.CollectiveRequest.MAX, root=0)),
     ("EventElapsedTime", c.EventElapsedTimeRequest(start_event_id=1, end_event_id=2)),
 ]
 

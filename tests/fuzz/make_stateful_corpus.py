@@ -20,7 +20,7 @@ from arrayhub.v1 import types_pb2 as t
 
 from make_seed_corpus import KINDS, SEEDS, operand, scalar, upload
 
-KINDS = {**KINDS, "KeepAlive": 31, "CloseSession": 32}
+KINDS = {**KINDS, "KeepAlive": 32, "CloseSession": 33}
 OTHER_TENANT, WRONG_TOKEN = 6, 7  # Credentials of a request (bits 2-4 of its first byte).
 # A handle code outside '0'-'3' and 'a'-'p': the program's handle at 64 modulo their number,
 # which before any result is made is the first array of alice's first session.
@@ -200,11 +200,33 @@ def shared_memory() -> bytes:
                        region_name="r"), session=1))
 
 
+def collectives() -> bytes:
+    """alice copies her first array to device 1 ("a") and all-reduces and all-gathers it with
+    the original while another thread rewrites the original and frees the copy, a third closes
+    her session, and bob names her array in a collective of his."""
+    ranks = ["0", "a"]
+    reduce = a.CollectiveRequest(kind=a.CollectiveRequest.ALL_REDUCE, handles=ranks,
+                                 op=a.CollectiveRequest.SUM)
+    gather = a.CollectiveRequest(kind=a.CollectiveRequest.ALL_GATHER, handles=ranks)
+    return program(
+        2, 1, 4,
+        call(0, "CopyToDevice", a.CopyToDeviceRequest(handle="0", device=1)),
+        *[call(0, "Collective", reduce), call(0, "Collective", gather)] * 6,
+        *[call(1, "Elementwise", elementwise("add", operand("0"), scalar(1), out="0"))] * 6,
+        call(1, "Free", a.FreeRequest(handles=["a"])),
+        call(2, "Collective", a.CollectiveRequest(kind=a.CollectiveRequest.BROADCAST,
+                                                  handles=["0"], devices=[0, 1])),
+        call(2, "CloseSession"),
+        call(3, "Collective", a.CollectiveRequest(
+            kind=a.CollectiveRequest.ALL_TO_ALL, handles=[ALICE_FIRST, "0"]), session=1),
+    )
+
+
 def main() -> None:
     corpus = pathlib.Path(__file__).resolve().parent / "stateful_corpus"
     corpus.mkdir(exist_ok=True)
     inputs = [*every_seed(), racing_indices(), lost_updates(), sharing(), foreign(), sessions(),
-              shared_memory()]
+              shared_memory(), collectives()]
     for data in inputs:
         (corpus / hashlib.sha1(data).hexdigest()).write_bytes(data)
     print(f"wrote {len(inputs)} seeds to {corpus}")

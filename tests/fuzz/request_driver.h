@@ -28,7 +28,7 @@
 
 namespace arrayhub::fuzz {
 
-inline constexpr int kRpcKinds = 31;
+inline constexpr int kRpcKinds = 32;
 inline constexpr int kOpenSessionKind = 14;
 inline constexpr int kMaxUploadMessages = 64;
 
@@ -180,8 +180,10 @@ void SendRequest(Client& client, uint8_t kind, std::string_view payload) {
       return SendUnary(client, &Stub::QueryEvent, payload, "QueryEvent");
     case 29:
       return SendUnary(client, &Stub::EventElapsedTime, payload, "EventElapsedTime");
-    default:
+    case 30:
       return SendUnary(client, &Stub::CopyToDevice, payload, "CopyToDevice");
+    default:
+      return SendUnary(client, &Stub::Collective, payload, "Collective");
   }
 }
 

@@ -43,6 +43,7 @@ class CudaBackend final : public Backend {
                             std::span<const std::byte> source) override;
   absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
+  absl::Status Collective(const CollectiveCall& call) override;
   absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
                               int64_t source_offset, int64_t nbytes) override;
   // Pinned memory from a pool shared by all transfers (cuda_staging.h), else ordinary memory.

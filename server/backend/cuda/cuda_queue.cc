@@ -151,6 +151,43 @@ QueueSection::~QueueSection() {
   for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->section_mutex_.Unlock();
 }
 
+absl::StatusOr<QueueGroupSection> QueueGroupSection::Enter(std::vector<Member> members) {
+  QueueGroupSection section;
+  section.members_ = std::move(members);
+  for (const Member& member : section.members_) {
+    section.locked_.push_back(member.queue.get());
+    for (const std::shared_ptr<CudaQueue>& home : member.homes) {
+      section.locked_.push_back(home.get());
+    }
+  }
+  // A home of one member may be another member's queue, or another member's home too.
+  std::sort(section.locked_.begin(), section.locked_.end());
+  section.locked_.erase(std::unique(section.locked_.begin(), section.locked_.end()),
+                        section.locked_.end());
+  for (CudaQueue* queue : section.locked_) queue->section_mutex_.Lock();
+  for (const Member& member : section.members_) {
+    for (const std::shared_ptr<CudaQueue>& home : member.homes) {
+      AH_RETURN_IF_ERROR(WaitFor(*member.queue, home->mark_, home->stream()));
+    }
+  }
+  return section;
+}
+
+QueueGroupSection::QueueGroupSection(QueueGroupSection&& other) noexcept
+    : members_(std::move(other.members_)), locked_(std::move(other.locked_)) {
+  other.members_.clear();
+  other.locked_.clear();
+}
+
+QueueGroupSection::~QueueGroupSection() {
+  for (const Member& member : members_) {
+    for (const std::shared_ptr<CudaQueue>& home : member.homes) {
+      LogIfError(WaitFor(*home, member.queue->mark_, member.queue->stream()));
+    }
+  }
+  for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->section_mutex_.Unlock();
+}
+
 CudaQueueBinding* CurrentBinding() { return current_binding; }
 
 absl::StatusOr<std::shared_ptr<CudaQueue>> CurrentQueue() {

@@ -48,6 +48,7 @@ class CudaQueue final : public WorkQueue {
 
  private:
   friend class QueueSection;
+  friend class QueueGroupSection;
 
   CudaQueue(int device, cudaStream_t stream, cudaEvent_t mark, cudaMemPool_t pool)
       : device_(device), stream_(stream), mark_(mark), pool_(pool) {}
@@ -129,6 +130,28 @@ class QueueSection {
   std::shared_ptr<CudaQueue> queue_;               // The outermost section's: the call's queue...
   std::vector<std::shared_ptr<CudaQueue>> homes_;  // ...the homes it fences with...
   std::vector<CudaQueue*> locked_;                 // ...and all of them, in locking order.
+};
+
+// QueueSection for one call whose work goes to several queues at once (a collective: a queue
+// on each device, whose parts run together): the queues and the homes of each one's buffers
+// are locked together, in address order, and fenced as a QueueSection fences its one queue.
+// Entered from no backend call and no binding (core calls a collective unbound).
+class QueueGroupSection {
+ public:
+  struct Member {
+    std::shared_ptr<CudaQueue> queue;
+    std::vector<std::shared_ptr<CudaQueue>> homes;  // Of the buffers it uses, but its own.
+  };
+  static absl::StatusOr<QueueGroupSection> Enter(std::vector<Member> members);
+  QueueGroupSection(QueueGroupSection&& other) noexcept;
+  QueueGroupSection& operator=(QueueGroupSection&&) = delete;
+  ~QueueGroupSection();
+
+ private:
+  QueueGroupSection() = default;
+
+  std::vector<Member> members_;
+  std::vector<CudaQueue*> locked_;  // Every queue of the members, once each, in locking order.
 };
 
 // The innermost binding of the calling thread, or null.

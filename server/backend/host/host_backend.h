@@ -39,6 +39,7 @@ class HostBackend final : public Backend {
                             std::span<const std::byte> source) override;
   absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
+  absl::Status Collective(const CollectiveCall& call) override;
   absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
                               int64_t source_offset, int64_t nbytes) override;
   // pread/pwrite on the descriptor (host_file_region.cc).
