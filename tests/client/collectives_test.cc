@@ -194,16 +194,29 @@ TEST_F(CollectivesTest, ScatterAndGatherRoundTrip) {
 TEST_F(CollectivesTest, TheServerRefusesWhatTheContractRefuses) {
   ExpectInvalid([&] { client().AllReduce({}); }, "needs at least one array");
   std::vector<Array> shorts = Inputs<int16_t>({3});
-  ExpectInvalid([&] { client().AllReduce(Refs(shorts)); }, "int16");
+  ExpectInvalid([&] { client().AllReduce(Refs(shorts)); }, "dtype int16 cannot be reduced");
   std::vector<Array> ints = Inputs<int32_t>({3});
-  ExpectInvalid([&] { client().AllReduce(Refs(ints), ReduceOp::kAvg); }, "int32");
+  ExpectInvalid([&] { client().AllReduce(Refs(ints), ReduceOp::kAvg); },
+                "op avg needs a floating or complex dtype, not int32");
   Array longer = On<int32_t>(1, {1, 2, 3, 4}, {4});
-  ExpectInvalid([&] { client().AllReduce({ints[0], longer}); }, "shape");
-  ExpectInvalid([&] { client().AllGather({ints[0], ints[1], ints[1]}); }, "device");
-  ExpectInvalid([&] { client().ReduceScatter({ints[0], ints[1]}); }, "multiple");
-  ExpectInvalid([&] { client().AllToAll({ints[0], ints[1]}); }, "multiple");
-  ExpectInvalid([&] { client().Reduce(Refs(ints), 3); }, "root");
-  ExpectInvalid([&] { client().Broadcast(ints[0], {1, 2}); }, "device");
+  ExpectInvalid(
+      [&] {
+        client().AllReduce({ints[0], longer});
+      },
+      "handles[1] is int32 of shape (4,)");
+  ExpectInvalid(
+      [&] {
+        client().AllGather({ints[0], ints[1], ints[1]});
+      },
+      "handles[2] is on device 1 (cpu:1) as handles[1] is");
+  ExpectInvalid([&] { client().ReduceScatter({ints[0], ints[1]}); }, "does not split into 2 equal");
+  ExpectInvalid([&] { client().AllToAll({ints[0], ints[1]}); }, "does not split into 2 equal");
+  ExpectInvalid([&] { client().Reduce(Refs(ints), 3); }, "root 3 is not a rank");
+  ExpectInvalid(
+      [&] {
+        client().Broadcast(ints[0], {1, 2});
+      },
+      "the array is on device 0 (cpu:0), which devices must include");
   // The session goes on after its refusals.
   EXPECT_EQ(client().Download<int32_t>(client().AllReduce(Refs(ints))[0]),
             (std::vector<int32_t>{6, 9, 12}));
