@@ -27,7 +27,7 @@ using ArrayRefs = std::vector<std::reference_wrapper<const Array>>;
 
 constexpr int kRanks = 3;
 
-class CollectivesTest : public ::testing::Test {
+class ClientCollectivesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     server_ = arrayhub::testing::StartCpuDevices(kRanks);
@@ -87,7 +87,7 @@ void ExpectOnRanks(const std::vector<Array>& results, const Shape& shape) {
   }
 }
 
-TEST_F(CollectivesTest, AllReduceGivesEveryRankTheReduction) {
+TEST_F(ClientCollectivesTest, AllReduceGivesEveryRankTheReduction) {
   std::vector<Array> ints = Inputs<int32_t>({2, 2});  // Rank i: {i+1, i+2, i+3, i+4}.
   std::vector<Array> sums = client().AllReduce(Refs(ints));
   ExpectOnRanks(sums, {2, 2});
@@ -105,7 +105,7 @@ TEST_F(CollectivesTest, AllReduceGivesEveryRankTheReduction) {
             (std::vector<double>{3, 4, 5, 6}));
 }
 
-TEST_F(CollectivesTest, ReduceGivesTheRootAlone) {
+TEST_F(ClientCollectivesTest, ReduceGivesTheRootAlone) {
   std::vector<Array> arrays = Inputs<float>({3});
   Array reduced = client().Reduce(Refs(arrays), 2, ReduceOp::kSum);
   EXPECT_EQ(reduced.info().device_index, 2);
@@ -116,7 +116,7 @@ TEST_F(CollectivesTest, ReduceGivesTheRootAlone) {
   EXPECT_EQ(client().Download<float>(first), (std::vector<float>{3, 4, 5}));
 }
 
-TEST_F(CollectivesTest, BroadcastCopiesToEveryDeviceInOrder) {
+TEST_F(ClientCollectivesTest, BroadcastCopiesToEveryDeviceInOrder) {
   Array source = On<int16_t>(1, {7, -8, 9}, {3, 1});  // int16: no NCCL reduction, bytes only.
   std::vector<Array> copies = client().Broadcast(source, {2, 1, 0});
   ASSERT_EQ(copies.size(), 3U);
@@ -127,7 +127,7 @@ TEST_F(CollectivesTest, BroadcastCopiesToEveryDeviceInOrder) {
   }
 }
 
-TEST_F(CollectivesTest, AllGatherConcatenatesInRankOrder) {
+TEST_F(ClientCollectivesTest, AllGatherConcatenatesInRankOrder) {
   std::vector<Array> arrays = Inputs<int64_t>({1, 2});
   std::vector<Array> gathered = client().AllGather(Refs(arrays));
   ExpectOnRanks(gathered, {3, 2});
@@ -136,7 +136,7 @@ TEST_F(CollectivesTest, AllGatherConcatenatesInRankOrder) {
   }
 }
 
-TEST_F(CollectivesTest, ReduceScatterGivesRankIPartI) {
+TEST_F(ClientCollectivesTest, ReduceScatterGivesRankIPartI) {
   std::vector<Array> arrays = Inputs<float>({6});  // The sum: {6, 9, 12, 15, 18, 21}.
   std::vector<Array> parts = client().ReduceScatter(Refs(arrays));
   ExpectOnRanks(parts, {2});
@@ -145,7 +145,7 @@ TEST_F(CollectivesTest, ReduceScatterGivesRankIPartI) {
   EXPECT_EQ(client().Download<float>(parts[2]), (std::vector<float>{18, 21}));
 }
 
-TEST_F(CollectivesTest, AllToAllGivesRankJPartJOfEveryInput) {
+TEST_F(ClientCollectivesTest, AllToAllGivesRankJPartJOfEveryInput) {
   std::vector<Array> arrays = Inputs<int32_t>({3, 2});  // Rank i: rows {i+1, i+2}, ...
   std::vector<Array> swapped = client().AllToAll(Refs(arrays));
   ExpectOnRanks(swapped, {3, 2});
@@ -154,7 +154,7 @@ TEST_F(CollectivesTest, AllToAllGivesRankJPartJOfEveryInput) {
   EXPECT_EQ(client().Download<int32_t>(swapped[2]), (std::vector<int32_t>{5, 6, 6, 7, 7, 8}));
 }
 
-TEST_F(CollectivesTest, QueuedInputsAreSentFirst) {
+TEST_F(ClientCollectivesTest, QueuedInputsAreSentFirst) {
   std::vector<Array> ranges;
   std::vector<Array> arrays;
   for (int i = 0; i < kRanks; ++i) {
@@ -166,7 +166,7 @@ TEST_F(CollectivesTest, QueuedInputsAreSentFirst) {
   EXPECT_EQ(client().Download<float>(sums[1]), (std::vector<float>{3, 6, 9, 12}));
 }
 
-TEST_F(CollectivesTest, ScatterAndGatherRoundTrip) {
+TEST_F(ClientCollectivesTest, ScatterAndGatherRoundTrip) {
   std::vector<int32_t> values(14);
   for (int k = 0; k < 14; ++k) values[k] = k;
   Array x = client().Upload(values, {7, 2});
@@ -191,7 +191,7 @@ TEST_F(CollectivesTest, ScatterAndGatherRoundTrip) {
                 "axis 2 is out of bounds for array of dimension 2");
 }
 
-TEST_F(CollectivesTest, TheServerRefusesWhatTheContractRefuses) {
+TEST_F(ClientCollectivesTest, TheServerRefusesWhatTheContractRefuses) {
   ExpectInvalid([&] { client().AllReduce({}); }, "needs at least one array");
   std::vector<Array> shorts = Inputs<int16_t>({3});
   ExpectInvalid([&] { client().AllReduce(Refs(shorts)); }, "dtype int16 cannot be reduced");
