@@ -1,8 +1,13 @@
 """Multi-GPU benchmark (docs/devices.md, issue 25): a daemon serving every GPU of the machine.
 
     python3 bench/devices/multi_gpu_bench.py --daemon build/server/arrayhubd [--repeats 7]
+                                             [--collectives-only]
                                              [--all-pairs]
 
+0. Collectives over every GPU, 1 GiB float32 (nccl-tests' sizes and bus bandwidth): all_reduce,
+   all_gather and reduce_scatter through the service (Collective, 16 calls back to back, then a
+   host read of each rank's last result) beside NCCL called directly (CuPy's binding, grouped
+   over one stream per GPU, CUDA events) on buffers of the same sizes.
 1. Peer copy of 1 GiB float32, device 0 -> 1, through the service (CopyToDevice) beside
    cudaMemcpyPeerAsync called directly (CuPy's runtime binding) on buffers of the same size.
    Service: 8 copies back to back, then one host read of the last copy's first element (which
@@ -69,10 +74,14 @@ class Session:
         self.device = opened.device
         self.md = (("x-arrayhub-session", opened.session_id),)
 
-    def create(self, shape) -> str:
+    def on(self, device: int | None):
+        """The metadata of a call on `device` (None: the session's)."""
+        return self.md if device is None else self.md + (("x-arrayhub-device", str(device)),)
+
+    def create(self, shape, device: int | None = None) -> str:
         request = arrays_pb2.CreateRequest(dtype=types_pb2.DTYPE_FLOAT32, shape=shape)
         request.ones.SetInParent()
-        return self.stub.Create(request, metadata=self.md).handle
+        return self.stub.Create(request, metadata=self.on(device)).handle
 
     def read_first(self, handle: str) -> bytes:
         """The first element, from the host: waits for the work enqueued on the array."""
@@ -126,6 +135,97 @@ def peer_copy_direct(repeats: int, source: int, target: int, copies: int = 8) ->
     return statistics.median(times)
 
 
+# Collectives as nccl-tests counts them: the size each reports (all_reduce: the buffer;
+# all_gather: the gathered output; reduce_scatter: each input) and the bus-bandwidth factor.
+COLLECTIVES = {
+    "all_reduce": (arrays_pb2.CollectiveRequest.ALL_REDUCE, lambda n: 2 * (n - 1) / n),
+    "all_gather": (arrays_pb2.CollectiveRequest.ALL_GATHER, lambda n: (n - 1) / n),
+    "reduce_scatter": (arrays_pb2.CollectiveRequest.REDUCE_SCATTER, lambda n: (n - 1) / n),
+}
+
+
+def input_floats(kind: str, ranks: int) -> int:
+    """float32 elements of each rank's input for a reported size of 1 GiB."""
+    return GIB // 4 // ranks if kind == "all_gather" else GIB // 4
+
+
+def collective_service(daemon: Daemon, kind: str, ranks: int, repeats: int,
+                       calls: int = 16) -> float:
+    """Seconds per collective through the service: `calls` Collective RPCs back to back (each
+    returns once NCCL's work is enqueued), then a host read of each rank's last result."""
+    s = Session(daemon.stub, device=0)
+    inputs = [s.create([input_floats(kind, ranks)], device=d) for d in range(ranks)]
+    wire_kind, _ = COLLECTIVES[kind]
+    request = arrays_pb2.CollectiveRequest(kind=wire_kind, handles=inputs)
+    if kind != "all_gather":
+        request.op = arrays_pb2.CollectiveRequest.SUM
+    times = []
+    for r in range(repeats + 1):
+        start = time.perf_counter()
+        made = [daemon.stub.Collective(request, metadata=s.md).results for _ in range(calls)]
+        for result in made[-1]:
+            s.read_first(result.handle)
+        elapsed = (time.perf_counter() - start) / calls
+        s.free(*[result.handle for results in made for result in results])
+        if r > 0:  # The first run is warm-up (and makes the communicator).
+            times.append(elapsed)
+    s.free(*inputs)
+    return statistics.median(times)
+
+
+def collective_direct(kind: str, ranks: int, repeats: int, calls: int = 16) -> float:
+    """Seconds per collective of NCCL called directly (CuPy's binding) on buffers of the same
+    sizes, out of place, one stream per GPU: CUDA events around `calls` grouped calls, the
+    slowest GPU's time."""
+    import cupy as cp
+    from cupy.cuda import nccl
+    comms = nccl.NcclCommunicator.initAll(list(range(ranks)))
+    count = input_floats(kind, ranks)
+    out_count = count * ranks if kind == "all_gather" else (
+        count // ranks if kind == "reduce_scatter" else count)
+    sends, recvs, streams = [], [], []
+    for d in range(ranks):
+        with cp.cuda.Device(d):
+            sends.append(cp.ones(count, dtype=cp.float32))
+            recvs.append(cp.empty(out_count, dtype=cp.float32))
+            streams.append(cp.cuda.Stream(non_blocking=True))
+
+    def one() -> None:
+        nccl.groupStart()
+        for d in range(ranks):
+            send, recv, ptr = sends[d].data.ptr, recvs[d].data.ptr, streams[d].ptr
+            if kind == "all_reduce":
+                comms[d].allReduce(send, recv, count, nccl.NCCL_FLOAT32, nccl.NCCL_SUM, ptr)
+            elif kind == "all_gather":
+                comms[d].allGather(send, recv, count, nccl.NCCL_FLOAT32, ptr)
+            else:
+                comms[d].reduceScatter(send, recv, out_count, nccl.NCCL_FLOAT32, nccl.NCCL_SUM,
+                                       ptr)
+        nccl.groupEnd()
+
+    times = []
+    for r in range(repeats + 1):
+        marks = []
+        for d in range(ranks):
+            with cp.cuda.Device(d):
+                begin, end = cp.cuda.Event(), cp.cuda.Event()
+                begin.record(streams[d])
+                marks.append((begin, end))
+        for _ in range(calls):
+            one()
+        for d in range(ranks):
+            with cp.cuda.Device(d):
+                marks[d][1].record(streams[d])
+        elapsed = 0.0
+        for d in range(ranks):
+            with cp.cuda.Device(d):
+                marks[d][1].synchronize()
+                elapsed = max(elapsed, cp.cuda.get_elapsed_time(*marks[d]) / 1e3 / calls)
+        if r > 0:
+            times.append(elapsed)
+    return statistics.median(times)
+
+
 def clients_throughput(daemon: Daemon, clients: int, per_client: int, n: int) -> float:
     sessions = [Session(daemon.stub) for _ in range(clients)]
     operands = [s.create([n, n]) for s in sessions]
@@ -169,6 +269,8 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=4096)
     parser.add_argument("--all-pairs", action="store_true",
                         help="peer copies between every ordered pair of devices, not just 0 -> 1")
+    parser.add_argument("--collectives-only", action="store_true",
+                        help="only the collectives' rows (all_reduce, all_gather, reduce_scatter)")
     args = parser.parse_args()
 
     rows = []
@@ -180,6 +282,17 @@ def main() -> int:
             print("needs two devices")
             return 1
         count = len(info.devices)
+        for kind, (_, factor) in COLLECTIVES.items():
+            service = collective_service(daemon, kind, count, args.repeats)
+            direct = collective_direct(kind, count, args.repeats)
+            bus = factor(count) * GIB / 1e9
+            rows.append((f"{kind} 1 GiB float32, {count} GPUs (bus bandwidth)",
+                         f"{bus / service:.1f} GB/s", f"{bus / direct:.1f} GB/s (NCCL)",
+                         f"{direct / service:.2f}x"))
+            print(rows[-1], flush=True)
+        if args.collectives_only:
+            print_table(rows)
+            return 0
         pairs = ([(i, j) for i in range(count) for j in range(count) if i != j]
                  if args.all_pairs else [(0, 1)])
         for src, dst in pairs:
@@ -205,11 +318,15 @@ def main() -> int:
     rows.append((f"{args.clients} clients, {args.n}^2 float32 matmuls",
                  f"{both:.0f}/s on {len(info.devices)} GPUs", f"{one:.0f}/s on 1 GPU",
                  f"{both / one:.2f}x"))
+    print_table(rows)
+    return 0
+
+
+def print_table(rows: list[tuple[str, ...]]) -> None:
     print("| measure | ArrayHub | peer | ratio |")
     print("| --- | ---: | ---: | ---: |")
     for row in rows:
         print("| " + " | ".join(row) + " |")
-    return 0
 
 
 if __name__ == "__main__":
