@@ -147,6 +147,13 @@ Array Client::Adopt(ArrayInfo info) const {
   return Array(connection_, detail::Result::Ready(std::move(info)));
 }
 
+std::vector<Array> Client::AdoptAll(const std::vector<ArrayInfo>& results) const {
+  std::vector<Array> arrays;
+  arrays.reserve(results.size());
+  for (const ArrayInfo& info : results) arrays.push_back(Adopt(info));
+  return arrays;
+}
+
 Array Client::Issue(const std::vector<const Array*>& inputs, const detail::OpBuilder& op) {
   detail::Connection& conn = connection();
   SettleForeign(conn, inputs);

@@ -90,9 +90,7 @@ Linalg Client::linalg() {
 detail::Connection& Linalg::connection() const { return client_->Synced(); }
 
 std::vector<Array> Linalg::Adopt(const std::vector<ArrayInfo>& results) const {
-  std::vector<Array> arrays;
-  for (const ArrayInfo& info : results) arrays.push_back(client_->Adopt(info));
-  return arrays;
+  return client_->AdoptAll(results);
 }
 
 SvdResult Linalg::Svd(const Array& a, bool full_matrices, bool compute_uv) {

@@ -104,6 +104,7 @@ from arrayhub._statistics import (corrcoef, cov, median, nanmedian, nanpercentil
 from arrayhub._peer import Capability, issue_capability, pull
 from arrayhub._ufuncs import UFUNCS, clip, ufunc, where
 from arrayhub import cuda, profiler  # noqa: E402  # cuda after the modules _client needs
+from arrayhub import distributed  # noqa: E402  # after cuda, whose devices it names
 from arrayhub.cuda import get_default_memory_pool, get_default_pinned_memory_pool
 
 #: The version of the Python Array API standard this namespace follows.
@@ -144,7 +145,7 @@ globals().update(UFUNCS)  # add, subtract, ..., exp, sqrt, ... and NumPy's alias
 __all__ = sorted(
     ["Client", "connect", "get_client", "session", "set_default_client", "fft", "linalg", "random",
      "testing",
-     "cuda", "profiler", "get_array_module", "from_dlpack", "get_default_memory_pool",
+     "cuda", "distributed", "profiler", "get_array_module", "from_dlpack", "get_default_memory_pool",
      "get_default_pinned_memory_pool",
      "batch", "Batch", "ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse", "set_sync", "is_sync", "synchronize", "SessionEvent", "SessionWatch",
      "ndarray", "Flags", "ufunc", "SUPPORTED_DTYPES",

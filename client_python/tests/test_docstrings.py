@@ -1,7 +1,7 @@
 """Every public function of the package has a docstring: the module-level names in the
 ``__all__`` of ``arrayhub``, ``arrayhub.linalg``, ``arrayhub.random``, ``arrayhub.cuda``,
-``arrayhub.cuda.runtime`` and ``arrayhub.profiler``, and the public methods and properties of
-the classes among them that ArrayHub defines."""
+``arrayhub.cuda.runtime``, ``arrayhub.distributed`` and ``arrayhub.profiler``, and the public
+methods and properties of the classes among them that ArrayHub defines."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _public(module: ModuleType) -> Iterator[tuple[str, Any]]:
 def test_every_public_function_has_a_docstring() -> None:
     undocumented = sorted({qualified for module in (arrayhub, arrayhub.linalg, arrayhub.random,
                                                           arrayhub.cuda, arrayhub.cuda.runtime,
-                                                          arrayhub.profiler)
+                                                          arrayhub.distributed, arrayhub.profiler)
                            for qualified, obj in _public(module) if not _own_doc(obj)})
     assert not undocumented, f"{len(undocumented)} without a docstring: {undocumented}"
 

@@ -7,11 +7,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "arrayhub/client.h"
-#include "server/backend/backend_factory.h"
 #include "tests/support/test_server.h"
 
 namespace {
@@ -22,18 +20,6 @@ using arrayhub::client::ClientOptions;
 using arrayhub::client::DeviceGuard;
 using arrayhub::client::Error;
 using arrayhub::client::StatusCode;
-
-// An in-process daemon with two virtual CPU devices, as `arrayhubd --cpu-devices 2`.
-std::unique_ptr<arrayhub::ArrayHubServer> StartTwoDevices() {
-  auto devices = arrayhub::CreateBackends(arrayhub::BackendChoice::kCpu, {.cpu_devices = 2});
-  EXPECT_TRUE(devices.ok()) << devices.status();
-  if (!devices.ok()) return nullptr;
-  arrayhub::ServerOptions options;
-  options.listen_address = "127.0.0.1:0";
-  auto server = arrayhub::ArrayHubServer::Start(std::move(options), std::move(devices).value());
-  EXPECT_TRUE(server.ok()) << server.status();
-  return server.ok() ? std::move(server).value() : nullptr;
-}
 
 ClientOptions OnDevice(int32_t device) {
   ClientOptions options;
@@ -68,7 +54,7 @@ TEST(OneDeviceTest, SetDeviceRefusesADeviceTheServerLacks) {
 class DevicesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = StartTwoDevices();
+    server_ = arrayhub::testing::StartCpuDevices(2);
     ASSERT_NE(server_, nullptr);
     client_.emplace(Client::Connect(server_->address(), OnDevice(0)));
   }

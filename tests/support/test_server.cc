@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <utility>
 
 #include "server/backend/backend_factory.h"
 
@@ -16,6 +17,16 @@ std::unique_ptr<ArrayHubServer> StartTestServer(ServerOptions options) {
   EXPECT_TRUE(backend.ok()) << backend.status();
   options.listen_address = "127.0.0.1:0";
   auto server = ArrayHubServer::Start(std::move(options), std::move(backend).value());
+  EXPECT_TRUE(server.ok()) << server.status();
+  return server.ok() ? std::move(server).value() : nullptr;
+}
+
+std::unique_ptr<ArrayHubServer> StartCpuDevices(int count, ServerOptions options) {
+  auto devices = CreateBackends(BackendChoice::kCpu, {.cpu_devices = count});
+  EXPECT_TRUE(devices.ok()) << devices.status();
+  if (!devices.ok()) return nullptr;
+  options.listen_address = "127.0.0.1:0";
+  auto server = ArrayHubServer::Start(std::move(options), std::move(devices).value());
   EXPECT_TRUE(server.ok()) << server.status();
   return server.ok() ? std::move(server).value() : nullptr;
 }

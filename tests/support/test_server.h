@@ -13,6 +13,10 @@ namespace arrayhub::testing {
 // default, or "cuda"), so the same suites run against the GPU on the GPU machine.
 std::unique_ptr<ArrayHubServer> StartTestServer(ServerOptions options = {});
 
+// A daemon with `count` virtual CPU devices, as `arrayhubd --cpu-devices N` makes, whatever the
+// test backend: for the multi-device tests that run without GPUs.
+std::unique_ptr<ArrayHubServer> StartCpuDevices(int count, ServerOptions options = {});
+
 // Whether ARRAYHUB_TEST_BACKEND names the CUDA backend.
 inline bool TestBackendIsCuda() {
   const char* backend = std::getenv("ARRAYHUB_TEST_BACKEND");

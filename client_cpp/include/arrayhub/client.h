@@ -328,6 +328,11 @@ class Linalg;
 
 class Client;
 
+// The reduction of a collective (Client::AllReduce, Reduce, ReduceScatter): elementwise in the
+// dtype, as NumPy's add, multiply, minimum and maximum; kAvg is the sum divided by the number of
+// ranks.
+enum class ReduceOp { kSum, kProd, kMin, kMax, kAvg };
+
 namespace detail {
 struct OpBuilder;  // Builds one wire op of a pipelined call (src/pipeline.h).
 // A Client on `array`'s connection that leaves its session open when destroyed: the client the
@@ -396,6 +401,44 @@ class Client {
   // A C-contiguous copy of `array` on `device`, in this session, made device to device by the
   // server (peer to peer between GPUs, never through this host). Queued like any op.
   Array CopyToDevice(const Array& array, int32_t device);
+
+  // Collectives across the server's devices (docs/devices.md, "Collectives"), NCCL's on GPUs:
+  // each is one call, after what is queued. Rank i is the device of arrays[i]: one array per
+  // rank, on distinct devices, all of one dtype and shape. The results are new C-contiguous
+  // arrays of this session, one per rank on that rank's device, in rank order. The reductions
+  // take bool (kMin, kMax), int8, uint8, int32, uint32, int64, uint64, float16, float32,
+  // float64, and complex64/complex128 for kSum and kAvg; kAvg needs a floating or complex
+  // dtype. Broadcast, AllGather and AllToAll move bytes and take every dtype. What the server
+  // refuses (a dtype, shapes that differ, two arrays on one device) throws kInvalidArgument
+  // before anything runs; no arrays at all throw it here.
+  //
+  // Every rank gets `op` over all the inputs, elementwise.
+  std::vector<Array> AllReduce(const std::vector<std::reference_wrapper<const Array>>& arrays,
+                               ReduceOp op = ReduceOp::kSum);
+  // The same, for rank `root` (an index of `arrays`) only: one array, on arrays[root]'s device.
+  Array Reduce(const std::vector<std::reference_wrapper<const Array>>& arrays, int32_t root = 0,
+               ReduceOp op = ReduceOp::kSum);
+  // A copy of `array` on each of `devices` (distinct, including the array's own), in that order.
+  std::vector<Array> Broadcast(const Array& array, const std::vector<int32_t>& devices);
+  // Every rank gets the inputs (at least 1-d) concatenated along axis 0, in rank order.
+  std::vector<Array> AllGather(const std::vector<std::reference_wrapper<const Array>>& arrays);
+  // The reduced array split along axis 0 into as many equal parts as there are ranks: rank i
+  // gets part i (shape[0] a multiple of the number of ranks).
+  std::vector<Array> ReduceScatter(const std::vector<std::reference_wrapper<const Array>>& arrays,
+                                   ReduceOp op = ReduceOp::kSum);
+  // Each input split along axis 0 into as many equal parts as there are ranks: rank j gets part
+  // j of every input, concatenated in rank order (shape[0] a multiple of the number of ranks).
+  std::vector<Array> AllToAll(const std::vector<std::reference_wrapper<const Array>>& arrays);
+  // Not collectives, but built from SplitAt, CopyToDevice and Concatenate: `array` split along
+  // `axis` as numpy.array_split splits it into devices.size() parts (the first
+  // shape[axis] % devices.size() one longer), part i copied to devices[i] (a new C-contiguous
+  // array, on the array's own device too); and Gather, its inverse: the arrays concatenated
+  // along `axis` on `device` (default: CurrentDevice()), each of another device copied there
+  // first.
+  std::vector<Array> Scatter(const Array& array, const std::vector<int32_t>& devices,
+                             int64_t axis = 0);
+  Array Gather(const std::vector<std::reference_wrapper<const Array>>& arrays,
+               std::optional<int32_t> device = std::nullopt, int64_t axis = 0);
 
   // Creation, as NumPy's functions of the same names. Without a dtype, NumPy's choice is made.
   Array Empty(const Shape& shape, DType dtype = DType::kFloat64);
@@ -600,6 +643,8 @@ class Client {
              const std::function<std::span<std::byte>(int64_t nbytes)>& destination);
   // An Array owning `info`, sharing this client's connection.
   Array Adopt(ArrayInfo info) const;
+  // One Array per result of a call that makes several (a collective's).
+  std::vector<Array> AdoptAll(const std::vector<ArrayInfo>& results) const;
   // Closes the session, if any, ignoring errors.
   void Close() noexcept;
   static void RequireDType(const Array& array, DType expected);
