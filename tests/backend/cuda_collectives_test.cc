@@ -68,7 +68,8 @@ class Side {
 
 // `count` random elements of `dtype`: small integers, values near 1 for products, unit
 // complex values, and bools, so that no sum or product overflows a float.
-std::vector<std::byte> RandomBytes(DType dtype, int64_t count, std::mt19937_64& random) {
+std::vector<std::byte> RandomBytes(DType dtype, int64_t count, std::mt19937_64& random,
+                                   int nan_one_in = 0) {
   std::vector<std::byte> bytes(static_cast<size_t>(count * ItemSize(dtype)));
   std::uniform_real_distribution<double> real(0.5, 1.5);
   std::uniform_int_distribution<int> small(-100, 100);
@@ -92,10 +93,11 @@ std::vector<std::byte> RandomBytes(DType dtype, int64_t count, std::mt19937_64& 
         put(HalfFromDouble(real(random)).bits());
         break;
       case DType::kFloat32:
-        put(static_cast<float>(real(random)));
+        put(nan_one_in > 0 && random() % nan_one_in == 0 ? std::nanf("")
+                                                         : static_cast<float>(real(random)));
         break;
       case DType::kFloat64:
-        put(real(random));
+        put(nan_one_in > 0 && random() % nan_one_in == 0 ? std::nan("") : real(random));
         break;
       case DType::kComplex64:
         put(std::complex<float>(float(real(random)), float(real(random))));
@@ -149,6 +151,7 @@ void ExpectClose(DType dtype, const std::vector<std::byte>& gpu, const std::vect
   for (size_t i = 0; i < reals; ++i) {
     const double g = value(gpu, i);
     const double c = value(cpu, i);
+    if (std::isnan(g) && std::isnan(c)) continue;
     if (!(std::abs(g - c) <= tolerance * std::max(1.0, std::abs(c)))) {
       if (++bad <= 3) ADD_FAILURE() << what << " at " << i << ": gpu " << g << ", cpu " << c;
     }
@@ -175,7 +178,7 @@ class CudaCollectivesTest : public ::testing::Test {
     int64_t count = 1;
     for (int64_t extent : shape) count *= extent;
     for (int device : order) {
-      const std::vector<std::byte> bytes = RandomBytes(dtype, count, random_);
+      const std::vector<std::byte> bytes = RandomBytes(dtype, count, random_, nan_fraction_);
       gpu_handles.push_back(gpu_->Upload(device, dtype, shape, bytes));
       cpu_handles.push_back(cpu_->Upload(device, dtype, shape, bytes));
     }
@@ -204,6 +207,7 @@ class CudaCollectivesTest : public ::testing::Test {
   }
 
   int devices_ = 0;
+  int nan_fraction_ = 0;  // Compare's float inputs: NaN one time in this many (0: never).
   std::unique_ptr<Side> gpu_;
   std::unique_ptr<Side> cpu_;
   std::mt19937_64 random_;
@@ -228,6 +232,19 @@ TEST_F(CudaCollectivesTest, AllReduceMatchesTheHostForEveryDTypeClassAndOp) {
       Compare({.kind = CollectiveKind::kAllReduce, .reduction = reduction}, dtype, shape,
               AllDevices());
     }
+  }
+}
+
+TEST_F(CudaCollectivesTest, MinAndMaxTreatNanAsTheHostDoes) {
+  // NaN in a third of the values: NCCL ignores it unless every rank's is NaN, and so does the
+  // CPU backend.
+  const Shape shape = {3000};
+  nan_fraction_ = 3;
+  for (CollectiveReduction reduction : {CollectiveReduction::kMin, CollectiveReduction::kMax}) {
+    Compare({.kind = CollectiveKind::kAllReduce, .reduction = reduction}, DType::kFloat32, shape,
+            AllDevices());
+    Compare({.kind = CollectiveKind::kReduceScatter, .reduction = reduction}, DType::kFloat64,
+            {devices_ * 100}, AllDevices());
   }
 }
 

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -143,6 +145,25 @@ TEST_F(CollectivesTest, IntegersWrapAndComplexAndBoolReduceAsNcclDoes) {
       Run(CollectiveKind::kAllReduce, bools, CollectiveReduction::kMin);
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(Read<uint8_t>(*(*all)[0]), (std::vector<uint8_t>{1, 0}));
+}
+
+TEST_F(CollectivesTest, MinAndMaxIgnoreNanUnlessEveryValueIsNan) {
+  // NCCL's rule (numpy.fmin/fmax), which the GPUs showed: the CPU backend answers alike.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<std::string> inputs;
+  const std::vector<std::vector<float>> values = {{nan, 1, nan}, {2, nan, nan}, {nan, 3, nan}};
+  for (int r = 0; r < kDevices; ++r) inputs.push_back(Upload(r, DType::kFloat32, {3}, values[r]));
+  for (const auto& [reduction, expected] :
+       std::vector<std::pair<CollectiveReduction, std::vector<float>>>{
+           {CollectiveReduction::kMin, {2, 1}}, {CollectiveReduction::kMax, {2, 3}}}) {
+    absl::StatusOr<std::vector<ArrayTable::RecordPtr>> results =
+        Run(CollectiveKind::kAllReduce, inputs, reduction);
+    ASSERT_TRUE(results.ok()) << results.status();
+    const std::vector<float> got = Read<float>(*(*results)[0]);
+    EXPECT_EQ(got[0], expected[0]);
+    EXPECT_EQ(got[1], expected[1]);
+    EXPECT_TRUE(std::isnan(got[2]));
+  }
 }
 
 TEST_F(CollectivesTest, ReduceGivesOnlyTheRoot) {

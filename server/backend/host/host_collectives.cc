@@ -25,8 +25,8 @@ std::byte* At(const std::shared_ptr<Buffer>& buffer, int64_t offset) {
 }
 
 // a (op) b as NCCL computes it: integers wrap, floating values in their own precision (float16
-// rounded at each step), min and max of bool as logical and/or. NaN propagates through min and
-// max, as numpy.minimum/maximum.
+// rounded at each step), min and max of bool as logical and/or. Min and max ignore NaN unless
+// both are NaN, as NCCL's kernels do (numpy.fmin/fmax; measured on H100s, docs/devices.md).
 template <typename T>
 T Combine(CollectiveReduction reduction, T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -56,9 +56,9 @@ T Combine(CollectiveReduction reduction, T a, T b) {
       case CollectiveReduction::kProd:
         return static_cast<T>(x * y);
       case CollectiveReduction::kMin:
-        return std::isnan(x) || x <= y ? a : b;
+        return std::isnan(y) || x <= y ? a : b;
       case CollectiveReduction::kMax:
-        return std::isnan(x) || x >= y ? a : b;
+        return std::isnan(y) || x >= y ? a : b;
       case CollectiveReduction::kSum:
       case CollectiveReduction::kAvg:
         break;
