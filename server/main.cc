@@ -197,6 +197,12 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("peer-address", config.peer.advertise_address,
       "host:port other daemons reach this one at, given to clients with each capability for "
       "daemon-to-daemon pulls (docs/scale-out.md); empty: clients name the address they use");
+  add("peer-allow", config.peer.allow,
+      "the other daemons this one may pull from (PullArray names the origin), as HOST:PORT "
+      "entries separated by commas: HOST a host name (matched as written, never resolved), an "
+      "IPv4 address or block (10.0.0.0/8) or an IPv6 one in brackets ([fd00::/8]), PORT a port "
+      "or *; empty: none (same-daemon pulls need no entry)")
+      ->delimiter(',');
   add("peer-tls-ca", config.peer.tls_ca,
       "PEM CA bundle for pulling from other daemons over TLS (their certificates are checked "
       "against it; --tls-cert/--tls-key are presented to peers that require client "

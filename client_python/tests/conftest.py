@@ -95,7 +95,9 @@ def stop_daemon(daemon: Daemon) -> None:
 
 @pytest.fixture(scope="session")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    started = start_daemon(tmp_path_factory.mktemp("arrayhubd") / "arrayhubd.log")
+    # Tests gather chunks into this daemon from daemons of their own (test_dask_cluster.py).
+    started = start_daemon(tmp_path_factory.mktemp("arrayhubd") / "arrayhubd.log",
+                           "--peer-allow", "127.0.0.1:*")
     yield started
     stop_daemon(started)
 

@@ -59,6 +59,9 @@ def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     (["--no-such-flag"], {}, "--no-such-flag"),
     (["--config", "/nonexistent/arrayhubd.toml"], {}, "was not readable"),
     (["--metrics-listen", "9464"], {}, "metrics address '9464' is not host:port"),
+    (["--peer-allow", "10.0.0.0/8:1,10.0.0.1/8:1"], {},
+     "--peer-allow entry '10.0.0.1/8:1' is invalid: 10.0.0.1 has address bits set past the "
+     "prefix /8"),
     (["--default-chunk-bytes", "4194304", "--max-chunk-bytes", "1048576"], {},
      "--default-chunk-bytes exceeds --max-chunk-bytes"),
 ])

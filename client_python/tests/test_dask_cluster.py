@@ -22,7 +22,8 @@ def _transfers(address: str) -> "ah.v1.peer_pb2.TransferStats":
 
 
 def test_three_daemons_move_chunks_daemon_to_daemon(launch, client: ah.Client) -> None:
-    daemons = [launch() for _ in range(3)]
+    # Each pulls from the others, whose ports are picked as they start.
+    daemons = [launch("--peer-allow", "127.0.0.1:*") for _ in range(3)]
     addresses = {index: daemon.address for index, daemon in enumerate(daemons)}
     with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
                                   dashboard_address=None, worker_dashboard_address=None) \

@@ -1,8 +1,9 @@
 """Checks of the container and deployment files that need no docker engine or cluster: the
 Dockerfile builds with the README's scripts on NVIDIA's CUDA 13 Ubuntu 24.04 images and runs
 unprivileged with a gRPC health check; install-deps.sh and runtime-packages.sh do what the
-image relies on; the Kubernetes manifests and the compose file parse as YAML with the expected
-fields; and every option the examples set is one arrayhubd accepts."""
+image relies on; the Kubernetes manifests (the single-node Deployment and the DaemonSet of
+docs/scale-out.md) and the compose file parse as YAML with the expected fields; and every option
+the examples set is one arrayhubd accepts."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import BACKEND, DAEMON, start_daemon, stop_daemon
+from conftest import BACKEND, DAEMON, Daemon, start_daemon, stop_daemon
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -172,9 +173,24 @@ def _daemon_options() -> set[str]:
     return set(re.findall(r"\(Env:(ARRAYHUB_[A-Z_]+)\)", help_text))
 
 
-def _kubernetes() -> dict[str, dict[str, Any]]:
-    documents = list(yaml.safe_load_all((DEPLOY / "kubernetes/arrayhub.yaml").read_text()))
+def _kubernetes(name: str = "arrayhub.yaml") -> dict[str, dict[str, Any]]:
+    documents = list(yaml.safe_load_all((DEPLOY / "kubernetes" / name).read_text()))
     return {document["kind"]: document for document in documents}
+
+
+def _start_with_config_map(objects: dict[str, dict[str, Any]],
+                           tmp_path: pathlib.Path) -> Daemon:
+    """A daemon started with the ConfigMap's options and the Secret's token file (addresses
+    moved to loopback, the test's backend): the values are ones the daemon takes."""
+    tokens = tmp_path / "tokens"
+    tokens.write_text(objects["Secret"]["stringData"]["tokens"])
+    tokens.chmod(0o440)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYHUB_")}
+    env.update(objects["ConfigMap"]["data"], ARRAYHUB_BACKEND=BACKEND,
+               ARRAYHUB_AUTH_FILE=str(tokens))
+    if "ARRAYHUB_DATA_DIR" in env:
+        env["ARRAYHUB_DATA_DIR"] = str(tmp_path / "data")
+    return start_daemon(tmp_path / "arrayhubd.log", "--metrics-listen", "127.0.0.1:0", env=env)
 
 
 def test_kubernetes_manifests_have_the_expected_objects_and_fields() -> None:
@@ -223,17 +239,78 @@ def test_kubernetes_config_map_sets_only_options_the_daemon_has(tmp_path: pathli
     mount = objects["Deployment"]["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
     token_dir = next(m["mountPath"] for m in mount if m["name"] == "tokens")
     assert config["ARRAYHUB_AUTH_FILE"] == f"{token_dir}/tokens"
-    tokens = tmp_path / "tokens"
-    tokens.write_text(objects["Secret"]["stringData"]["tokens"])
-    tokens.chmod(0o440)
-    # The values are valid too: a daemon starts with them (addresses moved to loopback).
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYHUB_")}
-    env.update(config, ARRAYHUB_BACKEND=BACKEND, ARRAYHUB_AUTH_FILE=str(tokens),
-               ARRAYHUB_DATA_DIR=str(tmp_path / "data"))
-    daemon = start_daemon(tmp_path / "arrayhubd.log", "--metrics-listen", "127.0.0.1:0", env=env)
+    daemon = _start_with_config_map(objects, tmp_path)
     assert "authentication on: 1 token(s)" in daemon.log.read_text()
     stop_daemon(daemon)
     assert daemon.process.returncode == 0
+
+
+def test_kubernetes_daemonset_runs_a_daemon_per_gpu_node_that_pulls_only_from_its_peers(
+        tmp_path: pathlib.Path) -> None:
+    objects = _kubernetes("arrayhub-daemonset.yaml")
+    assert set(objects) == {"ConfigMap", "Secret", "DaemonSet", "Service"}
+    single = _kubernetes()
+    # Names of its own: it may share a namespace with the single-node manifest.
+    names = {(kind, o["metadata"]["name"]) for kind, o in objects.items()}
+    assert not names & {(kind, o["metadata"]["name"]) for kind, o in single.items()}
+    daemonset = objects["DaemonSet"]
+    pod = daemonset["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    # The image's entrypoint (arrayhubd), the same image as the Deployment's, configured by
+    # the ConfigMap and the pod's own address.
+    deployment_pod = single["Deployment"]["spec"]["template"]["spec"]
+    assert container["image"] == deployment_pod["containers"][0]["image"]
+    assert "command" not in container and "args" not in container
+    config = objects["ConfigMap"]["data"]
+    assert container["envFrom"] == [{"configMapRef": {"name": objects["ConfigMap"]["metadata"][
+        "name"]}}]
+    env = {variable["name"]: variable for variable in container["env"]}
+    assert (set(config) | set(env)) - {"POD_IP"} <= _daemon_options()
+    assert env["POD_IP"]["valueFrom"] == {"fieldRef": {"fieldPath": "status.podIP"}}
+    port = next(p["containerPort"] for p in container["ports"] if p["name"] == "grpc")
+    assert config["ARRAYHUB_LISTEN"] == f"0.0.0.0:{port}"
+    assert env["ARRAYHUB_PEER_ADDRESS"]["value"] == f"$(POD_IP):{port}"
+    # It pulls from the other daemons' port, and from nowhere else.
+    assert all(entry.endswith(f":{port}") for entry in config["ARRAYHUB_PEER_ALLOW"].split(","))
+    # On GPU nodes, with a GPU, bounded CPU and memory, and the Deployment's probes.
+    assert any("gpu" in label for label in pod["nodeSelector"])
+    for limits in (container["resources"]["requests"], container["resources"]["limits"]):
+        assert limits["nvidia.com/gpu"] >= 1
+    assert {"cpu", "memory"} <= set(container["resources"]["limits"])
+    assert container["startupProbe"]["grpc"] == container["livenessProbe"]["grpc"] == {
+        "port": port}
+    assert container["readinessProbe"]["grpc"] == {"port": port,
+                                                   "service": "arrayhub.v1.ArrayHub"}
+    assert int(config["ARRAYHUB_DRAIN_SECONDS"]) < pod["terminationGracePeriodSeconds"]
+    # Unprivileged, with nothing of the host's.
+    security = container["securityContext"]
+    assert security.get("privileged", False) is False
+    assert security["allowPrivilegeEscalation"] is False
+    assert security["readOnlyRootFilesystem"] is True
+    assert security["capabilities"] == {"drop": ["ALL"]}
+    assert pod["securityContext"] == deployment_pod["securityContext"]
+    assert not any(pod.get(key) for key in ("hostNetwork", "hostPID", "hostIPC"))
+    assert not any("hostPath" in volume for volume in pod["volumes"])
+    assert not any("hostPort" in p for p in container["ports"])
+    # The token file from the Secret where ARRAYHUB_AUTH_FILE looks.
+    secret_volume = next(v for v in pod["volumes"] if "secret" in v)
+    assert secret_volume["secret"]["secretName"] == objects["Secret"]["metadata"]["name"]
+    mount = next(m for m in container["volumeMounts"] if m["name"] == secret_volume["name"])
+    assert config["ARRAYHUB_AUTH_FILE"] == f"{mount['mountPath']}/tokens"
+    # Workers reach the daemon of their own node through the Service.
+    service = objects["Service"]["spec"]
+    assert service["internalTrafficPolicy"] == "Local"
+    labels = daemonset["spec"]["template"]["metadata"]["labels"]
+    assert service["selector"] == daemonset["spec"]["selector"]["matchLabels"]
+    assert service["selector"].items() <= labels.items()
+    assert {p["targetPort"] for p in service["ports"]} <= {p["name"] for p in container["ports"]}
+    # The values are valid: a daemon starts with them and logs the daemons it may pull from.
+    daemon = _start_with_config_map(objects, tmp_path)
+    log = daemon.log.read_text()
+    stop_daemon(daemon)
+    assert daemon.process.returncode == 0
+    assert f"pulls from other daemons: {config['ARRAYHUB_PEER_ALLOW']}" in log
+    assert "authentication on: 1 token(s)" in log
 
 
 def test_compose_file_reserves_a_gpu_and_sets_only_known_options() -> None:

@@ -11,8 +11,10 @@
 namespace arrayhub {
 absl::StatusOr<std::unique_ptr<PeerClient>> PeerClient::Create(const PeerOptions& options,
                                                                const TlsFiles& own) {
+  AH_ASSIGN_OR_RETURN(PeerAllowlist allowlist, PeerAllowlist::Parse(options.allow));
   if (options.tls_ca.empty()) {
-    return std::unique_ptr<PeerClient>(new PeerClient(grpc::InsecureChannelCredentials()));
+    return std::unique_ptr<PeerClient>(
+        new PeerClient(grpc::InsecureChannelCredentials(), std::move(allowlist)));
   }
   grpc::SslCredentialsOptions ssl;
   AH_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadPem(options.tls_ca, "--peer-tls-ca"));
@@ -20,22 +22,25 @@ absl::StatusOr<std::unique_ptr<PeerClient>> PeerClient::Create(const PeerOptions
     AH_ASSIGN_OR_RETURN(ssl.pem_cert_chain, ReadPem(own.cert, "--tls-cert"));
     AH_ASSIGN_OR_RETURN(ssl.pem_private_key, ReadPem(own.key, "--tls-key"));
   }
-  return std::unique_ptr<PeerClient>(new PeerClient(grpc::SslCredentials(ssl)));
+  return std::unique_ptr<PeerClient>(
+      new PeerClient(grpc::SslCredentials(ssl), std::move(allowlist)));
 }
 
-std::shared_ptr<grpc::Channel> PeerClient::ChannelTo(const std::string& origin) {
+std::shared_ptr<grpc::Channel> PeerClient::ChannelTo(const PeerAddress& origin) {
+  const std::string address = origin.ToString();
   absl::MutexLock lock(&mutex_);
-  auto found = channels_.find(origin);
+  auto found = channels_.find(address);
   if (found != channels_.end()) return found->second;
   if (channels_.size() >= kMaxChannels) channels_.erase(channels_.begin());
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(-1);  // Chunks are bounded by the request's chunk_bytes.
-  auto channel = grpc::CreateCustomChannel(origin, credentials_, arguments);
-  channels_[origin] = channel;
+  // The scheme is spelt out so that gRPC dials exactly the host and port that were checked.
+  auto channel = grpc::CreateCustomChannel("dns:///" + address, credentials_, arguments);
+  channels_[address] = channel;
   return channel;
 }
 
-absl::StatusOr<int64_t> PeerClient::Read(const std::string& origin,
+absl::StatusOr<int64_t> PeerClient::Read(const PeerAddress& origin,
                                          const v1::ReadCapabilityRequest& request,
                                          grpc::ClientContext& context, PendingUpload& upload,
                                          TransferRegistry::Ticket& ticket) {
@@ -58,8 +63,9 @@ absl::StatusOr<int64_t> PeerClient::Read(const std::string& origin,
   }
   const grpc::Status status = reader->Finish();
   if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        fmt::format("pulling from {}: {}", origin, status.error_message()));
+    return absl::Status(
+        static_cast<absl::StatusCode>(status.error_code()),
+        fmt::format("pulling from {}: {}", origin.ToString(), status.error_message()));
   }
   return received;
 }

@@ -50,6 +50,8 @@ grpc::Status ArrayHubService::PullArray(grpc::ServerContext* context,
           "origin is empty and the capability is not this daemon's: name the daemon that "
           "issued it (host:port)");
     }
+    // Before anything is reserved or dialled: the caller names where this daemon connects.
+    AH_ASSIGN_OR_RETURN(PeerAddress origin, peer_->allowlist().Admit(request->origin()));
     // Ends with the client's call (or its session, or the drain): so does the pull.
     std::unique_ptr<grpc::ClientContext> pull = grpc::ClientContext::FromServerContext(*context);
     AH_ASSIGN_OR_RETURN(std::unique_ptr<TransferRegistry::Ticket> ticket,
@@ -63,8 +65,7 @@ grpc::Status ArrayHubService::PullArray(grpc::ServerContext* context,
     read.set_dtype(request->dtype());
     *read.mutable_shape() = request->shape();
     read.set_chunk_bytes(engine_.limits().max_chunk_bytes);
-    AH_ASSIGN_OR_RETURN(int64_t bytes,
-                        peer_->Read(request->origin(), read, *pull, *upload, *ticket));
+    AH_ASSIGN_OR_RETURN(int64_t bytes, peer_->Read(origin, read, *pull, *upload, *ticket));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr pulled, upload->Finish());
     FillInfo(*pulled, response->mutable_array());
     ++counters_.pulled_arrays;

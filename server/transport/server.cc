@@ -45,6 +45,9 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
   }
   auto peer = PeerClient::Create(options.peer, options.tls);
   if (!peer.ok()) return peer.status();
+  const PeerAllowlist& allowlist = (*peer)->allowlist();
+  spdlog::info("pulls from other daemons: {}",
+               allowlist.empty() ? "none (--peer-allow is empty)" : allowlist.ToString());
   server->service_ =
       std::make_unique<ArrayHubService>(*server->engine_, options.tokens, options.ipc_socket,
                                         *std::move(peer), options.peer.advertise_address);
