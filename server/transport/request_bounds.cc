@@ -112,6 +112,8 @@ ListBound BoundOf(const FieldDescriptor& field, const Limits& limits) {
       {"arrayhub.v1.ArrayOpRequest.operands", "arrayhub.v1.ArrayOpRequest.ints",
        "arrayhub.v1.FreeRequest.handles", "arrayhub.v1.BatchRequest.free",
        "arrayhub.v1.PublishRequest.reader_tenants",
+       // The engine refuses more ranks than the daemon has devices before it looks any up.
+       "arrayhub.v1.CollectiveRequest.handles", "arrayhub.v1.CollectiveRequest.devices",
        // The kernel language bounds its parameters further (server/kernel/limits.h).
        "arrayhub.v1.RunKernelRequest.arguments", "arrayhub.v1.RunKernelRequest.outputs",
        "arrayhub.v1.RunRawKernelRequest.arguments", "arrayhub.v1.RunRawKernelRequest.options"});
