@@ -273,12 +273,17 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RegisterAll(
   return shared;
 }
 
+Engine::Binding::Binding(const Caller& caller, TenantLedger& ledger, Backend& backend,
+                         std::string_view label)
+    : stop_(caller.stop.get()),
+      payer_(ledger, caller.tenant),
+      scratch_(&payer_),
+      // The tenant too: a device error the work causes is logged with the label (the session's
+      // own reports name only its own tenant).
+      queue_(backend.Bind(caller.queue, fmt::format("{} (tenant '{}')", label, caller.tenant))) {}
+
 Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
-  // The tenant too: a device error the work causes is logged with the label (the session's own
-  // reports name only its own tenant).
-  return Binding{.stop = ScopedStopSignal(caller.stop.get()),
-                 .queue = backend(caller).Bind(
-                     caller.queue, fmt::format("{} (tenant '{}')", label, caller.tenant))};
+  return Binding(caller, *ledger_, backend(caller), label);
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const CreateSpec& spec) {

@@ -373,9 +373,16 @@ class Engine {
   // The rest of the caller's operation on this thread: its backend calls go to its session's
   // queue, and its long backend loops poll its stop signal. Every public method that computes
   // holds one from before its first Find.
-  struct Binding {
-    ScopedStopSignal stop;  // First: a backend that waits in Bind can poll it.
-    std::unique_ptr<QueueBinding> queue;
+  // The scratch its backend calls allocate is charged to its tenant too (scratch_payer.h).
+  class Binding {
+   public:
+    Binding(const Caller& caller, TenantLedger& ledger, Backend& backend, std::string_view label);
+
+   private:
+    ScopedStopSignal stop_;  // First: a backend that waits in Bind can poll it.
+    TenantScratchPayer payer_;
+    ScopedScratchPayer scratch_;
+    std::unique_ptr<QueueBinding> queue_;
   };
   Binding Bind(const Caller& caller, std::string_view label);
   // INVALID_ARGUMENT unless `spec` has as many operands as its op takes.

@@ -116,7 +116,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Collective(const Call
   std::vector<ArrayRecord> results;
   for (int r = 0; r < ranks; ++r) {
     const Caller on_rank = OnDevice(caller, devices[r]);
-    CollectiveRank& rank = call.ranks.emplace_back(CollectiveRank{.queue = on_rank.queue});
+    CollectiveRank& rank = call.ranks.emplace_back();
+    rank.queue = on_rank.queue;
     if (!broadcast || r == root) {
       AH_ASSIGN_OR_RETURN(
           ArrayTable::RecordPtr input,

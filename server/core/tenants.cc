@@ -118,4 +118,21 @@ absl::flat_hash_map<std::string, int64_t> TenantLedger::BytesByTenant() const {
   return bytes_;
 }
 
+namespace {
+
+class ChargedScratch final : public ScratchReceipt {
+ public:
+  explicit ChargedScratch(TenantCharge charge) : charge_(std::move(charge)) {}
+
+ private:
+  TenantCharge charge_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ScratchReceipt>> TenantScratchPayer::Pay(int64_t bytes) const {
+  AH_ASSIGN_OR_RETURN(TenantCharge charge, ledger_.Reserve(tenant_, bytes));
+  return std::make_unique<ChargedScratch>(std::move(charge));
+}
+
 }  // namespace arrayhub

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/backend/buffer.h"
+#include "server/common/scratch_payer.h"
 
 namespace arrayhub {
 
@@ -99,6 +100,20 @@ class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
   const std::string flag_;
   mutable absl::Mutex mutex_;
   absl::flat_hash_map<std::string, int64_t> bytes_ ABSL_GUARDED_BY(mutex_);
+};
+
+// Charges the scratch memory of a tenant's backend calls to its byte quota (scratch_payer.h):
+// each receipt holds a TenantCharge. Lives for one call on its thread (Engine::Bind), so it
+// only points at the ledger and the tenant's name.
+class TenantScratchPayer final : public ScratchPayer {
+ public:
+  TenantScratchPayer(TenantLedger& ledger, const std::string& tenant)
+      : ledger_(ledger), tenant_(tenant) {}
+  absl::StatusOr<std::unique_ptr<ScratchReceipt>> Pay(int64_t bytes) const override;
+
+ private:
+  TenantLedger& ledger_;
+  const std::string& tenant_;
 };
 
 }  // namespace arrayhub

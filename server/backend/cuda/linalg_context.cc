@@ -112,7 +112,8 @@ LinalgCall::LinalgCall(std::unique_ptr<Worker> worker, cudaStream_t stream)
 LinalgCall::LinalgCall(LinalgCall&& other) noexcept
     : worker_(std::move(other.worker_)),
       stream_(other.stream_),
-      scratch_(std::move(other.scratch_)) {
+      scratch_(std::move(other.scratch_)),
+      receipts_(std::move(other.receipts_)) {
   other.scratch_.clear();
 }
 
@@ -137,11 +138,13 @@ cusolverDnHandle_t LinalgCall::cusolver() const { return worker_->cusolver; }
 cusolverDnParams_t LinalgCall::params() const { return worker_->params; }
 
 absl::StatusOr<void*> LinalgCall::Scratch(int64_t bytes) {
+  AH_ASSIGN_OR_RETURN(std::unique_ptr<ScratchReceipt> receipt, PayForScratch(bytes));
   void* memory = nullptr;
   // One byte at least, so that an empty scratch array still has a distinct address.
   AH_CUDA_RETURN_IF_ERROR(
       cudaMallocAsync(&memory, static_cast<size_t>(std::max<int64_t>(bytes, 1)), stream_));
   scratch_.push_back(memory);
+  receipts_.push_back(std::move(receipt));
   return memory;
 }
 

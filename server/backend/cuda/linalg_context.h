@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "server/common/scratch_payer.h"
 
 namespace arrayhub {
 
@@ -40,8 +41,9 @@ class LinalgCall {
   cusolverDnHandle_t cusolver() const;
   cusolverDnParams_t params() const;
 
-  // Uninitialised device memory that lives until the call ends. RESOURCE_EXHAUSTED when the
-  // device is full.
+  // Uninitialised device memory that lives until the call ends, charged to the calling
+  // thread's tenant while it does (scratch_payer.h). RESOURCE_EXHAUSTED past the tenant's
+  // quota or when the device is full.
   absl::StatusOr<void*> Scratch(int64_t bytes);
   template <typename T>
   absl::StatusOr<T*> Scratch(int64_t count) {
@@ -79,6 +81,7 @@ class LinalgCall {
   std::unique_ptr<Worker> worker_;
   cudaStream_t stream_;
   std::vector<void*> scratch_;
+  std::vector<std::unique_ptr<ScratchReceipt>> receipts_;  // Refunded when the call ends.
 };
 
 }  // namespace arrayhub

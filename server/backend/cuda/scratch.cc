@@ -6,6 +6,7 @@
 
 #include "server/backend/compute.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 
@@ -17,10 +18,11 @@ ScratchBuffer::~ScratchBuffer() {
 }
 
 absl::StatusOr<std::unique_ptr<ScratchBuffer>> AllocateScratch(int64_t bytes, cudaStream_t stream) {
+  AH_ASSIGN_OR_RETURN(std::unique_ptr<ScratchReceipt> receipt, PayForScratch(bytes));
   void* data = nullptr;
   const auto request = static_cast<size_t>(std::max<int64_t>(bytes, 1));
   AH_CUDA_RETURN_IF_ERROR(cudaMallocAsync(&data, request, stream));
-  return std::make_unique<ScratchBuffer>(data, bytes, stream);
+  return std::make_unique<ScratchBuffer>(data, bytes, stream, std::move(receipt));
 }
 
 ArrayView ScratchArray::View() const {

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
 #include "server/common/dtype.h"
+#include "server/common/scratch_payer.h"
 #include "server/common/shape.h"
 
 namespace arrayhub {
@@ -17,18 +18,22 @@ namespace arrayhub {
 struct ArrayView;
 
 // A Buffer, so that it can back an ArrayView handed to the elementwise path. Freed in stream
-// order on destruction: work already enqueued on the stream may still use it.
+// order on destruction: work already enqueued on the stream may still use it. Its receipt
+// keeps it charged to the tenant whose call made it until then (scratch_payer.h).
 class ScratchBuffer final : public Buffer {
  public:
-  ScratchBuffer(void* data, int64_t size, cudaStream_t stream)
-      : Buffer(data, size), stream_(stream) {}
+  ScratchBuffer(void* data, int64_t size, cudaStream_t stream,
+                std::unique_ptr<ScratchReceipt> receipt)
+      : Buffer(data, size), stream_(stream), receipt_(std::move(receipt)) {}
   ~ScratchBuffer() override;
 
  private:
   cudaStream_t stream_;
+  std::unique_ptr<ScratchReceipt> receipt_;
 };
 
-// RESOURCE_EXHAUSTED when the device is out of memory.
+// Paid for by the calling thread's tenant first (RESOURCE_EXHAUSTED past its byte quota, before
+// anything is allocated); RESOURCE_EXHAUSTED when the device is out of memory.
 absl::StatusOr<std::unique_ptr<ScratchBuffer>> AllocateScratch(int64_t bytes, cudaStream_t stream);
 
 // A scratch array: C-contiguous `shape` of `dtype`, with its view.

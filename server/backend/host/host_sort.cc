@@ -10,6 +10,8 @@
 #include "server/backend/host/host_sort_order.h"
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
+#include "server/common/scratch_payer.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {
@@ -80,6 +82,9 @@ absl::Status HostBackend::Sort(const SortCall& call) {
     return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
       const auto [rows, n] = RowsOf(call.input);
       const T* input = DataOf<T>(call.input);
+      // The permutation and its merge buffer: the call's scratch, paid for by its tenant.
+      AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
+                          PayForScratch(2 * n * static_cast<int64_t>(sizeof(int64_t))));
       std::vector<int64_t> order(n), spare;
       for (int64_t row = 0; row < rows; ++row) {
         const T* values = input + row * n;
