@@ -385,6 +385,8 @@ class Engine {
     std::unique_ptr<QueueBinding> queue_;
   };
   Binding Bind(const Caller& caller, std::string_view label);
+  // The binding's payer refers to the caller's tenant: a caller that dies first cannot bind.
+  Binding Bind(const Caller&& caller, std::string_view label) = delete;
   // INVALID_ARGUMENT unless `spec` has as many operands as its op takes.
   static absl::Status CheckArity(const ElementwiseSpec& spec);
   // An elementwise op's operands, looked up and typed for ResolveUfunc: what Elementwise and
