@@ -17,8 +17,10 @@ increase or decrease.
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -26,8 +28,7 @@ from numpy.lib import _function_base_impl  # NumPy's quantile arithmetic
 from numpy.lib import _histograms_impl  # NumPy's own edge arithmetic (range checks, ptp)
 
 from arrayhub import _ops
-from arrayhub._errors import (ArrayHubNotImplementedError, ArrayHubTypeError,
-                              ArrayHubValueError, client_error)
+from arrayhub._errors import ArrayHubTypeError, ArrayHubValueError, client_error
 from arrayhub._ndarray import ndarray
 
 __all__ = ["bincount", "digitize", "histogram", "histogram_bin_edges", "histogram2d",
@@ -154,10 +155,9 @@ def digitize(x: Any, bins: Any, right: bool = False) -> ndarray:
 # ---------------------------------------------------------------------------------------------
 # Bin edges
 
-#: NumPy's estimators of a bin width that this module computes (from the data's size,
-#: extremes, standard deviation, and quartiles), and those it does not (skew, a search).
-_ESTIMATORS = ("sqrt", "sturges", "rice", "scott", "fd", "auto")
-_SORTING_ESTIMATORS = ("stone", "doane")
+#: NumPy's estimators of a bin width: from the data's size, extremes, standard deviation,
+#: quartiles and skew ("doane"), or by a search over bin counts ("stone").
+_ESTIMATORS = ("sqrt", "sturges", "rice", "scott", "fd", "auto", "doane", "stone")
 
 
 def _stand_in(a: ndarray, need_extremes: bool) -> np.ndarray:
@@ -174,17 +174,12 @@ def _estimated_bins(a: ndarray, name: str, range: Any, weights: Any,
     """The number of equal bins NumPy's estimator ``name`` chooses for ``a`` within
     ``range`` (np.histogram_bin_edges with a string), with NumPy's arithmetic on the data's
     size, extremes (in its dtype) and standard deviation."""
-    if name not in _ESTIMATORS + _SORTING_ESTIMATORS:
+    if name not in _ESTIMATORS:
         raise client_error(ArrayHubValueError, f"{name!r} is not a valid estimator for `bins`")
     if weights is not None:
         raise client_error(ArrayHubTypeError,
                            "Automated estimation of the number of bins is not supported for "
                            "weighted data")
-    if name not in _ESTIMATORS:
-        raise client_error(ArrayHubNotImplementedError,
-                           f"histogram bins={name!r} is not implemented by ArrayHub (it needs "
-                           f"the data's skew or a search over bin counts); use one of "
-                           f"{', '.join(map(repr, _ESTIMATORS))} or a number of bins")
     first, last = _histograms_impl._get_outer_edges(stand_in, range)
     if range is not None:
         a = a[_ew("logical_and", _ew("greater_equal", a, first), _ew("less_equal", a, last))]
@@ -201,13 +196,61 @@ def _estimated_bins(a: ndarray, name: str, range: Any, weights: Any,
         width = (24.0 * np.pi ** 0.5 / n) ** (1.0 / 3.0) * spread
     elif name in ("fd", "auto"):
         fd = 2.0 * _interquartile_range(a) * n ** (-1.0 / 3.0)
-        width = fd if name == "fd" else (min(fd, sturges) if fd else sturges)
+        # 'auto': NumPy 2's, the FD width no narrower than half the sqrt rule's (which bounds
+        # the count of bins of heavy-tailed data), then no wider than Sturges'.
+        width = fd if name == "fd" else min(max(fd, ptp / np.sqrt(n) / 2), sturges)
+    elif name == "doane":
+        width = _doane_width(a, ptp)
+    elif name == "stone":
+        width = _stone_width(a, ptp, (first, last))
     else:
         width = {"sqrt": lambda: ptp / np.sqrt(n), "sturges": lambda: sturges,
                  "rice": lambda: ptp / (2.0 * n ** (1.0 / 3))}[name]()
     if not width:
         return 1
+    if np.issubdtype(a.dtype, np.integer) and width < 1:
+        width = 1  # NumPy's: integer data gets bins at least one unit wide.
     return int(np.ceil(_histograms_impl._unsigned_subtract(last, first) / width))
+
+
+def _doane_width(a: ndarray, ptp: Any) -> Any:
+    """Doane's width: Sturges' corrected by the data's skew g1, which the server computes as
+    NumPy does (``mean(((a - mean(a)) / std(a)) ** 3)`` in the data's floating dtype)."""
+    n = a.size
+    if n <= 2:
+        return 0.0
+    sg1 = np.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
+    sigma = a.std()
+    if not sigma.get() > 0.0:
+        return 0.0
+    g1 = _ew("power", _ew("true_divide", _ew("subtract", a, a.mean()), sigma), 3).mean().get()
+    return ptp / (1.0 + np.log2(n) + np.log2(1.0 + np.absolute(g1) / sg1))
+
+
+def _stone_width(a: ndarray, ptp: Any, edges_range: tuple[Any, Any]) -> Any:
+    """Stone's width: the bin count from 1 to max(100, sqrt(n)) that minimises the
+    cross-validated integrated squared error, NumPy's ``(2 - (n + 1) * p.dot(p)) / h`` with
+    ``p`` the histogram's counts / n. Every candidate's histogram is queued on the server with
+    the sum of its squared counts (exact, in int64), and the sums come back in one read; NumPy
+    sums the squares of p in float64, so the two may differ in the last bits (only an exact tie
+    between two bin counts could then be broken the other way)."""
+    from arrayhub._manipulation import stack
+
+    n = a.size
+    if n <= 1 or ptp == 0:
+        return 0
+    upper = max(100, int(np.sqrt(n)))
+    squares = [_ew("multiply", counts, counts).sum()
+               for counts in (histogram(a, bins=k, range=edges_range)[0]
+                              for k in builtins.range(1, upper + 1))]
+    sums = stack(squares).get()
+    p_dot_p = sums / float(n) / float(n)
+    error = [(2 - (n + 1) * p_dot_p[k - 1]) / (ptp / k) for k in builtins.range(1, upper + 1)]
+    nbins = 1 + int(np.argmin(error))  # The first of equal minima, as min(..., key=) picks.
+    if nbins == upper:
+        warnings.warn("The number of bins estimated may be suboptimal.", RuntimeWarning,
+                      stacklevel=5)
+    return ptp / nbins
 
 
 def _interquartile_range(a: ndarray) -> Any:

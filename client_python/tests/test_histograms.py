@@ -97,7 +97,7 @@ def test_histogram_matches_numpy(dtype: type) -> None:
             _same(counts, expected)
         weighted, _ = ah.histogram(x, weights=w, **kwargs)
         assert_matches(weighted, np.histogram(host, weights=weights, **kwargs)[0])
-    for bins in (5, "sqrt", "sturges", "rice", "scott", "fd", "auto"):
+    for bins in (5, "sqrt", "sturges", "rice", "scott", "fd", "auto", "doane", "stone"):
         counts, edges = ah.histogram(ah.asarray(finite), bins=bins)
         expected, expected_edges = np.histogram(finite, bins=bins)
         _same(edges, expected_edges)
@@ -123,8 +123,26 @@ def test_histogram_errors() -> None:
              "weights should have the same shape as a.")]:
         with pytest.raises(error, match=message):
             ah.histogram(y, **kwargs)
-    with pytest.raises(NotImplementedError, match="bins='doane'"):
-        ah.histogram(y, bins="doane")
+    with pytest.raises(TypeError, match="not supported for weighted data"):
+        ah.histogram(y, bins="stone", weights=y)
+
+
+def test_estimators_on_integers_skewed_data_and_few_values() -> None:
+    # Integer data narrower than the estimated width gets bins one unit wide (NumPy's rule);
+    # skewed data moves doane's count; constant and tiny data take one bin; stone warns when
+    # its search ends at its upper bound.
+    rng = np.random.default_rng(11)
+    cases = [rng.integers(0, 6, size=2000), rng.exponential(size=3000) ** 3,
+             np.full(50, 3.0), np.array([1.0, 2.0])]
+    for host in cases:
+        for bins in ("sqrt", "sturges", "rice", "scott", "fd", "auto", "doane", "stone"):
+            _same(ah.histogram_bin_edges(ah.asarray(host), bins=bins),
+                  np.histogram_bin_edges(host, bins=bins))
+    spiky = np.concatenate([np.zeros(5000), np.arange(1.0, 11.0)])  # Wants many narrow bins.
+    with pytest.warns(RuntimeWarning, match="may be suboptimal"):
+        expected = np.histogram_bin_edges(spiky, bins="stone")
+    with pytest.warns(RuntimeWarning, match="may be suboptimal"):
+        _same(ah.histogram_bin_edges(ah.asarray(spiky), bins="stone"), expected)
 
 
 def test_histogram2d_and_histogramdd_match_numpy() -> None:
