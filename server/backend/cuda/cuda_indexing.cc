@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/backend/cuda/coalesced_walk.h"
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
@@ -54,34 +55,6 @@ absl::StatusOr<char*> Base(const ArrayView& view) {
   return base;
 }
 
-// A C-order walk over a shape shared by several arrays (strides in elements), simplified
-// without changing the order of the positions: extent-1 dimensions go, and a dimension merges
-// into the one before it when every array steps over the earlier one as over a run of it.
-struct Walk {
-  Shape extents;
-  std::vector<Strides> strides;  // strides[k][d]: array k along dimension d.
-};
-
-Walk Coalesce(const Shape& shape, const std::vector<const Strides*>& arrays) {
-  Walk walk;
-  walk.strides.resize(arrays.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool mergeable = !walk.extents.empty();
-    for (size_t k = 0; k < arrays.size() && mergeable; ++k) {
-      mergeable = walk.strides[k].back() == (*arrays[k])[d] * shape[d];
-    }
-    if (mergeable) {
-      walk.extents.back() *= shape[d];
-      for (size_t k = 0; k < arrays.size(); ++k) walk.strides[k].back() = (*arrays[k])[d];
-      continue;
-    }
-    walk.extents.push_back(shape[d]);
-    for (size_t k = 0; k < arrays.size(); ++k) walk.strides[k].push_back((*arrays[k])[d]);
-  }
-  return walk;
-}
-
 // The int64 words the kernels of one call read, built here and copied to the device at once.
 class DeviceTable {
  public:
@@ -90,10 +63,10 @@ class DeviceTable {
     words_.push_back(word);
     return words_.size() - 1;
   }
-  size_t AddWalk(const Walk& walk) {
+  size_t AddWalk(const CoalescedWalk& walk) {
     const size_t at = words_.size();
     words_.insert(words_.end(), walk.extents.begin(), walk.extents.end());
-    for (const Strides& strides : walk.strides) {
+    for (const std::vector<int64_t>& strides : walk.strides) {
       words_.insert(words_.end(), strides.begin(), strides.end());
     }
     return at;
@@ -252,7 +225,7 @@ struct NonzeroPlan {
 absl::StatusOr<NonzeroPlan> PlanNonzero(const ArrayView& input, DeviceTable& table,
                                         cudaStream_t stream) {
   NonzeroPlan plan;
-  const Walk walk = Coalesce(input.shape, {&input.strides});
+  const CoalescedWalk walk = Coalesce(input.shape, {input.strides});
   plan.total_word = table.Add(0);
   plan.walk_word = table.AddWalk(walk);
   const auto [mask_lo, mask_hi] = NonzeroMasks(input.dtype);
@@ -287,9 +260,9 @@ absl::Status CudaBackend::Gather(const GatherCall& call) {
 
   DeviceTable table;
   AH_ASSIGN_OR_RETURN(const IndexPlan plan, PlanIndices(call.indices, table));
-  std::vector<const Strides*> arrays = {&call.source.strides};
-  for (const IndexOperand& operand : call.indices) arrays.push_back(&operand.indices.strides);
-  const Walk walk = Coalesce(shape, arrays);
+  std::vector<std::vector<int64_t>> arrays = {call.source.strides};
+  for (const IndexOperand& operand : call.indices) arrays.push_back(operand.indices.strides);
+  const CoalescedWalk walk = Coalesce(shape, arrays);
   const size_t walk_word = table.AddWalk(walk);
   AH_RETURN_IF_ERROR(table.Upload(context.stream));
 
@@ -322,9 +295,9 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
 
   DeviceTable table;
   AH_ASSIGN_OR_RETURN(const IndexPlan plan, PlanIndices(call.indices, table));
-  std::vector<const Strides*> arrays = {&call.target.strides, &call.values.strides};
-  for (const IndexOperand& operand : call.indices) arrays.push_back(&operand.indices.strides);
-  const Walk walk = Coalesce(shape, arrays);
+  std::vector<std::vector<int64_t>> arrays = {call.target.strides, call.values.strides};
+  for (const IndexOperand& operand : call.indices) arrays.push_back(operand.indices.strides);
+  const CoalescedWalk walk = Coalesce(shape, arrays);
   const size_t walk_word = table.AddWalk(walk);
   AH_RETURN_IF_ERROR(table.Upload(context.stream));
 
@@ -434,7 +407,8 @@ absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
 
   DeviceTable table;
   AH_ASSIGN_OR_RETURN(NonzeroPlan plan, PlanNonzero(call.input, table, context.stream));
-  const size_t shape_word = table.AddWalk(Walk{.extents = call.input.shape, .strides = {}});
+  const size_t shape_word =
+      table.AddWalk(CoalescedWalk{.extents = call.input.shape, .strides = {}});
   std::vector<int64_t*> coordinates;
   for (const ArrayView& view : call.coordinates) {
     AH_ASSIGN_OR_RETURN(char* base, Base(view));
@@ -477,7 +451,7 @@ absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {
   if (count == 0) return absl::OkStatus();
 
   DeviceTable table;
-  const Walk walk = Coalesce(call.output.shape, {&call.values.strides});
+  const CoalescedWalk walk = Coalesce(call.output.shape, {call.values.strides});
   const size_t walk_word = table.AddWalk(walk);
   AH_RETURN_IF_ERROR(table.Upload(context.stream));
   AH_ASSIGN_OR_RETURN(const char* sorted, Base(call.sorted));

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "server/backend/cuda/coalesced_walk.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/elementwise_codegen.h"
 #include "server/backend/cuda/kernel_cache.h"
@@ -32,38 +33,6 @@ struct Layout {
   std::vector<int64_t> shape;
   std::vector<Operand> arrays;  // The outputs first, then the array inputs in order.
 };
-
-// Drops extents of 1 and merges neighbouring dimensions that every array steps through as
-// one (outer stride == inner stride * inner extent), so that dense arrays become rank 1 and
-// a broadcast row needs rank 2 whatever the call's rank.
-void Coalesce(const Shape& shape, Layout& layout, const std::vector<const ArrayView*>& views) {
-  // The merged extents and, per array, its byte stride along each of them.
-  std::vector<int64_t> extents;
-  std::vector<std::vector<int64_t>> strides(views.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool mergeable = !extents.empty();
-    for (size_t k = 0; k < views.size() && mergeable; ++k) {
-      const int64_t stride = views[k]->strides[d] * ItemSize(views[k]->dtype);
-      mergeable = strides[k].back() == stride * shape[d];
-    }
-    for (size_t k = 0; k < views.size(); ++k) {
-      const int64_t stride = views[k]->strides[d] * ItemSize(views[k]->dtype);
-      if (mergeable) {
-        strides[k].back() = stride;
-      } else {
-        strides[k].push_back(stride);
-      }
-    }
-    if (mergeable) {
-      extents.back() *= shape[d];
-    } else {
-      extents.push_back(shape[d]);
-    }
-  }
-  layout.shape = std::move(extents);
-  for (size_t k = 0; k < views.size(); ++k) layout.arrays[k].strides = std::move(strides[k]);
-}
 
 char* BaseOf(const ArrayView& view) {
   return static_cast<char*>(view.buffer->data()) + view.offset_bytes;
@@ -115,7 +84,12 @@ absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
       layout.arrays.push_back({BaseOf(*input.array), ItemSize(input.dtype), {}});
     }
   }
-  Coalesce(call.shape, layout, views);
+  // Dense arrays become rank 1 and a broadcast row rank 2, whatever the call's rank.
+  std::vector<std::vector<int64_t>> byte_strides;
+  for (const ArrayView* view : views) byte_strides.push_back(ByteStrides(*view));
+  CoalescedWalk walk = Coalesce(call.shape, byte_strides);
+  layout.shape = std::move(walk.extents);
+  for (size_t k = 0; k < views.size(); ++k) layout.arrays[k].strides = std::move(walk.strides[k]);
 
   const bool dense = layout.shape.size() <= 1 &&
                      std::all_of(layout.arrays.begin(), layout.arrays.end(), [](const Operand& a) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "server/backend/compiled_code_store.h"
+#include "server/backend/cuda/coalesced_walk.h"
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
@@ -53,46 +54,6 @@ int64_t CountOf(const Shape& shape) {
   int64_t count = 1;
   for (const int64_t extent : shape) count *= extent;
   return count;
-}
-
-// A C-order walk over `extents` by several arrays at once (`strides[w]`, one per extent, for
-// walk w), simplified without changing the order of the positions: extents of 1 go, and a
-// dimension merges into the one before it when every walk steps over that one as over a run
-// of it.
-struct Walks {
-  std::vector<int64_t> extents;
-  std::vector<std::vector<int64_t>> strides;
-};
-Walks Coalesce(const std::vector<int64_t>& extents,
-               const std::vector<std::vector<int64_t>>& strides) {
-  Walks out;
-  out.strides.resize(strides.size());
-  for (size_t d = 0; d < extents.size(); ++d) {
-    if (extents[d] == 1) continue;
-    bool merge = !out.extents.empty();
-    for (size_t w = 0; w < strides.size() && merge; ++w) {
-      merge = out.strides[w].back() == strides[w][d] * extents[d];
-    }
-    for (size_t w = 0; w < strides.size(); ++w) {
-      if (merge) {
-        out.strides[w].back() = strides[w][d];
-      } else {
-        out.strides[w].push_back(strides[w][d]);
-      }
-    }
-    if (merge) {
-      out.extents.back() *= extents[d];
-    } else {
-      out.extents.push_back(extents[d]);
-    }
-  }
-  return out;
-}
-
-std::vector<int64_t> ByteStrides(const ArrayView& view) {
-  std::vector<int64_t> strides(view.strides.begin(), view.strides.end());
-  for (int64_t& stride : strides) stride *= ItemSize(view.dtype);
-  return strides;
 }
 
 char* BaseOf(const ArrayView& view) {
@@ -202,7 +163,7 @@ absl::Status CudaBackend::RunUserKernel(const UserKernelCall& call) {
   // Raw parameters' own walks, placed in dims after the call's walk (which starts at dims[0]).
   struct RawWalk {
     int64_t size;
-    Walks walk;
+    CoalescedWalk walk;
   };
   std::vector<RawWalk> raw_walks;
   // Array parameters' strides over the call's shape, in bytes.
@@ -256,7 +217,7 @@ absl::Status CudaBackend::RunUserKernel(const UserKernelCall& call) {
   std::unique_ptr<ScratchBuffer> partials;
   if (!reduction) {
     if (count == 0) return absl::OkStatus();
-    const Walks walk = Coalesce(call.shape, array_strides);
+    const CoalescedWalk walk = Coalesce(call.shape, array_strides);
     std::vector<int64_t> words = walk.extents;
     for (const auto& strides : walk.strides)
       words.insert(words.end(), strides.begin(), strides.end());
@@ -286,8 +247,8 @@ absl::Status CudaBackend::RunUserKernel(const UserKernelCall& call) {
         (r ? red : kept)[w].push_back(array_strides[w][static_cast<size_t>(d)]);
       }
     }
-    const Walks out = Coalesce(kept_extents, kept);
-    const Walks in = Coalesce(reduced_extents, red);
+    const CoalescedWalk out = Coalesce(kept_extents, kept);
+    const CoalescedWalk in = Coalesce(reduced_extents, red);
     const int64_t outputs = CountOf(kept_extents);
     const int64_t per_output = CountOf(reduced_extents);
     if (outputs == 0) return absl::OkStatus();
@@ -348,7 +309,7 @@ absl::Status CudaBackend::RunUserKernel(const UserKernelCall& call) {
   }
 
   for (size_t slot = 0; slot < raw_walks.size(); ++slot) {
-    const Walks& walk = raw_walks[slot].walk;
+    const CoalescedWalk& walk = raw_walks[slot].walk;
     std::vector<int64_t> words = walk.extents;
     words.insert(words.end(), walk.strides[0].begin(), walk.strides[0].end());
     const int64_t at = args.dims_used();
