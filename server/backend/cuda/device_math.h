@@ -191,7 +191,15 @@ __device__ ah_c128 ah_z_sqrt(ah_c128 z) {
   if (z.re >= 0) return {t, z.im / (2 * t)};
   return {fabs(z.im) / (2 * t), copysign(t, z.im)};
 }
+// C99 Annex G's cexp, as glibc's (NumPy's): a zero imaginary part stays exactly zero, with its
+// sign, whatever the real part (exp(x) + 0i, not inf * 0 = NaN when exp(x) overflows), and
+// an infinite real part with an infinite or NaN imaginary part gives Annex G's values.
 __device__ ah_c128 ah_z_exp(ah_c128 z) {
+  if (z.im == 0) return {exp(z.re), z.im};
+  if (isinf(z.re) && !isfinite(z.im)) {
+    if (z.re < 0) return {0.0, copysign(0.0, z.im)};  // exp(-inf + i inf or NaN) = +-0 +- 0i
+    return {z.re, z.im - z.im};                      // exp(+inf + i inf or NaN) = inf + i NaN
+  }
   const double e = exp(z.re);
   return {e * cos(z.im), e * sin(z.im)};
 }
