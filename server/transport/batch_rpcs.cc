@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "server/common/status_macros.h"
 #include "server/core/batch_plan.h"
 #include "server/transport/batch_ops.h"
@@ -241,9 +242,13 @@ grpc::Status ArrayHubService::BatchStream(
     AH_ASSIGN_OR_RETURN(std::unique_ptr<TransferRegistry::Ticket> ticket,
                         engine_.BeginTransfer(opener, [context] { context->TryCancel(); }));
     ticket->KeepFromIdleCancel();
+    // A drain ends the stream while it waits for a batch, or once it has answered one.
+    if (!batch_streams_.Open(context)) return absl::UnavailableError("the server is draining");
+    absl::Cleanup closed = [&] { batch_streams_.Close(context); };
     v1::BatchRequest request;
     v1::BatchStreamResponse answer;
     while (stream->Read(&request)) {
+      if (!batch_streams_.Begin(context)) return absl::UnavailableError("the server is draining");
       const auto started = std::chrono::steady_clock::now();
       answer.Clear();
       // The session is looked up for every batch, as for every Batch call: it may have ended.
@@ -263,6 +268,7 @@ grpc::Status ArrayHubService::BatchStream(
                         .count(),
                     opener.tenant);
       if (!stream->Write(answer)) break;  // The client went.
+      if (!batch_streams_.Idle(context)) return absl::UnavailableError("the server is draining");
     }
     return absl::OkStatus();
   }());

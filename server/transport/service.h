@@ -10,6 +10,7 @@
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "server/core/engine.h"
 #include "server/transport/auth.h"
+#include "server/transport/batch_streams.h"
 #include "server/transport/call_stop.h"
 #include "server/transport/ipc_socket.h"
 #include "server/transport/peer_client.h"
@@ -175,10 +176,12 @@ class ArrayHubService final : public ArrayHubServiceBase {
 
   // From `deadline` on, the calls in flight stop at their next check with UNAVAILABLE
   // (ArrayHubServer::Shutdown's drain). Session watches end at once, after their DRAINING
-  // event: they would only hold the drain up.
+  // event, and Batch streams waiting for their client's next batch are cancelled: they would
+  // only hold the drain up.
   void Drain(std::chrono::steady_clock::time_point deadline) {
     drain_.Set(deadline);
     engine_.AnnounceDrain();
+    batch_streams_.Drain();
   }
 
   // Public for the transfer reactors (transfer_rpcs.cc), classes of their own.
@@ -201,6 +204,7 @@ class ArrayHubService final : public ArrayHubServiceBase {
 
   Engine& engine_;
   DrainDeadline drain_;
+  BatchStreams batch_streams_;  // Open BatchStream calls (batch_rpcs.cc), for the drain.
   std::shared_ptr<const TokenTable> tokens_;
   const std::string ipc_socket_path_;
   absl::Mutex ipc_socket_mutex_;

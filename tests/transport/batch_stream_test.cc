@@ -1,7 +1,7 @@
 // BatchStream: a session's batches in order over one stream, each answered as Batch answers it
 // (a failure in band, the stream going on); an open stream takes a transfer slot, is never
-// cancelled for being idle, ends with its session, and a client that goes mid-batch leaves
-// nothing behind.
+// cancelled for being idle, ends with its session or at once when the server drains, and a
+// client that goes mid-batch leaves nothing behind.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -100,6 +100,20 @@ TEST_F(BatchStreamTest, AnIdleStreamStaysOpenAndEndsWithItsSession) {
   EXPECT_FALSE(open.stream->Read(&answer));
   EXPECT_EQ(open.stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
   EXPECT_EQ(Listed(), (std::set<std::string>{a}));
+}
+
+TEST_F(BatchStreamTest, TheDrainEndsAStreamThatWaitsForItsNextBatchAtOnce) {
+  Open open = OpenStream();
+  v1::BatchStreamResponse answer;
+  ASSERT_TRUE(Exchange(*open.stream, Batch({Arange(3)}, {0}), &answer));
+  ASSERT_TRUE(answer.has_response());
+  const auto start = std::chrono::steady_clock::now();
+  std::thread drain([&] { server_->Shutdown(5000ms); });
+  EXPECT_FALSE(open.stream->Read(&answer));
+  EXPECT_EQ(open.stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  drain.join();
+  // The drain did not wait out its 5 s for the idle stream.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
 }
 
 TEST_F(BatchStreamTest, AnOpenStreamTakesATransferSlot) {
