@@ -110,7 +110,10 @@ TEST_F(BatchStreamTest, TheDrainEndsAStreamThatWaitsForItsNextBatchAtOnce) {
   const auto start = std::chrono::steady_clock::now();
   std::thread drain([&] { server_->Shutdown(5000ms); });
   EXPECT_FALSE(open.stream->Read(&answer));
-  EXPECT_EQ(open.stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  // CANCELLED when the drain found the stream waiting; UNAVAILABLE when it came while the
+  // handler was still between writing the answer and waiting again (it then ends the stream).
+  const grpc::StatusCode code = open.stream->Finish().error_code();
+  EXPECT_TRUE(code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::UNAVAILABLE) << code;
   drain.join();
   // The drain did not wait out its 5 s for the idle stream.
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
