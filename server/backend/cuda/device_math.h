@@ -429,14 +429,19 @@ __device__ ah_c128 ah_z_atan(ah_c128 z) {
 #undef AH_LN2
 #undef AH_PIO2_HI
 #undef AH_PIO2_LO
-// a ** b: NumPy's special cases, then exp(b log a).
+// a ** b as NumPy's npy_cpow: its special cases (0 ** b by the sign of b's real part alone;
+// small integer powers by products, the first three written out so that an infinite part
+// is not multiplied by 1's zero imaginary part), then exp(b log a).
 template <class R> __device__ ah_complex<R> ah_cpow(ah_complex<R> a, ah_complex<R> b) {
   if (b.re == 0 && b.im == 0) return {R(1), R(0)};
   if (a.re == 0 && a.im == 0) {
-    if (b.re > 0 && b.im == 0) return {R(0), R(0)};
+    if (b.re > 0) return {R(0), R(0)};
     return {ah_nan<R>(), ah_nan<R>()};
   }
   if (b.im == 0 && b.re == trunc(b.re) && fabs((double)b.re) < 100) {
+    if (b.re == 1) return a;
+    if (b.re == 2) return ah_cmul(a, a);
+    if (b.re == 3) return ah_cmul(a, ah_cmul(a, a));
     int n = (int)b.re;
     const bool negative = n < 0;
     if (negative) n = -n;
