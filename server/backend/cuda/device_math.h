@@ -429,9 +429,44 @@ __device__ ah_c128 ah_z_atan(ah_c128 z) {
 #undef AH_LN2
 #undef AH_PIO2_HI
 #undef AH_PIO2_LO
+// C99 Annex G's complex product, as glibc's __muldc3 (which cpow's b log a goes through): the
+// plain formula, and where both parts come out NaN, the infinities recovered from the operands,
+// so that an infinite factor times a finite nonzero one stays infinite.
+__device__ ah_c128 ah_z_mul(ah_c128 x, ah_c128 y) {
+  double a = x.re, b = x.im, c = y.re, d = y.im;
+  const double ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+  double re = ac - bd, im = ad + bc;
+  if (!isnan(re) || !isnan(im)) return {re, im};
+  bool recalc = false;
+  if (isinf(a) || isinf(b)) {
+    a = copysign(isinf(a) ? 1.0 : 0.0, a);
+    b = copysign(isinf(b) ? 1.0 : 0.0, b);
+    if (isnan(c)) c = copysign(0.0, c);
+    if (isnan(d)) d = copysign(0.0, d);
+    recalc = true;
+  }
+  if (isinf(c) || isinf(d)) {
+    c = copysign(isinf(c) ? 1.0 : 0.0, c);
+    d = copysign(isinf(d) ? 1.0 : 0.0, d);
+    if (isnan(a)) a = copysign(0.0, a);
+    if (isnan(b)) b = copysign(0.0, b);
+    recalc = true;
+  }
+  if (!recalc && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {
+    if (isnan(a)) a = copysign(0.0, a);
+    if (isnan(b)) b = copysign(0.0, b);
+    if (isnan(c)) c = copysign(0.0, c);
+    if (isnan(d)) d = copysign(0.0, d);
+    recalc = true;
+  }
+  if (!recalc) return {re, im};
+  const double inf = ah_inf<double>();
+  return {inf * (a * c - b * d), inf * (a * d + b * c)};
+}
 // a ** b as NumPy's npy_cpow: its special cases (0 ** b by the sign of b's real part alone;
 // small integer powers by products, the first three written out so that an infinite part
-// is not multiplied by 1's zero imaginary part), then exp(b log a).
+// is not multiplied by 1's zero imaginary part), then glibc's cpow, exp(b log a) with C99's
+// product.
 template <class R> __device__ ah_complex<R> ah_cpow(ah_complex<R> a, ah_complex<R> b) {
   if (b.re == 0 && b.im == 0) return {R(1), R(0)};
   if (a.re == 0 && a.im == 0) {
@@ -452,8 +487,7 @@ template <class R> __device__ ah_complex<R> ah_cpow(ah_complex<R> a, ah_complex<
     }
     return negative ? ah_cdiv(ah_complex<R>{R(1), R(0)}, result) : result;
   }
-  const ah_c128 l = ah_z_log({a.re, a.im});
-  const ah_c128 e = ah_z_exp({b.re * l.re - b.im * l.im, b.re * l.im + b.im * l.re});
+  const ah_c128 e = ah_z_exp(ah_z_mul({b.re, b.im}, ah_z_log({a.re, a.im})));
   return {R(e.re), R(e.im)};
 }
 template <class R> __device__ __forceinline__ ah_complex<R> ah_zcall(ah_c128 (*f)(ah_c128), ah_complex<R> z) {
