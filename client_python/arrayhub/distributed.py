@@ -83,8 +83,8 @@ def all_reduce(arrays: Sequence[_ndarray.ndarray], op: str = "sum") -> list[_nda
 
     ``arrays`` holds one array per rank, on distinct devices, all of one dtype and shape.
     ``op`` is ``"sum"``, ``"prod"``, ``"min"``, ``"max"`` (in the dtype, as NumPy's add,
-    multiply, minimum and maximum) or ``"avg"`` (the sum divided by the number of ranks). On
-    GPUs this is NCCL's ncclAllReduce.
+    multiply, fmin and fmax: min and max ignore NaN unless every value is NaN, as NCCL does) or
+    ``"avg"`` (the sum divided by the number of ranks). On GPUs this is NCCL's ncclAllReduce.
     """
     ranks = _ranks(arrays, "all_reduce")
     return _collective(_Request.ALL_REDUCE, ranks, op=_reduce_op(op, "all_reduce"))

@@ -329,8 +329,8 @@ class Linalg;
 class Client;
 
 // The reduction of a collective (Client::AllReduce, Reduce, ReduceScatter): elementwise in the
-// dtype, as NumPy's add, multiply, minimum and maximum; kAvg is the sum divided by the number of
-// ranks.
+// dtype, as NumPy's add, multiply, fmin and fmax (kMin and kMax ignore NaN unless every value is
+// NaN, as NCCL does); kAvg is the sum divided by the number of ranks.
 enum class ReduceOp { kSum, kProd, kMin, kMax, kAvg };
 
 namespace detail {
