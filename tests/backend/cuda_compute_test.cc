@@ -687,6 +687,75 @@ TEST_F(ElementwiseTest, InPlaceMatchesHost) {
   RunAll(cases);
 }
 
+// Copies between layouts that transpose take the tiled kernel (transpose_kernels.cu): every
+// element size (1, 2, 4, 8 and 16 bytes), extents that are and are not multiples of the 32-wide
+// tile, from a transposed view and into one, and, for contrast, layouts the generic kernel
+// keeps (reversed, stepped). The output buffers start random: nothing outside the view may
+// change.
+TEST_F(ElementwiseTest, TransposingCopiesMatchHost) {
+  using D = DType;
+  const Layout dense = Layout::kDense;
+  std::vector<ElementwiseCase> cases;
+  for (D dtype : {D::kBool, D::kFloat16, D::kFloat32, D::kFloat64, D::kComplex128}) {
+    for (const Shape& shape : {Shape{37, 45}, Shape{64, 96}, Shape{3, 1000}, Shape{1000, 3},
+                               Shape{1, 77}, Shape{513, 257}}) {
+      cases.emplace_back(ElementwiseOp::kCopy, std::vector<D>{dtype},
+                         std::vector<Layout>{Layout::kTransposed}, shape);
+      cases.emplace_back(ElementwiseOp::kCopy, std::vector<D>{dtype}, std::vector<Layout>{dense},
+                         shape, std::nullopt, Layout::kTransposed);
+      cases.emplace_back(ElementwiseOp::kCopy, std::vector<D>{dtype},
+                         std::vector<Layout>{Layout::kStepped}, shape, std::nullopt,
+                         Layout::kTransposed);
+      cases.emplace_back(ElementwiseOp::kCopy, std::vector<D>{dtype},
+                         std::vector<Layout>{Layout::kReversed}, shape);
+    }
+  }
+  RunAll(cases);
+}
+
+// A batch of transposes (a.swapaxes(1, 2) copied, with a reversed batch axis and an offset):
+// the tiled kernel's third dimension, against the host.
+TEST_F(ElementwiseTest, BatchedTransposingCopiesMatchHost) {
+  Rng rng(BaseSeed());
+  for (DType dtype : {DType::kInt8, DType::kFloat32, DType::kComplex128}) {
+    for (const Shape& shape : {Shape{3, 33, 70}, Shape{70000, 2, 3}, Shape{2, 300, 40}}) {
+      const int64_t batch = shape[0], rows = shape[1], cols = shape[2];
+      // The input holds (batch, cols, rows) in C order; the view is its swapaxes(1, 2) with the
+      // batch reversed, starting one batch in.
+      const int64_t elements = (batch + 1) * rows * cols;
+      const Bytes input = RandomBytes(dtype, elements, Domain::kAny, rng);
+      const Bytes output = RandomBytes(dtype, batch * rows * cols, Domain::kAny, rng);
+      absl::StatusOr<Pair> in = UploadBoth(input);
+      absl::StatusOr<Pair> out = UploadBoth(output);
+      ASSERT_TRUE(in.ok() && out.ok());
+      for (bool on_cuda : {true, false}) {
+        const int64_t item = ItemSize(dtype);
+        ArrayView source{.buffer = on_cuda ? in->cuda.get() : in->host.get(),
+                         .offset_bytes = batch * rows * cols * item,
+                         .dtype = dtype,
+                         .shape = shape,
+                         .strides = {-rows * cols, 1, rows}};
+        ArrayView target{.buffer = on_cuda ? out->cuda.get() : out->host.get(),
+                         .offset_bytes = 0,
+                         .dtype = dtype,
+                         .shape = shape,
+                         .strides = {rows * cols, cols, 1}};
+        ElementwiseCall call{.op = ElementwiseOp::kCopy,
+                             .compute_dtype = dtype,
+                             .result_dtype = dtype,
+                             .shape = shape,
+                             .operands = {ElementwiseOperand{.array = source, .dtype = dtype}},
+                             .output = target};
+        Backend& backend = on_cuda ? *cuda_ : static_cast<Backend&>(host_);
+        ASSERT_TRUE(backend.Elementwise(call).ok());
+      }
+      const std::optional<std::string> mismatch = CompareBuffers(*out, dtype, 0);
+      EXPECT_FALSE(mismatch.has_value())
+          << DTypeName(dtype) << " " << FormatShape(shape) << ": " << *mismatch;
+    }
+  }
+}
+
 // The complex inverse functions at the values the random domains rarely or never draw (arcsin,
 // arccos and arctan draw from small ranges): every pair, as real and imaginary part, of signed
 // zeros, the smallest subnormal, values near the branch points +-1 and +-i, values whose squares

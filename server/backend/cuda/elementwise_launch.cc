@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "server/backend/cuda/coalesced_walk.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/elementwise_codegen.h"
 #include "server/backend/cuda/kernel_cache.h"
+#include "server/backend/cuda/transpose_kernels.cuh"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
@@ -36,6 +38,53 @@ struct Layout {
 
 char* BaseOf(const ArrayView& view) {
   return static_cast<char*>(view.buffer->data()) + view.offset_bytes;
+}
+
+// The tiled transpose's arguments (transpose_kernels.cuh) when `call` is a plain copy (no
+// cast) whose output and input, walked as `layout`, are each contiguous along a different
+// dimension of a rank-2 or rank-3 walk; none where the generic kernel serves as well.
+std::optional<TiledTransposeArgs> TransposeTiling(const FusedElementwiseCall& call,
+                                                  const Layout& layout) {
+  if (call.steps.size() != 1 || call.steps[0].op != ElementwiseOp::kCopy ||
+      call.outputs.size() != 1 || call.inputs.size() != 1 || !call.inputs[0].array) {
+    return std::nullopt;
+  }
+  const DType dtype = call.inputs[0].dtype;
+  if (call.steps[0].compute_dtype != dtype || call.steps[0].result_dtype != dtype ||
+      call.outputs[0].view.dtype != dtype) {
+    return std::nullopt;
+  }
+  const size_t rank = layout.shape.size();
+  if (rank != 2 && rank != 3) return std::nullopt;
+  const Operand& out = layout.arrays[0];
+  const Operand& in = layout.arrays[1];
+  const int64_t item = out.item_size;
+  // Bit copies move whole elements: every address must be aligned to the element.
+  auto aligned = [item](const Operand& a) {
+    return reinterpret_cast<uintptr_t>(a.base) % static_cast<uintptr_t>(item) == 0 &&
+           std::all_of(a.strides.begin(), a.strides.end(),
+                       [item](int64_t stride) { return stride % item == 0; });
+  };
+  if ((item & (item - 1)) != 0 || item > 16 || !aligned(out) || !aligned(in)) {
+    return std::nullopt;
+  }
+  auto contiguous_dim = [item](const Operand& a) -> std::optional<size_t> {
+    for (size_t d = 0; d < a.strides.size(); ++d) {
+      if (a.strides[d] == item) return d;
+    }
+    return std::nullopt;
+  };
+  const std::optional<size_t> in_dim = contiguous_dim(in);
+  const std::optional<size_t> out_dim = contiguous_dim(out);
+  if (!in_dim || !out_dim || *in_dim == *out_dim) return std::nullopt;
+  TiledTransposeArgs args{.out = out.base, .in = in.base, .item_size = item};
+  const size_t dims[3] = {3 - *in_dim - *out_dim, *in_dim, *out_dim};
+  for (int k = rank == 3 ? 0 : 1; k < 3; ++k) {
+    args.extents[k] = layout.shape[dims[k]];
+    args.in_strides[k] = in.strides[dims[k]];
+    args.out_strides[k] = out.strides[dims[k]];
+  }
+  return args;
 }
 
 }  // namespace
@@ -90,6 +139,10 @@ absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
   CoalescedWalk walk = Coalesce(call.shape, byte_strides);
   layout.shape = std::move(walk.extents);
   for (size_t k = 0; k < views.size(); ++k) layout.arrays[k].strides = std::move(walk.strides[k]);
+  if (std::optional<TiledTransposeArgs> tiled = TransposeTiling(call, layout)) {
+    AH_CUDA_RETURN_IF_ERROR(LaunchTiledTranspose(*tiled, context.stream));
+    return absl::OkStatus();
+  }
 
   const bool dense = layout.shape.size() <= 1 &&
                      std::all_of(layout.arrays.begin(), layout.arrays.end(), [](const Operand& a) {
