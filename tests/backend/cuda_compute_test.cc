@@ -1124,6 +1124,93 @@ TEST_F(ReduceTest, KernelPathsAndEmptyReductionsMatchHost) {
 }
 
 // NumPy divides the complex sum 0+0j by the count 0 as complex numbers: nan+nanj.
+// Rows too few to fill the device are split over blocks, and the last block of each row folds
+// the blocks' partial results in the same launch, counting the blocks in counters of the
+// queue's own (cuda_reduce.cuh). The results must equal the host's, be the same bits on every
+// repeat (the fold's order is fixed), and stay so when shapes of different splits follow each
+// other on one queue and when four queues reduce at once (each queue's counters are its own
+// and are zero again after every reduction).
+TEST_F(CudaComputeTest, SplitRowReductionsFinishInOneLaunch) {
+  Rng rng(BaseSeed());
+  const int64_t n = 12'000'000;
+  const Bytes bytes = RandomBytes(DType::kFloat64, n, Domain::kAny, rng);
+  absl::StatusOr<Pair> in = UploadBoth(bytes);
+  ASSERT_TRUE(in.ok()) << in.status();
+  struct Case {
+    ReduceOp op;
+    Shape shape;
+    DType output;
+  };
+  const std::vector<Case> cases = {
+      {ReduceOp::kSum, {n}, DType::kFloat64},
+      {ReduceOp::kSum, {3, n / 3}, DType::kFloat64},
+      {ReduceOp::kMean, {40, n / 40}, DType::kFloat64},
+      {ReduceOp::kVar, {n}, DType::kFloat64},
+      {ReduceOp::kArgmax, {5, n / 5}, DType::kInt64},
+      {ReduceOp::kMin, {n}, DType::kFloat64},
+  };
+  // One case on `backend` (the caller's bound queue): the output's bytes.
+  auto reduce = [&](Backend& backend, const Buffer& input, const Case& c) -> absl::StatusOr<Bytes> {
+    const Shape out_shape(c.shape.begin(), c.shape.end() - 1);
+    int64_t outputs = 1;
+    for (int64_t extent : out_shape) outputs *= extent;
+    AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out,
+                        backend.Allocate(outputs * ItemSize(c.output)));
+    const ReduceCall call{.op = c.op,
+                          .input = {.buffer = const_cast<Buffer*>(&input),
+                                    .offset_bytes = 0,
+                                    .dtype = DType::kFloat64,
+                                    .shape = c.shape,
+                                    .strides = ContiguousStrides(c.shape)},
+                          .axes = {static_cast<int64_t>(c.shape.size()) - 1},
+                          .accumulate_dtype = DType::kFloat64,
+                          .ddof = 0,
+                          .output = {.buffer = out.get(),
+                                     .offset_bytes = 0,
+                                     .dtype = c.output,
+                                     .shape = out_shape,
+                                     .strides = ContiguousStrides(out_shape)}};
+    AH_RETURN_IF_ERROR(backend.Reduce(call));
+    return Download(backend, *out);
+  };
+  std::vector<Bytes> first;
+  for (const Case& c : cases) {
+    absl::StatusOr<Bytes> on_cuda = reduce(*cuda_, *in->cuda, c);
+    absl::StatusOr<Bytes> on_host = reduce(host_, *in->host, c);
+    ASSERT_TRUE(on_cuda.ok() && on_host.ok()) << on_cuda.status() << on_host.status();
+    const std::optional<std::string> mismatch = Mismatch(c.output, *on_cuda, *on_host, 1e-9);
+    EXPECT_FALSE(mismatch.has_value())
+        << OpName(c.op) << " " << FormatShape(c.shape) << ": " << *mismatch << testing::SeedNote();
+    first.push_back(*std::move(on_cuda));
+  }
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue("tenant");
+      if (!queue.ok()) {
+        failures[t] = queue.status().ToString();
+        return;
+      }
+      const std::unique_ptr<QueueBinding> bound = cuda_->Bind(*queue, "split reductions");
+      for (int round = 0; round < 3; ++round) {
+        for (size_t k = 0; k < cases.size(); ++k) {
+          const size_t i = (k + static_cast<size_t>(t)) % cases.size();
+          absl::StatusOr<Bytes> again = reduce(*cuda_, *in->cuda, cases[i]);
+          if (!again.ok() || *again != first[i]) {
+            failures[t] = fmt::format("thread {} round {} {} {}: {}", t, round, OpName(cases[i].op),
+                                      FormatShape(cases[i].shape),
+                                      again.ok() ? "other bits" : again.status().ToString());
+            return;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::string& failure : failures) EXPECT_TRUE(failure.empty()) << failure;
+}
+
 TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
   Rng rng(BaseSeed());
   const int64_t n = 100'000'000;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_join.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_reduce.cuh"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
@@ -68,8 +69,28 @@ CudaQueue::~CudaQueue() {
   LogIfError(CudaStatus(cudaSetDevice(device_), "cudaSetDevice"));
   // A stream or event destroyed while work or waits on it are pending is released once they
   // complete.
+  if (reduction_workspace_ != nullptr) {
+    LogIfError(CudaStatus(cudaFreeAsync(reduction_workspace_, stream_), "cudaFreeAsync"));
+  }
   LogIfError(CudaStatus(cudaEventDestroy(mark_), "cudaEventDestroy"));
   LogIfError(CudaStatus(cudaStreamDestroy(stream_), "cudaStreamDestroy"));
+}
+
+absl::StatusOr<void*> CudaQueue::ReductionWorkspace() {
+  absl::MutexLock lock(&mutex_);
+  if (reduction_workspace_ == nullptr) {
+    void* workspace = nullptr;
+    AH_CUDA_RETURN_IF_ERROR(cudaMallocAsync(&workspace, kReduceWorkspaceBytes, stream_));
+    // Only the counters need to start at zero.
+    if (const cudaError_t error =
+            cudaMemsetAsync(workspace, 0, kReduceArrivalSlots * sizeof(unsigned), stream_);
+        error != cudaSuccess) {
+      LogIfError(CudaStatus(cudaFreeAsync(workspace, stream_), "cudaFreeAsync"));
+      return CudaStatus(error, "cudaMemsetAsync");
+    }
+    reduction_workspace_ = workspace;
+  }
+  return reduction_workspace_;
 }
 
 void CudaQueue::NoteCall(std::string_view label) {

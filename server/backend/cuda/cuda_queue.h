@@ -45,6 +45,9 @@ class CudaQueue final : public WorkQueue {
   void NoteCall(std::string_view label);
   // Waits for the queue's work. A failure names the calls enqueued since the last wait.
   absl::Status Synchronize();
+  // The workspace of the queue's reductions (kReduceWorkspaceBytes, see cuda_reduce.cuh):
+  // made and zeroed in the queue's order at the first use, freed after its work.
+  absl::StatusOr<void*> ReductionWorkspace();
 
  private:
   friend class QueueSection;
@@ -63,6 +66,7 @@ class CudaQueue final : public WorkQueue {
   absl::Mutex mutex_;
   std::vector<std::string> pending_calls_ ABSL_GUARDED_BY(mutex_);  // The latest few.
   int64_t pending_count_ ABSL_GUARDED_BY(mutex_) = 0;
+  void* reduction_workspace_ ABSL_GUARDED_BY(mutex_) = nullptr;
 };
 
 // A device buffer of the CUDA backend with the queue it belongs to.

@@ -393,11 +393,10 @@ __device__ typename R::Value FoldRange(const R& r, const typename R::Input* base
   return acc;
 }
 
-// A block per (row, chunk): block b reduces chunk b % splits of row b / splits.
+// The block's fold of chunk blockIdx.x % splits of row blockIdx.x / splits (valid in thread 0).
 template <class R>
-__global__ void __launch_bounds__(kThreads)
-    RowsPerBlock(R r, const typename R::Input* in, ReduceGeometry g, int64_t splits, void* out,
-                 bool finish) {
+__device__ typename R::Value FoldRowChunk(const R& r, const typename R::Input* in,
+                                          const ReduceGeometry& g, int64_t splits) {
   const int64_t row = blockIdx.x / splits;
   const int64_t part = blockIdx.x % splits;
   const int64_t chunk = (g.reduce + splits - 1) / splits;
@@ -407,8 +406,49 @@ __global__ void __launch_bounds__(kThreads)
                              threadIdx.x, kThreads);
   using BlockReduce = cub::BlockReduce<typename R::Value, kThreads>;
   __shared__ typename BlockReduce::TempStorage storage;
-  const auto total = BlockReduce(storage).Reduce(acc, r);
+  return BlockReduce(storage).Reduce(acc, r);
+}
+
+// A block per (row, chunk): block b reduces chunk b % splits of row b / splits.
+template <class R>
+__global__ void __launch_bounds__(kThreads)
+    RowsPerBlock(R r, const typename R::Input* in, ReduceGeometry g, int64_t splits, void* out,
+                 bool finish) {
+  const auto total = FoldRowChunk(r, in, g, splits);
   if (threadIdx.x == 0) Store(r, out, blockIdx.x, total, finish);
+}
+
+// RowsPerBlock, and the last block of each row to finish folds the row's partial results with
+// `partial` (R's MakePartial) exactly as RowsPerWarp would in a second launch: a warp, each lane
+// every 32nd partial in order, then a warp reduction. The blocks count themselves in
+// `arrivals[row]` (see kReduceWorkspaceBytes), which the last one returns to zero.
+template <class R, class P>
+__global__ void __launch_bounds__(kThreads)
+    RowsPerBlockLastFolds(R r, P partial, const typename R::Input* in, ReduceGeometry g,
+                          int64_t splits, typename R::Value* partials, void* out,
+                          unsigned* arrivals) {
+  const int64_t row = blockIdx.x / splits;
+  const auto total = FoldRowChunk(r, in, g, splits);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = total;
+    // The partial is visible to every block before this one counts itself in.
+    __threadfence();
+    last = atomicAdd(&arrivals[row], 1u) == static_cast<unsigned>(splits - 1);
+  }
+  __syncthreads();
+  if (!last || threadIdx.x >= 32) return;
+  // Every other block of the row published its partial before counting itself in.
+  __threadfence();
+  const auto folded =
+      FoldRange(partial, partials + row * splits, 0, splits, 1, row, threadIdx.x, 32);
+  using WarpReduce = cub::WarpReduce<typename P::Value>;
+  __shared__ typename WarpReduce::TempStorage storage;
+  const auto result = WarpReduce(storage).Reduce(folded, partial);
+  if (threadIdx.x == 0) {
+    Store(partial, out, row, result, true);
+    arrivals[row] = 0;
+  }
 }
 
 // A warp per row.
@@ -488,6 +528,7 @@ __global__ void Gather(const T* in, ReduceGeometry g, const int64_t* index, T* o
 struct Launch {
   int sm_count;
   cudaStream_t stream;
+  void* workspace;  // See kReduceWorkspaceBytes; null: partial results fold in a second launch.
 };
 
 // Blocks of kKernel that fill the device once (one full wave). The occupancy is read once per
@@ -547,7 +588,16 @@ cudaError_t RunRows(const R& r, const typename R::Input* in, const ReduceGeometr
                                                                                  true);
     return cudaGetLastError();
   }
-  typename R::Value* partials = nullptr;
+  using Value = typename R::Value;
+  if (launch.workspace != nullptr && g.outer <= kReduceArrivalSlots &&
+      g.outer * splits * static_cast<int64_t>(sizeof(Value)) <= kReducePartialBytes) {
+    auto* const arrivals = static_cast<unsigned*>(launch.workspace);
+    auto* const partials = reinterpret_cast<Value*>(arrivals + kReduceArrivalSlots);
+    RowsPerBlockLastFolds<<<static_cast<unsigned>(g.outer * splits), kThreads, 0, launch.stream>>>(
+        r, r.MakePartial(), in, g, splits, partials, out, arrivals);
+    return cudaGetLastError();
+  }
+  Value* partials = nullptr;
   if (cudaError_t e = AllocatePartials(&partials, g.outer * splits, launch.stream)) return e;
   RowsPerBlock<<<static_cast<unsigned>(g.outer * splits), kThreads, 0, launch.stream>>>(
       r, in, g, splits, partials, false);
@@ -623,7 +673,7 @@ cudaError_t Run(const R& r, const typename R::Input* in, const ReduceGeometry& g
 template <class R>
 cudaError_t RunWith(const R& r, const ReduceKernelArgs& a) {
   return Run(r, static_cast<const typename R::Input*>(a.in), a.geometry, a.out,
-             Launch{a.sm_count, a.stream});
+             Launch{a.sm_count, a.stream, a.workspace});
 }
 
 // Calls f(T{}) with the C++ type of an accumulate dtype.

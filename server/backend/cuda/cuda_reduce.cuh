@@ -33,6 +33,17 @@ enum class ReduceKernelOp : uint8_t {
   kSquaredDeviation,  // Sum of |x - mean|^2, mean per output element.
 };
 
+// A stream's reduction workspace, made once per queue (CudaQueue::ReductionWorkspace): first
+// kReduceArrivalSlots counters that a split reduction's blocks count themselves in, so that
+// the last block of each output folds the blocks' partial results in the same launch (one pass
+// instead of two), then kReducePartialBytes where those partial results go. The counters are
+// zero whenever none of the stream's reductions runs: the last block returns its counter to
+// zero. One stream runs one reduction at a time, so the workspace needs no lock.
+inline constexpr int64_t kReduceArrivalSlots = 4096;
+inline constexpr int64_t kReducePartialBytes = 64 * 1024;
+inline constexpr int64_t kReduceWorkspaceBytes =
+    kReduceArrivalSlots * sizeof(unsigned) + kReducePartialBytes;
+
 struct ReduceKernelArgs {
   ReduceKernelOp op = ReduceKernelOp::kSum;
   DType input = DType::kFloat64;       // Of `in`; see ReduceReadsDirectly.
@@ -49,6 +60,9 @@ struct ReduceKernelArgs {
   void* out = nullptr;  // outer * inner values of ReduceFinalDType(op, accumulate).
   int sm_count = 1;
   cudaStream_t stream = nullptr;
+  // `stream`'s workspace (see kReduceWorkspaceBytes); null: partial results go to memory
+  // allocated for the call and a second launch folds them.
+  void* workspace = nullptr;
 };
 
 // Whether the kernels read `input` for `op` accumulating in `accumulate`; other inputs are cast

@@ -149,6 +149,8 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
                         .out = out,
                         .sm_count = context.sm_count,
                         .stream = context.stream};
+  AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
+  AH_ASSIGN_OR_RETURN(args.workspace, queue->ReductionWorkspace());
   std::optional<ScratchArray> mean;
   if (plan.variance) {
     AH_ASSIGN_OR_RETURN(mean, AllocateScratchArray(plan.work, {outputs}, context.stream));
