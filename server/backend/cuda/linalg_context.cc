@@ -25,7 +25,9 @@ struct LinalgCall::Worker {
   }
 
   int device = 0;
-  // The stream the handles were last set to, and an event recorded there after their last use.
+  // The queue and stream the handles were last set to, and an event recorded there after
+  // their last use.
+  std::weak_ptr<CudaQueue> queue;
   cudaStream_t stream = nullptr;
   cudaEvent_t last_use = nullptr;
   cublasHandle_t cublas = nullptr;
@@ -48,12 +50,17 @@ class Pools {
     return *pools;
   }
 
-  std::unique_ptr<LinalgCall::Worker> Take(int device) {
+  // An idle worker of `device`, the one that last ran on `queue` if there is one (it need
+  // not wait for anything: see MoveTo).
+  std::unique_ptr<LinalgCall::Worker> Take(int device, const std::shared_ptr<CudaQueue>& queue) {
     absl::MutexLock lock(&mutex_);
     std::vector<std::unique_ptr<LinalgCall::Worker>>& idle = idle_[device];
     if (idle.empty()) return nullptr;
-    std::unique_ptr<LinalgCall::Worker> worker = std::move(idle.back());
-    idle.pop_back();
+    auto chosen = std::find_if(idle.rbegin(), idle.rend(),
+                               [&](const auto& worker) { return worker->queue.lock() == queue; });
+    auto position = chosen == idle.rend() ? idle.end() - 1 : std::next(chosen).base();
+    std::unique_ptr<LinalgCall::Worker> worker = std::move(*position);
+    idle.erase(position);
     return worker;
   }
 
@@ -77,11 +84,16 @@ absl::StatusOr<std::unique_ptr<LinalgCall::Worker>> CreateWorker(int device) {
   return worker;
 }
 
-// Points the worker's handles at `stream`, after whatever they last did. Waited for even on
-// the same stream value: a destroyed session's stream may come back under the same value while
-// its last work still runs. (A never-recorded event is complete.)
-absl::Status MoveTo(LinalgCall::Worker& worker, cudaStream_t stream) {
+// Points the worker's handles at `queue`, after whatever they last did. Nothing to do when
+// the worker last ran on this very queue, which is still alive: its stream orders this call
+// after that use. Another queue waits for the last use, even on the same stream value: a
+// destroyed session's stream may come back under the same value while its last work still
+// runs. (A never-recorded event is complete.)
+absl::Status MoveTo(LinalgCall::Worker& worker, const std::shared_ptr<CudaQueue>& queue) {
+  if (worker.queue.lock() == queue) return absl::OkStatus();
+  const cudaStream_t stream = queue->stream();
   AH_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(stream, worker.last_use, 0));
+  worker.queue = queue;
   if (worker.stream == stream) return absl::OkStatus();
   AH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(worker.cublas, stream));
   AH_CUSOLVER_RETURN_IF_ERROR(cusolverDnSetStream(worker.cusolver, stream));
@@ -94,16 +106,16 @@ absl::Status MoveTo(LinalgCall::Worker& worker, cudaStream_t stream) {
 absl::StatusOr<LinalgCall> LinalgCall::Begin() {
   int device = 0;
   AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
-  std::unique_ptr<Worker> worker = Pools::Get().Take(device);
+  AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
+  std::unique_ptr<Worker> worker = Pools::Get().Take(device, queue);
   if (worker == nullptr) {
     AH_ASSIGN_OR_RETURN(worker, CreateWorker(device));
   }
-  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
-  if (const absl::Status moved = MoveTo(*worker, stream); !moved.ok()) {
+  if (const absl::Status moved = MoveTo(*worker, queue); !moved.ok()) {
     // Its handles may be half moved: drop the worker rather than pool it.
     return moved;
   }
-  return LinalgCall(std::move(worker), stream);
+  return LinalgCall(std::move(worker), queue->stream());
 }
 
 LinalgCall::LinalgCall(std::unique_ptr<Worker> worker, cudaStream_t stream)
