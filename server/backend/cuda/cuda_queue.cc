@@ -136,40 +136,24 @@ absl::StatusOr<QueueSection> QueueSection::Enter() {
   section.counted_ = true;
   if (section_depth++ > 0) return section;
   // From here on, a failure returns a section whose destructor undoes what was done.
-  AH_ASSIGN_OR_RETURN(section.queue_, CurrentQueue());
-  if (current_binding != nullptr) section.homes_ = current_binding->homes();
-  section.locked_.push_back(section.queue_.get());
-  for (const std::shared_ptr<CudaQueue>& home : section.homes_) {
-    section.locked_.push_back(home.get());
-  }
-  // A binding's homes never include its own queue, and the default queue is bound by no one:
-  // the addresses are distinct.
-  std::sort(section.locked_.begin(), section.locked_.end());
-  for (CudaQueue* queue : section.locked_) queue->section_mutex_.Lock();
-  // Waited for at every call, not once per home: the home may have enqueued more since (new
-  // writes to the buffer, or a new buffer in memory its earlier work still reads).
-  for (const std::shared_ptr<CudaQueue>& home : section.homes_) {
-    AH_RETURN_IF_ERROR(WaitFor(*section.queue_, home->mark_, home->stream()));
-  }
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, CurrentQueue());
+  std::vector<std::shared_ptr<CudaQueue>> homes;
+  if (current_binding != nullptr) homes = current_binding->homes();
+  std::vector<QueueGroupSection::Member> members;
+  members.push_back({.queue = std::move(queue), .homes = std::move(homes)});
+  absl::StatusOr<QueueGroupSection> queues = QueueGroupSection::Enter(std::move(members));
+  if (!queues.ok()) return queues.status();
+  section.queues_.emplace(*std::move(queues));
   return section;
 }
 
 QueueSection::QueueSection(QueueSection&& other) noexcept
-    : counted_(std::exchange(other.counted_, false)),
-      queue_(std::move(other.queue_)),
-      homes_(std::move(other.homes_)),
-      locked_(std::move(other.locked_)) {
-  other.locked_.clear();
+    : counted_(std::exchange(other.counted_, false)), queues_(std::move(other.queues_)) {
+  other.queues_.reset();
 }
 
 QueueSection::~QueueSection() {
-  if (!counted_) return;  // Moved from.
-  --section_depth;
-  if (locked_.empty()) return;  // Nested, or failed before locking.
-  for (const std::shared_ptr<CudaQueue>& home : homes_) {
-    LogIfError(WaitFor(*home, queue_->mark_, queue_->stream()));
-  }
-  for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->section_mutex_.Unlock();
+  if (counted_) --section_depth;
 }
 
 absl::StatusOr<QueueGroupSection> QueueGroupSection::Enter(std::vector<Member> members) {
@@ -186,6 +170,8 @@ absl::StatusOr<QueueGroupSection> QueueGroupSection::Enter(std::vector<Member> m
   section.locked_.erase(std::unique(section.locked_.begin(), section.locked_.end()),
                         section.locked_.end());
   for (CudaQueue* queue : section.locked_) queue->section_mutex_.Lock();
+  // Waited for at every call, not once per home: the home may have enqueued more since (new
+  // writes to the buffer, or a new buffer in memory its earlier work still reads).
   for (const Member& member : section.members_) {
     for (const std::shared_ptr<CudaQueue>& home : member.homes) {
       AH_RETURN_IF_ERROR(WaitFor(*member.queue, home->mark_, home->stream()));

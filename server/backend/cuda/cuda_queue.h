@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,39 +108,19 @@ class CudaQueueBinding final : public QueueBinding {
   std::vector<std::shared_ptr<CudaQueue>> homes_;
 };
 
-// A backend call's critical section over the queues it touches: the queue its work goes to
-// (CurrentQueue()) and the homes of every buffer the thread's binding has borrowed so far.
-// Entering takes their section mutexes all at once, in the order of their addresses (so two
-// calls never wait for each other in a cycle), and makes the call's stream wait for the work
-// each home has enqueued so far; leaving makes each home wait for the call's stream, and lets
-// go. So nothing another queue enqueues can run between the start and the end of a call that
-// reads or writes that queue's buffers, and a home's later work (its writes, its frees) runs
-// after the call's. The host waits for nothing but the mutexes; events do the ordering on the
-// device.
+// The critical section of one call over the queues it touches: for each member, the queue its
+// work goes to and the homes of the buffers that work uses (other than that queue). Entering
+// takes the section mutexes of all those queues at once, in the order of their addresses (so
+// two calls never wait for each other in a cycle), and makes each member's stream wait for the
+// work each of its homes has enqueued so far; leaving makes each home wait for its member's
+// stream, and lets go. So nothing another queue enqueues can run between the start and the end
+// of a call that reads or writes that queue's buffers, and a home's later work (its writes, its
+// frees) runs after the call's. The host waits for nothing but the mutexes; events do the
+// ordering on the device.
 //
-// The first line of every backend entry point that enqueues work or reads buffers. A call the
-// backend makes from inside another on the same thread (the thread's section depth above 0)
-// enters nothing: the outer section already covers its queues.
-class QueueSection {
- public:
-  static absl::StatusOr<QueueSection> Enter();
-  QueueSection(QueueSection&& other) noexcept;
-  QueueSection& operator=(QueueSection&&) = delete;
-  ~QueueSection();
-
- private:
-  QueueSection() = default;
-
-  bool counted_ = false;                           // Holds one level of the thread's depth.
-  std::shared_ptr<CudaQueue> queue_;               // The outermost section's: the call's queue...
-  std::vector<std::shared_ptr<CudaQueue>> homes_;  // ...the homes it fences with...
-  std::vector<CudaQueue*> locked_;                 // ...and all of them, in locking order.
-};
-
-// QueueSection for one call whose work goes to several queues at once (a collective: a queue
-// on each device, whose parts run together): the queues and the homes of each one's buffers
-// are locked together, in address order, and fenced as a QueueSection fences its one queue.
-// Entered from no backend call and no binding (core calls a collective unbound).
+// Several members are one call whose work goes to several queues at once (a collective: a
+// queue on each device, whose parts run together); entered from no backend call and no binding
+// (core calls a collective unbound). Every other call has one member: see QueueSection.
 class QueueGroupSection {
  public:
   struct Member {
@@ -156,6 +137,27 @@ class QueueGroupSection {
 
   std::vector<Member> members_;
   std::vector<CudaQueue*> locked_;  // Every queue of the members, once each, in locking order.
+};
+
+// The critical section of a backend call on the calling thread: a QueueGroupSection of one
+// member, the queue its work goes to (CurrentQueue()) with the homes of every buffer the
+// thread's binding has borrowed so far.
+//
+// The first line of every backend entry point that enqueues work or reads buffers. A call the
+// backend makes from inside another on the same thread (the thread's section depth above 0)
+// enters nothing: the outer section already covers its queues.
+class QueueSection {
+ public:
+  static absl::StatusOr<QueueSection> Enter();
+  QueueSection(QueueSection&& other) noexcept;
+  QueueSection& operator=(QueueSection&&) = delete;
+  ~QueueSection();
+
+ private:
+  QueueSection() = default;
+
+  bool counted_ = false;                     // Holds one level of the thread's depth.
+  std::optional<QueueGroupSection> queues_;  // The outermost section's; none when nested.
 };
 
 // The innermost binding of the calling thread, or null.
