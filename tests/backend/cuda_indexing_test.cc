@@ -482,12 +482,16 @@ TEST_F(IndexTest, ScatterMatchesHostForEveryDTypeAndLayout) {
 
 // ufunc.at's scatter: every op of every dtype, on every layout, with many repeated
 // destinations (also runs of 10^5 values into one element, and runs that cross blocks), equal
-// to the host's sequential result bit for bit.
+// to the host's sequential result bit for bit, the integer sums' atomics (per-block sums for
+// few destinations, global ones for many) included.
 TEST_F(IndexTest, ScatterCombineMatchesHostForEveryDTypeOpAndLayout) {
   Rng rng(BaseSeed() + 3);
   std::vector<IndexCase> cases = IndexCases();
   cases.push_back({{3}, 0, {{100000}}, {100000}, false});
   cases.push_back({{64, 2}, 0, {{70000}}, {70000}, true});
+  // More destinations than a block's shared-memory sums hold: add.at and subtract.at into
+  // 4- and 8-byte integers take global atomics.
+  cases.push_back({{50000}, 0, {{300000}}, {300000}, false});
   for (const DType dtype : kAllDTypes) {
     for (const ElementwiseOp op :
          {ElementwiseOp::kAdd, ElementwiseOp::kSubtract, ElementwiseOp::kMultiply,

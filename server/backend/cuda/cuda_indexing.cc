@@ -325,10 +325,16 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
                    .key_bits = static_cast<int>(std::bit_width(static_cast<uint64_t>(high - low))),
                    .first_error = table.At<unsigned long long>(plan.error_word),
                    .buffers = {}};
-  size_t temp_bytes = 0;
-  AH_CUDA_RETURN_IF_ERROR(RadixSortTempBytes(count, &temp_bytes));
-  AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchBuffer> workspace,
-                      AllocateRadix(count, temp_bytes, args.buffers, context.stream));
+  std::unique_ptr<ScratchBuffer> workspace;
+  if (ScatterAtomically(args)) {  // The destination keys only.
+    AH_ASSIGN_OR_RETURN(
+        workspace, AllocateScratch(count * static_cast<int64_t>(sizeof(int64_t)), context.stream));
+    args.buffers.keys[0] = workspace->data();
+  } else {
+    size_t temp_bytes = 0;
+    AH_CUDA_RETURN_IF_ERROR(RadixSortTempBytes(count, &temp_bytes));
+    AH_ASSIGN_OR_RETURN(workspace, AllocateRadix(count, temp_bytes, args.buffers, context.stream));
+  }
   AH_CUDA_RETURN_IF_ERROR(LaunchScatter(args, context.stream));
   return IndexStatus(plan, table, shape, call.indices, context.stream);
 }
