@@ -775,10 +775,23 @@ class ArrayOpSteps {
     }
     std::sort(kth.begin(), kth.end());
     kth.erase(std::unique(kth.begin(), kth.end()), kth.end());
-    AH_ASSIGN_OR_RETURN(ArrayView partitioned,
-                        Scratch(indices ? DType::kInt64 : array->dtype, rows.shape));
+    const DType dtype = indices ? DType::kInt64 : array->dtype;
     PartitionCall call{
         .input = rows, .kth = std::move(kth), .values = std::nullopt, .indices = std::nullopt};
+    // Along the last axis (or of the flattened array) the rows' layout is the result's: the
+    // backend writes the new array itself. (The input stays a copy: a comparison-based select
+    // must not read elements that another caller may be writing.)
+    if (axis < 0 || axis == static_cast<int64_t>(array->shape.size()) - 1) {
+      AH_ASSIGN_OR_RETURN(ArrayRecord result,
+                          NewArray(dtype, axis < 0 ? rows.shape : array->shape));
+      ArrayView output = ViewOf(result);
+      output.shape = rows.shape;
+      output.strides = rows.strides;
+      (indices ? call.indices : call.values) = output;
+      if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Partition(call));
+      return Register(std::move(result));
+    }
+    AH_ASSIGN_OR_RETURN(ArrayView partitioned, Scratch(dtype, rows.shape));
     (indices ? call.indices : call.values) = partitioned;
     if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Partition(call));
     return FromRows(partitioned, axis);

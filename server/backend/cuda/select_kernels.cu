@@ -98,6 +98,24 @@ cudaError_t LayoutOf(int64_t n, Layout* layout) {
   return cudaSuccess;
 }
 
+// The kth positions by value, as a kernel parameter: a copy from host memory would wait for
+// the stream.
+struct KthList {
+  long long kth[kMaxSelectedKth];
+};
+
+// The state before the first digit: each kth's rank among all elements, nothing found yet, the
+// histograms zero.
+__global__ void StartKernel(KthList list, int m, SelectState* state,
+                            unsigned long long* histograms) {
+  for (int i = threadIdx.x; i < m * kDigits; i += blockDim.x) histograms[i] = 0;
+  if (threadIdx.x < m) {
+    state->rank[threadIdx.x] = list.kth[threadIdx.x];
+    state->prefix[threadIdx.x] = 0;
+    state->mask[threadIdx.x] = 0;
+  }
+}
+
 // Counts the digit at `shift` of the keys that match each kth's prefix.
 template <class Order>
 __global__ void __launch_bounds__(kThreads)
@@ -220,19 +238,10 @@ cudaError_t PartitionRow(const PartitionArgs& a, const Layout& layout, const voi
   auto* histograms = reinterpret_cast<unsigned long long*>(scratch + layout.histograms);
   const int m = a.kth_count;
 
-  SelectState start{};
-  for (int j = 0; j < m; ++j) start.rank[j] = a.kth[j];
-  // From pageable memory: the copy has read `start` when it returns.
-  if (const cudaError_t error =
-          cudaMemcpyAsync(state, &start, sizeof start, cudaMemcpyHostToDevice, a.stream);
-      error != cudaSuccess) {
-    return error;
-  }
-  if (const cudaError_t error =
-          cudaMemsetAsync(histograms, 0, sizeof(unsigned long long) * m * kDigits, a.stream);
-      error != cudaSuccess) {
-    return error;
-  }
+  KthList list{};
+  for (int j = 0; j < m; ++j) list.kth[j] = a.kth[j];
+  StartKernel<<<1, kThreads, 0, a.stream>>>(list, m, state, histograms);
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
   const int key_bits = (Order::kKeyBits + kDigitBits - 1) / kDigitBits * kDigitBits;
   for (int shift = key_bits - kDigitBits; shift >= 0; shift -= kDigitBits) {
     DigitCountKernel<Order><<<BlocksFor(a.n, kSelectBlocks), kThreads, 0, a.stream>>>(
