@@ -130,11 +130,22 @@ __global__ void __launch_bounds__(kThreads)
     mask[threadIdx.x] = state->mask[threadIdx.x];
   }
   __syncthreads();
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
-    const auto key = static_cast<unsigned long long>(Order::Key(input[i]));
+  // Whole warps step together (blockDim is a multiple of 32, the bases are warp-uniform), so
+  // that the lanes adding to one counter can add once: real data has few distinct high digits
+  // (a float's sign and exponent), where one atomic per lane would serialize the warp.
+  const unsigned lane = threadIdx.x % 32;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x; base < n;
+       base += GridStride()) {
+    const int64_t i = base + threadIdx.x;
+    const bool valid = i < n;
+    const auto key = valid ? static_cast<unsigned long long>(Order::Key(input[i])) : 0ull;
     const auto digit = static_cast<unsigned>((key >> shift) & (kDigits - 1));
     for (int j = 0; j < m; ++j) {
-      if ((key & mask[j]) == prefix[j]) atomicAdd(&counts[j * kDigits + digit], 1u);
+      const bool counted = valid && (key & mask[j]) == prefix[j];
+      const unsigned peers = __match_any_sync(0xffffffffu, counted ? digit : kDigits);
+      if (counted && lane == static_cast<unsigned>(__ffs(peers) - 1)) {
+        atomicAdd(&counts[j * kDigits + digit], static_cast<unsigned>(__popc(peers)));
+      }
     }
   }
   __syncthreads();
