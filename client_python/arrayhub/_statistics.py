@@ -267,10 +267,16 @@ def _sorted(moved: ndarray) -> ndarray:
     return sort(moved, axis=0)
 
 
+#: More ranks than this sort instead: a sort is a partition at every rank, costs about as
+#: much as selecting that many, and keeps the request within the server's list limit.
+_MOST_RANKS = 1024
+
+
 def _selected(moved: ndarray, ranks: list[int]) -> ndarray:
     """``moved`` partitioned along axis 0 at ``ranks``: those hold what a sort puts there."""
     from arrayhub._sorting import partition
-    return partition(moved, sorted(set(ranks)), axis=0)
+    ranks = sorted(set(ranks))
+    return _sorted(moved) if len(ranks) > _MOST_RANKS else partition(moved, ranks, axis=0)
 
 
 def _constant_picks(method: str, discrete: bool, count: int,

@@ -89,6 +89,8 @@ def test_long_slices_select_exactly() -> None:
         assert_matches(ah.quantile(ah.asarray(even), [0.1, 0.5, 0.77], method=method),
                        np.quantile(even, [0.1, 0.5, 0.77], method=method))
     assert_matches(ah.median(ah.asarray(even)), np.median(even))
+    many = np.linspace(0, 1, 1500)  # More ranks than a partition takes: a sort.
+    assert_matches(ah.quantile(ah.asarray(even), many), np.quantile(even, many))
 
 
 def test_weighted_quantiles_match_numpy() -> None:
