@@ -31,8 +31,6 @@ DIFFERS = {
     "argsort": "always stable (`kind` is ignored)",
     "linalg.eig": "always complex, as CuPy's (NumPy's turns real when every eigenvalue is)",
     "linalg.eigvals": "always complex, as CuPy's (NumPy's turns real when every eigenvalue is)",
-    "partition": "a full sort on the server (a valid partition)",
-    "argpartition": "a full stable argsort on the server (a valid partition)",
     "einsum": "errors are einsum_path's (NumPy's `optimize=True` messages)",
     "roots": "always complex, as CuPy's (NumPy's turns real when every root is)",
     "random.*": "the same seed gives the same values on the same backend, not NumPy's streams",

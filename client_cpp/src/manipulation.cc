@@ -151,6 +151,16 @@ Array Client::Argsort(const Array& a, std::optional<int64_t> axis) {
   return Only(ArrayOp("argsort", {a}, {.axis = detail::Axis(axis)}));
 }
 
+Array Client::Partition(const Array& a, const std::vector<int64_t>& kth,
+                        std::optional<int64_t> axis) {
+  return Only(ArrayOp("partition", {a}, {.axis = detail::Axis(axis), .ints = kth}));
+}
+
+Array Client::Argpartition(const Array& a, const std::vector<int64_t>& kth,
+                           std::optional<int64_t> axis) {
+  return Only(ArrayOp("argpartition", {a}, {.axis = detail::Axis(axis), .ints = kth}));
+}
+
 Array Client::Cumsum(const Array& a, std::optional<int64_t> axis, std::optional<DType> dtype) {
   return Only(ArrayOp("cumsum", {a}, {.dtype = dtype, .axis = detail::Axis(axis)}));
 }

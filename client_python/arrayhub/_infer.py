@@ -573,8 +573,12 @@ def array_op(op: str, operands: Sequence[Any], dtype: Optional[np.dtype], axis: 
         return contiguous(a.shape, a.dtype)
     if op == "astype":
         return contiguous(a.shape, dtype)
-    if op in ("sort", "argsort"):
-        result_dtype = np.dtype(np.intp) if op == "argsort" else a.dtype
+    if op in ("sort", "argsort", "partition", "argpartition"):
+        if op.endswith("partition") and size:
+            length = size if axis is None else a.shape[normalize_axis_index(axis, len(a.shape))]
+            if any(not -length <= k < length for k in ints):
+                return None  # The server's error.
+        result_dtype = np.dtype(np.intp) if op.startswith("arg") else a.dtype
         if axis is None:
             return contiguous((size,), result_dtype)
         normalize_axis_index(axis, len(a.shape))

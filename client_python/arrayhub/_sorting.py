@@ -1,9 +1,10 @@
-"""partition, argpartition, lexsort and sort_complex, composed from the server's stable sort.
+"""partition and argpartition (the server's selection ops), lexsort and sort_complex (composed
+from its stable sort).
 
-The server has no selection op: partition and argpartition sort the whole axis (a valid
-partition for every ``kth``: each element at a kth position is where a sort puts it, smaller
-ones before, larger ones after), so they cost a full sort where NumPy's introselect is linear.
-NumPy 2 removed ``msort``; arrayhub does not have it either.
+partition and argpartition select on the server (std::nth_element on the CPU backend, a
+radix select on the GPU): each element at a kth position is where a sort puts it, smaller or
+equal ones before, greater or equal ones after, NaNs last; the order of the others is
+unspecified, as NumPy's. NumPy 2 removed ``msort``; arrayhub does not have it either.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from arrayhub._ndarray import ndarray
 __all__ = ["partition", "argpartition", "lexsort", "sort_complex"]
 
 
-def _check_kth(kth: Any, length: int) -> None:
-    """NumPy's checks of the partition indices (host values; an arrayhub ``kth`` is read)."""
+def _check_kth(kth: Any, length: int) -> list[int]:
+    """NumPy's checks of the partition indices (host values; an arrayhub ``kth`` is read);
+    returns them as a list of ints."""
     kth = kth.get() if isinstance(kth, ndarray) else np.asarray(kth)
     if kth.dtype.kind not in "iub":
         raise client_error(ArrayHubTypeError, "Partition index must be integer")
@@ -31,12 +33,14 @@ def _check_kth(kth: Any, length: int) -> None:
         raise client_error(ArrayHubValueError,
                            "setting an array element with a sequence. The requested array "
                            "would exceed the maximum number of dimension of 1.")
+    kth = [int(k) for k in kth.reshape(-1).tolist()]
     if length == 0:  # NumPy checks nothing against an empty axis.
-        return
-    for k in kth.reshape(-1).tolist():
+        return kth
+    for k in kth:
         position = k + length if k < 0 else k
         if not 0 <= position < length:
             raise client_error(ArrayHubValueError, f"kth(={position}) out of bounds ({length})")
+    return kth
 
 
 def _axis_length(a: ndarray, axis: Optional[int]) -> int:
@@ -55,25 +59,27 @@ def _axis_length(a: ndarray, axis: Optional[int]) -> int:
 def partition(a: ndarray, kth: Any, axis: Optional[int] = -1, kind: str = "introselect",
               order: Any = None) -> ndarray:
     """A copy with the ``kth`` elements (int or sequence) where a sort puts them, smaller
-    ones before and larger ones after (the flattened array when axis is None). A full,
-    stable sort on the server."""
-    from arrayhub._manipulation import sort
+    or equal ones before and greater or equal ones after (the flattened array when axis is
+    None): a selection on the server, not a sort."""
+    from arrayhub._manipulation import _refuse_order
 
+    _refuse_order(order, "partition")
     a = _ops.require_array(a, "partition")
-    _check_kth(kth, _axis_length(a, axis))
-    return sort(a, axis=axis, order=order)
+    positions = _check_kth(kth, _axis_length(a, axis))
+    return _ops.array_op("partition", (a,), axis=axis, ints=positions)[0]
 
 
 def argpartition(a: ndarray, kth: Any, axis: Optional[int] = -1, kind: str = "introselect",
                  order: Any = None) -> ndarray:
-    """The indices that partition ``a`` (see :func:`partition`): a full stable argsort."""
-    from arrayhub._manipulation import argsort
+    """The indices that partition ``a`` (see :func:`partition`)."""
+    from arrayhub._manipulation import _refuse_order
 
+    _refuse_order(order, "argpartition")
     a = _ops.require_array(a, "argpartition")
     if a.ndim == 0 and axis == -1:  # NumPy's: a 0-d array argpartitions as a 1-element one.
         a, axis = a.reshape(1), 0
-    _check_kth(kth, _axis_length(a, axis))
-    return argsort(a, axis=axis, order=order)
+    positions = _check_kth(kth, _axis_length(a, axis))
+    return _ops.array_op("argpartition", (a,), axis=axis, ints=positions)[0]
 
 
 def lexsort(keys: Any, axis: int = -1) -> ndarray:

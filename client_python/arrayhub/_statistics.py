@@ -1,9 +1,10 @@
 """Order statistics (median, percentile, quantile and their NaN-ignoring forms) and the
 covariance matrices (cov, corrcoef), composed from server ops.
 
-A quantile sorts the reduced axes on the server (one stable sort: the server has no
-selection op, so this is a full sort where NumPy partitions; NaNs sort last, as NumPy's
-partition puts them) and gathers the neighbours of each virtual index. The probabilities
+A quantile partitions the reduced axes on the server at the ranks it reads (the neighbours
+of each virtual index, and the last rank: NaNs sort last, so it is NaN when the slice has
+one), as NumPy's does, and gathers those ranks. The nan- forms, whose ranks differ per slice,
+and ``weights`` sort the whole axis instead. The probabilities
 ``q`` are host data: their positions and weights are computed on the host by NumPy's
 formulas (Hyndman & Fan), unless each slice counts its own values (the nan- forms), where
 the same formulas run on the server per slice. An arrayhub ``q`` is downloaded (it is small:
@@ -214,8 +215,10 @@ def _quantile(a: ndarray, q: np.ndarray, weak_q: bool, axis: Any, out: Any, meth
         ordered = _sorted(moved)
         result = _per_slice(ordered, q, q_flat, weak_q, method, discrete, rest)
     else:
-        ordered = _sorted(moved)
-        result = _constant_count(ordered, q, q_flat, weak_q, method, discrete, count, rest)
+        picks = _constant_picks(method, discrete, count, q_flat)
+        ranks = [p for p in picks[:2] if p is not None]
+        ordered = _selected(moved, np.concatenate(ranks).tolist() + [count - 1])
+        result = _constant_count(ordered, q, picks, weak_q, rest)
     if inexact and not skip_nan and count:
         last = ordered[-1]
         result = _ops.elementwise("where", (_ops.elementwise("isnan", (last,)), np.nan, result))
@@ -264,18 +267,38 @@ def _sorted(moved: ndarray) -> ndarray:
     return sort(moved, axis=0)
 
 
-def _constant_count(ordered: ndarray, q: np.ndarray, q_flat: np.ndarray, weak_q: bool,
-                    method: str, discrete: bool, count: int,
-                    rest: tuple[int, ...]) -> ndarray:
-    """Every slice has ``count`` values: positions and weights computed on the host."""
-    client = ordered.client
+#: More ranks than this sort instead: a sort is a partition at every rank, costs about as
+#: much as selecting that many, and keeps the request within the server's list limit.
+_MOST_RANKS = 1024
+
+
+def _selected(moved: ndarray, ranks: list[int]) -> ndarray:
+    """``moved`` partitioned along axis 0 at ``ranks``: those hold what a sort puts there."""
+    from arrayhub._sorting import partition
+    ranks = sorted(set(ranks))
+    return _sorted(moved) if len(ranks) > _MOST_RANKS else partition(moved, ranks, axis=0)
+
+
+def _constant_picks(method: str, discrete: bool, count: int,
+                    q_flat: np.ndarray) -> tuple[np.ndarray, Optional[np.ndarray], Any]:
+    """Every slice has ``count`` values: the ranks each quantile reads (the one rank of a
+    discrete method; else the neighbours below and above) and the interpolation weights,
+    computed on the host."""
     index = np.asanyarray(_virtual_index(method, count, q_flat))
     if discrete:
-        index = np.where(index >= count - 1, count - 1, index).astype(np.intp)
-        picked = ordered.take(_ops.upload(index, client), axis=0)
-        return picked.reshape(q.shape + rest)
+        return np.where(index >= count - 1, count - 1, index).astype(np.intp), None, None
     previous, after = _neighbours(index, count)
-    gamma = _gamma(method, index)
+    return previous, after, _gamma(method, index)
+
+
+def _constant_count(ordered: ndarray, q: np.ndarray, picks: tuple[np.ndarray, Any, Any],
+                    weak_q: bool, rest: tuple[int, ...]) -> ndarray:
+    """The quantiles of slices of one count from ``ordered`` (correct at the picked ranks)."""
+    client = ordered.client
+    previous, after, gamma = picks
+    if after is None:
+        picked = ordered.take(_ops.upload(previous, client), axis=0)
+        return picked.reshape(q.shape + rest)
     low = ordered.take(_ops.upload(previous, client), axis=0)
     high = ordered.take(_ops.upload(after, client), axis=0)
     if weak_q:
@@ -381,12 +404,12 @@ def nanpercentile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
 def median(a: ndarray, axis: Any = None, out: Any = None, overwrite_input: bool = False,
            keepdims: bool = False) -> ndarray:
     """The median along ``axis``: the mean of the middle one or two sorted values (so
-    integers give float64, as NumPy); NaN where a slice has a NaN. A full sort on the
-    server."""
+    integers give float64, as NumPy); NaN where a slice has a NaN. A partition on the
+    server at the middle ranks and the last (the greatest value, NaN if there is one)."""
     a = _ops.require_array(a, "median")
     moved, kept_shape = _axes_first(a, axis)
     count = moved.shape[0]
-    ordered = _sorted(moved)
+    ordered = _selected(moved, [(count - 1) // 2, count // 2, count - 1])
     middle = ordered[(count - 1) // 2:count // 2 + 1]
     if count == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)

@@ -67,21 +67,66 @@ def test_set_operations_with_empty_and_host_operands() -> None:
     same_as_numpy(lambda m, x: m.unique(x, axis=1), host, array)
 
 
+def _check_partition(part: np.ndarray, host: np.ndarray, kth, axis) -> None:
+    """NumPy's partition guarantees of ``part`` (``host`` partitioned along ``axis``, the
+    flattened array when None): the same values per slice; at each kth what a sort puts
+    there; sorting before it or equal to it before, after it or equal to it after (NaN
+    last). Complex values are checked for the first two only."""
+    source = host.reshape(-1) if axis is None else host
+    axis = 0 if axis is None else axis
+    part, source = np.moveaxis(part, axis, -1), np.moveaxis(source, axis, -1)
+    ordered = np.sort(source, axis=-1)
+    np.testing.assert_array_equal(np.sort(part, axis=-1), ordered)
+    n = source.shape[-1]
+    for k in np.atleast_1d(kth):
+        k = int(k) + n if k < 0 else int(k)
+        np.testing.assert_array_equal(part[..., k], ordered[..., k])
+        if host.dtype.kind == "c":
+            continue
+        pivot = part[..., k:k + 1]
+        with np.errstate(invalid="ignore"):
+            before = (part[..., :k] <= pivot) | np.isnan(pivot)
+            after = (part[..., k + 1:] >= pivot) | np.isnan(part[..., k + 1:])
+        assert before.all() and after.all(), (k, part)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-def test_partition_is_sorted_along_axis(dtype: np.dtype) -> None:
+def test_partition_and_argpartition_keep_numpys_guarantees(dtype: np.dtype) -> None:
     host = _few_values(dtype, (4, 9), 3)
+    if dtype.kind == "f":
+        host[0, :3] = [-0.0, 0.0, -0.0]
     array = ah.asarray(host)
-    for kth, axis in ((3, -1), ([0, 2], 0), (-1, None)):
-        part = ah.partition(array, kth, axis=axis).get()
-        expected = np.partition(host, kth, axis=axis)
-        flat_kth = np.atleast_1d(kth)
-        axis_ = 0 if axis is None else axis
-        np.testing.assert_array_equal(np.take(part, flat_kth, axis_),
-                                      np.take(expected, flat_kth, axis_))
+    cases = ((3, -1), ([0, 2], 0), (-1, None), ([8, 1, 4, 4, -9], 1), (np.zeros(0, np.intp), -1),
+             ([5, 20], None))
+    for kth, axis in cases:
+        _check_partition(ah.partition(array, kth, axis=axis).get(), host, kth, axis)
         order = ah.argpartition(array, kth, axis=axis).get()
         source = host.ravel() if axis is None else host
-        np.testing.assert_array_equal(
-            np.take_along_axis(source, order, axis_), np.sort(source, axis=axis_))
+        along = 0 if axis is None else axis
+        assert (np.sort(order, axis=along) == np.arange(source.shape[along]).reshape(
+            (-1,) + (1,) * (source.ndim - 1 - (along % source.ndim)))).all()
+        _check_partition(np.take_along_axis(source, order, along), host, kth, axis)
+    # A transposed (non-contiguous) input and an empty one.
+    _check_partition(ah.partition(array.T, [1, 2], axis=0).get(), host.T, [1, 2], 0)
+    empty = np.zeros((0, 3), dtype)
+    _same(ah.partition(ah.asarray(empty), 5, axis=0), np.partition(empty, 5, axis=0))
+    _same(ah.argpartition(ah.asarray(empty), 1), np.argpartition(empty, 1))
+
+
+def test_long_partitions_select() -> None:
+    """A row long enough for the backends' selection paths, with many ties and NaNs."""
+    rng = np.random.default_rng(7)
+    host = rng.normal(size=200_003).astype(np.float32)
+    host[rng.random(host.size) < 0.01] = np.nan
+    host[::7] = 0.5
+    array = ah.asarray(host)
+    kth = [0, 1000, 100_001, 150_000, -1]
+    _check_partition(ah.partition(array, kth).get(), host, kth, -1)
+    order = ah.argpartition(array, kth).get()
+    _check_partition(host[order], host, kth, -1)
+    ints = rng.integers(-50, 50, size=(3, 70_000)).astype(np.int64)
+    _check_partition(ah.partition(ah.asarray(ints), [5, 35_000], axis=1).get(), ints,
+                     [5, 35_000], 1)
 
 
 def test_partition_errors_match_numpy() -> None:

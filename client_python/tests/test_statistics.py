@@ -73,6 +73,26 @@ def test_order_statistics_match_numpy_per_dtype(dtype: np.dtype) -> None:
         assert_matches(_quiet(lambda: call(ah)), expected)
 
 
+def test_long_slices_select_exactly() -> None:
+    """Slices long enough for the backends' selection paths: median, percentile and quantile
+    equal NumPy's bit for bit (NaN where a slice has one), odd and even lengths."""
+    rng = np.random.default_rng(11)
+    host = rng.normal(size=(3, 40_001)).astype(np.float32)
+    host[1, 17] = np.nan
+    array = ah.asarray(host)
+    for axis in (1, None):
+        assert_matches(ah.median(array, axis=axis), np.median(host, axis=axis))
+        assert_matches(ah.percentile(array, [0, 12.5, 50, 99.9, 100], axis=axis),
+                       np.percentile(host, [0, 12.5, 50, 99.9, 100], axis=axis))
+    even = rng.integers(-1000, 1000, size=50_000)
+    for method in ("linear", "nearest", "midpoint", "inverted_cdf", "hazen"):
+        assert_matches(ah.quantile(ah.asarray(even), [0.1, 0.5, 0.77], method=method),
+                       np.quantile(even, [0.1, 0.5, 0.77], method=method))
+    assert_matches(ah.median(ah.asarray(even)), np.median(even))
+    many = np.linspace(0, 1, 1500)  # More ranks than a partition takes: a sort.
+    assert_matches(ah.quantile(ah.asarray(even), many), np.quantile(even, many))
+
+
 def test_weighted_quantiles_match_numpy() -> None:
     rng = np.random.default_rng(6)
     host = rng.normal(size=(4, 6))

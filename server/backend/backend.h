@@ -171,6 +171,7 @@ class Backend {
   virtual absl::Status Gather(const GatherCall& call) = 0;
   virtual absl::Status Scatter(const ScatterCall& call) = 0;
   virtual absl::Status Sort(const SortCall& call) = 0;
+  virtual absl::Status Partition(const PartitionCall& call) = 0;
   virtual absl::Status Scan(const ScanCall& call) = 0;
   // Number of elements of `input` that are not zero (NaN counts), as numpy.count_nonzero.
   virtual absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) = 0;

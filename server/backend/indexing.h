@@ -87,6 +87,20 @@ struct SortCall {
   std::optional<ArrayView> indices;
 };
 
+// numpy.partition / argpartition of each row of the C-contiguous (rows, n) `input`, in
+// numpy.sort's order (SortCall's): for every position k of `kth` (ascending, distinct, each in
+// [0, n); empty leaves the rows as they are), the element a sort puts at k, every element
+// before it sorting before it or equal to it, every element after it after it or equal. Which
+// of several equal elements lands where, and the order within the stretches between the kth
+// positions, are the backend's (NumPy's introselect leaves them open too), but the same for
+// the same input: never a matter of timing. Outputs as SortCall's.
+struct PartitionCall {
+  ArrayView input;
+  std::vector<int64_t> kth;
+  std::optional<ArrayView> values;
+  std::optional<ArrayView> indices;
+};
+
 enum class ScanOp : uint8_t { kSum, kProd };
 
 // Inclusive scan (numpy.cumsum / cumprod) along the last axis of the C-contiguous (rows, n)

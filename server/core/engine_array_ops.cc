@@ -102,6 +102,9 @@ class ArrayOpSteps {
       case ArrayOpKind::kSort:
       case ArrayOpKind::kArgsort:
         return One(Sort(spec_.op == ArrayOpKind::kArgsort));
+      case ArrayOpKind::kPartition:
+      case ArrayOpKind::kArgpartition:
+        return One(Partition(spec_.op == ArrayOpKind::kArgpartition));
       case ArrayOpKind::kCumsum:
       case ArrayOpKind::kCumprod:
         return One(Cumulative(spec_.op == ArrayOpKind::kCumsum ? ScanOp::kSum : ScanOp::kProd));
@@ -703,7 +706,8 @@ class ArrayOpSteps {
     return Register(std::move(result));
   }
 
-  // ---- sort, argsort, cumsum, cumprod -------------------------------------------------------
+  // ---- sort, argsort, partition, argpartition, cumsum, cumprod
+  // ---------------------------------------------------
 
   // The input arranged for an op along one axis: the axis (or the flattened array) last, as a
   // C-contiguous (rows, n) copy of `dtype` in scratch. Returns it and the axis (-1: flattened).
@@ -748,6 +752,49 @@ class ArrayOpSteps {
     (indices ? call.indices : call.values) = sorted;
     if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Sort(call));
     return FromRows(sorted, axis);
+  }
+
+  // numpy.partition / argpartition: `ints` are the kth positions, each k < 0 counting from the
+  // end, checked against the axis as NumPy checks them (not at all when the array is empty);
+  // the backend gets them ascending and distinct.
+  absl::StatusOr<ArrayTable::RecordPtr> Partition(bool indices) {
+    AH_RETURN_IF_ERROR(Arity(1, 1));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
+    AH_ASSIGN_OR_RETURN(auto input, RowsAlongAxis(*array, array->dtype, std::nullopt));
+    auto [rows, axis] = input;
+    const int64_t n = rows.shape.back();
+    std::vector<int64_t> kth;
+    if (SizeOf(rows.shape) > 0) {
+      for (int64_t k : spec_.ints) {
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) {
+          return absl::InvalidArgumentError(fmt::format("kth(={}) out of bounds ({})", k, n));
+        }
+        kth.push_back(k);
+      }
+    }
+    std::sort(kth.begin(), kth.end());
+    kth.erase(std::unique(kth.begin(), kth.end()), kth.end());
+    const DType dtype = indices ? DType::kInt64 : array->dtype;
+    PartitionCall call{
+        .input = rows, .kth = std::move(kth), .values = std::nullopt, .indices = std::nullopt};
+    // Along the last axis (or of the flattened array) the rows' layout is the result's: the
+    // backend writes the new array itself. (The input stays a copy: a comparison-based select
+    // must not read elements that another caller may be writing.)
+    if (axis < 0 || axis == static_cast<int64_t>(array->shape.size()) - 1) {
+      AH_ASSIGN_OR_RETURN(ArrayRecord result,
+                          NewArray(dtype, axis < 0 ? rows.shape : array->shape));
+      ArrayView output = ViewOf(result);
+      output.shape = rows.shape;
+      output.strides = rows.strides;
+      (indices ? call.indices : call.values) = output;
+      if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Partition(call));
+      return Register(std::move(result));
+    }
+    AH_ASSIGN_OR_RETURN(ArrayView partitioned, Scratch(dtype, rows.shape));
+    (indices ? call.indices : call.values) = partitioned;
+    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Partition(call));
+    return FromRows(partitioned, axis);
   }
 
   absl::StatusOr<ArrayTable::RecordPtr> Cumulative(ScanOp op) {

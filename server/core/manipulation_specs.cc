@@ -21,6 +21,8 @@ constexpr std::pair<ArrayOpKind, std::string_view> kArrayOpNames[] = {
     {ArrayOpKind::kRoll, "roll"},
     {ArrayOpKind::kSort, "sort"},
     {ArrayOpKind::kArgsort, "argsort"},
+    {ArrayOpKind::kPartition, "partition"},
+    {ArrayOpKind::kArgpartition, "argpartition"},
     {ArrayOpKind::kCumsum, "cumsum"},
     {ArrayOpKind::kCumprod, "cumprod"},
     {ArrayOpKind::kUnique, "unique"},

@@ -107,6 +107,8 @@ enum class ArrayOpKind : uint8_t {
   kRoll,
   kSort,
   kArgsort,
+  kPartition,
+  kArgpartition,
   kCumsum,
   kCumprod,
   kUnique,
@@ -125,7 +127,8 @@ struct ArrayOpSpec {
   std::vector<OperandSpec> operands;
   std::optional<DType> dtype;
   std::optional<std::vector<int64_t>> axes;  // Absent: axis=None.
-  std::vector<int64_t> ints;                 // Split points/sections, reps, repeats, shifts.
+  std::vector<int64_t> ints;                 // Split points/sections, reps, repeats, shifts,
+                                             // partition's kth.
   bool split_at_indices = false;             // split: `ints` are indices, not a section count.
   bool right = false;                        // searchsorted side="right".
 };

@@ -1,18 +1,20 @@
-// The CUDA backend's indexing calls (gather, scatter, sort, scan, count_nonzero, nonzero,
-// searchsorted) against the host backend, on fresh random data every run (the seed is printed
-// with every failure; ARRAYHUB_TEST_SEED=<seed> repeats a run), for every dtype: dense, strided,
-// reversed and broadcast views, high ranks, zero sizes, NaN and signed zeros, complex NaN
+// The CUDA backend's indexing calls (gather, scatter, sort, partition, scan, count_nonzero,
+// nonzero, searchsorted) against the host backend, on fresh random data every run (the seed is
+// printed with every failure; ARRAYHUB_TEST_SEED=<seed> repeats a run), for every dtype: dense,
+// strided, reversed and broadcast views, high ranks, zero sizes, NaN and signed zeros, complex NaN
 // classes, duplicate and negative indices, out-of-bounds indices, several rows, sizes that
 // cross many blocks. Everything must match bit for bit except float scans, whose parallel
 // order rounds differently from the host's sequential loop (tolerances at ScanTolerance).
 // Runs only with a GPU.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -21,6 +23,8 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_sort_order.h"
+#include "server/backend/host/host_types.h"
 #include "server/common/float16.h"
 #include "server/common/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
@@ -478,12 +482,16 @@ TEST_F(IndexTest, ScatterMatchesHostForEveryDTypeAndLayout) {
 
 // ufunc.at's scatter: every op of every dtype, on every layout, with many repeated
 // destinations (also runs of 10^5 values into one element, and runs that cross blocks), equal
-// to the host's sequential result bit for bit.
+// to the host's sequential result bit for bit, the integer sums' atomics (per-block sums for
+// few destinations, global ones for many) included.
 TEST_F(IndexTest, ScatterCombineMatchesHostForEveryDTypeOpAndLayout) {
   Rng rng(BaseSeed() + 3);
   std::vector<IndexCase> cases = IndexCases();
   cases.push_back({{3}, 0, {{100000}}, {100000}, false});
   cases.push_back({{64, 2}, 0, {{70000}}, {70000}, true});
+  // More destinations than a block's shared-memory sums hold: add.at and subtract.at into
+  // 4- and 8-byte integers take global atomics.
+  cases.push_back({{50000}, 0, {{300000}}, {300000}, false});
   for (const DType dtype : kAllDTypes) {
     for (const ElementwiseOp op :
          {ElementwiseOp::kAdd, ElementwiseOp::kSubtract, ElementwiseOp::kMultiply,
@@ -915,6 +923,142 @@ TEST_F(SearchSortedTest, EveryDTypeMatchesHost) {
     CheckSearch(dtype, 50, 0, 10, rng);
     CheckSearch(dtype, 100000, 1, 1 << 16, rng);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partition
+
+// NumPy's partition guarantees of `out` (rows of n elements of T) for the input `in` at `kth`:
+// each row a permutation of the input's (bit for bit), the element at each kth equal in sort
+// order to the input's sorted one there, none before it sorting after it, none after it before.
+// Empty when they hold, else the first failure.
+template <typename T>
+std::string PartitionFailure(const T* in, const T* out, int64_t rows, int64_t n,
+                             const std::vector<int64_t>& kth) {
+  const auto less = [](const T& a, const T& b) { return host::SortLess(a, b); };
+  // Pointers to the elements (std::vector<bool> has no addressable elements).
+  const auto by_bits = [&](const T* a, const T* b) {
+    return less(*a, *b) || (!less(*b, *a) && std::memcmp(a, b, sizeof(T)) < 0);
+  };
+  for (int64_t row = 0; row < rows; ++row) {
+    const T* got = out + row * n;
+    std::vector<const T*> expected(static_cast<size_t>(n));
+    std::vector<const T*> sorted_got(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      expected[i] = in + row * n + i;
+      sorted_got[i] = got + i;
+    }
+    std::sort(expected.begin(), expected.end(), by_bits);
+    std::sort(sorted_got.begin(), sorted_got.end(), by_bits);
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::memcmp(expected[i], sorted_got[i], sizeof(T)) != 0) {
+        return fmt::format("row {} is not a permutation of the input's", row);
+      }
+    }
+    for (const int64_t k : kth) {
+      if (less(got[k], *expected[k]) || less(*expected[k], got[k])) {
+        return fmt::format("row {}: position {} is not the sorted element", row, k);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (i < k ? less(got[k], got[i]) : (i > k && less(got[i], got[k]))) {
+          return fmt::format("row {}: position {} is on the wrong side of kth {}", row, i, k);
+        }
+      }
+    }
+  }
+  return "";
+}
+
+class PartitionTest : public CudaIndexingTest {
+ protected:
+  // Partitions the same (rows, n) input on both backends at `kth` (ascending, distinct) and
+  // checks NumPy's guarantees of each: of the values, and of the input's elements at the
+  // indices (which must be a permutation of each row's positions).
+  void CheckPartition(DType dtype, const Shape& shape, Values kind, const std::vector<int64_t>& kth,
+                      bool want_values, bool want_indices, Rng& rng) {
+    const int64_t count = Count(shape);
+    const int64_t n = shape.back();
+    const int64_t rows = n == 0 ? 0 : count / n;
+    const Bytes input_bytes = RandomBytes(dtype, count, kind, rng);
+    AH_TEST_ASSIGN(const Both input, Upload(input_bytes));
+    AH_TEST_ASSIGN(const Both values, Upload(RandomBytes(dtype, count, Values::kWide, rng)));
+    AH_TEST_ASSIGN(const Both indices,
+                   Upload(RandomBytes(DType::kInt64, count, Values::kWide, rng)));
+    const std::string what = fmt::format(
+        "partition {} {} kth [{}]{}{}", DTypeName(dtype), FormatShape(shape), fmt::join(kth, ", "),
+        want_values ? " values" : "", want_indices ? " indices" : "");
+    for (const bool on_cuda : {true, false}) {
+      PartitionCall call{.input = ViewOf(input, on_cuda, dtype, Dense(shape)),
+                         .kth = kth,
+                         .values = std::nullopt,
+                         .indices = std::nullopt};
+      if (want_values) call.values = ViewOf(values, on_cuda, dtype, Dense(shape));
+      if (want_indices) call.indices = ViewOf(indices, on_cuda, DType::kInt64, Dense(shape));
+      const absl::Status status = On(on_cuda).Partition(call);
+      ASSERT_TRUE(status.ok()) << status;
+      const std::string backend = on_cuda ? " (cuda)" : " (host)";
+      if (count == 0) continue;
+      AH_TEST_ASSIGN(const Bytes got_values, Download(values, on_cuda));
+      AH_TEST_ASSIGN(const Bytes got_indices, Download(indices, on_cuda));
+      host::VisitDType(dtype, [&]<typename T>(host::TypeTag<T>) {
+        const auto* in = reinterpret_cast<const T*>(input_bytes.data());
+        if (want_values) {
+          EXPECT_EQ(
+              PartitionFailure(in, reinterpret_cast<const T*>(got_values.data()), rows, n, kth), "")
+              << what << backend << testing::SeedNote();
+        }
+        if (!want_indices) return;
+        const auto* order = reinterpret_cast<const int64_t*>(got_indices.data());
+        const std::unique_ptr<T[]> picked(new T[static_cast<size_t>(count)]);
+        for (int64_t row = 0; row < rows; ++row) {
+          std::vector<int64_t> positions(order + row * n, order + (row + 1) * n);
+          std::sort(positions.begin(), positions.end());
+          for (int64_t i = 0; i < n; ++i) {
+            ASSERT_EQ(positions[i], i) << what << backend << " row " << row << testing::SeedNote();
+            picked[row * n + i] = in[row * n + order[row * n + i]];
+          }
+        }
+        EXPECT_EQ(PartitionFailure(in, picked.get(), rows, n, kth), "")
+            << what << backend << " indices" << testing::SeedNote();
+      });
+    }
+  }
+};
+
+// Short rows (the sort) for every dtype, values and indices, several kth lists, and no kth
+// (the rows as they are).
+TEST_F(PartitionTest, ShortRowsMatchNumPysGuarantees) {
+  Rng rng(BaseSeed() + 9);
+  for (const DType dtype : kAllDTypes) {
+    for (const Values kind : {Values::kWide, Values::kSpecial}) {
+      CheckPartition(dtype, {7, 333}, kind, {0, 166, 332}, true, true, rng);
+      CheckPartition(dtype, {1, 1000}, kind, {499, 500}, true, false, rng);
+      CheckPartition(dtype, {3, 100}, kind, {}, true, true, rng);
+    }
+    CheckPartition(dtype, {0, 5}, Values::kWide, {1}, true, true, rng);
+  }
+}
+
+// Rows of 2^20 and more: the radix select, over every digit of every key width (1, 2, 4 and 8
+// bytes), with many ties (kNarrow, kZeros: pivots equal to many elements, equal pivots), NaNs
+// and signed zeros, one row and a few; values only (moved directly for 4- and 8-byte dtypes,
+// through positions for the others), indices only, both.
+TEST_F(PartitionTest, LongRowsSelectMatchNumPysGuarantees) {
+  Rng rng(BaseSeed() + 10);
+  const int64_t n = int64_t{1} << 20;
+  for (const DType dtype : kAllDTypes) {
+    if (IsComplex(dtype)) continue;  // Complex sorts (select_kernels.cuh).
+    for (const Values kind : {Values::kWide, Values::kNarrow, Values::kSpecial, Values::kZeros}) {
+      CheckPartition(dtype, {1, n}, kind, {0, n / 2, n - 1}, true, false, rng);
+    }
+    CheckPartition(dtype, {1, n + 17}, Values::kSpecial, {1, 2, 1000, n / 3, n}, false, true, rng);
+    CheckPartition(dtype, {2, n}, Values::kWide, {n / 2 - 1, n / 2}, true, true, rng);
+  }
+  std::vector<int64_t> many(16);
+  for (int64_t j = 0; j < 16; ++j) many[j] = j * (n / 16) + 3;
+  CheckPartition(DType::kFloat32, {1, n}, Values::kNarrow, many, true, true, rng);
+  many.push_back(n - 2);  // 17 positions: the sort.
+  CheckPartition(DType::kFloat32, {1, n}, Values::kNarrow, many, true, false, rng);
 }
 
 }  // namespace

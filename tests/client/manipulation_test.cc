@@ -505,6 +505,21 @@ TEST_F(ManipulationTest, SortAndArgsortAlongAxes) {
   EXPECT_EQ(GetInts(client().Argsort(ties)), (std::vector<int64_t>{1, 4, 3, 0, 5, 2}));
 }
 
+// numpy.partition selects: the kth positions hold the sorted values, the others lie on their
+// side; NaN sorts last; a kth out of bounds is NumPy's ValueError.
+TEST_F(ManipulationTest, PartitionAndArgpartitionSelect) {
+  const std::vector<double> host = {5, kNaN, 1, 4, 2, 3, 0};
+  Array a = client().Upload(host, {7});
+  const std::vector<double> part = Get(client().Partition(a, {2, -1}));
+  EXPECT_EQ(part[2], 2);
+  EXPECT_TRUE(std::isnan(part[6]));
+  for (int i = 0; i < 2; ++i) EXPECT_LT(part[i], 2);
+  for (int i = 3; i < 6; ++i) EXPECT_GT(part[i], 2);
+  const std::vector<int64_t> order = GetInts(client().Argpartition(a, {3}));
+  EXPECT_EQ(host[order[3]], 3);
+  EXPECT_CLIENT_ERROR(client().Partition(a, {7}), kInvalidArgument, "kth(=7) out of bounds (7)");
+}
+
 TEST_F(ManipulationTest, CumsumTakeUniqueNonzeroSearchSorted) {
   // np.cumsum(np.array([100, 100, 100], np.int8)) widens to int64.
   Array small = client().Upload(std::vector<int8_t>{100, 100, 100}, {3});

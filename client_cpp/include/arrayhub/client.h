@@ -552,6 +552,12 @@ class Client {
   // A stable sort along `axis`; nullopt sorts the flattened array.
   Array Sort(const Array& a, std::optional<int64_t> axis = -1);
   Array Argsort(const Array& a, std::optional<int64_t> axis = -1);
+  // numpy.partition / argpartition: the kth positions (negative from the end) hold what a sort
+  // puts there, smaller-or-equal elements before, greater-or-equal after; nullopt: flattened.
+  Array Partition(const Array& a, const std::vector<int64_t>& kth,
+                  std::optional<int64_t> axis = -1);
+  Array Argpartition(const Array& a, const std::vector<int64_t>& kth,
+                     std::optional<int64_t> axis = -1);
   Array Cumsum(const Array& a, std::optional<int64_t> axis = std::nullopt,
                std::optional<DType> dtype = std::nullopt);
   // The sorted distinct values of the flattened a (NaNs collapse into one).

@@ -1,9 +1,9 @@
 // CudaBackend's indexing and manipulation calls (see indexing.h): gathers and scatters through
 // index arrays, sorts, scans, nonzero and searchsorted. This file plans each call on the host
 // (coalesced walks over the views, scratch memory, the index-check layout), enqueues the
-// kernels of index_kernels.cu, sort_kernels.cu and scan_kernels.cu on the session's stream, and
-// waits only where a result must come back to the host: the bounds checks of gathers and
-// scatters, nonzero's count, the float sorts' NaN census.
+// kernels of index_kernels.cu, sort_kernels.cu, select_kernels.cu and scan_kernels.cu on the
+// session's stream, and waits only where a result must come back to the host: the bounds checks
+// of gathers and scatters, nonzero's count, the float sorts' NaN census.
 //
 // Index arrays and nonzero's input may change while the kernels run (see index_kernels.cuh):
 // nothing here trusts a value read from them beyond the kernel that read it.
@@ -29,6 +29,7 @@
 #include "server/backend/cuda/index_kernels.cuh"
 #include "server/backend/cuda/scan_kernels.cuh"
 #include "server/backend/cuda/scratch.h"
+#include "server/backend/cuda/select_kernels.cuh"
 #include "server/backend/cuda/sort_kernels.cuh"
 #include "server/common/status_macros.h"
 
@@ -324,17 +325,24 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
                    .key_bits = static_cast<int>(std::bit_width(static_cast<uint64_t>(high - low))),
                    .first_error = table.At<unsigned long long>(plan.error_word),
                    .buffers = {}};
-  size_t temp_bytes = 0;
-  AH_CUDA_RETURN_IF_ERROR(RadixSortTempBytes(count, &temp_bytes));
-  AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchBuffer> workspace,
-                      AllocateRadix(count, temp_bytes, args.buffers, context.stream));
+  std::unique_ptr<ScratchBuffer> workspace;
+  if (ScatterAtomically(args)) {  // The destination keys only.
+    AH_ASSIGN_OR_RETURN(
+        workspace, AllocateScratch(count * static_cast<int64_t>(sizeof(int64_t)), context.stream));
+    args.buffers.keys[0] = workspace->data();
+  } else {
+    size_t temp_bytes = 0;
+    AH_CUDA_RETURN_IF_ERROR(RadixSortTempBytes(count, &temp_bytes));
+    AH_ASSIGN_OR_RETURN(workspace, AllocateRadix(count, temp_bytes, args.buffers, context.stream));
+  }
   AH_CUDA_RETURN_IF_ERROR(LaunchScatter(args, context.stream));
   return IndexStatus(plan, table, shape, call.indices, context.stream);
 }
 
-absl::Status CudaBackend::Sort(const SortCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+namespace {
+
+// A SortCall on the current context's stream (CudaBackend::Sort, and Partition where it sorts).
+absl::Status SortOn(const SortCall& call, cudaStream_t stream) {
   const int64_t count = CountOf(call.input.shape);
   if (count == 0) return absl::OkStatus();
   const int64_t n = call.input.shape.empty() ? 1 : call.input.shape.back();
@@ -345,7 +353,7 @@ absl::Status CudaBackend::Sort(const SortCall& call) {
                 .rows = count / n,
                 .n = n,
                 .buffers = {},
-                .stream = context.stream};
+                .stream = stream};
   if (call.values) {
     AH_ASSIGN_OR_RETURN(args.values, Base(*call.values));
   }
@@ -356,8 +364,55 @@ absl::Status CudaBackend::Sort(const SortCall& call) {
   size_t temp_bytes = 0;
   AH_CUDA_RETURN_IF_ERROR(SortTempBytes(args, &temp_bytes));
   AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchBuffer> workspace,
-                      AllocateRadix(count, temp_bytes, args.buffers, context.stream));
+                      AllocateRadix(count, temp_bytes, args.buffers, stream));
   AH_CUDA_RETURN_IF_ERROR(LaunchSort(args));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CudaBackend::Sort(const SortCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  return SortOn(call, context.stream);
+}
+
+// A radix select where select_kernels.cuh's PartitionSelects says it pays; else a sort, which
+// is a valid partition for any kth.
+absl::Status CudaBackend::Partition(const PartitionCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  const int64_t count = CountOf(call.input.shape);
+  if (count == 0) return absl::OkStatus();
+  const int64_t n = call.input.shape.empty() ? 1 : call.input.shape.back();
+  const auto kth_count = static_cast<int64_t>(call.kth.size());
+  if (kth_count > 0 && !PartitionSelects(call.input.dtype, count / n, n, kth_count)) {
+    return SortOn(SortCall{.input = call.input, .values = call.values, .indices = call.indices},
+                  context.stream);
+  }
+  AH_ASSIGN_OR_RETURN(const char* input, Base(call.input));
+  PartitionArgs args{.dtype = call.input.dtype,
+                     .input = input,
+                     .rows = count / n,
+                     .n = n,
+                     .kth = call.kth.data(),
+                     .kth_count = static_cast<int>(kth_count),
+                     .stream = context.stream};
+  if (call.values) {
+    AH_ASSIGN_OR_RETURN(args.values, Base(*call.values));
+  }
+  if (call.indices) {
+    AH_ASSIGN_OR_RETURN(char* indices, Base(*call.indices));
+    args.indices = reinterpret_cast<int64_t*>(indices);
+  }
+  std::unique_ptr<ScratchBuffer> scratch;
+  if (kth_count > 0) {
+    AH_CUDA_RETURN_IF_ERROR(PartitionScratchBytes(args.dtype, n, &args.scratch_bytes));
+    AH_ASSIGN_OR_RETURN(scratch,
+                        AllocateScratch(static_cast<int64_t>(args.scratch_bytes), context.stream));
+    args.scratch = scratch->data();
+  }
+  AH_CUDA_RETURN_IF_ERROR(LaunchPartition(args));
   return absl::OkStatus();
 }
 

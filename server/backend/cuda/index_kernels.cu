@@ -123,7 +123,7 @@ __global__ void DestinationsKernel(ScatterArgs a, Key* keys, int64_t* positions)
         IndexedOffset(a.walk, a.rank, 2, a.operands, a.operand_count, p, a.first_error, indexed);
     const int64_t offset = WalkOffset(a.walk, a.walk + a.rank, a.rank, p) + indexed;
     keys[p] = in_bounds ? static_cast<Key>(offset - a.min_offset) : Key{0};
-    positions[p] = p;
+    if (positions != nullptr) positions[p] = p;
   }
 }
 
@@ -175,6 +175,88 @@ cudaError_t LaunchCombine(const ScatterArgs& a, const Key* keys, const int64_t* 
       return cudaGetLastError();
     });
   });
+}
+
+// ---- Combining by atomics ----
+
+// The integer of atomicAdd's width for an integer of 4 or 8 bytes.
+template <class T>
+using AtomicWord = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+
+// The addend of one value: subtracting is adding the two's complement negation (wrapping).
+template <ElementwiseOp kOp, class T>
+__device__ AtomicWord<T> Addend(T value) {
+  const auto word = static_cast<AtomicWord<T>>(value);
+  return kOp == ElementwiseOp::kSubtract ? static_cast<AtomicWord<T>>(0) - word : word;
+}
+
+// add.at / subtract.at of a 4- or 8-byte integer dtype, from the destinations of the first
+// pass (in first-pass order, unsorted), once every index is known to be in bounds. Wrapping
+// sums do not depend on the order of their terms, so the atomics give the sequential result
+// exactly. Destinations within kPrivateDestinations of min_offset (a histogram's bins) first
+// add up per block in shared memory, then one global atomic per block and bin.
+constexpr int kPrivateDestinations = 4096;
+
+template <ElementwiseOp kOp, class T, class Key, bool kPrivate>
+__global__ void __launch_bounds__(kThreads)
+    AtomicCombineKernel(ScatterArgs a, const Key* keys, int64_t destinations) {
+  if (*a.first_error != kNoIndexError) return;
+  using Word = AtomicWord<T>;
+  auto* target = reinterpret_cast<Word*>(static_cast<T*>(a.target) + a.min_offset);
+  const auto* values = static_cast<const T*>(a.values);
+  __shared__ Word sums[kPrivate ? kPrivateDestinations : 1];
+  if constexpr (kPrivate) {
+    for (int64_t i = threadIdx.x; i < destinations; i += blockDim.x) sums[i] = 0;
+    __syncthreads();
+  }
+  for (int64_t p = FirstIndex(); p < a.count; p += GridStride()) {
+    const Word addend = Addend<kOp>(values[WalkOffset(a.walk, a.walk + 2 * a.rank, a.rank, p)]);
+    atomicAdd(kPrivate ? &sums[keys[p]] : &target[keys[p]], addend);
+  }
+  if constexpr (kPrivate) {
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < destinations; i += blockDim.x) {
+      if (sums[i] != 0) atomicAdd(&target[i], sums[i]);
+    }
+  }
+}
+
+template <class Key>
+cudaError_t LaunchAtomicCombine(ScatterArgs& a, cudaStream_t stream) {
+  auto* keys = static_cast<Key*>(a.buffers.keys[0]);
+  DestinationsKernel<<<BlocksFor(a.count), kThreads, 0, stream>>>(a, keys, nullptr);
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+  const int64_t destinations = int64_t{1} << a.key_bits;
+  auto launch = [&](auto op, auto type) {
+    using T = decltype(type);
+    constexpr ElementwiseOp kOp = decltype(op)::value;
+    if (destinations <= kPrivateDestinations) {
+      // Fewer blocks, each flushing all its bins once: enough to fill the GPU.
+      AtomicCombineKernel<kOp, T, Key, true>
+          <<<BlocksFor(std::min<int64_t>(a.count, 1024 * kThreads)), kThreads, 0, stream>>>(
+              a, keys, destinations);
+    } else {
+      AtomicCombineKernel<kOp, T, Key, false>
+          <<<BlocksFor(a.count), kThreads, 0, stream>>>(a, keys, destinations);
+    }
+    return cudaGetLastError();
+  };
+  auto with_op = [&](auto type) -> cudaError_t {
+    if (*a.combine == ElementwiseOp::kAdd) {
+      return launch(std::integral_constant<ElementwiseOp, ElementwiseOp::kAdd>{}, type);
+    }
+    return launch(std::integral_constant<ElementwiseOp, ElementwiseOp::kSubtract>{}, type);
+  };
+  switch (a.dtype) {
+    case DType::kInt32:
+      return with_op(int32_t{});
+    case DType::kUInt32:
+      return with_op(uint32_t{});
+    case DType::kInt64:
+      return with_op(int64_t{});
+    default:
+      return with_op(uint64_t{});
+  }
 }
 
 template <class Item, class Key>
@@ -296,10 +378,29 @@ cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream) {
   });
 }
 
+bool ScatterAtomically(const ScatterArgs& args) {
+  if (args.combine != ElementwiseOp::kAdd && args.combine != ElementwiseOp::kSubtract) {
+    return false;
+  }
+  switch (args.dtype) {
+    case DType::kInt32:
+    case DType::kUInt32:
+    case DType::kInt64:
+    case DType::kUInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream) {
   if (args.count == 0) return cudaSuccess;
   // A combining scatter's kernels are per dtype and op, not per item size, and take 64-bit keys
   // only, which halves their instantiations.
+  if (ScatterAtomically(args)) {
+    return args.key_bits <= 32 ? LaunchAtomicCombine<uint32_t>(args, stream)
+                               : LaunchAtomicCombine<uint64_t>(args, stream);
+  }
   if (args.combine) return ScatterWith<uint8_t, uint64_t>(args, stream);
   return WithItem(args.itemsize, [&](auto item) {
     using Item = decltype(item);

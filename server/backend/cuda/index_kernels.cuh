@@ -69,6 +69,12 @@ cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream);
 // whole run into the destination, in order of position (the sort is stable): the same
 // sequential order as NumPy's and the host's, so floating-point results are deterministic and
 // equal theirs. A destination selected k times costs k dependent steps of one thread.
+//
+// Except where ScatterAtomically: add and subtract into 4- and 8-byte integers, whose wrapping
+// sums are the same in any order. Those skip the sort: after the first pass (which leaves the
+// keys, 32-bit where key_bits <= 32, in buffers.keys[0], and writes no positions) every value
+// goes into its destination with an integer atomic, through per-block shared-memory sums where
+// there are few destinations (a histogram's bins). Only buffers.keys[0] is used, count keys.
 struct ScatterArgs {
   DType dtype = DType::kUInt8;
   std::optional<ElementwiseOp> combine = std::nullopt;
@@ -85,6 +91,7 @@ struct ScatterArgs {
   unsigned long long* first_error = nullptr;
   RadixBuffers buffers;
 };
+bool ScatterAtomically(const ScatterArgs& args);
 cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream);
 
 // Nonzero tests and positions over the `count` positions of a one-array walk of `input`, in

@@ -22,7 +22,8 @@
 // One float32 or float64 row sorts as CUB's own float keys, straight from the input into the
 // output: CUB ranks -0.0 as +0.0 and is stable, so signed zeros stay in input order, which is
 // NumPy's; its NaN order (negative NaNs first, then by bits) is NumPy's only when the NaNs
-// share one pattern without the sign bit, which the first pass checks. bool (any nonzero byte
+// share one pattern without the sign bit, which the first pass checks. One row of a 32- or
+// 64-bit integer dtype sorts as CUB's own integer keys (no key passes). bool (any nonzero byte
 // is true, so its bytes are not a function of the key) and complex dtypes keep the
 // permutation path; a values-only sort of rows of one element is a copy.
 #include <thrust/iterator/counting_iterator.h>
@@ -206,14 +207,20 @@ template <class Order>
 using KeyWord = std::conditional_t<Order::kKeyBits <= 32, uint32_t, uint64_t>;
 
 // The type CUB sorts one row of Order as, straight from the input: float and double (CUB's
-// float order, -0.0 ranked as +0.0), uint32_t and uint64_t; void for the others.
+// float order, -0.0 ranked as +0.0), the 32- and 64-bit integers (CUB's signed order is two's
+// complement's, and integers are bijective with their keys); void for the others.
 template <class Order>
 using NativeType = std::conditional_t<
     std::is_same_v<Order, Float32Order>, float,
-    std::conditional_t<std::is_same_v<Order, Float64Order>, double,
-                       std::conditional_t<std::is_same_v<Order, UnsignedOrder<uint32_t>> ||
-                                              std::is_same_v<Order, UnsignedOrder<uint64_t>>,
-                                          typename Order::Item, void>>>;
+    std::conditional_t<
+        std::is_same_v<Order, Float64Order>, double,
+        std::conditional_t<
+            std::is_same_v<Order, UnsignedOrder<uint32_t>> ||
+                std::is_same_v<Order, UnsignedOrder<uint64_t>>,
+            typename Order::Item,
+            std::conditional_t<
+                std::is_same_v<Order, SignedOrder<uint32_t>>, int32_t,
+                std::conditional_t<std::is_same_v<Order, SignedOrder<uint64_t>>, int64_t, void>>>>>;
 
 enum class KeysPlan {
   kNone,       // Indices wanted, or a dtype of the permutation path only.

@@ -73,6 +73,7 @@ class HostBackend final : public Backend {
   absl::Status Gather(const GatherCall& call) override;
   absl::Status Scatter(const ScatterCall& call) override;
   absl::Status Sort(const SortCall& call) override;
+  absl::Status Partition(const PartitionCall& call) override;
   absl::Status Scan(const ScanCall& call) override;
   absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;

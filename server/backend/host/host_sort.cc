@@ -1,5 +1,5 @@
-// HostBackend's sorts (numpy.sort's order, stable) and scans (numpy.cumsum, numpy.cumprod) over
-// the rows of C-contiguous buffers.
+// HostBackend's sorts (numpy.sort's order, stable), partitions (numpy.partition, argpartition)
+// and scans (numpy.cumsum, numpy.cumprod) over the rows of C-contiguous buffers.
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -74,6 +74,21 @@ void StableOrder(std::vector<int64_t>& order, std::vector<int64_t>& spare, const
   }
 }
 
+// Puts the elements at the positions `kth` (ascending, distinct) of [first, last) where a sort
+// by `less` puts them, the others on the right side of each: std::nth_element (introselect,
+// linear on average) for the first, then for each next one in the range right of the one
+// before, which the earlier selections leave holding exactly the elements that sort after it.
+// A stop point after each selection.
+template <typename It, typename Less>
+void SelectKth(It first, It last, const std::vector<int64_t>& kth, const Less& less) {
+  It from = first;
+  for (const int64_t k : kth) {
+    std::nth_element(from, first + k, last, less);
+    host::PollStop((last - from) * 2);
+    from = first + k + 1;
+  }
+}
+
 }  // namespace
 
 absl::Status HostBackend::Sort(const SortCall& call) {
@@ -96,6 +111,41 @@ absl::Status HostBackend::Sort(const SortCall& call) {
         }
         if (call.indices)
           std::copy(order.begin(), order.end(), DataOf<int64_t>(*call.indices) + row * n);
+      }
+      return absl::OkStatus();
+    });
+  } catch (const host::Stopped& stopped) {
+    return stopped.status;
+  }
+}
+
+absl::Status HostBackend::Partition(const PartitionCall& call) {
+  const HostCall held;
+  try {
+    return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
+      const auto [rows, n] = RowsOf(call.input);
+      const T* input = DataOf<T>(call.input);
+      AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
+                          PayForScratch(n * static_cast<int64_t>(sizeof(int64_t))));
+      std::vector<int64_t> order;
+      for (int64_t row = 0; row < rows; ++row) {
+        const T* values = input + row * n;
+        if (!call.indices) {  // Values only: select among the values themselves, in place.
+          T* out = DataOf<T>(*call.values) + row * n;
+          std::copy(values, values + n, out);
+          SelectKth(out, out + n, call.kth,
+                    [](const T& a, const T& b) { return host::SortLess(a, b); });
+          continue;
+        }
+        order.resize(static_cast<size_t>(n));
+        std::iota(order.begin(), order.end(), 0);
+        SelectKth(order.begin(), order.end(), call.kth,
+                  [&](int64_t a, int64_t b) { return host::SortLess(values[a], values[b]); });
+        std::copy(order.begin(), order.end(), DataOf<int64_t>(*call.indices) + row * n);
+        if (call.values) {
+          T* out = DataOf<T>(*call.values) + row * n;
+          for (int64_t i = 0; i < n; ++i) out[i] = values[order[i]];
+        }
       }
       return absl::OkStatus();
     });

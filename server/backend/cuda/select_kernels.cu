@@ -1,0 +1,349 @@
+// numpy.partition by radix select (see select_kernels.cuh). For one row and kth positions
+// k_1 < ... < k_m:
+//   1. Select: for each digit of the order key, most significant first, one pass counts, per
+//      k_j, the digits of the elements whose higher digits equal those found for k_j so far
+//      (shared-memory histograms, added into a global one: integer atomics, so the counts and
+//      everything after them do not depend on timing); one thread per k_j then picks the digit
+//      where its remaining rank falls. After the last digit each k_j has the exact key of the
+//      element a sort puts at k_j (its pivot).
+//   2. Classify: each element's class is 2c + e, c the number of pivots below its key and e
+//      whether it equals the next one; classes ascend with the key, so sorting by class puts
+//      every pivot's equals at the ranks a sort gives them, k_j among them.
+//   3. One stable CUB radix sort of (class, payload) over the few class bits (one digit pass):
+//      the payload is the element itself where the values alone are wanted and it is 4 or 8
+//      bytes wide, else its position, through which values are gathered.
+// Keys are numpy.sort's (sort_kernels.cuh): NaNs last, -0.0 equal to 0.0.
+#include <algorithm>
+#include <bit>
+#include <cub/device/device_radix_sort.cuh>
+#include <type_traits>
+
+#include "server/backend/cuda/select_kernels.cuh"
+#include "server/backend/cuda/sort_kernels.cuh"
+
+namespace arrayhub {
+
+namespace {
+
+using namespace sort_order;
+
+constexpr int kThreads = 256;
+constexpr int kDigitBits = 8;
+constexpr int kDigits = 1 << kDigitBits;
+// The histogram passes' grid: enough blocks to fill the GPU; more would only add to the
+// m * 256 global atomics each block's flush costs.
+constexpr int64_t kSelectBlocks = 512;
+constexpr int64_t kMaxBlocks = 8192;
+// Rows at least this long select (PartitionSelects).
+constexpr int64_t kSelectMinRow = int64_t{1} << 20;
+constexpr int64_t kSelectMaxRows = 64;
+
+int BlocksFor(int64_t count, int64_t most) {
+  return static_cast<int>(std::max<int64_t>(1, std::min((count + kThreads - 1) / kThreads, most)));
+}
+
+__device__ int64_t FirstIndex() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ int64_t GridStride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+
+// The selection's device state, one entry per kth: the key bits found (`prefix`, under `mask`)
+// and the rank still to find among the elements that share them.
+struct SelectState {
+  unsigned long long prefix[kMaxSelectedKth];
+  unsigned long long mask[kMaxSelectedKth];
+  long long rank[kMaxSelectedKth];
+};
+
+// The scratch of one row: classes in and out (a byte each), payloads in and out (8 bytes
+// each), the state, the histograms (m * 256 counters) and CUB's temporary storage.
+struct Layout {
+  size_t classes_in, classes_out, payload_in, payload_out, state, histograms, temp, total;
+  size_t temp_bytes;
+};
+
+size_t AlignUp(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+cudaError_t LayoutOf(int64_t n, Layout* layout) {
+  size_t bytes32 = 0;
+  size_t bytes64 = 0;
+  if (const cudaError_t error = cub::DeviceRadixSort::SortPairs(
+          nullptr, bytes32, static_cast<const uint8_t*>(nullptr), static_cast<uint8_t*>(nullptr),
+          static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr), n, 0, 8);
+      error != cudaSuccess) {
+    return error;
+  }
+  if (const cudaError_t error = cub::DeviceRadixSort::SortPairs(
+          nullptr, bytes64, static_cast<const uint8_t*>(nullptr), static_cast<uint8_t*>(nullptr),
+          static_cast<const uint64_t*>(nullptr), static_cast<uint64_t*>(nullptr), n, 0, 8);
+      error != cudaSuccess) {
+    return error;
+  }
+  const auto count = static_cast<size_t>(n);
+  size_t at = 0;
+  auto take = [&](size_t bytes) {
+    const size_t start = at;
+    at += AlignUp(bytes);
+    return start;
+  };
+  layout->classes_in = take(count);
+  layout->classes_out = take(count);
+  layout->payload_in = take(8 * count);
+  layout->payload_out = take(8 * count);
+  layout->state = take(sizeof(SelectState));
+  layout->histograms = take(sizeof(unsigned long long) * kMaxSelectedKth * kDigits);
+  layout->temp_bytes = std::max(bytes32, bytes64);
+  layout->temp = take(layout->temp_bytes);
+  layout->total = at;
+  return cudaSuccess;
+}
+
+// The kth positions by value, as a kernel parameter: a copy from host memory would wait for
+// the stream.
+struct KthList {
+  long long kth[kMaxSelectedKth];
+};
+
+// The state before the first digit: each kth's rank among all elements, nothing found yet, the
+// histograms zero.
+__global__ void StartKernel(KthList list, int m, SelectState* state,
+                            unsigned long long* histograms) {
+  for (int i = threadIdx.x; i < m * kDigits; i += blockDim.x) histograms[i] = 0;
+  if (threadIdx.x < m) {
+    state->rank[threadIdx.x] = list.kth[threadIdx.x];
+    state->prefix[threadIdx.x] = 0;
+    state->mask[threadIdx.x] = 0;
+  }
+}
+
+// Counts the digit at `shift` of the keys that match each kth's prefix.
+template <class Order>
+__global__ void __launch_bounds__(kThreads)
+    DigitCountKernel(const typename Order::Item* input, int64_t n, int shift, int m,
+                     const SelectState* state, unsigned long long* histograms) {
+  __shared__ unsigned int counts[kMaxSelectedKth * kDigits];
+  __shared__ unsigned long long prefix[kMaxSelectedKth];
+  __shared__ unsigned long long mask[kMaxSelectedKth];
+  for (int i = threadIdx.x; i < m * kDigits; i += blockDim.x) counts[i] = 0;
+  if (threadIdx.x < m) {
+    prefix[threadIdx.x] = state->prefix[threadIdx.x];
+    mask[threadIdx.x] = state->mask[threadIdx.x];
+  }
+  __syncthreads();
+  // Whole warps step together (blockDim is a multiple of 32, the bases are warp-uniform), so
+  // that the lanes adding to one counter can add once: real data has few distinct high digits
+  // (a float's sign and exponent), where one atomic per lane would serialize the warp.
+  const unsigned lane = threadIdx.x % 32;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x; base < n;
+       base += GridStride()) {
+    const int64_t i = base + threadIdx.x;
+    const bool valid = i < n;
+    const auto key = valid ? static_cast<unsigned long long>(Order::Key(input[i])) : 0ull;
+    const auto digit = static_cast<unsigned>((key >> shift) & (kDigits - 1));
+    for (int j = 0; j < m; ++j) {
+      const bool counted = valid && (key & mask[j]) == prefix[j];
+      const unsigned peers = __match_any_sync(0xffffffffu, counted ? digit : kDigits);
+      if (counted && lane == static_cast<unsigned>(__ffs(peers) - 1)) {
+        atomicAdd(&counts[j * kDigits + digit], static_cast<unsigned>(__popc(peers)));
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < m * kDigits; i += blockDim.x) {
+    if (counts[i] != 0) atomicAdd(&histograms[i], static_cast<unsigned long long>(counts[i]));
+  }
+}
+
+// Block j: the digit at `shift` where kth j's remaining rank falls; clears its histogram for
+// the next pass.
+__global__ void PickDigitKernel(int shift, SelectState* state, unsigned long long* histograms) {
+  const int j = blockIdx.x;
+  unsigned long long* counts = histograms + j * kDigits;
+  if (threadIdx.x == 0) {
+    const auto rank = static_cast<unsigned long long>(state->rank[j]);
+    unsigned long long before = 0;
+    int digit = 0;
+    for (; digit < kDigits - 1 && before + counts[digit] <= rank; ++digit) before += counts[digit];
+    state->rank[j] = static_cast<long long>(rank - before);
+    state->prefix[j] |= static_cast<unsigned long long>(digit) << shift;
+    state->mask[j] |= static_cast<unsigned long long>(kDigits - 1) << shift;
+  }
+  __syncthreads();
+  for (int d = threadIdx.x; d < kDigits; d += blockDim.x) counts[d] = 0;
+}
+
+// classes[i] = 2c + e for element i (see above); payload[i] its bits or its position.
+template <class Order, class Payload, bool kItems>
+__global__ void ClassKernel(const typename Order::Item* input, int64_t n, int m,
+                            const SelectState* state, uint8_t* classes, Payload* payload) {
+  __shared__ unsigned long long pivots[kMaxSelectedKth];
+  if (threadIdx.x < m) pivots[threadIdx.x] = state->prefix[threadIdx.x];
+  __syncthreads();
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+    const typename Order::Item x = input[i];
+    const auto key = static_cast<unsigned long long>(Order::Key(x));
+    int c = 0;
+    while (c < m && pivots[c] < key) ++c;
+    classes[i] = static_cast<uint8_t>(2 * c + (c < m && pivots[c] == key ? 1 : 0));
+    if constexpr (kItems) {
+      payload[i] = static_cast<Payload>(x);
+    } else {
+      payload[i] = static_cast<Payload>(i);
+    }
+  }
+}
+
+template <class Item>
+__global__ void GatherRowKernel(const Item* input, const uint64_t* positions, int64_t n,
+                                Item* values) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) values[i] = input[positions[i]];
+}
+
+cudaError_t GatherRow(int64_t itemsize, const void* input, const uint64_t* positions, int64_t n,
+                      void* values, cudaStream_t stream) {
+  const int blocks = BlocksFor(n, kMaxBlocks);
+  switch (itemsize) {
+    case 1:
+      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint8_t*>(input),
+                                                       positions, n, static_cast<uint8_t*>(values));
+      break;
+    case 2:
+      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(
+          static_cast<const uint16_t*>(input), positions, n, static_cast<uint16_t*>(values));
+      break;
+    case 4:
+      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(
+          static_cast<const uint32_t*>(input), positions, n, static_cast<uint32_t*>(values));
+      break;
+    default:  // 8 bytes: complex dtypes, the only wider ones, never select.
+      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(
+          static_cast<const uint64_t*>(input), positions, n, static_cast<uint64_t*>(values));
+      break;
+  }
+  return cudaGetLastError();
+}
+
+// positions i % n: the unpartitioned rows' indices.
+__global__ void RowPositionsKernel(int64_t* indices, int64_t n, int64_t count) {
+  for (int64_t i = FirstIndex(); i < count; i += GridStride()) indices[i] = i % n;
+}
+
+template <class Payload>
+cudaError_t SortByClass(const Layout& layout, char* scratch, int64_t n, int end_bit, Payload* out,
+                        cudaStream_t stream) {
+  size_t bytes = layout.temp_bytes;
+  return cub::DeviceRadixSort::SortPairs(
+      scratch + layout.temp, bytes, reinterpret_cast<const uint8_t*>(scratch + layout.classes_in),
+      reinterpret_cast<uint8_t*>(scratch + layout.classes_out),
+      reinterpret_cast<const Payload*>(scratch + layout.payload_in), out, n, 0, end_bit, stream);
+}
+
+// One row: `input`, `values` and `indices` point at it.
+template <class Order>
+cudaError_t PartitionRow(const PartitionArgs& a, const Layout& layout, const void* row_input,
+                         void* values, int64_t* indices) {
+  using Item = typename Order::Item;
+  const auto* input = static_cast<const Item*>(row_input);
+  char* scratch = static_cast<char*>(a.scratch);
+  auto* state = reinterpret_cast<SelectState*>(scratch + layout.state);
+  auto* histograms = reinterpret_cast<unsigned long long*>(scratch + layout.histograms);
+  const int m = a.kth_count;
+
+  KthList list{};
+  for (int j = 0; j < m; ++j) list.kth[j] = a.kth[j];
+  StartKernel<<<1, kThreads, 0, a.stream>>>(list, m, state, histograms);
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+  const int key_bits = (Order::kKeyBits + kDigitBits - 1) / kDigitBits * kDigitBits;
+  for (int shift = key_bits - kDigitBits; shift >= 0; shift -= kDigitBits) {
+    DigitCountKernel<Order><<<BlocksFor(a.n, kSelectBlocks), kThreads, 0, a.stream>>>(
+        input, a.n, shift, m, state, histograms);
+    if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+    PickDigitKernel<<<m, kThreads, 0, a.stream>>>(shift, state, histograms);
+    if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+  }
+
+  const int end_bit = std::bit_width(static_cast<unsigned>(2 * m));
+  auto* classes = reinterpret_cast<uint8_t*>(scratch + layout.classes_in);
+  const int blocks = BlocksFor(a.n, kMaxBlocks);
+  constexpr bool kDirect = sizeof(Item) == 4 || sizeof(Item) == 8;
+  if constexpr (kDirect) {
+    if (indices == nullptr) {  // The values themselves move, straight into the output.
+      using Payload = std::conditional_t<sizeof(Item) == 4, uint32_t, uint64_t>;
+      ClassKernel<Order, Payload, true><<<blocks, kThreads, 0, a.stream>>>(
+          input, a.n, m, state, classes, reinterpret_cast<Payload*>(scratch + layout.payload_in));
+      if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+      return SortByClass<Payload>(layout, scratch, a.n, end_bit, static_cast<Payload*>(values),
+                                  a.stream);
+    }
+  }
+  ClassKernel<Order, uint64_t, false><<<blocks, kThreads, 0, a.stream>>>(
+      input, a.n, m, state, classes, reinterpret_cast<uint64_t*>(scratch + layout.payload_in));
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+  auto* positions = indices != nullptr ? reinterpret_cast<uint64_t*>(indices)
+                                       : reinterpret_cast<uint64_t*>(scratch + layout.payload_out);
+  if (const cudaError_t error =
+          SortByClass<uint64_t>(layout, scratch, a.n, end_bit, positions, a.stream);
+      error != cudaSuccess) {
+    return error;
+  }
+  if (values == nullptr) return cudaSuccess;
+  return GatherRow(sizeof(Item), input, positions, a.n, values, a.stream);
+}
+
+}  // namespace
+
+bool PartitionSelects(DType dtype, int64_t rows, int64_t n, int64_t kth_count) {
+  if (dtype == DType::kComplex64 || dtype == DType::kComplex128) return false;
+  return kth_count <= kMaxSelectedKth && n >= kSelectMinRow && rows <= kSelectMaxRows;
+}
+
+cudaError_t PartitionScratchBytes(DType, int64_t n, size_t* bytes) {
+  Layout layout{};
+  if (const cudaError_t error = LayoutOf(n, &layout); error != cudaSuccess) return error;
+  *bytes = layout.total;
+  return cudaSuccess;
+}
+
+cudaError_t LaunchPartition(const PartitionArgs& a) {
+  const int64_t count = a.rows * a.n;
+  if (count == 0) return cudaSuccess;
+  const int64_t itemsize = ItemSize(a.dtype);
+  if (a.kth_count == 0) {  // Nothing to select: the rows as they are.
+    if (a.values != nullptr) {
+      if (const cudaError_t error = cudaMemcpyAsync(a.values, a.input, count * itemsize,
+                                                    cudaMemcpyDeviceToDevice, a.stream);
+          error != cudaSuccess) {
+        return error;
+      }
+    }
+    if (a.indices != nullptr) {
+      RowPositionsKernel<<<BlocksFor(count, kMaxBlocks), kThreads, 0, a.stream>>>(a.indices, a.n,
+                                                                                  count);
+      return cudaGetLastError();
+    }
+    return cudaSuccess;
+  }
+  Layout layout{};
+  if (const cudaError_t error = LayoutOf(a.n, &layout); error != cudaSuccess) return error;
+  if (a.scratch_bytes < layout.total) return cudaErrorInvalidValue;
+  return WithOrder(a.dtype, [&](auto order) -> cudaError_t {
+    using Order = decltype(order);
+    if constexpr (Order::kComplex) {
+      return cudaErrorInvalidValue;  // PartitionSelects sends complex dtypes to the sort.
+    } else {
+      for (int64_t row = 0; row < a.rows; ++row) {
+        const int64_t at = row * a.n;
+        const void* input = static_cast<const char*>(a.input) + at * itemsize;
+        void* values = a.values == nullptr ? nullptr : static_cast<char*>(a.values) + at * itemsize;
+        int64_t* indices = a.indices == nullptr ? nullptr : a.indices + at;
+        if (const cudaError_t error = PartitionRow<Order>(a, layout, input, values, indices);
+            error != cudaSuccess) {
+          return error;
+        }
+      }
+      return cudaSuccess;
+    }
+  });
+}
+
+}  // namespace arrayhub
