@@ -1,9 +1,11 @@
 // The whole C++ client: Client (client.h), Batch (batch.h), NumPy's functions (functions.h,
-// ufuncs.h) and Python's operators on arrays (operators.h).
+// ufuncs.h), the functions composed from them (statistics.h, ...) and Python's operators on
+// arrays (operators.h).
 #pragma once
 
 #include "arrayhub/batch.h"
 #include "arrayhub/client.h"
 #include "arrayhub/functions.h"
 #include "arrayhub/operators.h"
+#include "arrayhub/statistics.h"
 #include "arrayhub/ufuncs.h"

@@ -1,0 +1,507 @@
+// NumPy's statistics composed from server ops (statistics.h), as the Python client composes
+// them (client_python/arrayhub/_statistics.py, _nan_functions.py, _math_functions.py).
+#include "arrayhub/statistics.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string_view>
+#include <utility>
+
+#include "composed.h"
+
+namespace arrayhub::client {
+namespace {
+
+using detail::AnyTrue;
+using detail::ClientOf;
+using detail::IsComplex;
+using detail::IsFloating;
+using detail::IsInexact;
+using detail::ThrowInvalid;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
+  int64_t product = 1;
+  for (int64_t d : dims) product *= shape[d];
+  return product;
+}
+
+// -- NaN-ignoring reductions ---------------------------------------------------------------
+
+// `a` with its NaNs replaced by the weak scalar `value` (a's dtype kept).
+Array Replaced(const Array& a, double value) { return where(isnan(a), value, a); }
+
+// The number of non-NaN elements per slice (int64).
+Array CountValid(const Array& a, const std::optional<std::vector<int64_t>>& axis, bool keepdims) {
+  return sum(logical_not(isnan(a)), {.axis = axis, .keepdims = keepdims, .dtype = DType::kInt64});
+}
+
+void RequireInexactDType(const ReduceOptions& options) {
+  if (options.dtype && !IsInexact(*options.dtype)) {
+    ThrowInvalid("If a is inexact, then dtype must be inexact");
+  }
+}
+
+// Whether a reduced axis has length 0 (every axis for axis=None).
+bool ReducesNothing(const Array& a, const std::optional<std::vector<int64_t>>& axis) {
+  const Shape& shape = a.shape();
+  for (int64_t d : detail::NormalizeAxes(axis, static_cast<int64_t>(shape.size()))) {
+    if (shape[d] == 0) return true;
+  }
+  return false;
+}
+
+// nanmin/nanmax: NumPy's fmin/fmax reduction; NaN for a slice of NaNs.
+Array NanExtreme(const Array& a, std::string_view op, const ReduceOptions& options) {
+  if (!IsInexact(a.dtype())) return ClientOf(a).Reduce(op, a, options);
+  if (ReducesNothing(a, options.axis)) {
+    ThrowInvalid("zero-size array to reduction operation f" + std::string(op) +
+                 " which has no identity");
+  }
+  const Array mask = isnan(a);
+  const ReduceOptions shape{.axis = options.axis, .keepdims = options.keepdims};
+  const Array extreme = ClientOf(a).Reduce(op, Replaced(a, op == "min" ? kInf : -kInf), shape);
+  return where(all(mask, shape), kNaN, extreme);
+}
+
+// nanargmin/nanargmax: kInvalidArgument for a slice of NaNs, as NumPy's ValueError.
+Array NanArg(const Array& a, std::string_view op, const ReduceOptions& options) {
+  Client client = ClientOf(a);
+  if (!IsInexact(a.dtype()) || ReducesNothing(a, options.axis)) {
+    return client.Reduce(op, a, options);  // The server's message for an empty argmin.
+  }
+  if (AnyTrue(all(isnan(a), {.axis = options.axis}))) {
+    ThrowInvalid("All-NaN slice encountered");
+  }
+  return client.Reduce(op, Replaced(a, op == "argmin" ? kInf : -kInf), options);
+}
+
+// -- Quantiles -------------------------------------------------------------------------------
+
+// NumPy's methods, in its dict's order (its error message lists them so).
+constexpr std::array<std::string_view, 13> kMethods = {"inverted_cdf",
+                                                       "averaged_inverted_cdf",
+                                                       "closest_observation",
+                                                       "interpolated_inverted_cdf",
+                                                       "hazen",
+                                                       "weibull",
+                                                       "linear",
+                                                       "median_unbiased",
+                                                       "normal_unbiased",
+                                                       "lower",
+                                                       "higher",
+                                                       "midpoint",
+                                                       "nearest"};
+// The methods whose virtual index is an integer (no interpolation).
+constexpr std::array<std::string_view, 5> kDiscrete = {"inverted_cdf", "closest_observation",
+                                                       "lower", "higher", "nearest"};
+
+void CheckMethod(const std::string& method) {
+  if (std::find(kMethods.begin(), kMethods.end(), method) != kMethods.end()) return;
+  std::string names;
+  for (std::string_view name : kMethods) {
+    names += (names.empty() ? "'" : ", '") + std::string(name) + "'";
+  }
+  ThrowInvalid("'" + method + "' is not a valid method. Use one of: dict_keys([" + names + "])");
+}
+
+bool IsDiscrete(const std::string& method) {
+  return std::find(kDiscrete.begin(), kDiscrete.end(), method) != kDiscrete.end();
+}
+
+// `a` as a 2-D (count, rest) array: the reduced axes moved first and merged (NumPy's
+// _ureduce), the others merged after them; the shapes the result takes.
+struct AxesFirst {
+  Array moved;
+  int64_t count = 0;
+  Shape rest;  // The kept axes.
+  Shape kept;  // a's shape with 1 along the reduced axes (keepdims).
+};
+
+AxesFirst MoveReducedFirst(const Array& a, const std::optional<std::vector<int64_t>>& axis) {
+  const Shape& shape = a.shape();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> order = detail::NormalizeAxes(axis, rank);
+  AxesFirst result;
+  result.count = Product(shape, order);
+  result.kept = shape;
+  for (int64_t d : order) result.kept[d] = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(order.begin(), order.end(), d) == order.end()) {
+      order.push_back(d);
+      result.rest.push_back(shape[d]);
+    }
+  }
+  Client client = ClientOf(a);
+  const Array moved = client.Transpose(a, order);
+  result.moved = client.Reshape(moved, {result.count, ElementCount(result.rest)});
+  return result;
+}
+
+// The result of shape (q..., rest) with the kept axes as length 1 if asked.
+Array Finish(const Array& result, const Shape& q_shape, const AxesFirst& axes, bool keepdims) {
+  Shape shape = q_shape;
+  const Shape& tail = keepdims ? axes.kept : axes.rest;
+  shape.insert(shape.end(), tail.begin(), tail.end());
+  return reshape(result, shape);
+}
+
+// Where the quantile lies in a sorted slice of n values (NumPy's get_virtual_index): int64 for
+// the discrete methods. n is (1, 1) or (1, rest) float64, q (Q, 1) float64.
+Array VirtualIndex(const std::string& method, const Array& n, const Array& q) {
+  if (method == "linear") return (n - 1) * q;
+  if (method == "lower") return astype(floor((n - 1) * q), DType::kInt64);
+  if (method == "higher") return astype(ceil((n - 1) * q), DType::kInt64);
+  if (method == "nearest") return astype(rint((n - 1) * q), DType::kInt64);
+  if (method == "midpoint") return 0.5 * (floor((n - 1) * q) + ceil((n - 1) * q));
+  if (method == "averaged_inverted_cdf") return n * q - 1;
+  if (method == "inverted_cdf" || method == "closest_observation") {
+    const Array index = method == "inverted_cdf" ? n * q - 1 : n * q - 1 - 0.5;
+    const Array previous = floor(index);
+    Array picked = (index - previous) == 0;
+    if (method == "closest_observation") picked = logical_and(picked, (previous % 2) == 1);
+    return maximum(astype(where(picked, previous, previous + 1), DType::kInt64), 0);
+  }
+  // Hyndman & Fan's (alpha, beta) for the other continuous methods.
+  const auto [alpha, beta] = method == "interpolated_inverted_cdf" ? std::pair(0.0, 1.0)
+                             : method == "hazen"                   ? std::pair(0.5, 0.5)
+                             : method == "weibull"                 ? std::pair(0.0, 0.0)
+                             : method == "median_unbiased"         ? std::pair(1 / 3.0, 1 / 3.0)
+                                                                   : std::pair(3 / 8.0, 3 / 8.0);
+  return n * q + (alpha + q * (1 - alpha - beta)) - 1;
+}
+
+// The interpolation weight between the two neighbours (NumPy's _get_gamma).
+Array Gamma(const std::string& method, const Array& index) {
+  Array gamma = index - floor(index);
+  if (method == "averaged_inverted_cdf") return where(gamma == 0, 0.5, 1.0);
+  if (method == "midpoint") return where((index % 1) == 0, 0.0, 0.5);
+  return gamma;
+}
+
+// NumPy's _lerp: a + (b - a) t, from b's side where t >= 0.5.
+Array Lerp(const Array& a, const Array& b, const Array& t) {
+  const Array diff = b - a;
+  return where(t >= 0.5, b - diff * (1 - t), a + diff * t);
+}
+
+Array Quantile(const Array& a, const std::vector<double>& q, bool scalar_q,
+               const QuantileOptions& options, bool skip_nan) {
+  const DType dtype = a.dtype();
+  if (IsComplex(dtype)) ThrowInvalid("a must be an array of real numbers");
+  const bool skip = skip_nan && IsFloating(dtype);
+  if (skip && a.size() == 0) {  // NumPy's: the mean of nothing.
+    return nanmean(a, {.axis = options.axis, .keepdims = options.keepdims});
+  }
+  AxesFirst axes = MoveReducedFirst(a, options.axis);
+  if (axes.count == 0 && !skip) {
+    ThrowInvalid("index -1 is out of bounds for axis 0 with size 0");
+  }
+  CheckMethod(options.method);
+  Client client = ClientOf(a);
+  const int64_t q_count = static_cast<int64_t>(q.size());
+  const int64_t columns = ElementCount(axes.rest);
+  const Array ordered = client.Sort(axes.moved, 0);
+  const Array q_column = client.Upload(q, {q_count, 1});
+  // Each slice's count of values: all of them, or its non-NaN ones (sorted first).
+  const Array valid =
+      skip ? CountValid(ordered, std::vector<int64_t>{0}, true) : client.Full({1, 1}, axes.count);
+  const Array n = astype(valid, DType::kFloat64);
+  const Array last = maximum(valid - 1, 0);
+  const Array index = VirtualIndex(options.method, n, q_column);
+  const Shape gathered{q_count, columns};
+  Array result;
+  if (IsDiscrete(options.method)) {
+    const Array clamped = where(index >= last, last, index);
+    result = detail::TakeAlongAxis(ordered, broadcast_to(clamped, gathered), 0);
+  } else {
+    // The neighbours below and above the index, within [0, n - 1] (NumPy's _get_indexes).
+    const Array above = index >= last;
+    const Array below = index < 0;
+    const Array floored = floor(index);
+    auto neighbour = [&](const Array& position) {
+      return broadcast_to(astype(where(below, 0, where(above, last, position)), DType::kInt64),
+                          gathered);
+    };
+    // A weak q keeps a float array's dtype; a float64 q array promotes it (and integers).
+    const DType result_dtype =
+        IsFloating(dtype) ? (scalar_q ? dtype : detail::PromoteTypes(dtype, DType::kFloat64))
+                          : DType::kFloat64;
+    const Array gamma = astype(Gamma(options.method, index), result_dtype);
+    result = astype(Lerp(detail::TakeAlongAxis(ordered, neighbour(floored), 0),
+                         detail::TakeAlongAxis(ordered, neighbour(floored + 1), 0), gamma),
+                    result_dtype);
+  }
+  if (skip) {
+    result = where(valid == 0, kNaN, result);  // A slice of NaNs.
+  } else if (IsFloating(dtype)) {
+    // NaNs sort last: a slice with one has NaN as its largest value.
+    result = where(isnan(detail::SliceAxis(ordered, 0, {.start = -1})), kNaN, result);
+  }
+  return Finish(result, scalar_q ? Shape{} : Shape{q_count}, axes, options.keepdims);
+}
+
+std::vector<double> CheckedQ(std::vector<double> q, double scale, const char* message) {
+  for (double& value : q) {
+    value /= scale;
+    if (!(value >= 0 && value <= 1)) ThrowInvalid(message);
+  }
+  return q;
+}
+
+constexpr const char* kQuantileRange = "Quantiles must be in the range [0, 1]";
+constexpr const char* kPercentileRange = "Percentiles must be in the range [0, 100]";
+
+}  // namespace
+
+Array nansum(const Array& a, const ReduceOptions& options) {
+  return IsInexact(a.dtype()) ? sum(Replaced(a, 0), options) : sum(a, options);
+}
+
+Array nanprod(const Array& a, const ReduceOptions& options) {
+  return IsInexact(a.dtype()) ? prod(Replaced(a, 1), options) : prod(a, options);
+}
+
+Array nanmean(const Array& a, const ReduceOptions& options) {
+  if (!IsInexact(a.dtype())) return mean(a, options);
+  RequireInexactDType(options);
+  const Array total = sum(Replaced(a, 0), options);
+  const Array count = CountValid(a, options.axis, options.keepdims);
+  return astype(total / count, options.dtype.value_or(a.dtype()));
+}
+
+Array nanvar(const Array& a, const ReduceOptions& options) {
+  if (!IsInexact(a.dtype())) return var(a, options);
+  RequireInexactDType(options);
+  const DType dtype = options.dtype.value_or(a.dtype());
+  const Array values = astype(a, dtype);
+  const Array mask = isnan(values);
+  const Array zeroed = where(mask, 0, values);
+  const ReduceOptions kept{.axis = options.axis, .keepdims = true};
+  const Array average = astype(sum(zeroed, kept) / CountValid(values, options.axis, true), dtype);
+  const Array centred = where(mask, 0, zeroed - average);
+  const Array squares = IsComplex(dtype) ? ClientOf(a).Ufunc("real", {centred * conjugate(centred)})
+                                         : centred * centred;
+  const Array total = sum(squares, {.axis = options.axis, .keepdims = options.keepdims});
+  const Array dof = CountValid(values, options.axis, options.keepdims) - options.ddof;
+  const Array variance = astype(total / dof, detail::RealOf(dtype));
+  return where(dof <= 0, kNaN, variance);
+}
+
+Array nanstd(const Array& a, const ReduceOptions& options) {
+  if (!IsInexact(a.dtype())) return ClientOf(a).Reduce("std", a, options);
+  return sqrt(nanvar(a, options));
+}
+
+Array nanmin(const Array& a, const ReduceOptions& options) { return NanExtreme(a, "min", options); }
+Array nanmax(const Array& a, const ReduceOptions& options) { return NanExtreme(a, "max", options); }
+Array nanargmin(const Array& a, const ReduceOptions& options) {
+  return NanArg(a, "argmin", options);
+}
+Array nanargmax(const Array& a, const ReduceOptions& options) {
+  return NanArg(a, "argmax", options);
+}
+
+Array nancumsum(const Array& a, std::optional<int64_t> axis, std::optional<DType> dtype) {
+  return IsInexact(a.dtype()) ? cumsum(Replaced(a, 0), axis, dtype) : cumsum(a, axis, dtype);
+}
+
+Array nancumprod(const Array& a, std::optional<int64_t> axis, std::optional<DType> dtype) {
+  ArrayOpOptions options{.dtype = dtype};
+  if (axis) options.axis = std::vector<int64_t>{*axis};
+  Client client = ClientOf(a);
+  if (!IsInexact(a.dtype())) return std::move(client.ArrayOp("cumprod", {a}, options).front());
+  return std::move(client.ArrayOp("cumprod", {Replaced(a, 1)}, options).front());
+}
+
+Array ptp(const Array& a, const ReduceOptions& options) {
+  const ReduceOptions shape{.axis = options.axis, .keepdims = options.keepdims};
+  return max(a, shape) - min(a, shape);
+}
+
+AverageResult average_returned(const Array& a, const AverageOptions& options) {
+  Client client = ClientOf(a);
+  const Shape& shape = a.shape();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::optional<std::vector<int64_t>> axes;
+  if (options.axis) axes = detail::NormalizeAxes(options.axis, rank);
+  if (options.weights == nullptr) {
+    Array average = mean(a, {.axis = axes, .keepdims = options.keepdims});
+    const double count = static_cast<double>(a.size()) / static_cast<double>(average.size());
+    Array count_array = client.Full(average.shape(), count, average.dtype());
+    return {std::move(average), std::move(count_array)};
+  }
+  const Array& w = *options.weights;
+  DType dtype = detail::PromoteTypes(a.dtype(), w.dtype());
+  if (!IsInexact(a.dtype())) dtype = detail::PromoteTypes(dtype, DType::kFloat64);
+  const Array* weights = &w;
+  Array spread_weights;
+  if (w.shape() != shape) {
+    if (!axes) ThrowInvalid("Axis must be specified when shapes of a and weights differ.");
+    Shape along;
+    for (int64_t d : *axes) along.push_back(shape[d]);
+    if (w.shape() != along) {
+      ThrowInvalid("Shape of weights must be consistent with shape of a along specified axis.");
+    }
+    // The weights' axes in a's order, with length-1 axes between them.
+    std::vector<int64_t> order(axes->size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(),
+              [&](int64_t i, int64_t j) { return (*axes)[i] < (*axes)[j]; });
+    Shape spread(static_cast<size_t>(rank), 1);
+    for (int64_t d : *axes) spread[d] = shape[d];
+    spread_weights = reshape(transpose(w, order), spread);
+    weights = &spread_weights;
+  }
+  const ReduceOptions reduce{.axis = axes, .keepdims = options.keepdims};
+  Array total = sum(*weights, {.axis = axes, .keepdims = options.keepdims, .dtype = dtype});
+  if (AnyTrue(total == 0.0)) ThrowInvalid("Weights sum to zero, can't be normalized");
+  Array average = sum(multiply(a, *weights, dtype), reduce) / total;
+  if (total.shape() != average.shape()) total = copy(broadcast_to(total, average.shape()));
+  return {std::move(average), std::move(total)};
+}
+
+Array average(const Array& a, const AverageOptions& options) {
+  return std::move(average_returned(a, options).average);
+}
+
+Array quantile(const Array& a, double q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ({q}, 1, kQuantileRange), true, options, false);
+}
+Array quantile(const Array& a, const std::vector<double>& q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ(q, 1, kQuantileRange), false, options, false);
+}
+Array percentile(const Array& a, double q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ({q}, 100, kPercentileRange), true, options, false);
+}
+Array percentile(const Array& a, const std::vector<double>& q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ(q, 100, kPercentileRange), false, options, false);
+}
+Array nanquantile(const Array& a, double q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ({q}, 1, kQuantileRange), true, options, true);
+}
+Array nanquantile(const Array& a, const std::vector<double>& q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ(q, 1, kQuantileRange), false, options, true);
+}
+Array nanpercentile(const Array& a, double q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ({q}, 100, kPercentileRange), true, options, true);
+}
+Array nanpercentile(const Array& a, const std::vector<double>& q, const QuantileOptions& options) {
+  return Quantile(a, CheckedQ(q, 100, kPercentileRange), false, options, true);
+}
+
+Array median(const Array& a, const std::optional<std::vector<int64_t>>& axis, bool keepdims) {
+  const AxesFirst axes = MoveReducedFirst(a, axis);
+  const Array ordered = ClientOf(a).Sort(axes.moved, 0);
+  // The middle one or two values (none of an empty axis: the mean of nothing is NaN).
+  const int64_t count = axes.count;
+  const Array middle = detail::SliceAxis(
+      ordered, 0, {.start = count == 0 ? 0 : (count - 1) / 2, .stop = count / 2 + 1});
+  Array result = mean(middle, {.axis = std::vector<int64_t>{0}});
+  if (IsInexact(a.dtype()) && count > 0) {
+    const Array largest = detail::SliceAxis(ordered, 0, {.start = -1});
+    result = where(isnan(reshape(largest, {ElementCount(axes.rest)})), kNaN, result);
+  }
+  return Finish(result, {}, axes, keepdims);
+}
+
+Array nanmedian(const Array& a, const std::optional<std::vector<int64_t>>& axis, bool keepdims) {
+  if (!IsFloating(a.dtype())) return median(a, axis, keepdims);
+  return Quantile(a, {0.5}, true, {.axis = axis, .keepdims = keepdims}, true);
+}
+
+namespace {
+
+// m as a 2-D array of `dtype` (NumPy's array(m, ndmin=2, dtype=dtype)).
+Array AsTwoD(const Array& m, DType dtype, const char* name) {
+  const Shape& shape = m.shape();
+  if (shape.size() > 2) ThrowInvalid(std::string(name) + " has more than 2 dimensions");
+  Shape two_d = shape;
+  while (two_d.size() < 2) two_d.insert(two_d.begin(), 1);
+  return reshape(astype(m, dtype), two_d);
+}
+
+// fweights or aweights as float64, checked as NumPy checks them.
+Array CheckedWeights(const Array& values, int64_t samples, const std::string& name) {
+  Array w = astype(values, DType::kFloat64);
+  if (name == "fweights" && !ClientOf(w).Download<bool>(all(w == rint(w))).front()) {
+    ThrowInvalid("fweights must be integer");
+  }
+  if (w.shape().size() > 1) ThrowInvalid("cannot handle multidimensional " + name);
+  if (w.shape().empty() || w.shape()[0] != samples) {
+    ThrowInvalid("incompatible numbers of samples and " + name);
+  }
+  if (AnyTrue(w < 0)) ThrowInvalid(name + " cannot be negative");
+  return w;
+}
+
+}  // namespace
+
+Array cov(const Array& m, const CovOptions& options) {
+  Client client = ClientOf(m);
+  const bool complex_input =
+      IsComplex(m.dtype()) || (options.y != nullptr && IsComplex(options.y->dtype()));
+  const DType dtype = options.dtype.value_or(complex_input ? DType::kComplex128 : DType::kFloat64);
+  Array x = AsTwoD(m, dtype, "m");
+  if (!options.rowvar && m.shape().size() != 1) x = transpose(x);
+  if (x.shape()[0] == 0) return client.Empty({0, 0}, DType::kFloat64);
+  if (options.y != nullptr) {
+    Array y = AsTwoD(*options.y, dtype, "y");
+    if (!options.rowvar && y.shape()[0] != 1) y = transpose(y);
+    x = concatenate({x, y}, 0);
+  }
+  const int64_t ddof = options.ddof.value_or(options.bias ? 0 : 1);
+  const int64_t samples = x.shape()[1];
+  // The weights: fweights, aweights or their product.
+  Array f_w, a_w, product;
+  const Array* w = nullptr;
+  if (options.fweights != nullptr) {
+    f_w = CheckedWeights(*options.fweights, samples, "fweights");
+    w = &f_w;
+  }
+  if (options.aweights != nullptr) {
+    a_w = CheckedWeights(*options.aweights, samples, "aweights");
+    if (w != nullptr) product = f_w * a_w;
+    w = w != nullptr ? &product : &a_w;
+  }
+  AverageResult average = average_returned(x, {.axis = std::vector<int64_t>{1}, .weights = w});
+  double fact = static_cast<double>(samples - ddof);
+  if (w != nullptr) {
+    const Array w_sum = reshape(detail::SliceAxis(average.sum_of_weights, 0, {.stop = 1}), {});
+    if (ddof == 0) {
+      fact = detail::ReadScalar(w_sum);
+    } else if (options.aweights == nullptr) {
+      fact = detail::ReadScalar(w_sum - ddof);
+    } else {
+      fact = detail::ReadScalar(w_sum - ddof * sum(*w * a_w) / w_sum);
+    }
+  }
+  if (fact <= 0) fact = 0.0;  // NumPy warns "Degrees of freedom <= 0 for slice".
+  const Array centred = x - reshape(average.average, {x.shape()[0], 1});
+  const Array weighted = w != nullptr ? centred * *w : Array();
+  const Array other = transpose(w != nullptr ? weighted : centred);
+  const Array products = IsComplex(dtype) ? dot(centred, conjugate(other)) : dot(centred, other);
+  return squeeze(products * (1.0 / fact));
+}
+
+Array corrcoef(const Array& x, const Array* y, bool rowvar) {
+  const Array c = cov(x, {.y = y, .rowvar = rowvar});
+  if (c.shape().empty()) return c / c;
+  Client client = ClientOf(c);
+  const bool complex = IsComplex(c.dtype());
+  const Array diagonal_values = diagonal(c);
+  const Array stddev =
+      complex ? sqrt(client.Ufunc("real", {diagonal_values})) : sqrt(diagonal_values);
+  const int64_t n = stddev.shape()[0];
+  const Array scaled = c / reshape(stddev, {n, 1}) / reshape(stddev, {1, n});
+  if (!complex) return clip(scaled, -1, 1);
+  return clip(client.Ufunc("real", {scaled}), -1, 1) +
+         clip(client.Ufunc("imag", {scaled}), -1, 1) * std::complex<double>(0, 1);
+}
+
+}  // namespace arrayhub::client

@@ -1,0 +1,266 @@
+// The functions the C++ client composes from server ops (statistics.h, sets.h, histograms.h,
+// sorting.h, signal.h and Linalg's extras), on small random data each run: each result is
+// checked against a float64 reference computed here with plain loops, or against NumPy 2's
+// values and messages where a test names the NumPy expression. Inputs include NaNs, empty
+// arrays, axis=None, negative axes and non-contiguous views.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "arrayhub/arrayhub.h"
+#include "tests/support/client_expect.h"
+#include "tests/support/seeded_client_test.h"
+
+namespace arrayhub::testing {
+namespace {
+
+using client::Array;
+using client::DType;
+using client::Shape;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Equal values, NaN matching NaN, within a relative tolerance.
+void ExpectClose(const std::vector<double>& actual, const std::vector<double>& expected,
+                 double tolerance = 1e-12) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(actual[i])) << "at " << i << ": " << actual[i];
+    } else {
+      EXPECT_NEAR(actual[i], expected[i], tolerance * std::max(1.0, std::abs(expected[i])))
+          << "at " << i;
+    }
+  }
+}
+
+// NumPy's linear quantile of the values (NaN if one is NaN); empty values give NaN.
+double LinearQuantile(std::vector<double> values, double q) {
+  if (values.empty()) return kNaN;
+  for (double v : values) {
+    if (std::isnan(v)) return kNaN;
+  }
+  std::sort(values.begin(), values.end());
+  const double index = (static_cast<double>(values.size()) - 1) * q;
+  const auto below = static_cast<size_t>(std::floor(index));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  const double t = index - std::floor(index);
+  const double diff = values[above] - values[below];
+  return t >= 0.5 ? values[above] - diff * (1 - t) : values[below] + diff * t;
+}
+
+std::vector<double> WithoutNaN(const std::vector<double>& values) {
+  std::vector<double> kept;
+  for (double v : values) {
+    if (!std::isnan(v)) kept.push_back(v);
+  }
+  return kept;
+}
+
+class ComposedTest : public SeededClientTest {
+ protected:
+  // Column j of a C-order (rows, cols) matrix.
+  static std::vector<double> Column(const std::vector<double>& m, int64_t cols, int64_t j) {
+    std::vector<double> column;
+    for (size_t i = j; i < m.size(); i += cols) column.push_back(m[i]);
+    return column;
+  }
+  std::vector<int64_t> Ints(const Array& array) { return client().Download<int64_t>(array); }
+  Array Upload(const std::vector<double>& values, const Shape& shape) {
+    return client().Upload(values, shape);
+  }
+  Array UploadInts(const std::vector<int64_t>& values) {
+    return client().Upload(values, {static_cast<int64_t>(values.size())});
+  }
+};
+
+// --- statistics ------------------------------------------------------------------------------
+
+TEST_F(ComposedTest, NanReductionsSkipNaNs) {
+  std::vector<double> host = Random(20);
+  host[3] = host[7] = kNaN;
+  for (int64_t i = 0; i < 4; ++i) host[i * 5 + 4] = kNaN;  // Column 4: all NaN.
+  const Array a = Upload(host, {4, 5});
+  const std::vector<double> valid = WithoutNaN(host);
+  const double total = std::accumulate(valid.begin(), valid.end(), 0.0);
+  const double average = total / static_cast<double>(valid.size());
+  double squares = 0;
+  for (double v : valid) squares += (v - average) * (v - average);
+  ExpectClose(Get(client::nansum(a)), {total});
+  ExpectClose(Get(client::nanmean(a)), {average});
+  ExpectClose(Get(client::nanvar(a, {.ddof = 1})), {squares / (valid.size() - 1.0)});
+  ExpectClose(Get(client::nanstd(a)), {std::sqrt(squares / valid.size())});
+  ExpectClose(Get(client::nanmax(a)), {*std::max_element(valid.begin(), valid.end())});
+  // Per column (axis -2): column 4 is all NaN.
+  const client::ReduceOptions columns{.axis = std::vector<int64_t>{-2}};
+  std::vector<double> sums, means, mins;
+  for (int64_t j = 0; j < 5; ++j) {
+    const std::vector<double> v = WithoutNaN(Column(host, 5, j));
+    sums.push_back(std::accumulate(v.begin(), v.end(), 0.0));
+    means.push_back(v.empty() ? kNaN : sums.back() / v.size());
+    mins.push_back(v.empty() ? kNaN : *std::min_element(v.begin(), v.end()));
+  }
+  ExpectClose(Get(client::nansum(a, columns)), sums);
+  ExpectClose(Get(client::nanmean(a, columns)), means);
+  ExpectClose(Get(client::nanmin(a, columns)), mins);
+  // nanprod and the scans count NaN as the identity.
+  const Array small = Upload({2, kNaN, 3, kNaN}, {4});
+  ExpectClose(Get(client::nanprod(small)), {6});
+  ExpectClose(Get(client::nancumsum(small)), {2, 2, 5, 5});
+  ExpectClose(Get(client::nancumprod(small)), {2, 2, 6, 6});
+  EXPECT_EQ(Ints(client::nanargmax(small)), std::vector<int64_t>{2});
+  EXPECT_CLIENT_ERROR(client::nanargmin(a, columns), kInvalidArgument, "All-NaN slice encountered");
+  EXPECT_CLIENT_ERROR(client::nanmin(client().Empty({0, 3})), kInvalidArgument,
+                      "zero-size array to reduction operation fmin which has no identity");
+  EXPECT_CLIENT_ERROR(client::nanmean(a, {.dtype = DType::kInt64}), kInvalidArgument,
+                      "If a is inexact, then dtype must be inexact");
+  EXPECT_CLIENT_ERROR(client::nansum(a, {.axis = std::vector<int64_t>{2}}), kInvalidArgument,
+                      "axis 2 is out of bounds for array of dimension 2");
+  // Integers have no NaNs: the plain reductions, float32 kept for floats.
+  EXPECT_EQ(Ints(client::nansum(UploadInts({1, 2, 3}))), std::vector<int64_t>{6});
+  EXPECT_EQ(client::nanmean(client().Ones({3}, DType::kFloat32)).dtype(), DType::kFloat32);
+}
+
+TEST_F(ComposedTest, AveragePtpWithWeights) {
+  const std::vector<double> host = Random(12);
+  const Array a = Upload(host, {3, 4});
+  const std::vector<double> weights = {1, 2, 3, 4};
+  const Array w = Upload(weights, {4});
+  std::vector<double> expected, ranges;
+  for (int64_t i = 0; i < 3; ++i) {
+    double num = 0, den = 0, low = host[i * 4], high = host[i * 4];
+    for (int64_t j = 0; j < 4; ++j) {
+      num += host[i * 4 + j] * weights[j];
+      den += weights[j];
+      low = std::min(low, host[i * 4 + j]);
+      high = std::max(high, host[i * 4 + j]);
+    }
+    expected.push_back(num / den);
+    ranges.push_back(high - low);
+  }
+  const client::AverageResult r =
+      client::average_returned(a, {.axis = std::vector<int64_t>{-1}, .weights = &w});
+  ExpectClose(Get(r.average), expected);
+  ExpectClose(Get(r.sum_of_weights), {10, 10, 10});
+  ExpectClose(Get(client::ptp(a, {.axis = std::vector<int64_t>{1}})), ranges);
+  // Integers average in float64.
+  EXPECT_EQ(client::average(UploadInts({1, 2})).dtype(), DType::kFloat64);
+  const Array zeros = client().Zeros({4});
+  EXPECT_CLIENT_ERROR(client::average(a, {.axis = std::vector<int64_t>{1}, .weights = &zeros}),
+                      kInvalidArgument, "Weights sum to zero, can't be normalized");
+  EXPECT_CLIENT_ERROR(client::average(a, {.weights = &w}), kInvalidArgument,
+                      "Axis must be specified when shapes of a and weights differ.");
+  EXPECT_CLIENT_ERROR(client::average(a, {.axis = std::vector<int64_t>{0}, .weights = &w}),
+                      kInvalidArgument, "Shape of weights must be consistent");
+}
+
+TEST_F(ComposedTest, QuantilesMatchNumPysFormulas) {
+  std::vector<double> host = Random(30);
+  const Array a = Upload(host, {5, 6});
+  const Array at = client().Transpose(a);  // Non-contiguous (6, 5).
+  // axis=None, scalar q: one value.
+  ExpectClose(Get(client::quantile(a, 0.3)), {LinearQuantile(host, 0.3)});
+  ExpectClose(Get(client::median(a)), {LinearQuantile(host, 0.5)});
+  // Along a negative axis of the transposed view (the columns of a), q a vector.
+  const std::vector<double> qs = {0, 0.25, 0.9, 1};
+  std::vector<double> expected;
+  for (double q : qs) {
+    for (int64_t j = 0; j < 6; ++j) expected.push_back(LinearQuantile(Column(host, 6, j), q));
+  }
+  const Array r = client::quantile(at, qs, {.axis = std::vector<int64_t>{-1}});
+  EXPECT_EQ(r.shape(), (Shape{4, 6}));
+  ExpectClose(Get(r), expected);
+  std::vector<double> percent = qs;
+  for (double& p : percent) p *= 100;
+  ExpectClose(Get(client::percentile(at, percent, {.axis = std::vector<int64_t>{1}})), expected);
+  EXPECT_EQ(client::median(a, std::vector<int64_t>{0}, true).shape(), (Shape{1, 6}));
+  // NumPy: np.quantile([1, 2, 3, 4], 0.4, method=m) for the discrete and other methods.
+  const Array four = Upload({4, 1, 3, 2}, {4});
+  const std::vector<std::pair<std::string, double>> methods = {
+      {"lower", 2},
+      {"higher", 3},
+      {"nearest", 2},
+      {"midpoint", 2.5},
+      {"inverted_cdf", 2},
+      {"averaged_inverted_cdf", 2},
+      {"closest_observation", 2},
+      {"interpolated_inverted_cdf", 1.6},
+      {"hazen", 2.1},
+      {"weibull", 2.0},
+      {"median_unbiased", 2.0666666666666667},
+      {"normal_unbiased", 2.075}};
+  for (const auto& [method, value] : methods) {
+    ExpectClose(Get(client::quantile(four, 0.4, {.method = method})), {value});
+  }
+  // A weak q keeps float32; a NaN makes its slice NaN; integers interpolate in float64.
+  EXPECT_EQ(client::quantile(client().Ones({3}, DType::kFloat32), 0.5).dtype(), DType::kFloat32);
+  host[0] = kNaN;
+  const Array with_nan = Upload(host, {5, 6});
+  const std::vector<double> column0 = WithoutNaN(Column(host, 6, 0));
+  const Array q_nan = client::quantile(with_nan, 0.5, {.axis = std::vector<int64_t>{0}});
+  EXPECT_TRUE(std::isnan(Get(q_nan)[0]));
+  ExpectClose({Get(client::nanmedian(with_nan, std::vector<int64_t>{0}))[0]},
+              {LinearQuantile(column0, 0.5)});
+  ExpectClose(Get(client::nanpercentile(Upload({kNaN, 1, kNaN, 3}, {2, 2}), 50.0,
+                                        {.axis = std::vector<int64_t>{0}})),
+              {kNaN, 2});
+  ExpectClose(Get(client::median(UploadInts({1, 2, 4, 7}))), {3});
+  EXPECT_CLIENT_ERROR(client::quantile(a, 1.5), kInvalidArgument,
+                      "Quantiles must be in the range [0, 1]");
+  EXPECT_CLIENT_ERROR(client::percentile(a, -1.0), kInvalidArgument,
+                      "Percentiles must be in the range [0, 100]");
+  EXPECT_CLIENT_ERROR(client::quantile(a, 0.5, {.method = "bogus"}), kInvalidArgument,
+                      "'bogus' is not a valid method. Use one of: dict_keys(['inverted_cdf'");
+  EXPECT_CLIENT_ERROR(client::quantile(client().Empty({0}), 0.5), kInvalidArgument,
+                      "index -1 is out of bounds for axis 0 with size 0");
+  EXPECT_CLIENT_ERROR(client::median(a, std::vector<int64_t>{0, 0}), kInvalidArgument,
+                      "repeated axis");
+  // An empty nanquantile is NumPy's mean of nothing.
+  EXPECT_TRUE(std::isnan(Get(client::nanquantile(client().Empty({0}), 0.5))[0]));
+}
+
+TEST_F(ComposedTest, CovAndCorrcoef) {
+  const std::vector<double> host = Random(12);
+  const Array m = Upload(host, {3, 4});  // 3 variables, 4 observations.
+  std::vector<double> means(3, 0.0);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t k = 0; k < 4; ++k) means[i] += host[i * 4 + k] / 4;
+  }
+  std::vector<double> c(9, 0.0), r(9);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      for (int64_t k = 0; k < 4; ++k) {
+        c[i * 3 + j] += (host[i * 4 + k] - means[i]) * (host[j * 4 + k] - means[j]) / 3;
+      }
+    }
+  }
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      r[i * 3 + j] = std::clamp(c[i * 3 + j] / std::sqrt(c[i * 4] * c[j * 4]), -1.0, 1.0);
+    }
+  }
+  ExpectClose(Get(client::cov(m)), c);
+  ExpectClose(Get(client::cov(client().Transpose(m), {.rowvar = false})), c);
+  ExpectClose(Get(client::corrcoef(m)), r);
+  // Frequency weights of 1 and bias: the same as ddof 0.
+  const Array ones = client().Ones({4});
+  std::vector<double> biased = c;
+  for (double& value : biased) value *= 3.0 / 4.0;
+  ExpectClose(Get(client::cov(m, {.bias = true, .fweights = &ones})), biased);
+  ExpectClose(Get(client::cov(m, {.aweights = &ones})), c);
+  const Array halves = client().Full({4}, 0.5);
+  EXPECT_CLIENT_ERROR(client::cov(m, {.fweights = &halves}), kInvalidArgument,
+                      "fweights must be integer");
+  const Array negative = client().Full({4}, -1.0);
+  EXPECT_CLIENT_ERROR(client::cov(m, {.aweights = &negative}), kInvalidArgument,
+                      "aweights cannot be negative");
+  EXPECT_CLIENT_ERROR(client::cov(client().Zeros({2, 2, 2})), kInvalidArgument,
+                      "m has more than 2 dimensions");
+}
+
+}  // namespace
+}  // namespace arrayhub::testing
