@@ -262,5 +262,94 @@ TEST_F(ComposedTest, CovAndCorrcoef) {
                       "m has more than 2 dimensions");
 }
 
+// --- sorting and sets --------------------------------------------------------------------------
+
+TEST_F(ComposedTest, PartitionAndLexsort) {
+  const std::vector<double> host = Random(12);
+  const Array a = Upload(host, {3, 4});
+  const Array at = client().Transpose(a);  // (4, 3), non-contiguous.
+  // A partition of every kth is the sorted row (the server sorts the whole axis).
+  const std::vector<double> p = Get(client::partition(at, {1}, 0));
+  for (int64_t j = 0; j < 3; ++j) {
+    std::vector<double> row(host.begin() + j * 4, host.begin() + j * 4 + 4);
+    std::sort(row.begin(), row.end());
+    EXPECT_EQ(p[3 + j], row[1]);
+    for (int64_t i = 0; i < 4; ++i) {
+      EXPECT_EQ((p[i * 3 + j] <= row[1]), i <= 1);
+    }
+  }
+  const std::vector<int64_t> order = Ints(client::argpartition(a, {-1}, std::nullopt));
+  EXPECT_EQ(host[order.back()], *std::max_element(host.begin(), host.end()));
+  EXPECT_CLIENT_ERROR(client::partition(a, {4}), kInvalidArgument, "kth(=4) out of bounds (4)");
+  EXPECT_CLIENT_ERROR(client::partition(a, {0}, -3), kInvalidArgument,
+                      "axis -3 is out of bounds for array of dimension 2");
+  // NumPy: np.lexsort(([1, 5, 1, 4, 3], [4, 4, 1, 2, 2])) == [2, 4, 3, 0, 1].
+  const Array first = UploadInts({1, 5, 1, 4, 3});
+  const Array second = UploadInts({4, 4, 1, 2, 2});
+  EXPECT_EQ(Ints(client::lexsort({first, second})), (std::vector<int64_t>{2, 4, 3, 0, 1}));
+  EXPECT_CLIENT_ERROR(client::lexsort({}), kInvalidArgument,
+                      "need sequence of keys with len > 0 in lexsort");
+  const Array other = UploadInts({1, 2});
+  EXPECT_CLIENT_ERROR(client::lexsort({first, other}), kInvalidArgument,
+                      "all keys need to be the same shape");
+}
+
+TEST_F(ComposedTest, UniqueFlagsAndAxis) {
+  // NumPy: np.unique([3, 1, 3, nan, 2, nan, 1], return_index=True, return_inverse=True,
+  // return_counts=True).
+  const Array a = Upload({3, 1, 3, kNaN, 2, kNaN, 1}, {7});
+  const client::UniqueResult r =
+      client::unique(a, {.return_index = true, .return_inverse = true, .return_counts = true});
+  ExpectClose(Get(r.values), {1, 2, 3, kNaN});
+  EXPECT_EQ(Ints(r.index), (std::vector<int64_t>{1, 4, 0, 3}));
+  EXPECT_EQ(Ints(r.inverse), (std::vector<int64_t>{2, 0, 2, 3, 1, 3, 0}));
+  EXPECT_EQ(Ints(r.counts), (std::vector<int64_t>{2, 1, 2, 2}));
+  // equal_nan=False: each NaN its own value.
+  EXPECT_EQ(client::unique(a, {.return_counts = true, .equal_nan = false}).values.size(), 5);
+  // Rows of a 2-D integer array (axis 0), and its columns (axis -1) of the transposed view.
+  const Array m = client().Upload(std::vector<int64_t>{1, 0, 0, 2, 1, 0, 1, 0, 0, 0, 3, 4},
+                                  {4, 3});  // Rows [1 0 0], [2 1 0], [1 0 0], [0 3 4].
+  const client::UniqueResult rows = client::unique(
+      m, {.return_index = true, .return_inverse = true, .return_counts = true, .axis = 0});
+  EXPECT_EQ(rows.values.shape(), (Shape{3, 3}));
+  EXPECT_EQ(Ints(rows.values), (std::vector<int64_t>{0, 3, 4, 1, 0, 0, 2, 1, 0}));
+  EXPECT_EQ(Ints(rows.index), (std::vector<int64_t>{3, 0, 1}));
+  EXPECT_EQ(Ints(rows.inverse), (std::vector<int64_t>{1, 2, 1, 0}));
+  EXPECT_EQ(Ints(rows.counts), (std::vector<int64_t>{1, 2, 1}));
+  const client::UniqueResult columns = client::unique(client().Transpose(m), {.axis = -1});
+  EXPECT_EQ(Ints(columns.values), Ints(client().Transpose(rows.values)));
+  // Empty input.
+  const client::UniqueResult empty =
+      client::unique(client().Empty({0}), {.return_inverse = true, .return_counts = true});
+  EXPECT_EQ(empty.values.size(), 0);
+  EXPECT_EQ(empty.counts.size(), 0);
+  EXPECT_CLIENT_ERROR(client::unique(m, {.axis = 2}), kInvalidArgument,
+                      "axis 2 is out of bounds for array of dimension 2");
+}
+
+TEST_F(ComposedTest, SetOperations) {
+  const Array a = UploadInts({5, 1, 3, 3, 7, 1});
+  const Array b = UploadInts({3, 8, 1, 9});
+  EXPECT_EQ(Ints(client::union1d(a, b)), (std::vector<int64_t>{1, 3, 5, 7, 8, 9}));
+  EXPECT_EQ(Ints(client::intersect1d(a, b)), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(Ints(client::setdiff1d(a, b)), (std::vector<int64_t>{5, 7}));
+  EXPECT_EQ(Ints(client::setxor1d(a, b)), (std::vector<int64_t>{5, 7, 8, 9}));
+  // NumPy: np.intersect1d(a, b, return_indices=True) == ([1, 3], [1, 2], [2, 0]).
+  const client::IntersectResult r = client::intersect1d_indices(a, b);
+  EXPECT_EQ(Ints(r.values), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(Ints(r.indices1), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Ints(r.indices2), (std::vector<int64_t>{2, 0}));
+  // isin keeps element's shape (a non-contiguous 2-D view here), mixed dtypes promote.
+  const Array grid = client().Transpose(client().Reshape(a, {2, 3}));
+  const Array tests = Upload({3.0, 7.0}, {2});
+  EXPECT_EQ(client().Download<bool>(client::isin(grid, tests)),
+            (std::vector<bool>{false, true, false, true, true, false}));
+  EXPECT_EQ(client().Download<bool>(client::isin(grid, tests, true)),
+            (std::vector<bool>{true, false, true, false, false, true}));
+  EXPECT_EQ(client().Download<bool>(client::isin(a, client().Empty({0}))),
+            std::vector<bool>(6, false));
+  EXPECT_EQ(client::setxor1d(client().Empty({0}), client().Empty({0})).size(), 0);
+}
+
 }  // namespace
 }  // namespace arrayhub::testing

@@ -7,5 +7,7 @@
 #include "arrayhub/client.h"
 #include "arrayhub/functions.h"
 #include "arrayhub/operators.h"
+#include "arrayhub/sets.h"
+#include "arrayhub/sorting.h"
 #include "arrayhub/statistics.h"
 #include "arrayhub/ufuncs.h"
