@@ -351,5 +351,93 @@ TEST_F(ComposedTest, SetOperations) {
   EXPECT_EQ(client::setxor1d(client().Empty({0}), client().Empty({0})).size(), 0);
 }
 
+// --- histograms --------------------------------------------------------------------------------
+
+TEST_F(ComposedTest, BincountAndDigitize) {
+  const Array x = UploadInts({0, 1, 1, 3, 2, 1, 7});
+  EXPECT_EQ(Ints(client::bincount(x)), (std::vector<int64_t>{1, 3, 1, 1, 0, 0, 0, 1}));
+  const Array w = Upload({0.5, 1, 1, 1, 1, 1, 2}, {7});
+  ExpectClose(Get(client::bincount(x, &w, 10)), {0.5, 3, 1, 1, 0, 0, 0, 2, 0, 0});
+  EXPECT_EQ(Ints(client::bincount(client().Empty({0}, DType::kInt64), nullptr, 3)),
+            (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_CLIENT_ERROR(client::bincount(UploadInts({1, -1})), kInvalidArgument,
+                      "'list' argument must have no negative elements");
+  EXPECT_CLIENT_ERROR(client::bincount(Upload({1.0}, {1})), kInvalidArgument,
+                      "Cannot cast array data from dtype('float64') to dtype('int64') according "
+                      "to the rule 'safe'");
+  EXPECT_CLIENT_ERROR(client::bincount(client().Zeros({2, 2}, DType::kInt64)), kInvalidArgument,
+                      "object too deep for desired array");
+  // NumPy: np.digitize([0.2, 6.4, 3.0, 1.6, nan], [0, 1, 2.5, 4, 10]) == [1, 4, 3, 2, 5], and
+  // with right=True and decreasing bins.
+  const Array values = Upload({0.2, 6.4, 3.0, 1.6, kNaN}, {5});
+  const Array bins = Upload({0, 1, 2.5, 4, 10}, {5});
+  EXPECT_EQ(Ints(client::digitize(values, bins)), (std::vector<int64_t>{1, 4, 3, 2, 5}));
+  const Array edges = UploadInts({1, 2, 3});
+  EXPECT_EQ(Ints(client::digitize(UploadInts({1, 2, 3, 4}), edges, true)),
+            (std::vector<int64_t>{0, 1, 2, 3}));
+  const Array falling = Upload({10, 4, 2.5, 1, 0}, {5});
+  EXPECT_EQ(Ints(client::digitize(values, falling)), (std::vector<int64_t>{4, 1, 2, 3, 0}));
+  EXPECT_CLIENT_ERROR(client::digitize(values, Upload({1, 3, 2}, {3})), kInvalidArgument,
+                      "bins must be monotonically increasing or decreasing");
+}
+
+TEST_F(ComposedTest, HistogramCountsEdgesAndDensity) {
+  std::vector<double> host = Random(40);
+  host[5] = kNaN;  // Outside every bin: dropped.
+  const Array a = client().Transpose(Upload(host, {8, 5}));
+  const std::vector<double> valid = WithoutNaN(host);
+  const double low = -1.0, high = 1.0;
+  std::vector<int64_t> expected(4, 0);
+  for (double v : valid) {
+    if (v < low || v > high) continue;
+    expected[std::min<int64_t>(static_cast<int64_t>((v - low) / 0.5), 3)]++;
+  }
+  client::HistogramResult r = client::histogram(a, int64_t{4}, {.range = client::Range{-1, 1}});
+  EXPECT_EQ(Ints(r.counts), expected);
+  ExpectClose(Get(r.edges), {-1, -0.5, 0, 0.5, 1});
+  // Explicit edges, weights and density: NumPy's np.histogram([1, 2, 2, 3, 5], [1, 2, 4, 5],
+  // weights=[1, 1, 2, 1, 3], density=True) == [1/8, 3/16, 3/8].
+  const Array small = Upload({1, 2, 2, 3, 5}, {5});
+  const Array w = Upload({1, 1, 2, 1, 3}, {5});
+  r = client::histogram(small, std::vector<double>{1, 2, 4, 5}, {.weights = &w});
+  ExpectClose(Get(r.counts), {1, 4, 3});
+  r = client::histogram(small, std::vector<double>{1, 2, 4, 5}, {.density = true, .weights = &w});
+  ExpectClose(Get(r.counts), {1 / 8.0, 4 / 16.0, 3 / 8.0});
+  // Bins from the data's extremes; integers get float64 edges; one value is widened by 0.5.
+  r = client::histogram(UploadInts({3, 3}), int64_t{2});
+  EXPECT_EQ(Ints(r.counts), (std::vector<int64_t>{0, 2}));
+  ExpectClose(Get(r.edges), {2.5, 3, 3.5});
+  r = client::histogram(client().Empty({0}), int64_t{2});
+  EXPECT_EQ(Ints(r.counts), (std::vector<int64_t>{0, 0}));
+  ExpectClose(Get(r.edges), {0, 0.5, 1});
+  EXPECT_CLIENT_ERROR(client::histogram(a, int64_t{0}), kInvalidArgument,
+                      "`bins` must be positive, when an integer");
+  EXPECT_CLIENT_ERROR(client::histogram(a), kInvalidArgument,
+                      "autodetected range of [nan, nan] is not finite");
+  EXPECT_CLIENT_ERROR(client::histogram(a, int64_t{3}, {.range = client::Range{1, 0}}),
+                      kInvalidArgument, "max must be larger than min in range parameter.");
+  EXPECT_CLIENT_ERROR(client::histogram(a, std::vector<double>{0, 2, 1}), kInvalidArgument,
+                      "`bins` must increase monotonically, when an array");
+}
+
+TEST_F(ComposedTest, Histogram2d) {
+  // NumPy: np.histogram2d([0, 1, 1, 2, 3], [0, 0, 2, 1, 3], bins=2) counts [[2, 1], [1, 1]]
+  // with edges [0, 1.5, 3] on both axes.
+  const Array x = Upload({0, 1, 1, 2, 3}, {5});
+  const Array y = Upload({0, 0, 2, 1, 3}, {5});
+  client::Histogram2dResult r = client::histogram2d(x, y, int64_t{2});
+  ExpectClose(Get(r.counts), {2, 1, 1, 1});
+  ExpectClose(Get(r.x_edges), {0, 1.5, 3});
+  ExpectClose(Get(r.y_edges), {0, 1.5, 3});
+  const Array w = Upload({1, 2, 3, 4, 5}, {5});
+  r = client::histogram2d(x, y,
+                          {client::Bins{int64_t{1}}, client::Bins{std::vector<double>{0, 1, 4}}},
+                          {.density = true, .weights = &w});
+  // One x bin [0, 3], y bins [0, 1) and [1, 4]: weights 1 + 2 and 3 + 4 + 5, over 15 and areas.
+  ExpectClose(Get(r.counts), {3 / 15.0 / 3.0, 12 / 15.0 / 9.0});
+  EXPECT_CLIENT_ERROR(client::histogram2d(x, y, int64_t{-1}), kInvalidArgument,
+                      "`bins[0]` must be positive, when an integer");
+}
+
 }  // namespace
 }  // namespace arrayhub::testing

@@ -6,6 +6,7 @@
 #include "arrayhub/batch.h"
 #include "arrayhub/client.h"
 #include "arrayhub/functions.h"
+#include "arrayhub/histograms.h"
 #include "arrayhub/operators.h"
 #include "arrayhub/sets.h"
 #include "arrayhub/sorting.h"
