@@ -61,6 +61,18 @@ std::vector<double> WithoutNaN(const std::vector<double>& values) {
   return kept;
 }
 
+// C = A B of C-order (n, k) and (k, m) matrices.
+std::vector<double> HostMatmul(const std::vector<double>& a, const std::vector<double>& b,
+                               int64_t n, int64_t k, int64_t m) {
+  std::vector<double> c(n * m, 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < m; ++j) {
+      for (int64_t l = 0; l < k; ++l) c[i * m + j] += a[i * k + l] * b[l * m + j];
+    }
+  }
+  return c;
+}
+
 class ComposedTest : public SeededClientTest {
  protected:
   // Column j of a C-order (rows, cols) matrix.
@@ -437,6 +449,78 @@ TEST_F(ComposedTest, Histogram2d) {
   ExpectClose(Get(r.counts), {3 / 15.0 / 3.0, 12 / 15.0 / 9.0});
   EXPECT_CLIENT_ERROR(client::histogram2d(x, y, int64_t{-1}), kInvalidArgument,
                       "`bins[0]` must be positive, when an integer");
+}
+
+// --- linear algebra ----------------------------------------------------------------------------
+
+TEST_F(ComposedTest, PinvMatrixPowerRankCond) {
+  client::Linalg linalg = client().linalg();
+  const std::vector<double> host = Random(12);
+  const Array a = Upload(host, {4, 3});
+  // Full column rank: pinv(a) a is the identity and a pinv(a) a is a.
+  const std::vector<double> p = Get(linalg.Pinv(a));
+  ExpectClose(HostMatmul(p, host, 3, 4, 3), {1, 0, 0, 0, 1, 0, 0, 0, 1}, 1e-10);
+  ExpectClose(HostMatmul(HostMatmul(host, p, 4, 3, 4), host, 4, 4, 3), host, 1e-10);
+  // Powers of a non-contiguous square matrix: 3, 0 and -2.
+  const std::vector<double> square = Random(9);
+  const Array s = client().Transpose(Upload(square, {3, 3}));
+  std::vector<double> st(9);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 3; ++j) st[i * 3 + j] = square[j * 3 + i];
+  }
+  ExpectClose(Get(linalg.MatrixPower(s, 3)), HostMatmul(HostMatmul(st, st, 3, 3, 3), st, 3, 3, 3),
+              1e-10);
+  ExpectClose(Get(linalg.MatrixPower(s, 0)), {1, 0, 0, 0, 1, 0, 0, 0, 1});
+  const std::vector<double> inverse_square = Get(linalg.MatrixPower(s, -2));
+  ExpectClose(HostMatmul(inverse_square, HostMatmul(st, st, 3, 3, 3), 3, 3, 3),
+              {1, 0, 0, 0, 1, 0, 0, 0, 1}, 1e-8);
+  EXPECT_CLIENT_ERROR(linalg.MatrixPower(a, 2), kInvalidArgument,
+                      "Last 2 dimensions of the array must be square");
+  // Ranks, of a stack too.
+  EXPECT_EQ(Ints(linalg.MatrixRank(Upload({1, 2, 2, 4, 1, 0, 0, 1}, {2, 2, 2}))),
+            (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Ints(linalg.MatrixRank(Upload({0, 0}, {2}))), (std::vector<int64_t>{0}));
+  EXPECT_EQ(Ints(linalg.MatrixRank(a, 1e300)), (std::vector<int64_t>{0}));
+  // NumPy: cond([[1, 2], [3, 4]]) in the 2-norm and np.linalg.cond(..., 1) == 21.
+  const Array m = Upload({1, 2, 3, 4}, {2, 2});
+  ExpectClose(Get(linalg.Cond(m)), {14.933034373659268}, 1e-12);
+  ExpectClose(Get(linalg.Cond(m, "-2")), {1 / 14.933034373659268}, 1e-12);
+  ExpectClose(Get(linalg.Cond(m, "1")), {21}, 1e-12);
+  EXPECT_CLIENT_ERROR(linalg.Cond(Upload({1, 2}, {2})), kInvalidArgument,
+                      "1-dimensional array given. Array must be at least two-dimensional");
+}
+
+TEST_F(ComposedTest, MultiDotAndTensordotPairs) {
+  client::Linalg linalg = client().linalg();
+  const std::vector<double> v = Random(3), b = Random(12), c = Random(8), w = Random(2);
+  const Array va = Upload(v, {3}), ba = Upload(b, {3, 4}), ca = Upload(c, {4, 2}),
+              wa = Upload(w, {2});
+  const std::vector<double> vbc = HostMatmul(HostMatmul(v, b, 1, 3, 4), c, 1, 4, 2);
+  ExpectClose(Get(linalg.MultiDot({va, ba, ca})), vbc, 1e-12);
+  ExpectClose(Get(linalg.MultiDot({va, ba, ca, wa})), HostMatmul(vbc, w, 1, 2, 1), 1e-12);
+  EXPECT_EQ(linalg.MultiDot({va, ba, ca, wa}).shape(), Shape{});
+  EXPECT_CLIENT_ERROR(linalg.MultiDot({va}), kInvalidArgument, "Expecting at least two arrays.");
+  const Array cube = client().Zeros({2, 2, 2});
+  EXPECT_CLIENT_ERROR(linalg.MultiDot({va, cube, ca}), kInvalidArgument,
+                      "3-dimensional array given. Array must be two-dimensional");
+  // tensordot(x, y, axes=([0, -1], [2, 0])) of x (2, 3, 4) and y (4, 5, 2): shape (3, 5).
+  const std::vector<double> x = Random(24), y = Random(40);
+  const Array xa = Upload(x, {2, 3, 4}), ya = Upload(y, {4, 5, 2});
+  std::vector<double> expected(15, 0.0);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 5; ++j) {
+      for (int64_t p = 0; p < 2; ++p) {
+        for (int64_t q = 0; q < 4; ++q) {
+          expected[i * 5 + j] += x[(p * 3 + i) * 4 + q] * y[(q * 5 + j) * 2 + p];
+        }
+      }
+    }
+  }
+  const Array t = client::tensordot(xa, ya, {0, -1}, {2, 0});
+  EXPECT_EQ(t.shape(), (Shape{3, 5}));
+  ExpectClose(Get(t), expected, 1e-12);
+  EXPECT_CLIENT_ERROR(client::tensordot(xa, ya, {0}, {0}), kInvalidArgument,
+                      "shape-mismatch for sum");
 }
 
 }  // namespace

@@ -36,6 +36,10 @@ Array inner(const Array& a, const Operand& b, Precision precision = Precision::k
 Array outer(const Array& a, const Operand& b, Precision precision = Precision::kDefault);
 Array tensordot(const Array& a, const Operand& b, int64_t axes = 2,
                 Precision precision = Precision::kDefault);
+// numpy.tensordot(a, b, axes=(axes_a, axes_b)): the sum over the paired axes, by one matmul of
+// the operands' transposed and reshaped forms (src/linalg_extras.cc).
+Array tensordot(const Array& a, const Array& b, const std::vector<int64_t>& axes_a,
+                const std::vector<int64_t>& axes_b, Precision precision = Precision::kDefault);
 
 // Views (Client::Reshape, Transpose, ...): they share a's memory.
 Array reshape(const Array& a, const Shape& shape, Order order = Order::kC);
