@@ -73,6 +73,15 @@ std::vector<double> HostMatmul(const std::vector<double>& a, const std::vector<d
   return c;
 }
 
+// NumPy's full convolution of two sequences.
+std::vector<double> HostConvolve(const std::vector<double>& a, const std::vector<double>& v) {
+  std::vector<double> c(a.size() + v.size() - 1, 0.0);
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (size_t j = 0; j < v.size(); ++j) c[i + j] += a[i] * v[j];
+  }
+  return c;
+}
+
 class ComposedTest : public SeededClientTest {
  protected:
   // Column j of a C-order (rows, cols) matrix.
@@ -521,6 +530,80 @@ TEST_F(ComposedTest, MultiDotAndTensordotPairs) {
   ExpectClose(Get(t), expected, 1e-12);
   EXPECT_CLIENT_ERROR(client::tensordot(xa, ya, {0}, {0}), kInvalidArgument,
                       "shape-mismatch for sum");
+}
+
+// --- signal and numerics -----------------------------------------------------------------------
+
+TEST_F(ComposedTest, DiffTrapezoidCumulativeSum) {
+  const std::vector<double> host = Random(12);
+  const Array a = client().Transpose(Upload(host, {3, 4}));  // (4, 3), non-contiguous.
+  // Second differences along axis 0 of the view (the rows of host).
+  std::vector<double> expected;
+  for (int64_t k = 0; k < 2; ++k) {
+    for (int64_t j = 0; j < 3; ++j) {
+      const double* row = host.data() + j * 4 + k;
+      expected.push_back(row[2] - 2 * row[1] + row[0]);
+    }
+  }
+  ExpectClose(Get(client::diff(a, {.n = 2, .axis = 0})), expected, 1e-12);
+  // NumPy: np.diff([1, 4, 9], prepend=0, append=[20, 30]) == [1, 3, 5, 11, 10].
+  const Array zero = client().Full({}, 0.0);
+  const Array tail = Upload({20, 30}, {2});
+  ExpectClose(Get(client::diff(Upload({1, 4, 9}, {3}), {.prepend = &zero, .append = &tail})),
+              {1, 3, 5, 11, 10});
+  EXPECT_EQ(client().Download<bool>(
+                client::diff(client().Upload(std::vector<bool>{true, true, false}, {3}))),
+            (std::vector<bool>{false, true}));
+  EXPECT_CLIENT_ERROR(client::diff(a, {.n = -1}), kInvalidArgument,
+                      "order must be non-negative but got -1");
+  EXPECT_CLIENT_ERROR(client::diff(zero), kInvalidArgument,
+                      "diff requires input that is at least one dimensional");
+  // Trapezoids along the last axis, with dx and with sample points.
+  std::vector<double> areas, spaced;
+  const std::vector<double> xs = {0, 1, 3};
+  for (int64_t i = 0; i < 4; ++i) {
+    const double y0 = host[i], y1 = host[4 + i], y2 = host[8 + i];
+    areas.push_back(0.5 * ((y0 + y1) + (y1 + y2)) / 2);
+    spaced.push_back((y0 + y1) / 2 + 2 * (y1 + y2) / 2);
+  }
+  ExpectClose(Get(client::trapezoid(a, nullptr, 0.5)), areas, 1e-12);
+  const Array x = Upload(xs, {3});
+  ExpectClose(Get(client::trapezoid(a, &x, 1.0, -1)), spaced, 1e-12);
+  // cumulative_sum: include_initial puts a 0 first.
+  EXPECT_EQ(Ints(client::cumulative_sum(UploadInts({1, 2, 3}), std::nullopt, std::nullopt, true)),
+            (std::vector<int64_t>{0, 1, 3, 6}));
+  EXPECT_EQ(client::cumulative_sum(a, -2, std::nullopt, true).shape(), (Shape{5, 3}));
+  EXPECT_CLIENT_ERROR(client::cumulative_sum(a), kInvalidArgument,
+                      "For arrays which have more than one dimension ``axis`` argument is "
+                      "required.");
+}
+
+TEST_F(ComposedTest, ConvolveCorrelateInterp) {
+  // Integers directly (exact): NumPy's np.convolve([1, 2, 3], [0, 1, 5]) == [0, 1, 7, 13, 15].
+  const Array ints = UploadInts({1, 2, 3}), kernel = UploadInts({0, 1, 5});
+  EXPECT_EQ(Ints(client::convolve(ints, kernel)), (std::vector<int64_t>{0, 1, 7, 13, 15}));
+  EXPECT_EQ(Ints(client::convolve(ints, kernel, "same")), (std::vector<int64_t>{1, 7, 13}));
+  EXPECT_EQ(Ints(client::convolve(ints, kernel, "valid")), (std::vector<int64_t>{7}));
+  // np.correlate([1, 2, 3], [0, 1, 0.5], 'full') == [0.5, 2, 3.5, 3, 0].
+  ExpectClose(Get(client::correlate(ints, Upload({0, 1, 0.5}, {3}), "full")), {0.5, 2, 3.5, 3, 0});
+  // Long float operands go through the FFT.
+  const std::vector<double> a = Random(100), v = Random(60);
+  ExpectClose(Get(client::convolve(Upload(a, {100}), Upload(v, {60}))), HostConvolve(a, v), 1e-10);
+  EXPECT_CLIENT_ERROR(client::convolve(ints, client().Empty({0}, DType::kInt64)), kInvalidArgument,
+                      "v cannot be empty");
+  EXPECT_CLIENT_ERROR(client::convolve(ints, kernel, "bogus"), kInvalidArgument,
+                      "mode must be one of 'valid', 'same', or 'full' (got 'bogus')");
+  // NumPy: np.interp([-1, 0, 0.5, 2.5, 3, 9, nan], [0, 1, 3], [10, 20, 0]) ==
+  // [10, 10, 15, 5, 0, 0, nan]; with left=-1, right=99 the ends change.
+  const Array at = Upload({-1, 0, 0.5, 2.5, 3, 9, kNaN}, {7});
+  const Array xp = UploadInts({0, 1, 3}), fp = Upload({10, 20, 0}, {3});
+  ExpectClose(Get(client::interp(at, xp, fp)), {10, 10, 15, 5, 0, 0, kNaN});
+  ExpectClose(Get(client::interp(at, xp, fp, {.left = -1, .right = 99})),
+              {-1, 10, 15, 5, 0, 99, kNaN});
+  // Periodic: np.interp([-1, 4.5, 3.5], [0, 1, 3], [10, 20, 0], period=4) == [0, 15, 5].
+  ExpectClose(Get(client::interp(Upload({-1, 4.5, 3.5}, {3}), xp, fp, {.period = 4})), {0, 15, 5});
+  EXPECT_CLIENT_ERROR(client::interp(at, xp, Upload({1, 2}, {2})), kInvalidArgument,
+                      "fp and xp are not of the same length.");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "arrayhub/histograms.h"
 #include "arrayhub/operators.h"
 #include "arrayhub/sets.h"
+#include "arrayhub/signal.h"
 #include "arrayhub/sorting.h"
 #include "arrayhub/statistics.h"
 #include "arrayhub/ufuncs.h"
