@@ -606,5 +606,57 @@ TEST_F(ComposedTest, ConvolveCorrelateInterp) {
                       "fp and xp are not of the same length.");
 }
 
+TEST_F(ComposedTest, Einsum) {
+  const std::vector<double> x = Random(6), y = Random(12), z = Random(8), u = Random(10);
+  const Array xa = Upload(x, {2, 3}), ya = Upload(y, {3, 4}), za = Upload(z, {4, 2}),
+              ua = Upload(u, {2, 5});
+  const std::vector<double> xy = HostMatmul(x, y, 2, 3, 4);
+  ExpectClose(Get(client::einsum("ij,jk->ik", {xa, ya})), xy, 1e-12);
+  ExpectClose(Get(client::einsum("ij,jk", {xa, ya})), xy, 1e-12);  // Implicit output.
+  // A 4-operand chain in the greedy order, and its transpose through the output letters.
+  const std::vector<double> chain = HostMatmul(HostMatmul(xy, z, 2, 4, 2), u, 2, 2, 5);
+  ExpectClose(Get(client::einsum("ij,jk,kl,lm->im", {xa, ya, za, ua})), chain, 1e-12);
+  const Array chain_t = client::einsum("ij,jk,kl,lm->mi", {xa, ya, za, ua});
+  EXPECT_EQ(chain_t.shape(), (Shape{5, 2}));
+  ExpectClose({Get(chain_t)[1]}, {chain[5]}, 1e-12);
+  // Traces, diagonals, sums, outer products, transposes of a non-contiguous view.
+  const std::vector<double> s = Random(9);
+  const Array sa = client().Transpose(Upload(s, {3, 3}));
+  ExpectClose(Get(client::einsum("ii", {sa})), {s[0] + s[4] + s[8]}, 1e-12);
+  ExpectClose(Get(client::einsum("ii->i", {sa})), {s[0], s[4], s[8]});
+  ExpectClose(Get(client::einsum("ij->", {xa})), {std::accumulate(x.begin(), x.end(), 0.0)}, 1e-12);
+  ExpectClose(Get(client::einsum("ji", {sa})), s);  // Implicit: "ij" of the transposed view.
+  const Array x0 = client().GetItem(xa, {0}), y0 = client().GetItem(ya, {0});
+  const Array outer = client::einsum("i,j->ij", {x0, y0});
+  ExpectClose(Get(outer),
+              {x[0] * y[0], x[0] * y[1], x[0] * y[2], x[0] * y[3], x[1] * y[0], x[1] * y[1],
+               x[1] * y[2], x[1] * y[3], x[2] * y[0], x[2] * y[1], x[2] * y[2], x[2] * y[3]});
+  // Ellipses: batched matmul, with a size-1 batch broadcast.
+  const std::vector<double> b = Random(12);
+  const Array ba = Upload(b, {2, 2, 3});
+  const Array y1 = client().Reshape(ya, {1, 3, 4});
+  const Array batched = client::einsum("...ij,...jk->...ik", {ba, y1});
+  EXPECT_EQ(batched.shape(), (Shape{2, 2, 4}));
+  const std::vector<double> second = HostMatmul({b.begin() + 6, b.end()}, y, 2, 3, 4);
+  const std::vector<double> batched_values = Get(batched);
+  ExpectClose({batched_values.begin() + 8, batched_values.end()}, second, 1e-12);
+  // Integers stay exact and int64.
+  const Array ints = UploadInts({1, 2, 3});
+  EXPECT_EQ(Ints(client::einsum("i,i", {ints, ints})), std::vector<int64_t>{14});
+  EXPECT_CLIENT_ERROR(client::einsum("ij,jk->ik", {xa, za}), kInvalidArgument,
+                      "Size of label 'j' for operand 1 (4) does not match previous terms (3).");
+  EXPECT_CLIENT_ERROR(client::einsum("ij,jk->ik", {xa}), kInvalidArgument,
+                      "Number of einsum subscripts must be equal to the number of operands.");
+  EXPECT_CLIENT_ERROR(client::einsum("ijk", {xa}), kInvalidArgument,
+                      "Einstein sum subscript ijk does not contain the correct number of indices "
+                      "for operand 0.");
+  EXPECT_CLIENT_ERROR(client::einsum("i1", {xa}), kInvalidArgument,
+                      "Character 1 is not a valid symbol.");
+  EXPECT_CLIENT_ERROR(client::einsum("ij->iz", {xa}), kInvalidArgument,
+                      "Output character z did not appear in the input");
+  EXPECT_CLIENT_ERROR(client::einsum("ij->ii", {xa}), kInvalidArgument,
+                      "Output character i appeared more than once in the output.");
+}
+
 }  // namespace
 }  // namespace arrayhub::testing
