@@ -149,14 +149,4 @@ Array TakeAlongAxis(const Array& a, const Array& indices, int64_t axis) {
   return client.GetItem(a, index);
 }
 
-Array MoveAxis(const Array& a, int64_t axis, int64_t destination) {
-  const int64_t rank = static_cast<int64_t>(a.shape().size());
-  std::vector<int64_t> order;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d != axis) order.push_back(d);
-  }
-  order.insert(order.begin() + destination, axis);
-  return transpose(a, order);
-}
-
 }  // namespace arrayhub::client::detail

@@ -40,7 +40,5 @@ Array SliceAxis(const Array& a, int64_t axis, Slice slice);
 // numpy.take_along_axis(a, indices, axis): gathers by one fancy index, the other axes indexed
 // by aranges shaped to broadcast (NumPy's own construction).
 Array TakeAlongAxis(const Array& a, const Array& indices, int64_t axis);
-// `a` with `axis` moved to position `destination` (numpy.moveaxis for one axis; a view).
-Array MoveAxis(const Array& a, int64_t axis, int64_t destination);
 
 }  // namespace arrayhub::client::detail

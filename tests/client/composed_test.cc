@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -141,6 +142,12 @@ TEST_F(ComposedTest, NanReductionsSkipNaNs) {
                       "If a is inexact, then dtype must be inexact");
   EXPECT_CLIENT_ERROR(client::nansum(a, {.axis = std::vector<int64_t>{2}}), kInvalidArgument,
                       "axis 2 is out of bounds for array of dimension 2");
+  // Complex: NaN in either part; the variance is real.
+  const Array z = client().Upload(
+      std::vector<std::complex<double>>{{1, 1}, {kNaN, 0}, {3, 1}, {0, kNaN}}, {4});
+  const Array z_var = client::nanvar(z);
+  EXPECT_EQ(z_var.dtype(), DType::kFloat64);
+  ExpectClose(Get(z_var), {1});
   // Integers have no NaNs: the plain reductions, float32 kept for floats.
   EXPECT_EQ(Ints(client::nansum(UploadInts({1, 2, 3}))), std::vector<int64_t>{6});
   EXPECT_EQ(client::nanmean(client().Ones({3}, DType::kFloat32)).dtype(), DType::kFloat32);
@@ -168,8 +175,16 @@ TEST_F(ComposedTest, AveragePtpWithWeights) {
   ExpectClose(Get(r.average), expected);
   ExpectClose(Get(r.sum_of_weights), {10, 10, 10});
   ExpectClose(Get(client::ptp(a, {.axis = std::vector<int64_t>{1}})), ranges);
-  // Integers average in float64.
+  // Integers average in float64; weights promote with a as NumPy's result_type.
   EXPECT_EQ(client::average(UploadInts({1, 2})).dtype(), DType::kFloat64);
+  const Array f32 = client().Ones({3}, DType::kFloat32);
+  const Array w16 = client().Ones({3}, DType::kInt16), w64 = client().Ones({3}, DType::kInt64);
+  const Array wu8 = client().Ones({3}, DType::kUInt8), w8 = client().Ones({3}, DType::kInt8);
+  EXPECT_EQ(client::average(f32, {.weights = &w16}).dtype(), DType::kFloat32);
+  EXPECT_EQ(client::average(f32, {.weights = &w64}).dtype(), DType::kFloat64);
+  EXPECT_EQ(client::average(wu8, {.weights = &w8}).dtype(), DType::kFloat64);
+  EXPECT_EQ(client::isin(wu8, w8).dtype(), DType::kBool);
+  ExpectClose(Get(client::average(wu8, {.weights = &w8})), {1});
   const Array zeros = client().Zeros({4});
   EXPECT_CLIENT_ERROR(client::average(a, {.axis = std::vector<int64_t>{1}, .weights = &zeros}),
                       kInvalidArgument, "Weights sum to zero, can't be normalized");
@@ -230,6 +245,12 @@ TEST_F(ComposedTest, QuantilesMatchNumPysFormulas) {
                                         {.axis = std::vector<int64_t>{0}})),
               {kNaN, 2});
   ExpectClose(Get(client::median(UploadInts({1, 2, 4, 7}))), {3});
+  // NumPy: the median of nothing is NaN (with a warning); keepdims keeps the reduced axes.
+  EXPECT_TRUE(std::isnan(Get(client::median(client().Empty({0})))[0]));
+  EXPECT_EQ(client::quantile(a, std::vector<double>{0.5, 0.6},
+                             {.axis = std::vector<int64_t>{-1}, .keepdims = true})
+                .shape(),
+            (Shape{2, 5, 1}));
   EXPECT_CLIENT_ERROR(client::quantile(a, 1.5), kInvalidArgument,
                       "Quantiles must be in the range [0, 1]");
   EXPECT_CLIENT_ERROR(client::percentile(a, -1.0), kInvalidArgument,
@@ -428,6 +449,10 @@ TEST_F(ComposedTest, HistogramCountsEdgesAndDensity) {
   r = client::histogram(UploadInts({3, 3}), int64_t{2});
   EXPECT_EQ(Ints(r.counts), (std::vector<int64_t>{0, 2}));
   ExpectClose(Get(r.edges), {2.5, 3, 3.5});
+  // float32 data get float32 edges, compared in float32.
+  r = client::histogram(client().Upload(std::vector<float>{0, 1, 2, 3, 4, 0.1f}, {6}), int64_t{4});
+  EXPECT_EQ(Ints(r.counts), (std::vector<int64_t>{2, 1, 1, 2}));
+  EXPECT_EQ(client().Download<float>(r.edges), (std::vector<float>{0, 1, 2, 3, 4}));
   r = client::histogram(client().Empty({0}), int64_t{2});
   EXPECT_EQ(Ints(r.counts), (std::vector<int64_t>{0, 0}));
   ExpectClose(Get(r.edges), {0, 0.5, 1});
