@@ -143,8 +143,8 @@ TEST_F(ComposedTest, NanReductionsSkipNaNs) {
   EXPECT_CLIENT_ERROR(client::nansum(a, {.axis = std::vector<int64_t>{2}}), kInvalidArgument,
                       "axis 2 is out of bounds for array of dimension 2");
   // Complex: NaN in either part; the variance is real.
-  const Array z = client().Upload(
-      std::vector<std::complex<double>>{{1, 1}, {kNaN, 0}, {3, 1}, {0, kNaN}}, {4});
+  const Array z =
+      client().Upload(std::vector<std::complex<double>>{{1, 1}, {kNaN, 0}, {3, 1}, {0, kNaN}}, {4});
   const Array z_var = client::nanvar(z);
   EXPECT_EQ(z_var.dtype(), DType::kFloat64);
   ExpectClose(Get(z_var), {1});
