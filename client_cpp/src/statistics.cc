@@ -81,6 +81,27 @@ Array NanArg(const Array& a, std::string_view op, const ReduceOptions& options) 
   return client.Reduce(op, Replaced(a, op == "argmin" ? kInf : -kInf), options);
 }
 
+// Weights of the shape of a's `axes` (normalized; absent: axis=None), checked as NumPy checks
+// them, with their axes in a's order and length-1 axes between them (numpy.average's and
+// numpy.quantile's reshape).
+Array SpreadWeights(const Array& a, const Array& w,
+                    const std::optional<std::vector<int64_t>>& axes) {
+  if (!axes) ThrowInvalid("Axis must be specified when shapes of a and weights differ.");
+  const Shape& shape = a.shape();
+  Shape along;
+  for (int64_t d : *axes) along.push_back(shape[d]);
+  if (w.shape() != along) {
+    ThrowInvalid("Shape of weights must be consistent with shape of a along specified axis.");
+  }
+  std::vector<int64_t> order(axes->size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](int64_t i, int64_t j) { return (*axes)[i] < (*axes)[j]; });
+  Shape spread(shape.size(), 1);
+  for (int64_t d : *axes) spread[d] = shape[d];
+  return reshape(transpose(w, order), spread);
+}
+
 // -- Quantiles -------------------------------------------------------------------------------
 
 // NumPy's methods, in its dict's order (its error message lists them so).
@@ -190,10 +211,91 @@ Array Lerp(const Array& a, const Array& b, const Array& t) {
   return where(t >= 0.5, b - diff * (1 - t), a + diff * t);
 }
 
+// The quantiles of the sorted (count, columns) slices by NumPy's formulas for `method`, each
+// slice counting `valid` values; continuous methods interpolate in `result_dtype`.
+Array FormulaPick(const Array& ordered, const Array& valid, const std::vector<double>& q,
+                  const std::string& method, DType result_dtype) {
+  Client client = ClientOf(ordered);
+  const auto q_count = static_cast<int64_t>(q.size());
+  const Array q_column = client.Upload(q, {q_count, 1});
+  const Array n = astype(valid, DType::kFloat64);
+  const Array last = maximum(valid - 1, 0);
+  const Array index = VirtualIndex(method, n, q_column);
+  const Shape gathered{q_count, ordered.shape()[1]};
+  if (IsDiscrete(method)) {
+    const Array clamped = where(index >= last, last, index);
+    return detail::TakeAlongAxis(ordered, broadcast_to(clamped, gathered), 0);
+  }
+  // The neighbours below and above the index, within [0, n - 1] (NumPy's _get_indexes).
+  const Array above = index >= last;
+  const Array below = index < 0;
+  const Array floored = floor(index);
+  auto neighbour = [&](const Array& position) {
+    return broadcast_to(astype(where(below, 0, where(above, last, position)), DType::kInt64),
+                        gathered);
+  };
+  const Array gamma = astype(Gamma(method, index), result_dtype);
+  return astype(Lerp(detail::TakeAlongAxis(ordered, neighbour(floored), 0),
+                     detail::TakeAlongAxis(ordered, neighbour(floored + 1), 0), gamma),
+                result_dtype);
+}
+
+// The quantiles' weights broadcast to a's shape, checked as NumPy checks them.
+Array CheckedWeights(const Array& a, const Array& w, const QuantileOptions& options) {
+  if (options.method != "inverted_cdf") {
+    ThrowInvalid("Only method 'inverted_cdf' supports weights. Got: " + options.method + ".");
+  }
+  Array spread;
+  if (w.shape() == a.shape()) {
+    spread = reshape(w, a.shape());
+  } else {
+    std::optional<std::vector<int64_t>> axes;
+    if (options.axis) {
+      axes = detail::NormalizeAxes(options.axis, static_cast<int64_t>(a.shape().size()));
+    }
+    spread = broadcast_to(SpreadWeights(a, w, axes), a.shape());
+  }
+  if (AnyTrue(spread < 0)) ThrowInvalid("Weights must be non-negative.");
+  return spread;
+}
+
+// NumPy's weighted inverted_cdf: per slice, the first sorted value whose share of the cumulative
+// weight reaches each q (a count of the cdf values below q). With skip_nan, NaNs (sorted last)
+// weigh nothing. Whether a slice's weights sum to zero or NaN is read back.
+Array WeightedPick(const Array& ordered, const Array& weights, const std::vector<double>& q,
+                   bool skip_nan) {
+  Client client = ClientOf(ordered);
+  const Array nan = isnan(ordered);
+  Array zeroed;
+  const Array* counted = &weights;
+  if (skip_nan) {
+    zeroed = where(nan, 0, weights);
+    counted = &zeroed;
+  }
+  const Array running = cumsum(*counted, 0, DType::kFloat64);
+  const Array cdf = running / detail::SliceAxis(running, 0, {.start = -1});
+  Array bad = isnan(detail::SliceAxis(cdf, 0, {.start = -1}));
+  if (skip_nan) {
+    bad = logical_and(bad,
+                      logical_not(all(nan, {.axis = std::vector<int64_t>{0}, .keepdims = true})));
+  }
+  if (AnyTrue(bad)) ThrowInvalid("Weights included NaN, inf or were all zero.");
+  // Leading zero weights: a cdf of 0 must not match q = 0 (NumPy sets those to -1).
+  const Array lifted = where(cdf == 0, -1, cdf);
+  const auto q_count = static_cast<int64_t>(q.size());
+  const Array q_column = client.Upload(q, {q_count, 1, 1});
+  const Array below = expand_dims(lifted, {0}) < q_column;
+  const Array index = minimum(sum(below, {.axis = std::vector<int64_t>{1}, .dtype = DType::kInt64}),
+                              ordered.shape()[0] - 1);
+  return detail::TakeAlongAxis(ordered, index, 0);
+}
+
 Array Quantile(const Array& a, const std::vector<double>& q, bool scalar_q,
                const QuantileOptions& options, bool skip_nan) {
   const DType dtype = a.dtype();
   if (IsComplex(dtype)) ThrowInvalid("a must be an array of real numbers");
+  Array weights;
+  if (options.weights != nullptr) weights = CheckedWeights(a, *options.weights, options);
   const bool skip = skip_nan && IsFloating(dtype);
   if (skip && a.size() == 0) {  // NumPy's: the mean of nothing.
     return nanmean(a, {.axis = options.axis, .keepdims = options.keepdims});
@@ -204,46 +306,29 @@ Array Quantile(const Array& a, const std::vector<double>& q, bool scalar_q,
   }
   CheckMethod(options.method);
   Client client = ClientOf(a);
-  const int64_t q_count = static_cast<int64_t>(q.size());
-  const int64_t columns = ElementCount(axes.rest);
-  const Array ordered = client.Sort(axes.moved, 0);
-  const Array q_column = client.Upload(q, {q_count, 1});
+  Array ordered, sorted_weights;
+  if (weights) {
+    const Array order = client.Argsort(axes.moved, 0);
+    ordered = detail::TakeAlongAxis(axes.moved, order, 0);
+    sorted_weights = detail::TakeAlongAxis(MoveReducedFirst(weights, options.axis).moved, order, 0);
+  } else {
+    ordered = client.Sort(axes.moved, 0);
+  }
   // Each slice's count of values: all of them, or its non-NaN ones (sorted first).
   const Array valid =
       skip ? CountValid(ordered, std::vector<int64_t>{0}, true) : client.Full({1, 1}, axes.count);
-  const Array n = astype(valid, DType::kFloat64);
-  const Array last = maximum(valid - 1, 0);
-  const Array index = VirtualIndex(options.method, n, q_column);
-  const Shape gathered{q_count, columns};
-  Array result;
-  if (IsDiscrete(options.method)) {
-    const Array clamped = where(index >= last, last, index);
-    result = detail::TakeAlongAxis(ordered, broadcast_to(clamped, gathered), 0);
-  } else {
-    // The neighbours below and above the index, within [0, n - 1] (NumPy's _get_indexes).
-    const Array above = index >= last;
-    const Array below = index < 0;
-    const Array floored = floor(index);
-    auto neighbour = [&](const Array& position) {
-      return broadcast_to(astype(where(below, 0, where(above, last, position)), DType::kInt64),
-                          gathered);
-    };
-    // A weak q keeps a float array's dtype; a float64 q array promotes it (and integers).
-    const DType result_dtype =
-        IsFloating(dtype) ? (scalar_q ? dtype : detail::PromoteTypes(dtype, DType::kFloat64))
-                          : DType::kFloat64;
-    const Array gamma = astype(Gamma(options.method, index), result_dtype);
-    result = astype(Lerp(detail::TakeAlongAxis(ordered, neighbour(floored), 0),
-                         detail::TakeAlongAxis(ordered, neighbour(floored + 1), 0), gamma),
-                    result_dtype);
-  }
+  // A weak q keeps a float array's dtype; a float64 q array promotes it (and integers).
+  Array result = weights ? WeightedPick(ordered, sorted_weights, q, skip)
+                         : FormulaPick(ordered, valid, q, options.method,
+                                       IsFloating(dtype) && scalar_q ? dtype : DType::kFloat64);
   if (skip) {
     result = where(valid == 0, kNaN, result);  // A slice of NaNs.
   } else if (IsFloating(dtype)) {
     // NaNs sort last: a slice with one has NaN as its largest value.
     result = where(isnan(detail::SliceAxis(ordered, 0, {.start = -1})), kNaN, result);
   }
-  return Finish(result, scalar_q ? Shape{} : Shape{q_count}, axes, options.keepdims);
+  return Finish(result, scalar_q ? Shape{} : Shape{static_cast<int64_t>(q.size())}, axes,
+                options.keepdims);
 }
 
 std::vector<double> CheckedQ(std::vector<double> q, double scale, const char* message) {
@@ -342,20 +427,7 @@ AverageResult average_returned(const Array& a, const AverageOptions& options) {
   const Array* weights = &w;
   Array spread_weights;
   if (w.shape() != shape) {
-    if (!axes) ThrowInvalid("Axis must be specified when shapes of a and weights differ.");
-    Shape along;
-    for (int64_t d : *axes) along.push_back(shape[d]);
-    if (w.shape() != along) {
-      ThrowInvalid("Shape of weights must be consistent with shape of a along specified axis.");
-    }
-    // The weights' axes in a's order, with length-1 axes between them.
-    std::vector<int64_t> order(axes->size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(),
-              [&](int64_t i, int64_t j) { return (*axes)[i] < (*axes)[j]; });
-    Shape spread(static_cast<size_t>(rank), 1);
-    for (int64_t d : *axes) spread[d] = shape[d];
-    spread_weights = reshape(transpose(w, order), spread);
+    spread_weights = SpreadWeights(a, w, axes);
     weights = &spread_weights;
   }
   const ReduceOptions reduce{.axis = axes, .keepdims = options.keepdims};

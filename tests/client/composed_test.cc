@@ -261,6 +261,24 @@ TEST_F(ComposedTest, QuantilesMatchNumPysFormulas) {
                       "index -1 is out of bounds for axis 0 with size 0");
   EXPECT_CLIENT_ERROR(client::median(a, std::vector<int64_t>{0, 0}), kInvalidArgument,
                       "repeated axis");
+  // Weights (inverted_cdf): NumPy's np.quantile([[1, 2, 3, 4], [4, 3, nan, 1]], [0.2, 0.5],
+  // axis=1, method='inverted_cdf', weights=[1, 0, 2, 1]) == [[1, nan], [3, nan]] and
+  // np.nanquantile of the same is [[1, 1], [3, 1]].
+  const Array rows = Upload({1, 2, 3, 4, 4, 3, kNaN, 1}, {2, 4});
+  const Array w = Upload({1, 0, 2, 1}, {4});
+  const client::QuantileOptions weighted{
+      .axis = std::vector<int64_t>{1}, .method = "inverted_cdf", .weights = &w};
+  ExpectClose(Get(client::quantile(rows, {0.2, 0.5}, weighted)), {1, kNaN, 3, kNaN});
+  ExpectClose(Get(client::nanquantile(rows, {0.2, 0.5}, weighted)), {1, 1, 3, 1});
+  EXPECT_CLIENT_ERROR(client::quantile(rows, 0.5, {.axis = std::vector<int64_t>{1}, .weights = &w}),
+                      kInvalidArgument,
+                      "Only method 'inverted_cdf' supports weights. Got: linear.");
+  const Array zero_weights = client().Zeros({4});
+  EXPECT_CLIENT_ERROR(
+      client::quantile(
+          rows, 0.5,
+          {.axis = std::vector<int64_t>{1}, .method = "inverted_cdf", .weights = &zero_weights}),
+      kInvalidArgument, "Weights included NaN, inf or were all zero.");
   // An empty nanquantile is NumPy's mean of nothing.
   EXPECT_TRUE(std::isnan(Get(client::nanquantile(client().Empty({0}), 0.5))[0]));
 }

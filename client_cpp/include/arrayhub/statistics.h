@@ -63,6 +63,10 @@ struct QuantileOptions {
   std::optional<std::vector<int64_t>> axis{};  // Absent: the flattened array.
   std::string method = "linear";
   bool keepdims = false;
+  // Method inverted_cdf only: non-negative weights of a's shape, or of the reduced axes' shape
+  // (a stable argsort and a count of the cumulative weights below each q per slice; whether a
+  // weight is negative or a slice's weights sum to zero is read back).
+  const Array* weights = nullptr;
 };
 Array quantile(const Array& a, double q, const QuantileOptions& options = {});
 Array quantile(const Array& a, const std::vector<double>& q, const QuantileOptions& options = {});
