@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <utility>
 
 namespace arrayhub::client::detail {
@@ -113,6 +114,28 @@ DType PromoteTypes(DType a, DType b) {
     default:
       return b;
   }
+}
+
+Array CountValid(const Array& a, const std::optional<std::vector<int64_t>>& axis, bool keepdims) {
+  return sum(logical_not(isnan(a)), {.axis = axis, .keepdims = keepdims, .dtype = DType::kInt64});
+}
+
+Array SpreadWeights(const Array& a, const Array& w,
+                    const std::optional<std::vector<int64_t>>& axes) {
+  if (!axes) ThrowInvalid("Axis must be specified when shapes of a and weights differ.");
+  const Shape& shape = a.shape();
+  Shape along;
+  for (int64_t d : *axes) along.push_back(shape[d]);
+  if (w.shape() != along) {
+    ThrowInvalid("Shape of weights must be consistent with shape of a along specified axis.");
+  }
+  std::vector<int64_t> order(axes->size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](int64_t i, int64_t j) { return (*axes)[i] < (*axes)[j]; });
+  Shape spread(shape.size(), 1);
+  for (int64_t d : *axes) spread[d] = shape[d];
+  return reshape(transpose(w, order), spread);
 }
 
 bool AnyTrue(const Array& mask) { return ClientOf(mask).Download<bool>(any(mask)).front(); }

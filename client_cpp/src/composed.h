@@ -29,6 +29,14 @@ DType PromoteTypes(DType a, DType b);
 // The real dtype of a complex one (float64 for complex128); others unchanged.
 DType RealOf(DType dtype);
 
+// The number of non-NaN elements per slice (int64).
+Array CountValid(const Array& a, const std::optional<std::vector<int64_t>>& axis, bool keepdims);
+// Weights of the shape of a's `axes` (normalized; absent: axis=None), checked as NumPy checks
+// them, with their axes in a's order and length-1 axes between them (numpy.average's and
+// numpy.quantile's reshape).
+Array SpreadWeights(const Array& a, const Array& w,
+                    const std::optional<std::vector<int64_t>>& axes);
+
 // Whether any element of `mask` is true: one bool read back (the queue is sent first).
 bool AnyTrue(const Array& mask);
 // The values of 0-d arrays, as float64, in one round trip.

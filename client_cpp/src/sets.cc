@@ -93,9 +93,12 @@ Array InverseOf(const Runs& runs, const Shape& shape) {
 UniqueResult unique(const Array& a, const UniqueOptions& options) {
   Client client = ClientOf(a);
   const bool extras = options.return_index || options.return_inverse || options.return_counts;
-  if (!options.axis && !extras && options.equal_nan) return {.values = client.Unique(a)};
-  Runs runs;
   UniqueResult result;
+  if (!options.axis && !extras && options.equal_nan) {
+    result.values = client.Unique(a);  // One server op.
+    return result;
+  }
+  Runs runs;
   Shape shape;
   int64_t size = 0;
   if (!options.axis) {

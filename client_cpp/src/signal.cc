@@ -56,7 +56,8 @@ Array FullConvolution(const Array& a, const Array& v) {
   const DType dtype = a.dtype();
   if (detail::IsInexact(dtype) && std::min(n, m) > kDirectKernel &&
       length * std::min(n, m) > kDirectProducts) {
-    const FftOptions options{.s = std::vector<int64_t>{length}};
+    FftOptions options;
+    options.s = std::vector<int64_t>{length};
     if (detail::IsComplex(dtype)) {
       const Array product = client.Fft("fft", a, options) * client.Fft("fft", v, options);
       return astype(client.Fft("ifft", product, options), dtype);
