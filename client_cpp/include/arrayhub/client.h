@@ -743,6 +743,24 @@ class Linalg {
   // Without rcond, NumPy's default: eps(float64) * max(m, n).
   LstsqResult Lstsq(const Array& a, const Array& b, std::optional<double> rcond = std::nullopt);
 
+  // Composed from the routines above on the server (linalg_extras.cc), as numpy.linalg's:
+  // the Moore-Penrose pseudo-inverse from the SVD, singular values at most rcond times the
+  // largest counted as zero;
+  Array Pinv(const Array& a, double rcond = 1e-15);
+  // a multiplied by itself n times by repeated squaring (the inverse's powers for a negative n,
+  // the identity for 0);
+  Array MatrixPower(const Array& a, int64_t n);
+  // the number of singular values above tol (default: the largest times max(M, N) times the
+  // dtype's eps), int64; of a vector or scalar, whether one element is nonzero;
+  Array MatrixRank(const Array& a, std::optional<double> tol = std::nullopt);
+  // the condition number in the norm p (Norm's ord; "": the 2-norm from the singular values,
+  // as "2" and "-2"), else norm(x, p) * norm(inv(x), p): a singular matrix throws there, where
+  // NumPy answers inf;
+  Array Cond(const Array& x, const std::string& p = "");
+  // the product of two or more matrices in the cheapest order (the first and last may be 1-D,
+  // as a row and a column vector): one matmul per product.
+  Array MultiDot(const std::vector<std::reference_wrapper<const Array>>& arrays);
+
  private:
   friend class Client;
   explicit Linalg(Client& client) : client_(&client) {}

@@ -36,6 +36,16 @@ Array inner(const Array& a, const Operand& b, Precision precision = Precision::k
 Array outer(const Array& a, const Operand& b, Precision precision = Precision::kDefault);
 Array tensordot(const Array& a, const Operand& b, int64_t axes = 2,
                 Precision precision = Precision::kDefault);
+// numpy.tensordot(a, b, axes=(axes_a, axes_b)): the sum over the paired axes, by one matmul of
+// the operands' transposed and reshaped forms (src/linalg_extras.cc).
+Array tensordot(const Array& a, const Array& b, const std::vector<int64_t>& axes_a,
+                const std::vector<int64_t>& axes_b, Precision precision = Precision::kDefault);
+// numpy.einsum(subscripts, *operands): implicit and explicit output, ellipses, repeated letters
+// (diagonals), size-1 broadcasting; contracted in NumPy's greedy einsum_path order, each pair by
+// one batched matmul on the server (src/einsum.cc), in the operands' result dtype. Argument
+// errors are einsum_path's messages.
+Array einsum(std::string_view subscripts,
+             const std::vector<std::reference_wrapper<const Array>>& operands);
 
 // Views (Client::Reshape, Transpose, ...): they share a's memory.
 Array reshape(const Array& a, const Shape& shape, Order order = Order::kC);

@@ -1,0 +1,72 @@
+// partition, argpartition and lexsort from the server's stable sort (sorting.h), as the Python
+// client composes them (client_python/arrayhub/_sorting.py).
+#include "arrayhub/sorting.h"
+
+#include <string>
+
+#include "composed.h"
+
+namespace arrayhub::client {
+namespace {
+
+// The length of the axis partitioned (the size for axis=None), with NumPy's axis message.
+int64_t AxisLength(const Array& a, std::optional<int64_t> axis) {
+  if (!axis) return a.size();
+  const Shape& shape = a.shape();
+  return shape[detail::NormalizeAxis(*axis, static_cast<int64_t>(shape.size()))];
+}
+
+void CheckKth(const std::vector<int64_t>& kth, int64_t length) {
+  if (length == 0) return;  // NumPy checks nothing against an empty axis.
+  for (int64_t k : kth) {
+    const int64_t position = k < 0 ? k + length : k;
+    if (position < 0 || position >= length) {
+      detail::ThrowInvalid("kth(=" + std::to_string(position) + ") out of bounds (" +
+                           std::to_string(length) + ")");
+    }
+  }
+}
+
+// The one place a selection op would go: the values (or indices) partitioned around kth.
+Array Partitioned(const Array& a, const std::vector<int64_t>& kth, std::optional<int64_t> axis,
+                  bool indices) {
+  Client client = detail::ClientOf(a);
+  if (indices && axis == -1 && a.shape().empty()) {  // NumPy's: a 0-d array as a 1-element one.
+    const Array one = client.Reshape(a, {1});
+    CheckKth(kth, 1);
+    return client.Argsort(one, 0);
+  }
+  CheckKth(kth, AxisLength(a, axis));
+  return indices ? client.Argsort(a, axis) : client.Sort(a, axis);
+}
+
+}  // namespace
+
+Array partition(const Array& a, const std::vector<int64_t>& kth, std::optional<int64_t> axis) {
+  return Partitioned(a, kth, axis, false);
+}
+
+Array argpartition(const Array& a, const std::vector<int64_t>& kth, std::optional<int64_t> axis) {
+  return Partitioned(a, kth, axis, true);
+}
+
+Array lexsort(const std::vector<std::reference_wrapper<const Array>>& keys, int64_t axis) {
+  if (keys.empty()) detail::ThrowInvalid("need sequence of keys with len > 0 in lexsort");
+  const Array& first = keys.front();
+  for (const Array& key : keys) {
+    if (key.shape() != first.shape()) detail::ThrowInvalid("all keys need to be the same shape");
+  }
+  Client client = detail::ClientOf(first);
+  const int64_t rank = static_cast<int64_t>(first.shape().size());
+  if (rank == 0) return client.Full({}, 0, DType::kInt64);
+  const int64_t d = detail::NormalizeAxis(axis, rank);
+  // One stable argsort per key, from the first key to the last (the primary one).
+  Array order = client.Argsort(first, d);
+  for (size_t i = 1; i < keys.size(); ++i) {
+    const Array reordered = detail::TakeAlongAxis(keys[i], order, d);
+    order = detail::TakeAlongAxis(order, client.Argsort(reordered, d), d);
+  }
+  return order;
+}
+
+}  // namespace arrayhub::client
