@@ -1,5 +1,5 @@
-// partition, argpartition and lexsort from the server's stable sort (sorting.h), as the Python
-// client composes them (client_python/arrayhub/_sorting.py).
+// partition and argpartition on the server's selection, lexsort from its stable sort
+// (sorting.h), as the Python client composes them (client_python/arrayhub/_sorting.py).
 #include "arrayhub/sorting.h"
 
 #include <string>
@@ -9,35 +9,14 @@
 namespace arrayhub::client {
 namespace {
 
-// The length of the axis partitioned (the size for axis=None), with NumPy's axis message.
-int64_t AxisLength(const Array& a, std::optional<int64_t> axis) {
-  if (!axis) return a.size();
-  const Shape& shape = a.shape();
-  return shape[detail::NormalizeAxis(*axis, static_cast<int64_t>(shape.size()))];
-}
-
-void CheckKth(const std::vector<int64_t>& kth, int64_t length) {
-  if (length == 0) return;  // NumPy checks nothing against an empty axis.
-  for (int64_t k : kth) {
-    const int64_t position = k < 0 ? k + length : k;
-    if (position < 0 || position >= length) {
-      detail::ThrowInvalid("kth(=" + std::to_string(position) + ") out of bounds (" +
-                           std::to_string(length) + ")");
-    }
-  }
-}
-
-// The one place a selection op would go: the values (or indices) partitioned around kth.
+// The values (or indices) partitioned around kth by the server's selection.
 Array Partitioned(const Array& a, const std::vector<int64_t>& kth, std::optional<int64_t> axis,
                   bool indices) {
   Client client = detail::ClientOf(a);
   if (indices && axis == -1 && a.shape().empty()) {  // NumPy's: a 0-d array as a 1-element one.
-    const Array one = client.Reshape(a, {1});
-    CheckKth(kth, 1);
-    return client.Argsort(one, 0);
+    return client.Argpartition(client.Reshape(a, {1}), kth, 0);
   }
-  CheckKth(kth, AxisLength(a, axis));
-  return indices ? client.Argsort(a, axis) : client.Sort(a, axis);
+  return indices ? client.Argpartition(a, kth, axis) : client.Partition(a, kth, axis);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
-// NumPy's partition, argpartition and lexsort, composed by the client from the server's stable
-// sort (src/sorting.cc). The server has no selection op yet: partition and argpartition sort the
-// whole axis, which is a valid partition for every kth (each kth element where a sort puts it,
-// smaller ones before, larger ones after), at a full sort's cost.
+// NumPy's partition, argpartition and lexsort as free functions (src/sorting.cc): partition and
+// argpartition are Client::Partition / Argpartition, the server's selection; lexsort is composed
+// from its stable sort.
 #pragma once
 
 #include <cstdint>
