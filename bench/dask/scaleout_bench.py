@@ -100,18 +100,24 @@ def numpy_run(n: int, chunk: int) -> dict[str, float]:
     return times
 
 
-def cluster_run(n: int, chunk: int, workers: int, plugin: distributed.WorkerPlugin,
-                backend: str, sync: Callable[[], None],
-                after_step: Callable[[str, da.Array], None] = lambda name, graph: None
-                ) -> dict[str, float]:
-    """The workload under a LocalCluster of `workers` single-threaded worker processes set up
-    by `plugin`, chunks made by the dask.array backend `backend`; `sync`, run on every worker,
-    waits for the work its tasks queued on the device."""
+def cluster_run(n: int, chunk: int, workers: int, backend: str, sync: Callable[[], None],
+                plugin: distributed.WorkerPlugin | None = None,
+                worker_class: type = distributed.Nanny,
+                after_step: Callable[[str, da.Array], None] = lambda name, graph: None,
+                describe: Callable[[], str] | None = None) -> dict[str, float]:
+    """The workload under a LocalCluster of `workers` single-threaded worker processes
+    (started by `worker_class`, set up by `plugin`), chunks made by the dask.array backend
+    `backend`; `sync`, run on every worker, waits for the work its tasks queued on the device;
+    `describe`, run on every worker once set up, says what it runs on."""
     times = {}
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, worker_dashboard_address=None) \
+                                  worker_class=worker_class, dashboard_address=None,
+                                  worker_dashboard_address=None) \
             as cluster, distributed.Client(cluster) as client:
-        client.register_plugin(plugin)
+        if plugin is not None:
+            client.register_plugin(plugin)
+        if describe is not None:
+            print(f"  workers: {sorted(client.run(describe).values())}")
 
         def finished(collection: da.Array) -> da.Array:
             # A task ends once its operations are queued (pipelined arrayhub clients, CUDA
@@ -155,25 +161,21 @@ def arrayhub_run(n: int, chunk: int, addresses: list[str]) -> tuple[dict[str, fl
         if name == "create":
             persisted.update(keys)
 
-    times = cluster_run(n, chunk, len(addresses),
-                        ah.dask.WorkerPlugin(dict(enumerate(addresses))), "arrayhub",
-                        ah.synchronize, count)
+    times = cluster_run(n, chunk, len(addresses), "arrayhub", ah.synchronize,
+                        plugin=ah.dask.WorkerPlugin(dict(enumerate(addresses))),
+                        after_step=count)
     return times, moves
 
 
-class PinGPU(distributed.WorkerPlugin):
-    """Gives each worker process one GPU (`{worker name: GPU index}`) by setting
-    CUDA_VISIBLE_DEVICES before CuPy (and so CUDA) starts in it, as dask_cuda's workers do."""
+class GPUNanny(distributed.Nanny):
+    """Starts worker `name` (LocalCluster numbers them 0, 1, ...) as a process that sees only
+    GPU `name`: CUDA_VISIBLE_DEVICES is in its environment from the start, as dask_cuda's
+    workers have it. (Setting it later, in a worker plugin, would come too late: importing
+    dask.array imports CuPy.)"""
 
-    name = "pin-gpu"
-
-    def __init__(self, gpus: dict[Any, int]) -> None:
-        self.gpus = gpus
-
-    def setup(self, worker: distributed.Worker) -> None:
-        if "cupy" in sys.modules:
-            raise RuntimeError("CuPy started in the worker before its GPU was chosen")
-        os.environ["CUDA_VISIBLE_DEVICES"] = str(self.gpus[worker.name])
+    def __init__(self, *args: Any, name: int, env: dict | None = None, **kwargs: Any) -> None:
+        env = {**(env or {}), "CUDA_VISIBLE_DEVICES": str(name)}
+        super().__init__(*args, name=name, env=env, **kwargs)
 
 
 def cupy_sync() -> None:
@@ -183,15 +185,16 @@ def cupy_sync() -> None:
 
 
 def cupy_device() -> str:
+    """The worker's GPU, to show that each worker has its own."""
     import cupy
 
-    return cupy.cuda.runtime.getDeviceProperties(0)["pciBusID"]
+    return f"PCI bus {cupy.cuda.runtime.getDeviceProperties(0)['pciBusID']}"
 
 
 def cupy_run(n: int, chunk: int, gpus: int) -> dict[str, float]:
     print(f"cupy chunks, LocalCluster of {gpus} worker processes, one GPU each:")
-    return cluster_run(n, chunk, gpus, PinGPU({i: i for i in range(gpus)}), "cupy",
-                       cupy_sync)
+    return cluster_run(n, chunk, gpus, "cupy", cupy_sync, worker_class=GPUNanny,
+                       describe=cupy_device)
 
 
 def move_costs(chunk: int, addresses: list[str]) -> None:
