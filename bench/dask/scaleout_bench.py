@@ -104,12 +104,14 @@ def cluster_run(n: int, chunk: int, workers: int, backend: str, sync: Callable[[
                 plugin: distributed.WorkerPlugin | None = None,
                 worker_class: type = distributed.Nanny,
                 after_step: Callable[[str, da.Array], None] = lambda name, graph: None,
-                describe: Callable[[], str] | None = None) -> dict[str, float]:
+                describe: Callable[[], str] | None = None,
+                rounds: int = 1) -> dict[str, float]:
     """The workload under a LocalCluster of `workers` single-threaded worker processes
     (started by `worker_class`, set up by `plugin`), chunks made by the dask.array backend
     `backend`; `sync`, run on every worker, waits for the work its tasks queued on the device;
-    `describe`, run on every worker once set up, says what it runs on."""
-    times = {}
+    `describe`, run on every worker once set up, says what it runs on. Runs the workload
+    `rounds` times on new random data each (new keys: nothing is reused) and answers the last
+    round's times: the rounds before warm up what a first use pays (kernel compiles, pools)."""
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                   worker_class=worker_class, dashboard_address=None,
                                   worker_dashboard_address=None) \
@@ -126,13 +128,18 @@ def cluster_run(n: int, chunk: int, workers: int, backend: str, sync: Callable[[
             client.run(sync)
             return collection
 
-        with dask.config.set({"array.backend": backend}):
-            x = da.random.default_rng(1).random((n, n), chunks=chunk)
-        x, times["create"] = timed("create", lambda: finished(x.persist()))
-        after_step("create", x)
-        for name, graph in steps(x).items():
-            _, times[name] = timed(name, lambda: finished(graph.persist()))
-            after_step(name, graph)
+        for round_ in range(rounds):
+            if rounds > 1:
+                print(f"  round {round_ + 1} of {rounds}"
+                      f"{' (warm-up)' if round_ < rounds - 1 else ''}:")
+            times = {}
+            with dask.config.set({"array.backend": backend}):
+                x = da.random.default_rng(1 + round_).random((n, n), chunks=chunk)
+            x, times["create"] = timed("create", lambda: finished(x.persist()))
+            after_step("create", x)
+            for name, graph in steps(x).items():
+                _, times[name] = timed(name, lambda: finished(graph.persist()))
+                after_step(name, graph)
     return times
 
 
@@ -146,7 +153,8 @@ def transfer_totals(addresses: list[str]) -> np.ndarray:
     return totals
 
 
-def arrayhub_run(n: int, chunk: int, addresses: list[str]) -> tuple[dict[str, float], dict]:
+def arrayhub_run(n: int, chunk: int, addresses: list[str],
+                 rounds: int = 1) -> tuple[dict[str, float], dict]:
     """The workload with one worker per daemon; also each step's tasks and chunk moves."""
     print(f"arrayhub chunks, LocalCluster of {len(addresses)} worker processes, "
           f"{len(addresses)} daemons:")
@@ -163,7 +171,7 @@ def arrayhub_run(n: int, chunk: int, addresses: list[str]) -> tuple[dict[str, fl
 
     times = cluster_run(n, chunk, len(addresses), "arrayhub", ah.synchronize,
                         plugin=ah.dask.WorkerPlugin(dict(enumerate(addresses))),
-                        after_step=count)
+                        after_step=count, rounds=rounds)
     return times, moves
 
 
@@ -188,13 +196,13 @@ def cupy_device() -> str:
     """The worker's GPU, to show that each worker has its own."""
     import cupy
 
-    return f"PCI bus {cupy.cuda.runtime.getDeviceProperties(0)['pciBusID']}"
+    return cupy.cuda.Device(0).pci_bus_id
 
 
-def cupy_run(n: int, chunk: int, gpus: int) -> dict[str, float]:
+def cupy_run(n: int, chunk: int, gpus: int, rounds: int = 1) -> dict[str, float]:
     print(f"cupy chunks, LocalCluster of {gpus} worker processes, one GPU each:")
     return cluster_run(n, chunk, gpus, "cupy", cupy_sync, worker_class=GPUNanny,
-                       describe=cupy_device)
+                       describe=cupy_device, rounds=rounds)
 
 
 def move_costs(chunk: int, addresses: list[str]) -> None:
@@ -255,6 +263,8 @@ def main() -> None:
     parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--daemons", type=int, default=3, help="CPU: daemons and workers")
     parser.add_argument("--gpus", type=int, default=2, help="CUDA: one daemon and worker each")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="rounds of the arrayhub and CuPy runs, the last one timed (2: one warm-up)")
     parser.add_argument("--latency-ms", type=float, default=None,
                         help="a proxy adding this delay each way in front of every daemon")
     args = parser.parse_args()
@@ -284,10 +294,10 @@ def main() -> None:
             # The graph-building process's own session (the collections' _meta).
             ah.set_default_client(ah.connect(direct[0]))
             if args.backend == "cuda":
-                reference, ref_times = "cupy", cupy_run(args.n, chunk, nodes)
+                reference, ref_times = "cupy", cupy_run(args.n, chunk, nodes, args.rounds)
             else:
                 reference, ref_times = "numpy", numpy_run(args.n, chunk)
-            hub_times, moves = arrayhub_run(args.n, chunk, addresses)
+            hub_times, moves = arrayhub_run(args.n, chunk, addresses, args.rounds)
             print("one chunk's move:")
             move_costs(chunk, addresses)
             print_comparison(reference, ref_times, hub_times, moves)
