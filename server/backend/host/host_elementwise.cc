@@ -13,7 +13,6 @@
 #include <array>
 #include <complex>
 #include <memory>
-#include <new>
 #include <optional>
 #include <span>
 #include <tuple>
@@ -302,13 +301,7 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
 
 absl::Status HostBackend::Elementwise(const ElementwiseCall& call) {
   const HostCall held;
-  try {
-    return host::RunElementwise(call);
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError("out of host memory for an elementwise operation");
-  } catch (const host::Stopped& stopped) {
-    return stopped.status;
-  }
+  return host::RunStoppable("an elementwise operation", [&] { return host::RunElementwise(call); });
 }
 
 absl::Status HostBackend::FusedElementwise(const FusedElementwiseCall& call) {
