@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <utility>
+#include <variant>
 
 #include "server/common/status_macros.h"
 #include "server/common/stop_signal.h"
@@ -27,7 +28,53 @@ class ChainOperands final : public BatchResults {
   int64_t start_;
 };
 
+absl::StatusOr<BatchRecords> One(absl::StatusOr<ArrayTable::RecordPtr> result) {
+  if (!result.ok()) return result.status();
+  return BatchRecords{*std::move(result)};
+}
+
+// std::visit's overload set.
+template <typename... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+
 }  // namespace
+
+absl::StatusOr<BatchRecords> RunBatchOp(Engine& engine, const Caller& caller,
+                                        const BatchOpSpec& op) {
+  return std::visit(
+      Overloaded{
+          [&](const ElementwiseSpec& spec) { return One(engine.Elementwise(caller, spec)); },
+          [&](const MatmulSpec& spec) { return One(engine.Matmul(caller, spec)); },
+          [&](const ReduceSpec& spec) { return One(engine.Reduce(caller, spec)); },
+          [&](const ViewSpec& spec) { return One(engine.View(caller, spec)); },
+          [&](const ArrayOpSpec& spec) { return engine.ArrayOp(caller, spec); },
+          [&](const CreateSpec& spec) { return One(engine.Create(caller, spec)); },
+          [&](const GetItemSpec& spec) { return One(engine.GetItem(caller, spec)); },
+          [&](const TensorProductSpec& spec) { return One(engine.TensorProduct(caller, spec)); },
+          [&](const LinalgSpec& spec) { return engine.Linalg(caller, spec); },
+          [&](const FftSpec& spec) { return One(engine.Fft(caller, spec)); },
+          [&](const BatchKernelOp& kernel) -> absl::StatusOr<BatchRecords> {
+            AH_ASSIGN_OR_RETURN(BatchRecords outputs, engine.RunKernel(caller, kernel.spec));
+            if (outputs.size() > 1 && !kernel.writes_into_out) {
+              // Its new arrays could be neither read nor kept: a Batch result is one array.
+              return absl::InvalidArgumentError(
+                  "a kernel with several outputs writes them into existing arrays in a Batch "
+                  "(every outputs entry names one)");
+            }
+            return outputs;
+          },
+          [&](const BatchCopyToDeviceOp& copy) {
+            return One(engine.CopyToDevice(caller, copy.handle, copy.device));
+          },
+          [&](const BatchRecordEventOp& event) -> absl::StatusOr<BatchRecords> {
+            AH_RETURN_IF_ERROR(engine.RecordEvent(caller, event.event_id));
+            return BatchRecords{};
+          },
+      },
+      op);
+}
 
 BatchRunner::BatchRunner(Engine& engine, const Caller& caller, std::span<const BatchStep> steps,
                          const BatchPlan& plan)
@@ -76,7 +123,10 @@ absl::Status BatchRunner::Run(const BatchOps& ops) {
       i = end;
       continue;
     }
-    absl::StatusOr<BatchRecords> results = ops.Run(i, *this);
+    absl::StatusOr<BatchRecords> results = [&]() -> absl::StatusOr<BatchRecords> {
+      AH_ASSIGN_OR_RETURN(BatchOpSpec spec, ops.Decode(i, *this));
+      return RunBatchOp(engine_, caller_, spec);
+    }();
     if (!results.ok()) return InBatchOp(results.status(), i, steps_[i].label);
     Set(i, *std::move(results), !ops.WritesIntoOut(i));
     for (int64_t done : plan_.free_after[i]) Free(done);

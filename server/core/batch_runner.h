@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -40,6 +41,27 @@ class BatchResults {
   }
 };
 
+// A Batch op decoded: the spec the Engine method of its own RPC takes.
+struct BatchKernelOp {
+  RunKernelSpec spec;
+  bool writes_into_out = false;  // Every output names an existing array.
+};
+struct BatchCopyToDeviceOp {
+  std::string handle;
+  int device = 0;
+};
+struct BatchRecordEventOp {
+  uint64_t event_id = 0;
+};
+using BatchOpSpec = std::variant<ElementwiseSpec, MatmulSpec, ReduceSpec, ViewSpec, ArrayOpSpec,
+                                 CreateSpec, GetItemSpec, TensorProductSpec, LinalgSpec, FftSpec,
+                                 BatchKernelOp, BatchCopyToDeviceOp, BatchRecordEventOp>;
+
+// Runs `op` as its own RPC would: its arrays (none for record_event, several for the ops that
+// give several).
+absl::StatusOr<BatchRecords> RunBatchOp(Engine& engine, const Caller& caller,
+                                        const BatchOpSpec& op);
+
 // The ops of one Batch as the runner asks for them, op by op (indices as in the request).
 class BatchOps {
  public:
@@ -51,8 +73,8 @@ class BatchOps {
   // A chainable op's spec, its operands named through `results`.
   virtual absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t op,
                                                     const BatchResults& results) const = 0;
-  // Runs the op as its own RPC would, the batch results it reads named through `results`.
-  virtual absl::StatusOr<BatchRecords> Run(int64_t op, const BatchResults& results) const = 0;
+  // The op decoded, the batch results it reads named through `results`.
+  virtual absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const = 0;
 };
 
 // One Batch's run: its results by op, and the loop that makes them. Destroying it frees every

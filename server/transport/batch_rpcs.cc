@@ -29,8 +29,7 @@ namespace {
 // is, when its turn comes.
 class RequestOps final : public BatchOps {
  public:
-  RequestOps(Engine& engine, const Caller& caller, const v1::BatchRequest& request)
-      : engine_(engine), caller_(caller), request_(request) {}
+  explicit RequestOps(const v1::BatchRequest& request) : request_(request) {}
 
   bool Chainable(int64_t op) const override { return arrayhub::Chainable(Op(op)); }
   bool WritesIntoOut(int64_t op) const override { return arrayhub::WritesIntoOut(Op(op)); }
@@ -38,15 +37,13 @@ class RequestOps final : public BatchOps {
                                             const BatchResults& results) const override {
     return ElementwiseSpecFromProto(Op(op).elementwise(), &results);
   }
-  absl::StatusOr<BatchRecords> Run(int64_t op, const BatchResults& results) const override {
-    return RunBatchOp(engine_, caller_, Op(op), results);
+  absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
+    return BatchOpSpecFromProto(Op(op), results);
   }
 
  private:
   const BatchOp& Op(int64_t op) const { return request_.ops(static_cast<int>(op)); }
 
-  Engine& engine_;
-  const Caller& caller_;
   const v1::BatchRequest& request_;
 };
 
@@ -113,7 +110,7 @@ absl::Status RunBatch(ArrayHubService& service, const Caller& call, const v1::Ba
   // From here on the frees are made whatever happens to the ops.
   const absl::Status ran = [&]() -> absl::Status {
     BatchRunner runner(engine, caller, steps, plan);
-    AH_RETURN_IF_ERROR(runner.Run(RequestOps(engine, caller, request)));
+    AH_RETURN_IF_ERROR(runner.Run(RequestOps(request)));
     if (read) {
       const absl::Status done =
           ReadBack(service, caller, runner.Of(*read), plan.kept[*read], response);
