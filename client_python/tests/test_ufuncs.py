@@ -214,6 +214,38 @@ def test_where_and_clip() -> None:
     assert_matches(ah.asarray(a).clip(min=0.1), np.clip(a, 0.1, None))
 
 
+_CLIP_X = [-0.0, 0.0, -0.0, 0.0, 0.5, np.nan]
+
+
+def _assert_same_zeros(got: ah.ndarray, expected: np.ndarray) -> None:
+    assert_matches(got, expected)
+    assert np.signbit(got.get()).tolist() == np.signbit(expected).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_clip_ties_of_signed_zeros_are_numpys(dtype: type) -> None:
+    """On a +-0 tie with bounds that are arrays, NumPy's float16 clip keeps the value and its
+    float32/float64 loops take the bound; float16 keeps it with scalar bounds too
+    (np.clip(np.float16(-0.0), 0, 1) is -0.0). The sign of each zero is compared."""
+    x = np.array(_CLIP_X, dtype)
+    low = np.array([0.0, -0.0, -1.0, -1.0, 0.5, 0.0], dtype)
+    high = np.array([1.0, 1.0, 0.0, -0.0, 0.5, 1.0], dtype)
+    _assert_same_zeros(ah.clip(ah.asarray(x), ah.asarray(low), ah.asarray(high)),
+                       np.clip(x, low, high))
+    if dtype == np.float16:
+        _assert_same_zeros(ah.clip(ah.asarray(x), 0, 1), np.clip(x, 0, 1))
+        _assert_same_zeros(ah.clip(ah.asarray(x), -1, 0), np.clip(x, -1, 0))
+
+
+@pytest.mark.xfail(strict=True, reason="NumPy's float32/float64 clip keeps the value on a tie "
+                   "when both bounds are constant along its inner loop (clip.cpp's "
+                   "_npy_clip_const_minmax_); the server takes the bound, as for array bounds")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clip_ties_with_constant_bounds_keep_the_value(dtype: type) -> None:
+    x = np.array(_CLIP_X, dtype)
+    _assert_same_zeros(ah.clip(ah.asarray(x), 0, 1), np.clip(x, 0, 1))
+
+
 def test_divmod() -> None:
     a = np.array([-7, -3, 0, 5, 9], np.int16)
     quotient, remainder = divmod(ah.asarray(a), 4)

@@ -1,5 +1,7 @@
 #include "server/common/ops.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <iterator>
 #include <utility>
@@ -55,6 +57,12 @@ std::optional<ElementwiseOp> ElementwiseOpFromName(std::string_view name) {
 
 bool HasLoop(ElementwiseOp op, DType compute) {
   return InfoOf(op).loop_kinds.find(KindLetter(KindOf(compute))) != std::string_view::npos;
+}
+
+absl::Status CheckLoopExists(ElementwiseOp op, DType compute) {
+  if (HasLoop(op, compute)) return absl::OkStatus();
+  return absl::UnimplementedError(
+      fmt::format("the backend has no {} loop for {}", DTypeName(compute), OpName(op)));
 }
 
 std::string_view NumPyUfunc(ElementwiseOp op) {

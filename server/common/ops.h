@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "server/common/dtype.h"
 
 namespace arrayhub {
@@ -51,6 +52,12 @@ std::optional<ReduceOp> ReduceOpFromName(std::string_view name);
 int Arity(ElementwiseOp op);
 // Whether the backends implement a loop of `compute` dtype for the op (ufuncs.def's kinds).
 bool HasLoop(ElementwiseOp op, DType compute);
+// HasLoop as the backends answer it: UNIMPLEMENTED, with one message for every backend, when
+// there is no such loop. Core resolves every loop from ufunc_loops.inc, whose loops
+// scripts/gen_ufuncs.py checks against the kinds, so no request through the Engine meets the
+// refusal; the backends still check because their interface takes any op and dtype (tests,
+// fused chains, a future caller), and a missing loop must be refused, not run on wrong types.
+absl::Status CheckLoopExists(ElementwiseOp op, DType compute);
 // The NumPy ufunc the op follows, without ufuncs.def's output index ("divmod" for
 // _divmod_quotient), or "" for none.
 std::string_view NumPyUfunc(ElementwiseOp op);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "server/common/float16.h"
 
@@ -69,6 +70,27 @@ InvariantValue Integer(DType dtype, __int128 value) {
   return Make(dtype, static_cast<uint64_t>(value));
 }
 
+// x op y for a comparison op, on doubles or on 128-bit integers; none for any other op.
+template <typename T>
+std::optional<InvariantValue> Compare(BinaryOp op, T x, T y) {
+  switch (op) {
+    case BinaryOp::kLess:
+      return Make(DType::kBool, x < y);
+    case BinaryOp::kLessEqual:
+      return Make(DType::kBool, x <= y);
+    case BinaryOp::kGreater:
+      return Make(DType::kBool, x > y);
+    case BinaryOp::kGreaterEqual:
+      return Make(DType::kBool, x >= y);
+    case BinaryOp::kEqual:
+      return Make(DType::kBool, x == y);
+    case BinaryOp::kNotEqual:
+      return Make(DType::kBool, x != y);
+    default:
+      return std::nullopt;
+  }
+}
+
 InvariantValue Binary(BinaryOp op, const InvariantValue& a, const InvariantValue& b) {
   const DType t = a.dtype;
   if (op == BinaryOp::kLogicalAnd) return Make(DType::kBool, Truth(a) && Truth(b));
@@ -76,6 +98,7 @@ InvariantValue Binary(BinaryOp op, const InvariantValue& a, const InvariantValue
   if (IsFloating(t)) {
     const double x = a.real;
     const double y = b.real;
+    if (std::optional<InvariantValue> compared = Compare(op, x, y)) return *compared;
     switch (op) {
       case BinaryOp::kAdd:
         return MakeReal(t, x + y);
@@ -85,24 +108,13 @@ InvariantValue Binary(BinaryOp op, const InvariantValue& a, const InvariantValue
         return MakeReal(t, x * y);
       case BinaryOp::kDiv:
         return MakeReal(t, x / y);
-      case BinaryOp::kLess:
-        return Make(DType::kBool, x < y);
-      case BinaryOp::kLessEqual:
-        return Make(DType::kBool, x <= y);
-      case BinaryOp::kGreater:
-        return Make(DType::kBool, x > y);
-      case BinaryOp::kGreaterEqual:
-        return Make(DType::kBool, x >= y);
-      case BinaryOp::kEqual:
-        return Make(DType::kBool, x == y);
-      case BinaryOp::kNotEqual:
-        return Make(DType::kBool, x != y);
       default:
         return MakeReal(t, 0);  // The checker allows no other operator on floats.
     }
   }
   const __int128 x = a.Integer();
   const __int128 y = b.Integer();
+  if (std::optional<InvariantValue> compared = Compare(op, x, y)) return *compared;
   const uint64_t mask = static_cast<uint64_t>(Bits(t) - 1);
   switch (op) {
     case BinaryOp::kAdd:
@@ -127,18 +139,6 @@ InvariantValue Binary(BinaryOp op, const InvariantValue& a, const InvariantValue
       return Make(t, a.bits | b.bits);
     case BinaryOp::kBitXor:
       return Make(t, a.bits ^ b.bits);
-    case BinaryOp::kLess:
-      return Make(DType::kBool, x < y);
-    case BinaryOp::kLessEqual:
-      return Make(DType::kBool, x <= y);
-    case BinaryOp::kGreater:
-      return Make(DType::kBool, x > y);
-    case BinaryOp::kGreaterEqual:
-      return Make(DType::kBool, x >= y);
-    case BinaryOp::kEqual:
-      return Make(DType::kBool, x == y);
-    case BinaryOp::kNotEqual:
-      return Make(DType::kBool, x != y);
     default:
       return Make(t, 0);
   }

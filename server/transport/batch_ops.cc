@@ -1,13 +1,12 @@
 #include "server/transport/batch_ops.h"
 
 #include <string_view>
+#include <utility>
 
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {
-
-using Records = std::vector<ArrayTable::RecordPtr>;
 
 // "elementwise add", or the kind alone when the op names nothing.
 std::string Label(std::string_view kind, std::string_view name) {
@@ -132,11 +131,6 @@ bool LinalgGivesSeveral(const v1::LinalgRequest& request) {
   return op == "eigh" || op == "slogdet" || op == "lstsq";
 }
 
-absl::StatusOr<Records> One(absl::StatusOr<ArrayTable::RecordPtr> result) {
-  if (!result.ok()) return result.status();
-  return Records{*std::move(result)};
-}
-
 }  // namespace
 
 BatchStep StepOf(const BatchOp& op) {
@@ -223,71 +217,41 @@ bool Chainable(const BatchOp& op) {
   return op.op_case() == BatchOp::kElementwise && !WritesIntoOut(op);
 }
 
-absl::StatusOr<Records> RunBatchOp(Engine& engine, const Caller& caller, const BatchOp& op,
-                                   const BatchResults& results) {
+absl::StatusOr<BatchOpSpec> BatchOpSpecFromProto(const BatchOp& op, const BatchResults& results) {
   switch (op.op_case()) {
-    case BatchOp::kElementwise: {
-      AH_ASSIGN_OR_RETURN(ElementwiseSpec spec,
-                          ElementwiseSpecFromProto(op.elementwise(), &results));
-      return One(engine.Elementwise(caller, spec));
-    }
-    case BatchOp::kMatmul: {
-      AH_ASSIGN_OR_RETURN(MatmulSpec spec, MatmulSpecFromProto(op.matmul(), &results));
-      return One(engine.Matmul(caller, spec));
-    }
-    case BatchOp::kReduce: {
-      AH_ASSIGN_OR_RETURN(ReduceSpec spec, ReduceSpecFromProto(op.reduce(), &results));
-      return One(engine.Reduce(caller, spec));
-    }
-    case BatchOp::kView: {
-      AH_ASSIGN_OR_RETURN(ViewSpec spec, ViewSpecFromProto(op.view(), &results));
-      return One(engine.View(caller, spec));
-    }
-    case BatchOp::kArrayOp: {
-      AH_ASSIGN_OR_RETURN(ArrayOpSpec spec, ArrayOpSpecFromProto(op.array_op(), &results));
-      return engine.ArrayOp(caller, spec);
-    }
-    case BatchOp::kCreate: {
-      AH_ASSIGN_OR_RETURN(CreateSpec spec, CreateSpecFromProto(op.create()));
-      return One(engine.Create(caller, spec));
-    }
-    case BatchOp::kGetItem: {
-      AH_ASSIGN_OR_RETURN(GetItemSpec spec, GetItemSpecFromProto(op.get_item(), &results));
-      return One(engine.GetItem(caller, spec));
-    }
-    case BatchOp::kTensorProduct: {
-      AH_ASSIGN_OR_RETURN(TensorProductSpec spec,
-                          TensorProductSpecFromProto(op.tensor_product(), &results));
-      return One(engine.TensorProduct(caller, spec));
-    }
-    case BatchOp::kLinalg: {
-      AH_ASSIGN_OR_RETURN(LinalgSpec spec, LinalgSpecFromProto(op.linalg(), &results));
-      return engine.Linalg(caller, spec);
-    }
-    case BatchOp::kFft: {
-      AH_ASSIGN_OR_RETURN(FftSpec spec, FftSpecFromProto(op.fft(), &results));
-      return One(engine.Fft(caller, spec));
-    }
+    case BatchOp::kElementwise:
+      return ElementwiseSpecFromProto(op.elementwise(), &results);
+    case BatchOp::kMatmul:
+      return MatmulSpecFromProto(op.matmul(), &results);
+    case BatchOp::kReduce:
+      return ReduceSpecFromProto(op.reduce(), &results);
+    case BatchOp::kView:
+      return ViewSpecFromProto(op.view(), &results);
+    case BatchOp::kArrayOp:
+      return ArrayOpSpecFromProto(op.array_op(), &results);
+    case BatchOp::kCreate:
+      return CreateSpecFromProto(op.create());
+    case BatchOp::kGetItem:
+      return GetItemSpecFromProto(op.get_item(), &results);
+    case BatchOp::kTensorProduct:
+      return TensorProductSpecFromProto(op.tensor_product(), &results);
+    case BatchOp::kLinalg:
+      return LinalgSpecFromProto(op.linalg(), &results);
+    case BatchOp::kFft:
+      return FftSpecFromProto(op.fft(), &results);
     case BatchOp::kRunKernel: {
       AH_ASSIGN_OR_RETURN(RunKernelSpec spec, RunKernelSpecFromProto(op.run_kernel(), &results));
-      AH_ASSIGN_OR_RETURN(Records outputs, engine.RunKernel(caller, spec));
-      if (outputs.size() > 1 && !KernelWritesIntoOut(op.run_kernel())) {
-        // Its new arrays could be neither read nor kept: a Batch result is one array.
-        return absl::InvalidArgumentError(
-            "a kernel with several outputs writes them into existing arrays in a Batch (every "
-            "outputs entry names one)");
-      }
-      return outputs;
+      return BatchKernelOp{.spec = std::move(spec),
+                           .writes_into_out = KernelWritesIntoOut(op.run_kernel())};
     }
     case BatchOp::kCopyToDevice: {
       AH_ASSIGN_OR_RETURN(std::string handle,
                           CopyToDeviceHandleFromProto(op.copy_to_device(), &results));
-      return One(engine.CopyToDevice(caller, handle, op.copy_to_device().device()));
+      return BatchCopyToDeviceOp{.handle = std::move(handle),
+                                 .device = op.copy_to_device().device()};
     }
-    case BatchOp::kRecordEvent: {
-      AH_RETURN_IF_ERROR(engine.RecordEvent(caller, op.record_event().event_id()));
-      return Records{};
-    }
+    case BatchOp::kRecordEvent:
+      return BatchRecordEventOp{.event_id = op.record_event().event_id()};
     case BatchOp::OP_NOT_SET:
       break;
   }

@@ -1,6 +1,6 @@
 // The ops a Batch can hold, one kind at a time: how messages name each, what PlanBatch needs to
-// know of it (the earlier results it reads or writes into), and how it runs, exactly as its
-// own RPC would.
+// know of it (the earlier results it reads or writes into), and its decoding into the spec its
+// own RPC's engine method takes.
 #pragma once
 
 #include <string>
@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "arrayhub/v1/service.pb.h"
 #include "server/core/batch_plan.h"
+#include "server/core/batch_runner.h"
 #include "server/core/engine.h"
 #include "server/transport/convert.h"
 
@@ -25,9 +26,8 @@ bool WritesIntoOut(const BatchOp& op);
 // An elementwise op that makes a new array: one that can run in an elementwise chain.
 bool Chainable(const BatchOp& op);
 
-// Runs the op as its own RPC would, the batch results it reads named through `results`.
-absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RunBatchOp(Engine& engine, const Caller& caller,
-                                                              const BatchOp& op,
-                                                              const BatchResults& results);
+// The op decoded as its own RPC's request is, the batch results it reads named through
+// `results`; the batch runner runs it (server/core/batch_runner.h).
+absl::StatusOr<BatchOpSpec> BatchOpSpecFromProto(const BatchOp& op, const BatchResults& results);
 
 }  // namespace arrayhub

@@ -1,10 +1,8 @@
-// Batch: ops run in order, each reading earlier results through the internal handles that the
-// batch gives them; only the results the client keeps are answered, the rest are freed as soon
-// as no later op reads them (server/core/batch_plan.h has the rules). A run of elementwise ops
-// that make new arrays runs as one chain (Engine::ElementwiseChain): its results that nothing
-// after the run reads and the client does not keep never become arrays. One result may come
-// back inline (`read`), and the handles the client dropped (`free`) go after the ops, so that
-// a pipelined client's flush is one round trip.
+// Batch: the request's ops decoded one by one and run by the batch runner
+// (server/core/batch_runner.h: the order, the elementwise chains, the frees of results no later
+// op reads; server/core/batch_plan.h has the rules); only the results the client keeps are
+// answered. One result may come back inline (`read`), and the handles the client dropped
+// (`free`) go after the ops, so that a pipelined client's flush is one round trip.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -18,6 +16,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "server/common/status_macros.h"
 #include "server/core/batch_plan.h"
+#include "server/core/batch_runner.h"
 #include "server/transport/batch_ops.h"
 #include "server/transport/code_name.h"
 #include "server/transport/convert.h"
@@ -26,110 +25,27 @@
 namespace arrayhub {
 namespace {
 
-using Records = std::vector<ArrayTable::RecordPtr>;
-
-// The arrays of a running batch, by op. Those the batch created (not an `out` array an op
-// wrote into) are freed by Free, or when the batch ends, unless Keep handed them to the caller:
-// a failed batch leaves none behind.
-class BatchArrays final : public BatchResults {
+// The request's ops as the batch runner asks for them: each decoded as its own RPC's request
+// is, when its turn comes.
+class RequestOps final : public BatchOps {
  public:
-  BatchArrays(Engine& engine, const Caller& caller, size_t ops)
-      : engine_(engine), caller_(caller), arrays_(ops), created_(ops) {}
-  ~BatchArrays() override {
-    for (size_t op = 0; op < arrays_.size(); ++op) Free(static_cast<int64_t>(op));
-  }
-  BatchArrays(const BatchArrays&) = delete;
-  BatchArrays& operator=(const BatchArrays&) = delete;
+  explicit RequestOps(const v1::BatchRequest& request) : request_(request) {}
 
-  void Set(int64_t op, Records arrays, bool created) {
-    arrays_[op] = std::move(arrays);
-    created_[op] = created;
+  bool Chainable(int64_t op) const override { return arrayhub::Chainable(Op(op)); }
+  bool WritesIntoOut(int64_t op) const override { return arrayhub::WritesIntoOut(Op(op)); }
+  absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t op,
+                                            const BatchResults& results) const override {
+    return ElementwiseSpecFromProto(Op(op).elementwise(), &results);
   }
-  // The single array of an op that PlanBatch let later ops read or the client keep.
-  const ArrayRecord& Of(int64_t op) const { return *arrays_[op].front(); }
-  std::string HandleOf(int64_t op) const override { return Of(op).handle.ToString(); }
-  void Keep(int64_t op) { created_[op] = false; }
-  void Free(int64_t op) {
-    if (created_[op]) {
-      for (const ArrayTable::RecordPtr& array : arrays_[op]) {
-        // NOT_FOUND only when the session closed during the call and took its arrays along.
-        engine_.Free(caller_, std::vector<Handle>{array->handle}).IgnoreError();
-      }
-    }
-    arrays_[op].clear();
-    created_[op] = false;
+  absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
+    return BatchOpSpecFromProto(Op(op), results);
   }
 
  private:
-  Engine& engine_;
-  const Caller& caller_;
-  std::vector<Records> arrays_;
-  std::vector<bool> created_;
+  const BatchOp& Op(int64_t op) const { return request_.ops(static_cast<int>(op)); }
+
+  const v1::BatchRequest& request_;
 };
-
-// Inside a run of elementwise ops [start, ...): results of the run are chain values, earlier
-// ones arrays.
-class ChainOperands final : public BatchResults {
- public:
-  ChainOperands(const BatchResults& before, int64_t start) : before_(before), start_(start) {}
-  std::string HandleOf(int64_t op) const override { return before_.HandleOf(op); }
-  OperandSpec OperandOf(int64_t op) const override {
-    if (op < start_) return before_.OperandOf(op);
-    return OperandSpec{.handle = std::nullopt, .scalar = std::nullopt, .chain_value = op - start_};
-  }
-
- private:
-  const BatchResults& before_;
-  int64_t start_;
-};
-
-// Runs the ops in order, runs of elementwise ops as chains, freeing each result the plan says
-// after its last reader.
-absl::Status RunOps(Engine& engine, const Caller& caller, const v1::BatchRequest& request,
-                    std::span<const BatchStep> steps, const BatchPlan& plan, BatchArrays& arrays) {
-  const int ops = request.ops_size();
-  for (int i = 0; i < ops;) {
-    // A caller that went away, or a drain that ran out, ends the batch here; `arrays` frees
-    // what it made.
-    if (absl::Status stop = CheckStop(caller.stop.get()); !stop.ok()) {
-      return absl::Status(
-          stop.code(), fmt::format("{} (before ops[{}] ({}) of {})", std::string(stop.message()), i,
-                                   steps[i].label, ops));
-    }
-    // A run of two or more elementwise ops goes to the engine whole, as a chain.
-    int end = i;
-    while (engine.limits().fuse_batches && end < ops && Chainable(request.ops(end))) ++end;
-    if (end - i >= 2) {
-      const ChainOperands operands(arrays, i);
-      std::vector<ChainOp> chain;
-      for (int j = i; j < end; ++j) {
-        absl::StatusOr<ElementwiseSpec> spec =
-            ElementwiseSpecFromProto(request.ops(j).elementwise(), &operands);
-        if (!spec.ok()) return InBatchOp(spec.status(), j, steps[j].label);
-        chain.push_back({.batch_op = j,
-                         .label = steps[j].label,
-                         .spec = *std::move(spec),
-                         .keep = plan.kept[j] || plan.last_use[j] >= end});
-      }
-      AH_ASSIGN_OR_RETURN(Records results, engine.ElementwiseChain(caller, chain));
-      for (int j = i; j < end; ++j) {
-        if (results[j - i]) arrays.Set(j, {results[j - i]}, /*created=*/true);
-      }
-      for (int j = i; j < end; ++j) {
-        for (int64_t done : plan.free_after[j]) arrays.Free(done);
-      }
-      i = end;
-      continue;
-    }
-    const BatchOp& op = request.ops(i);
-    absl::StatusOr<Records> results = RunBatchOp(engine, caller, op, arrays);
-    if (!results.ok()) return InBatchOp(results.status(), i, steps[i].label);
-    arrays.Set(i, *std::move(results), !WritesIntoOut(op));
-    for (int64_t done : plan.free_after[i]) arrays.Free(done);
-    ++i;
-  }
-  return absl::OkStatus();
-}
 
 // The `free` entries, every one parsed before any op runs.
 absl::StatusOr<std::vector<Handle>> FreesOf(
@@ -141,14 +57,6 @@ absl::StatusOr<std::vector<Handle>> FreesOf(
     handles.push_back(handle);
   }
   return handles;
-}
-
-// Frees each handle on its own. The only failure is NOT_FOUND, for a handle already gone or
-// one the caller may not see (the same answer, so nothing can be probed): it is skipped.
-void FreeEach(Engine& engine, const Caller& caller, const std::vector<Handle>& handles) {
-  for (const Handle& handle : handles) {
-    engine.Free(caller, std::vector<Handle>{handle}).IgnoreError();
-  }
 }
 
 // Puts `array`, op `read`'s result, in the response: its info, its handle only if it outlives
@@ -201,19 +109,19 @@ absl::Status RunBatch(ArrayHubService& service, const Caller& call, const v1::Ba
 
   // From here on the frees are made whatever happens to the ops.
   const absl::Status ran = [&]() -> absl::Status {
-    BatchArrays arrays(engine, caller, steps.size());
-    AH_RETURN_IF_ERROR(RunOps(engine, caller, request, steps, plan, arrays));
+    BatchRunner runner(engine, caller, steps, plan);
+    AH_RETURN_IF_ERROR(runner.Run(RequestOps(request)));
     if (read) {
       const absl::Status done =
-          ReadBack(service, caller, arrays.Of(*read), plan.kept[*read], response);
+          ReadBack(service, caller, runner.Of(*read), plan.kept[*read], response);
       if (!done.ok()) {
         return absl::Status(done.code(),
                             fmt::format("read = {}: {}", *read, std::string(done.message())));
       }
     }
     for (int32_t op : keep) {
-      service.FillInfo(arrays.Of(op), response->add_results());
-      arrays.Keep(plan.array_of[op]);
+      service.FillInfo(runner.Of(op), response->add_results());
+      runner.Keep(plan.array_of[op]);
     }
     return absl::OkStatus();
   }();

@@ -13,6 +13,7 @@
 #include "server/common/dtype.h"
 #include "server/common/scalar.h"
 #include "server/core/array_record.h"
+#include "server/core/batch_runner.h"
 #include "server/core/compute_specs.h"
 #include "server/core/creation.h"
 #include "server/core/fft_rules.h"
@@ -40,22 +41,6 @@ template <typename RepeatedInt64>
 Shape ShapeFromProto(const RepeatedInt64& extents) {
   return Shape(extents.begin(), extents.end());
 }
-
-// The results of the ops a running Batch has run so far, which later ops of it read
-// (batch_result, batch_handle, batch_array) or write into (out_batch_result). The converters
-// below take one inside a Batch only; without it, a field naming a batch result is
-// INVALID_ARGUMENT.
-class BatchResults {
- public:
-  virtual ~BatchResults() = default;
-  // The handle of op `op`'s result (PlanBatch has checked that it exists and is one array).
-  virtual std::string HandleOf(int64_t op) const = 0;
-  // Op `op`'s result as an operand: its handle, or inside an elementwise chain an earlier
-  // op's value.
-  virtual OperandSpec OperandOf(int64_t op) const {
-    return OperandSpec{.handle = HandleOf(op), .scalar = std::nullopt, .chain_value = std::nullopt};
-  }
-};
 
 // The handle of op `op`'s result, named by `field` (batch_handle, out_batch_result, ...).
 absl::StatusOr<std::string> BatchHandleFromProto(int64_t op, std::string_view field,

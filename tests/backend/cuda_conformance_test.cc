@@ -6,6 +6,7 @@
 
 #include "server/backend/cuda/cuda_backend.h"
 #include "tests/backend/distribution_conformance.h"
+#include "tests/backend/elementwise_conformance.h"
 #include "tests/backend/fft_conformance.h"
 #include "tests/backend/indexing_conformance.h"
 #include "tests/backend/linalg_conformance.h"
@@ -29,6 +30,7 @@ struct CudaBackendFactory {
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaMemory, MemoryConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaRandom, RandomConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaDistribution, DistributionConformanceTest, CudaBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaElementwise, ElementwiseConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaReduce, ReduceConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaLinalg, LinalgConformanceTest, CudaBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaIndexing, IndexingConformanceTest, CudaBackendFactory);

@@ -5,6 +5,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "tests/backend/distribution_conformance.h"
+#include "tests/backend/elementwise_conformance.h"
 #include "tests/backend/fft_conformance.h"
 #include "tests/backend/indexing_conformance.h"
 #include "tests/backend/linalg_conformance.h"
@@ -28,6 +29,7 @@ struct HostBackendFactory {
 INSTANTIATE_TYPED_TEST_SUITE_P(HostMemory, MemoryConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostRandom, RandomConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostDistribution, DistributionConformanceTest, HostBackendFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(HostElementwise, ElementwiseConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostReduce, ReduceConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostLinalg, LinalgConformanceTest, HostBackendFactory);
 INSTANTIATE_TYPED_TEST_SUITE_P(HostIndexing, IndexingConformanceTest, HostBackendFactory);

@@ -941,20 +941,24 @@ template <bool kKeepFirst, class T> __device__ __forceinline__ T ah_op_fmin(T a,
   return ah_op_minimum<kKeepFirst>(a, b);
 }
 // NumPy's clip loop (clip.cpp), not minimum(maximum(x, lo), hi): each step keeps the value when
-// it is NaN or strictly beyond the bound, else takes the bound (so ties such as +0.0 and -0.0
-// take the bound), and complex values compare lexicographically with no NaN test on the bound.
-template <bool kAbove, class T> __device__ __forceinline__ T ah_clip_bound(T value, T bound) {
+// it is NaN or strictly beyond the bound, else takes the bound, and complex values compare
+// lexicographically with no NaN test on the bound. On a tie (+0.0 against -0.0) the float32
+// and float64 loops take the bound and the float16 loop (npy_half_ge/le) keeps the value
+// (kKeepFirst).
+template <bool kKeepFirst, bool kAbove, class T>
+__device__ __forceinline__ T ah_clip_bound(T value, T bound) {
   bool beyond;
   if constexpr (ah_is_complex<T>::value) {
     beyond = value.re == bound.re ? (kAbove ? value.im > bound.im : value.im < bound.im)
                                   : (kAbove ? value.re > bound.re : value.re < bound.re);
   } else {
     beyond = kAbove ? value > bound : value < bound;
+    if constexpr (kKeepFirst) beyond = beyond || value == bound;
   }
   return (ah_op_isnan(value) || beyond) ? value : bound;
 }
-template <class T> __device__ __forceinline__ T ah_op_clip(T a, T lo, T hi) {
-  return ah_clip_bound<false>(ah_clip_bound<true>(a, lo), hi);
+template <bool kKeepFirst, class T> __device__ __forceinline__ T ah_op_clip(T a, T lo, T hi) {
+  return ah_clip_bound<kKeepFirst, false>(ah_clip_bound<kKeepFirst, true>(a, lo), hi);
 }
 // ldexp: the exponent read as long long (OperandDType) and clamped to int, as NumPy's loop.
 template <class T> __device__ __forceinline__ T ah_op_ldexp(T a, long long e) {

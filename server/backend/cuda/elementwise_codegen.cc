@@ -64,8 +64,8 @@ std::string_view OperandWorkingType(const ElementwiseSignature::Step& step, size
 }
 
 // The device function for the op: ah_op_<name> (ufuncs.def) of device_math.h. Where NumPy's
-// float16 loop differs from its float one (ties of extrema, nextafter's steps), the function
-// takes whether the loop is float16 as its first template argument.
+// float16 loop differs from its float one (ties of extrema and clip, nextafter's steps), the
+// function takes whether the loop is float16 as its first template argument.
 std::string OpFunction(const ElementwiseSignature::Step& step) {
   switch (step.op) {
     case ElementwiseOp::kMinimum:
@@ -73,6 +73,7 @@ std::string OpFunction(const ElementwiseSignature::Step& step) {
     case ElementwiseOp::kFmin:
     case ElementwiseOp::kFmax:
     case ElementwiseOp::kNextafter:
+    case ElementwiseOp::kClip:
       return fmt::format("ah_op_{}<{}>", OpName(step.op), step.compute == DType::kFloat16);
     default:
       return fmt::format("ah_op_{}", OpName(step.op));
@@ -82,12 +83,6 @@ std::string OpFunction(const ElementwiseSignature::Step& step) {
 size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 }  // namespace
-
-absl::Status CheckLoopExists(ElementwiseOp op, DType compute) {
-  if (HasLoop(op, compute)) return absl::OkStatus();
-  return absl::UnimplementedError(
-      fmt::format("no {} loop for {} on the CUDA backend", DTypeName(compute), OpName(op)));
-}
 
 int ElementwiseSignature::array_inputs() const {
   int count = 0;

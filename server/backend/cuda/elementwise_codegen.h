@@ -56,10 +56,6 @@ struct ElementwiseSignature {
   int scalar_inputs() const;
 };
 
-// OK when ufuncs.def gives `op` a loop of `compute` (so the device functions define it);
-// UNIMPLEMENTED otherwise.
-absl::Status CheckLoopExists(ElementwiseOp op, DType compute);
-
 // A string that identifies the kernel: equal keys, equal sources.
 std::string KernelKey(const ElementwiseSignature& signature);
 

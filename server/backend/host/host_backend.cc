@@ -12,6 +12,7 @@
 
 #include "server/backend/host/host_file_region.h"
 #include "server/backend/host/host_queue.h"
+#include "server/backend/host/host_types.h"
 #include "server/common/float16.h"
 
 namespace arrayhub {
@@ -163,17 +164,24 @@ void FillComplex(C* out, const AffineFill& fill) {
   for (int64_t i = 0; i < fill.count; ++i) out[i] = start + static_cast<R>(i) * step;
 }
 
+// The values of `fill` as T, in NumPy's arithmetic for T.
 template <typename T>
 void FillTyped(void* data, const AffineFill& fill) {
   T* out = static_cast<T*>(data);
-  if constexpr (std::is_integral_v<T>) {
-    if (fill.float64_math) {
-      FillFromDouble(out, fill);
-    } else {
-      FillInteger(out, fill);
+  if constexpr (std::is_same_v<T, bool>) {
+    // Only reachable through linspace (core rejects arange for bool): a value is True when
+    // either part is nonzero, as NumPy's complex -> bool cast.
+    for (int64_t i = 0; i < fill.count; ++i) {
+      out[i] = (static_cast<double>(i) * fill.step + fill.start) != 0.0;
     }
+  } else if constexpr (host::kIsComplex<T>) {
+    FillComplex(out, fill);
   } else if (fill.float64_math) {
     FillFromDouble(out, fill);
+  } else if constexpr (std::is_same_v<T, host::Half>) {
+    FillNative<host::Half, float>(out, fill);  // NumPy's HALF_fill works in float.
+  } else if constexpr (std::is_integral_v<T>) {
+    FillInteger(out, fill);
   } else {
     FillNative(out, fill);
   }
@@ -183,63 +191,8 @@ void FillTyped(void* data, const AffineFill& fill) {
 
 absl::Status HostBackend::FillAffine(Buffer& buffer, const AffineFill& fill) {
   const HostCall held;
-  void* data = buffer.data();
-  switch (fill.dtype) {
-    case DType::kBool: {
-      // Only reachable through linspace (core rejects arange for bool): a value is True when
-      // either part is nonzero, as NumPy's complex -> bool cast.
-      auto* out = static_cast<uint8_t*>(data);
-      for (int64_t i = 0; i < fill.count; ++i) {
-        out[i] = (static_cast<double>(i) * fill.step + fill.start) != 0.0;
-      }
-      return absl::OkStatus();
-    }
-    case DType::kInt8:
-      FillTyped<int8_t>(data, fill);
-      break;
-    case DType::kInt16:
-      FillTyped<int16_t>(data, fill);
-      break;
-    case DType::kInt32:
-      FillTyped<int32_t>(data, fill);
-      break;
-    case DType::kInt64:
-      FillTyped<int64_t>(data, fill);
-      break;
-    case DType::kUInt8:
-      FillTyped<uint8_t>(data, fill);
-      break;
-    case DType::kUInt16:
-      FillTyped<uint16_t>(data, fill);
-      break;
-    case DType::kUInt32:
-      FillTyped<uint32_t>(data, fill);
-      break;
-    case DType::kUInt64:
-      FillTyped<uint64_t>(data, fill);
-      break;
-    case DType::kFloat16: {
-      auto* out = static_cast<Imath::half*>(data);
-      if (fill.float64_math) {
-        FillFromDouble(out, fill);
-      } else {
-        FillNative<Imath::half, float>(out, fill);  // NumPy's HALF_fill works in float.
-      }
-      break;
-    }
-    case DType::kFloat32:
-      FillTyped<float>(data, fill);
-      break;
-    case DType::kFloat64:
-      FillTyped<double>(data, fill);
-      break;
-    case DType::kComplex64:
-      FillComplex(static_cast<std::complex<float>*>(data), fill);
-      break;
-    case DType::kComplex128:
-      FillComplex(static_cast<std::complex<double>*>(data), fill);
-      break;
-  }
+  host::VisitDType(fill.dtype,
+                   [&](auto tag) { FillTyped<typename decltype(tag)::type>(buffer.data(), fill); });
   return absl::OkStatus();
 }
 

@@ -13,7 +13,6 @@
 #include <array>
 #include <complex>
 #include <memory>
-#include <new>
 #include <optional>
 #include <span>
 #include <tuple>
@@ -28,6 +27,8 @@
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/host/strided_index.h"
+#include "server/common/ops.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace host {
@@ -216,11 +217,9 @@ std::vector<int64_t> ByteStrides(const ArrayView& view) {
   return strides;
 }
 
+// The kernel exists: KernelFor makes one for every loop of ufuncs.def's kinds, which is what
+// CheckLoopExists accepted.
 absl::Status CheckKernel(const ElementwiseCall& call, const Kernel& kernel) {
-  if (kernel.run == nullptr) {
-    return absl::InternalError(fmt::format("the host backend has no {} loop for {}",
-                                           OpName(call.op), DTypeName(call.compute_dtype)));
-  }
   if (kernel.result != call.result_dtype || kernel.arity != call.operands.size()) {
     return absl::InternalError(fmt::format(
         "{} on {}: the call's result dtype {} and {} operands do not match the loop's {} and {}",
@@ -231,6 +230,7 @@ absl::Status CheckKernel(const ElementwiseCall& call, const Kernel& kernel) {
 }
 
 absl::Status RunElementwise(const ElementwiseCall& call) {
+  AH_RETURN_IF_ERROR(CheckLoopExists(call.op, call.compute_dtype));
   const Kernel kernel = FindKernel(call.op, call.compute_dtype);
   if (absl::Status status = CheckKernel(call, kernel); !status.ok()) return status;
   if (std::find(call.shape.begin(), call.shape.end(), 0) != call.shape.end()) {
@@ -301,13 +301,7 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
 
 absl::Status HostBackend::Elementwise(const ElementwiseCall& call) {
   const HostCall held;
-  try {
-    return host::RunElementwise(call);
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError("out of host memory for an elementwise operation");
-  } catch (const host::Stopped& stopped) {
-    return stopped.status;
-  }
+  return host::RunStoppable("an elementwise operation", [&] { return host::RunElementwise(call); });
 }
 
 absl::Status HostBackend::FusedElementwise(const FusedElementwiseCall& call) {

@@ -914,8 +914,11 @@ struct Minimum : UniformInputs {
 };
 
 // NumPy's clip loop (clip.cpp) rather than minimum(maximum(x, low), high): each step keeps its
-// first operand when that is NaN or strictly beyond the bound, so ties (+0.0 against -0.0)
-// take the bound, and complex values order lexicographically with no NaN test on the bound.
+// first operand when that is NaN or strictly beyond the bound, and complex values order
+// lexicographically with no NaN test on the bound. On a tie (+0.0 against -0.0) the float32
+// and float64 loops take the bound and the float16 loop (npy_half_ge/le) keeps the value, as
+// Ties says.
+template <Ties kTies>
 struct Clip : UniformInputs {
   template <typename M>
   static M Apply(M x, M low, M high) {
@@ -937,7 +940,9 @@ struct Clip : UniformInputs {
   // max(value, bound) (kAbove) or min(value, bound).
   template <bool kAbove, typename M>
   static M Bounded(M value, M bound) {
-    return (IsNan(value) || Beyond<kAbove>(value, bound)) ? value : bound;
+    const bool keep = IsNan(value) || Beyond<kAbove>(value, bound) ||
+                      (kTies == Ties::kKeepFirst && value == bound);
+    return keep ? value : bound;
   }
 };
 

@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
-#include <new>
 #include <span>
 #include <vector>
 
@@ -478,13 +477,7 @@ absl::Status RunReduce(const ReduceCall& call) {
 
 absl::Status HostBackend::Reduce(const ReduceCall& call) {
   const HostCall held;
-  try {
-    return host::RunReduce(call);
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError("out of host memory for a reduction");
-  } catch (const host::Stopped& stopped) {
-    return stopped.status;
-  }
+  return host::RunStoppable("a reduction", [&] { return host::RunReduce(call); });
 }
 
 }  // namespace arrayhub

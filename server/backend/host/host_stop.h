@@ -7,6 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <new>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -28,6 +31,20 @@ inline void PollStop(int64_t elements) {
   if (elements_until_poll > 0) return;
   elements_until_poll = kStopPollElements;
   if (absl::Status status = CheckThreadStop(); !status.ok()) throw Stopped{std::move(status)};
+}
+
+// body()'s status, or the stop's when it unwound as Stopped, or RESOURCE_EXHAUSTED "out of host
+// memory for <what>" when an allocation failed: the guard of the entry points whose loops poll
+// and allocate their scratch as they go.
+template <typename F>
+absl::Status RunStoppable(std::string_view what, F&& body) {
+  try {
+    return std::forward<F>(body)();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(std::string("out of host memory for ").append(what));
+  } catch (const Stopped& stopped) {
+    return stopped.status;
+  }
 }
 
 }  // namespace arrayhub::host

@@ -18,13 +18,7 @@ absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> HostBackend::PrepareUs
 
 absl::Status HostBackend::RunUserKernel(const UserKernelCall& call) {
   const HostCall held;
-  try {
-    return host::RunHostUserKernel(call);
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError("out of host memory for a user kernel");
-  } catch (const host::Stopped& stopped) {
-    return stopped.status;
-  }
+  return host::RunStoppable("a user kernel", [&] { return host::RunHostUserKernel(call); });
 }
 
 absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> HostBackend::PrepareRawKernel(

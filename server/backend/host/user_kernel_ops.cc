@@ -177,27 +177,33 @@ LaneFn UnaryOf(UnaryOp op) {
   }
 }
 
+// The functions <cmath> and <complex> spell alike, on a real or complex T; void for the others.
+template <MathFn fn, typename T>
+auto ApplyStdMath(T x, T y) {
+  if constexpr (fn == MathFn::kSqrt) return std::sqrt(x);
+  if constexpr (fn == MathFn::kExp) return std::exp(x);
+  if constexpr (fn == MathFn::kLog) return std::log(x);
+  if constexpr (fn == MathFn::kLog10) return std::log10(x);
+  if constexpr (fn == MathFn::kSin) return std::sin(x);
+  if constexpr (fn == MathFn::kCos) return std::cos(x);
+  if constexpr (fn == MathFn::kTan) return std::tan(x);
+  if constexpr (fn == MathFn::kAsin) return std::asin(x);
+  if constexpr (fn == MathFn::kAcos) return std::acos(x);
+  if constexpr (fn == MathFn::kAtan) return std::atan(x);
+  if constexpr (fn == MathFn::kSinh) return std::sinh(x);
+  if constexpr (fn == MathFn::kCosh) return std::cosh(x);
+  if constexpr (fn == MathFn::kTanh) return std::tanh(x);
+  if constexpr (fn == MathFn::kAsinh) return std::asinh(x);
+  if constexpr (fn == MathFn::kAcosh) return std::acosh(x);
+  if constexpr (fn == MathFn::kAtanh) return std::atanh(x);
+  if constexpr (fn == MathFn::kPow) return std::pow(x, y);
+}
+
 // The math library, on a real or complex T the checker already converted the arguments to.
 template <MathFn fn, typename T>
 auto ApplyMath(T x, T y) {
   if constexpr (kIsComplex<T>) {
-    if constexpr (fn == MathFn::kSqrt) return std::sqrt(x);
-    if constexpr (fn == MathFn::kExp) return std::exp(x);
-    if constexpr (fn == MathFn::kLog) return std::log(x);
-    if constexpr (fn == MathFn::kLog10) return std::log10(x);
-    if constexpr (fn == MathFn::kSin) return std::sin(x);
-    if constexpr (fn == MathFn::kCos) return std::cos(x);
-    if constexpr (fn == MathFn::kTan) return std::tan(x);
-    if constexpr (fn == MathFn::kAsin) return std::asin(x);
-    if constexpr (fn == MathFn::kAcos) return std::acos(x);
-    if constexpr (fn == MathFn::kAtan) return std::atan(x);
-    if constexpr (fn == MathFn::kSinh) return std::sinh(x);
-    if constexpr (fn == MathFn::kCosh) return std::cosh(x);
-    if constexpr (fn == MathFn::kTanh) return std::tanh(x);
-    if constexpr (fn == MathFn::kAsinh) return std::asinh(x);
-    if constexpr (fn == MathFn::kAcosh) return std::acosh(x);
-    if constexpr (fn == MathFn::kAtanh) return std::atanh(x);
-    if constexpr (fn == MathFn::kPow) return std::pow(x, y);
+    if constexpr (!std::is_void_v<decltype(ApplyStdMath<fn>(x, y))>) return ApplyStdMath<fn>(x, y);
     if constexpr (fn == MathFn::kAbs) return std::abs(x);
     if constexpr (fn == MathFn::kReal) return x.real();
     if constexpr (fn == MathFn::kImag) return x.imag();
@@ -212,27 +218,12 @@ auto ApplyMath(T x, T y) {
     if constexpr (fn == MathFn::kMin) return Half(std::fmin(float(x), float(y)));
     if constexpr (fn == MathFn::kMax) return Half(std::fmax(float(x), float(y)));
   } else if constexpr (std::is_floating_point_v<T>) {
-    if constexpr (fn == MathFn::kSqrt) return std::sqrt(x);
+    if constexpr (!std::is_void_v<decltype(ApplyStdMath<fn>(x, y))>) return ApplyStdMath<fn>(x, y);
     if constexpr (fn == MathFn::kCbrt) return std::cbrt(x);
-    if constexpr (fn == MathFn::kExp) return std::exp(x);
     if constexpr (fn == MathFn::kExp2) return std::exp2(x);
     if constexpr (fn == MathFn::kExpm1) return std::expm1(x);
-    if constexpr (fn == MathFn::kLog) return std::log(x);
     if constexpr (fn == MathFn::kLog2) return std::log2(x);
-    if constexpr (fn == MathFn::kLog10) return std::log10(x);
     if constexpr (fn == MathFn::kLog1p) return std::log1p(x);
-    if constexpr (fn == MathFn::kSin) return std::sin(x);
-    if constexpr (fn == MathFn::kCos) return std::cos(x);
-    if constexpr (fn == MathFn::kTan) return std::tan(x);
-    if constexpr (fn == MathFn::kAsin) return std::asin(x);
-    if constexpr (fn == MathFn::kAcos) return std::acos(x);
-    if constexpr (fn == MathFn::kAtan) return std::atan(x);
-    if constexpr (fn == MathFn::kSinh) return std::sinh(x);
-    if constexpr (fn == MathFn::kCosh) return std::cosh(x);
-    if constexpr (fn == MathFn::kTanh) return std::tanh(x);
-    if constexpr (fn == MathFn::kAsinh) return std::asinh(x);
-    if constexpr (fn == MathFn::kAcosh) return std::acosh(x);
-    if constexpr (fn == MathFn::kAtanh) return std::atanh(x);
     if constexpr (fn == MathFn::kErf) return std::erf(x);
     if constexpr (fn == MathFn::kErfc) return std::erfc(x);
     if constexpr (fn == MathFn::kLgamma) {
@@ -251,7 +242,6 @@ auto ApplyMath(T x, T y) {
     if constexpr (fn == MathFn::kRint) return std::nearbyint(x);
     if constexpr (fn == MathFn::kFabs || fn == MathFn::kAbs) return std::fabs(x);
     if constexpr (fn == MathFn::kRsqrt) return T(1) / std::sqrt(x);
-    if constexpr (fn == MathFn::kPow) return std::pow(x, y);
     if constexpr (fn == MathFn::kFmod) return std::fmod(x, y);
     if constexpr (fn == MathFn::kHypot) return std::hypot(x, y);
     if constexpr (fn == MathFn::kAtan2) return std::atan2(x, y);

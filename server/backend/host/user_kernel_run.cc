@@ -599,17 +599,7 @@ class Runner {
         RawStore(op, lanes);
         return;
       case SlotOp::Kind::kIf: {
-        const bool* condition = reinterpret_cast<const bool*>(slot_[op.src[0]]);
-        Lanes yes = lanes;
-        Lanes no = lanes;
-        for (int l = 0; l < n_; ++l) {
-          yes.on[l] = lanes.on[l] & condition[l];
-          no.on[l] = lanes.on[l] & !condition[l];
-        }
-        yes.Recount(n_);
-        no.Recount(n_);
-        Run(op.body, yes);
-        Run(op.other, no);
+        const auto [yes, no] = Branch(op, lanes);
         for (int l = 0; l < n_; ++l) lanes.on[l] = yes.on[l] | no.on[l];
         lanes.Recount(n_);
         return;
@@ -660,17 +650,7 @@ class Runner {
         return;
       }
       case SlotOp::Kind::kSelect: {
-        const bool* condition = reinterpret_cast<const bool*>(slot_[op.src[0]]);
-        Lanes yes = lanes;
-        Lanes no = lanes;
-        for (int l = 0; l < n_; ++l) {
-          yes.on[l] = lanes.on[l] & condition[l];
-          no.on[l] = lanes.on[l] & !condition[l];
-        }
-        yes.Recount(n_);
-        no.Recount(n_);
-        Run(op.body, yes);
-        Run(op.other, no);
+        Branch(op, lanes);
         const std::byte* src[3] = {slot_[op.src[0]], slot_[op.src[1]], slot_[op.src[2]]};
         op.fn(n_, slot_[op.dst], src);
         return;
@@ -691,6 +671,23 @@ class Runner {
     const RawView& raw = raw_[op.param];
     if (k < 0 || k >= raw.size) throw RawIndexError{op.param, k, raw.size};
     return raw;
+  }
+
+  // if and select: op.body on the lanes where the condition (slot src[0]) holds, op.other on
+  // the rest; the two lane sets as the branches leave them.
+  std::pair<Lanes, Lanes> Branch(const SlotOp& op, const Lanes& lanes) {
+    const bool* condition = reinterpret_cast<const bool*>(slot_[op.src[0]]);
+    Lanes yes = lanes;
+    Lanes no = lanes;
+    for (int l = 0; l < n_; ++l) {
+      yes.on[l] = lanes.on[l] & condition[l];
+      no.on[l] = lanes.on[l] & !condition[l];
+    }
+    yes.Recount(n_);
+    no.Recount(n_);
+    Run(op.body, yes);
+    Run(op.other, no);
+    return {yes, no};
   }
 
   void RawLoad(const SlotOp& op, const Lanes& lanes) {
