@@ -487,8 +487,8 @@ absl::Status Engine::ConfigureSpilling(SpillOptions options) {
   return spiller_->Configure(std::move(options));
 }
 
-int64_t Engine::TenantSpilledBytes(const std::string& tenant) const {
-  return spiller_->SpilledBytes(tenant);
+TenantSpill Engine::TenantSpilled(const std::string& tenant) const {
+  return spiller_->Spilled(tenant);
 }
 
 SpillStats Engine::SpillStatistics() const { return spiller_->Stats(); }

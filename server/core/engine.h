@@ -298,8 +298,8 @@ class Engine {
   // Spilling (spiller.h, docs/operations.md): sets its tiers and limits (the CPU backend has
   // no host tier). Called once, before serving, after OpenDataDirectory.
   absl::Status ConfigureSpilling(SpillOptions options);
-  // Bytes of `tenant`'s arrays spilled out of device memory now, all tiers.
-  int64_t TenantSpilledBytes(const std::string& tenant) const;
+  // Bytes of `tenant`'s arrays spilled out of device memory now, by tier.
+  TenantSpill TenantSpilled(const std::string& tenant) const;
   // Spilled bytes per tenant and tier, and the spills and returns so far (metrics).
   SpillStats SpillStatistics() const;
   // Disk bytes charged to `tenant` for its durable publications; 0 without a data directory.

@@ -94,28 +94,30 @@ PinScope* PinScope::Current() { return current_scope; }
 
 absl::Status Spiller::Configure(SpillOptions options) {
   if (!options.directory.empty()) {
-    const std::string& path = options.directory;
-    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-      return ErrnoError("cannot make the spill directory", path);
-    }
-    FileDescriptor directory(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (directory.get() < 0) return ErrnoError("cannot open the spill directory", path);
-    if (::fchmod(directory.get(), 0700) != 0) {
-      return ErrnoError("cannot make the spill directory private (mode 0700)", path);
-    }
-    // What a daemon that was killed left: its arrays are gone with it.
+    // What a daemon that was killed left: its arrays are gone with it. The folder is made
+    // again at the first spill (MakeDirectory).
     std::error_code error;
-    for (const auto& item : std::filesystem::directory_iterator(path, error)) {
-      std::filesystem::remove_all(item.path(), error);
-      if (error) break;
-    }
+    std::filesystem::remove_all(options.directory, error);
     if (error) {
-      return absl::InternalError(
-          fmt::format("cannot empty the spill directory {}: {}", path, error.message()));
+      return absl::InternalError(fmt::format("cannot empty the spill directory {}: {}",
+                                             options.directory, error.message()));
     }
   }
   absl::MutexLock lock(&mutex_);
   options_ = std::move(options);
+  return absl::OkStatus();
+}
+
+absl::Status Spiller::MakeDirectory(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    return ErrnoError("cannot make the spill directory", path);
+  }
+  FileDescriptor directory(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (directory.get() < 0) return ErrnoError("cannot open the spill directory", path);
+  // Other users may not even list the files.
+  if (::fchmod(directory.get(), 0700) != 0) {
+    return ErrnoError("cannot make the spill directory private (mode 0700)", path);
+  }
   return absl::OkStatus();
 }
 
@@ -219,8 +221,7 @@ absl::Status Spiller::Use(SpillableBuffer& buffer, bool keep) {
 bool Spiller::OverSoftLimit(const std::string& tenant) const {
   if (options_.tenant_soft_bytes == TenantQuota::kUnlimited) return false;
   auto it = stats_.by_tenant.find(tenant);
-  const int64_t spilled =
-      it == stats_.by_tenant.end() ? 0 : it->second.host_bytes + it->second.disk_bytes;
+  const int64_t spilled = it == stats_.by_tenant.end() ? 0 : it->second.total();
   return ledger_->BytesInUse(tenant) - spilled > options_.tenant_soft_bytes;
 }
 
@@ -315,6 +316,7 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
     absl::MutexLock lock(&mutex_);
     directory = options_.directory;
   }
+  AH_RETURN_IF_ERROR(MakeDirectory(directory));
   // A random name, never a tenant's string.
   const std::string path = fmt::format("{}/{}.spill", directory, Handle::Random().ToString());
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
@@ -408,10 +410,10 @@ void Spiller::Forget(SpillableBuffer& buffer) {
   if (buffer.state_ == SpillableBuffer::State::kSpilled) copy = TakeSpilledCopy(buffer);
 }
 
-int64_t Spiller::SpilledBytes(const std::string& tenant) const {
+TenantSpill Spiller::Spilled(const std::string& tenant) const {
   absl::MutexLock lock(&mutex_);
   auto it = stats_.by_tenant.find(tenant);
-  return it == stats_.by_tenant.end() ? 0 : it->second.host_bytes + it->second.disk_bytes;
+  return it == stats_.by_tenant.end() ? TenantSpill{} : it->second;
 }
 
 SpillStats Spiller::Stats() const {

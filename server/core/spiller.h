@@ -33,7 +33,7 @@
 namespace arrayhub {
 
 struct SpillOptions {
-  // Where spill files go (the data directory's "spill" folder; emptied at start); empty: no
+  // Where spill files go (the data directory's "spill" folder; removed at start); empty: no
   // disk tier.
   std::string directory;
   // Host memory spilled arrays may take, all tenants together (--spill-host-bytes). The CPU
@@ -51,6 +51,7 @@ struct SpillOptions {
 struct TenantSpill {
   int64_t host_bytes = 0;
   int64_t disk_bytes = 0;
+  int64_t total() const { return host_bytes + disk_bytes; }
 };
 
 struct SpillStats {
@@ -84,8 +85,9 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   // `ledger`: what each tenant is charged (resident and spilled), for the soft limit.
   explicit Spiller(std::shared_ptr<TenantLedger> ledger) : ledger_(std::move(ledger)) {}
 
-  // Before any memory is allocated: sets the tiers and limits, and makes `options.directory`
-  // (mode 0700), removing what an earlier run left there.
+  // Before any memory is allocated: sets the tiers and limits, and removes
+  // `options.directory` with what an earlier run left there (it is made, mode 0700, at the
+  // first spill to disk).
   absl::Status Configure(SpillOptions options);
 
   // `nbytes` of `device` memory charged to `tenant`, pinned in the current scope (the call
@@ -104,7 +106,7 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   // soft limit, or none is left to spill.
   void EnforceSoftLimit(const std::string& tenant);
 
-  int64_t SpilledBytes(const std::string& tenant) const;
+  TenantSpill Spilled(const std::string& tenant) const;
   SpillStats Stats() const;
 
  private:
@@ -122,6 +124,7 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   absl::StatusOr<std::shared_ptr<Buffer>> AllocateResident(Backend& device,
                                                            const std::string& tenant,
                                                            int64_t nbytes);
+  static absl::Status MakeDirectory(const std::string& path);
   // Copies the memory of `buffer` (kMoving) to the host tier or a new file.
   absl::Status MoveOut(SpillableBuffer& buffer, bool to_host);
   // Allocates device memory for `buffer` (kMoving) and copies its spilled copy back.

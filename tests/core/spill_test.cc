@@ -235,7 +235,7 @@ TEST_F(SpillTest, AWorkloadOneAndAHalfTimesTheDeviceCompletes) {
       continue;
     }
     ASSERT_TRUE(refused.ok()) << refused;
-    EXPECT_GE(engine.TenantSpilledBytes("alice"), kCount * kElements * 8 - kDevice);
+    EXPECT_GE(engine.TenantSpilled("alice").total(), kCount * kElements * 8 - kDevice);
     for (int64_t i = 0; i < kCount; ++i) {
       const std::string& x = handles[i];
       const std::string& y = handles[(i + 1) % kCount];
@@ -260,9 +260,9 @@ TEST_F(SpillTest, TheSoftLimitSpillsOnlyItsTenantAndTheHardQuotaStillRefuses) {
   std::vector<std::string> bobs;
   for (int i = 0; i < 3; ++i) bobs.push_back(Upload(engine, bob, Ramp(2048, i)).value());
   ASSERT_TRUE(Upload(engine, alice, Ramp(2048, 9)).ok());
-  EXPECT_EQ(engine.TenantSpilledBytes("alice"), 0);
-  EXPECT_EQ(engine.TenantSpilledBytes("bob"), kArray);  // The least recently used one.
-  EXPECT_LE(engine.TenantBytesInUse("bob") - engine.TenantSpilledBytes("bob"), 2 * kArray);
+  EXPECT_EQ(engine.TenantSpilled("alice").total(), 0);
+  EXPECT_EQ(engine.TenantSpilled("bob").total(), kArray);  // The least recently used one.
+  EXPECT_LE(engine.TenantBytesInUse("bob") - engine.TenantSpilled("bob").total(), 2 * kArray);
   // Spilled arrays still count against the quota: the fifth is refused, nothing spills for it.
   bobs.push_back(Upload(engine, bob, Ramp(2048, 3)).value());
   const int64_t spills = engine.SpillStatistics().spills;
@@ -278,11 +278,11 @@ TEST_F(SpillTest, SpillFilesArePrivateRandomAndGoWithTheirArrays) {
   fs::create_directories(SpillDirectory());
   { std::ofstream(SpillDirectory() + "/leftover.spill") << "old"; }
   Engine& engine = NewEngine(int64_t{64} << 20, /*soft_bytes=*/1);
-  EXPECT_TRUE(SpillFiles().empty());
-  EXPECT_EQ(fs::status(SpillDirectory()).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_FALSE(fs::exists(SpillDirectory()));
   const Caller alice = Open(engine, "alice"), mallory = Open(engine, "mallory");
   const std::string secret = Upload(engine, alice, Ramp(512, 3.0)).value();
   SpillNow(engine, alice);
+  EXPECT_EQ(fs::status(SpillDirectory()).permissions() & fs::perms::all, fs::perms::owner_all);
   const std::vector<fs::path> files = SpillFiles();
   ASSERT_EQ(files.size(), 1u);
   struct stat info {};
@@ -292,7 +292,7 @@ TEST_F(SpillTest, SpillFilesArePrivateRandomAndGoWithTheirArrays) {
       << files[0];
   // Another tenant cannot reach it, by handle or otherwise.
   EXPECT_EQ(engine.Find(mallory, secret).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(engine.TenantSpilledBytes("mallory"), 0);
+  EXPECT_EQ(engine.TenantSpilled("mallory").total(), 0);
   // Coming back deletes the file; spilling again makes a new one; freeing deletes that.
   EXPECT_EQ(Doubles(engine, alice, secret), Ramp(512, 3.0));
   SpillNow(engine, alice);
@@ -300,7 +300,7 @@ TEST_F(SpillTest, SpillFilesArePrivateRandomAndGoWithTheirArrays) {
   EXPECT_NE(SpillFiles()[0], files[0]);
   ASSERT_TRUE(engine.Free(alice, std::vector<std::string>{secret}).ok());
   EXPECT_TRUE(SpillFiles().empty());
-  EXPECT_EQ(engine.TenantSpilledBytes("alice"), 0);
+  EXPECT_EQ(engine.TenantSpilled("alice").total(), 0);
 }
 
 TEST_F(SpillTest, AFailedReturnAnswersAClearStatusAndChangesNothing) {
@@ -317,7 +317,7 @@ TEST_F(SpillTest, AFailedReturnAnswersAClearStatusAndChangesNothing) {
   EXPECT_EQ(sum.status().code(), absl::StatusCode::kInternal);
   EXPECT_NE(sum.status().message().find("cannot open the spill file"), std::string::npos)
       << sum.status();
-  EXPECT_EQ(engine.TenantSpilledBytes("alice"), 512 * 8);  // Still spilled, still charged.
+  EXPECT_EQ(engine.TenantSpilled("alice").total(), 512 * 8);  // Still spilled, still charged.
   fs::rename(aside, file);
   EXPECT_EQ(Doubles(engine, alice, x), Ramp(512, 1.0));
 }
