@@ -3,7 +3,9 @@
 // workload 1.5x the device completes, the soft limit spills only its tenant, the hard quota
 // still refuses, spill files are private and go with their arrays, and many threads using the
 // same arrays under pressure see no wrong data. ThreadSanitizer runs this suite
-// (core_state_test).
+// (core_state_test). Built with ARRAYHUB_SPILL_TEST_CUDA, the same tests run on the CUDA
+// backend (cuda_spill_test, label gpu), with a host tier; there the soft limit makes the
+// pressure, the device being too large to fill in a test.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -17,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/backend/backend_factory.h"
 #include "server/backend/host/host_backend.h"
 #include "server/core/engine.h"
 #include "tests/support/engine_download.h"
@@ -28,6 +31,20 @@ namespace fs = std::filesystem;
 using std::chrono::seconds;
 
 constexpr int64_t kUnlimited = TenantQuota::kUnlimited;
+#ifdef ARRAYHUB_SPILL_TEST_CUDA
+constexpr bool kCuda = true;
+#else
+constexpr bool kCuda = false;
+#endif
+// Host memory for spilled arrays (CUDA only; the CPU backend has no host tier): a few small
+// arrays go there, the rest to disk.
+constexpr int64_t kHostTier = 8 << 10;
+
+// The device: the CPU backend holding `bytes`, or CUDA device 0 whatever its size.
+std::unique_ptr<Backend> Device(int64_t bytes) {
+  if (kCuda) return CreateBackend(BackendChoice::kCuda).value();
+  return std::make_unique<HostBackend>(bytes);
+}
 
 class SpillTest : public ::testing::Test {
  protected:
@@ -48,15 +65,17 @@ class SpillTest : public ::testing::Test {
   // An engine whose device holds `device_bytes`; spilling to SpillDirectory() unless
   // `spilling` is false.
   Engine& NewEngine(int64_t device_bytes, int64_t soft_bytes = kUnlimited,
-                    int64_t quota_bytes = kUnlimited, bool spilling = true) {
-    engines_.push_back(std::make_unique<Engine>(std::make_unique<HostBackend>(device_bytes),
-                                                Limits{}, SessionOptions{},
+                    int64_t quota_bytes = kUnlimited, bool spilling = true,
+                    int64_t host_bytes = 0) {
+    engines_.push_back(std::make_unique<Engine>(Device(device_bytes), Limits{}, SessionOptions{},
                                                 TenantQuota{.max_bytes = quota_bytes}));
     Engine& engine = *engines_.back();
     if (spilling) {
-      EXPECT_TRUE(
-          engine.ConfigureSpilling({.directory = SpillDirectory(), .tenant_soft_bytes = soft_bytes})
-              .ok());
+      EXPECT_TRUE(engine
+                      .ConfigureSpilling({.directory = SpillDirectory(),
+                                          .host_bytes = host_bytes,
+                                          .tenant_soft_bytes = soft_bytes})
+                      .ok());
     }
     return engine;
   }
@@ -203,7 +222,7 @@ std::vector<std::vector<std::byte>> RunEveryFamily(Engine& engine, const Caller&
 
 TEST_F(SpillTest, EveryOpFamilyGivesTheSameBytesOnSpilledInputs) {
   Engine& resident = NewEngine(int64_t{64} << 20, kUnlimited, kUnlimited, /*spilling=*/false);
-  Engine& spilling = NewEngine(int64_t{64} << 20, /*soft_bytes=*/1);
+  Engine& spilling = NewEngine(int64_t{64} << 20, /*soft_bytes=*/1, kUnlimited, true, kHostTier);
   const auto expected = RunEveryFamily(resident, Open(resident, "alice"), Open(resident, "bob"),
                                        /*spill=*/false);
   const auto got = RunEveryFamily(spilling, Open(spilling, "alice"), Open(spilling, "bob"),
@@ -219,6 +238,7 @@ TEST_F(SpillTest, EveryOpFamilyGivesTheSameBytesOnSpilledInputs) {
 // 24 arrays of 64 KiB on a device of 1 MiB: 1.5x what it holds, each summed and added to its
 // neighbour, all values checked. Without spilling the same workload is refused.
 TEST_F(SpillTest, AWorkloadOneAndAHalfTimesTheDeviceCompletes) {
+  if (kCuda) GTEST_SKIP() << "the device is too large to fill here: bench/devices/spill_bench.py";
   constexpr int64_t kDevice = int64_t{1} << 20, kCount = 24, kElements = 8192;
   for (bool spilling : {false, true}) {
     Engine& engine = NewEngine(kDevice, kUnlimited, kUnlimited, spilling);
@@ -322,13 +342,14 @@ TEST_F(SpillTest, AFailedReturnAnswersAClearStatusAndChangesNothing) {
   EXPECT_EQ(Doubles(engine, alice, x), Ramp(512, 1.0));
 }
 
-// 6 threads of two tenants on a device that holds two thirds of their arrays: each thread
-// reads and computes on its own arrays and on one array shared by all, while allocation
-// pressure spills and brings them back.
+// 6 threads of two tenants on a device that holds two thirds of their arrays, with a soft limit
+// of a third of each tenant's: each thread reads and computes on its own arrays and on one
+// array shared by all, while allocation pressure spills and brings them back.
 TEST_F(SpillTest, ManyThreadsUnderPressureSeeTheRightData) {
   constexpr int kThreads = 6;
   constexpr int64_t kElements = 2048;  // 16 KiB each: 304 KiB of arrays and 6 sums at most.
-  Engine& engine = NewEngine(int64_t{224} << 10);
+  Engine& engine =
+      NewEngine(int64_t{224} << 10, /*soft_bytes=*/48 << 10, kUnlimited, true, kHostTier);
   const Caller owner = Open(engine, "tenant0");
   const std::string shared = Upload(engine, owner, Ramp(kElements, 2.0)).value();
   ASSERT_TRUE(
