@@ -344,7 +344,13 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
 absl::Status Spiller::MoveIn(SpillableBuffer& buffer) {
   Backend& device = buffer.device_;
   const int64_t size = buffer.size();
-  // On the calling thread's bound queue: the memory is that queue's from now on.
+  // On a new queue of the owner's, never the caller's: memory allocated while a queue is
+  // bound is that queue's tenant's (on the CUDA backend, in the pool that tenant may map
+  // whole through IPC), and the caller may be another tenant using a publication. The
+  // caller's calls are ordered after this queue's copy by their Use of the buffer.
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, device.NewQueue(buffer.tenant_));
+  const std::unique_ptr<QueueBinding> bound =
+      device.Bind(std::move(queue), fmt::format("return from spill (tenant '{}')", buffer.tenant_));
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> inner,
                       AllocateResident(device, buffer.tenant_, size));
   if (buffer.host_copy_ != nullptr) {

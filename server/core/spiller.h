@@ -100,7 +100,6 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   // `buffer` (one Allocate made) is a registered array's memory: it may spill from now on.
   void Track(const std::shared_ptr<Buffer>& buffer);
   // Brings `buffer` back if spilled and never spills it again (memory another process maps).
-  // The calling thread binds the queue the memory is to come back on.
   absl::Status Keep(const std::shared_ptr<Buffer>& buffer);
   // Spills `tenant`'s least recently used arrays until its resident bytes are within the
   // soft limit, or none is left to spill.
@@ -127,7 +126,8 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   static absl::Status MakeDirectory(const std::string& path);
   // Copies the memory of `buffer` (kMoving) to the host tier or a new file.
   absl::Status MoveOut(SpillableBuffer& buffer, bool to_host);
-  // Allocates device memory for `buffer` (kMoving) and copies its spilled copy back.
+  // Allocates device memory for `buffer` (kMoving), on a queue of its owner's, and copies its
+  // spilled copy back.
   absl::Status MoveIn(SpillableBuffer& buffer);
   // A spilled buffer's copy, taken out of it; the file is deleted when this goes.
   struct SpilledCopy {

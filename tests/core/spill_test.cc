@@ -323,6 +323,25 @@ TEST_F(SpillTest, SpillFilesArePrivateRandomAndGoWithTheirArrays) {
   EXPECT_EQ(engine.TenantSpilled("alice").total(), 0);
 }
 
+// Memory comes back as its owner's, whoever's call brings it back: on the CUDA backend a
+// tenant's IPC pool is mapped whole, so the reader must not get the owner's array in its own.
+TEST_F(SpillTest, MemoryComesBackAsItsOwnersWhoeverUsesIt) {
+  if (!kCuda) GTEST_SKIP() << "host memory has no pools to export";
+  Engine& engine = NewEngine(0, /*soft_bytes=*/1);
+  const Caller alice = Open(engine, "alice"), bob = Open(engine, "bob");
+  const std::string x = Upload(engine, alice, Ramp(512, 1.0)).value();
+  ASSERT_TRUE(engine.Publish(alice, {.handle = x, .name = "x", .reader_tenants = {"bob"}}).ok());
+  auto attached = engine.Attach(bob, "x", "alice");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  SpillNow(engine, alice);
+  ASSERT_GT(engine.TenantSpilled("alice").total(), 0);
+  EXPECT_EQ(Doubles(engine, bob, (*attached)->handle.ToString()), Ramp(512, 1.0));
+  // Bob may read it, but its memory is not Bob's to export (nor in Bob's pool).
+  EXPECT_EQ(engine.ExportIpc(bob, (*attached)->handle.ToString()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(engine.ExportIpc(alice, x).ok());
+}
+
 TEST_F(SpillTest, AFailedReturnAnswersAClearStatusAndChangesNothing) {
   Engine& engine = NewEngine(int64_t{64} << 20, /*soft_bytes=*/1);
   const Caller alice = Open(engine, "alice");
