@@ -56,6 +56,7 @@ struct Config {
   arrayhub::KernelCacheOptions kernel_cache;
   arrayhub::DeviceOptions devices;
   std::string data_dir;
+  arrayhub::SpillOptions spill;
 };
 
 void DefineOptions(CLI::App& app, Config& config) {
@@ -143,6 +144,23 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("data-dir", config.data_dir,
       "directory of durable publications (made mode 0700 if missing): written on "
       "publish(durable=True) and `arrayhub checkpoint`, restored at start; empty: none");
+  add("tenant-soft-bytes", config.spill.tenant_soft_bytes,
+      "soft memory limit of each tenant: past it, its least recently used arrays spill out of "
+      "device memory (to --spill-host-bytes, then --data-dir) until it is back under")
+      ->check(CLI::NonNegativeNumber);
+  add("spill-host-bytes", config.spill.host_bytes,
+      "host memory (pinned on the CUDA backend) that arrays spilled out of device memory may "
+      "take, all tenants together; beyond it they spill to files under --data-dir. Ignored on "
+      "the CPU backend")
+      ->check(CLI::NonNegativeNumber);
+  add("spill-disk-bytes", config.spill.disk_bytes,
+      "bytes of spill files under --data-dir/spill, all tenants together (a tenant's spilled "
+      "bytes count against its --tenant-max-bytes, not its disk quota)")
+      ->check(CLI::NonNegativeNumber);
+  add("cpu-memory-bytes", config.devices.cpu_memory_bytes,
+      "most bytes the arrays of each CPU device may hold; 0: the host's memory (or the "
+      "container's limit). A small value stands in for a small GPU")
+      ->check(CLI::NonNegativeNumber);
   add("transfer-idle-seconds", config.transfer_idle_seconds,
       "an upload or download that moves no chunk for this long is cancelled (an upload's "
       "reserved array freed)")
@@ -349,6 +367,7 @@ int main(int argc, char** argv) {
       .peer = config.peer,
       .insecure = config.insecure,
       .data_dir = config.data_dir,
+      .spill = config.spill,
       .ipc_socket = config.ipc_socket,
       .on_device_lost = arrayhub::RequestStopForDeviceLoss,
   };

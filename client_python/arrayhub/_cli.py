@@ -49,6 +49,11 @@ def _info(client: Client, args: argparse.Namespace) -> int:
           f"{info.sessions} sessions (tenant {info.tenant}: "
           f"{human_bytes(info.tenant_bytes_in_use)}, "
           f"{human_bytes(info.tenant_disk_bytes)} of disk)")
+    spilled = info.tenant_spilled_host_bytes + info.tenant_spilled_disk_bytes
+    if spilled:
+        print(f"spilled out of device memory (tenant {info.tenant}): "
+              f"{human_bytes(info.tenant_spilled_host_bytes)} to host memory, "
+              f"{human_bytes(info.tenant_spilled_disk_bytes)} to disk")
     limits = info.limits
     print(f"limits: rank {limits.max_rank}, array {human_bytes(limits.max_array_bytes)}, "
           f"chunk {human_bytes(limits.max_chunk_bytes)} "

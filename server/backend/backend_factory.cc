@@ -25,15 +25,15 @@ absl::StatusOr<BackendChoice> ParseBackendChoice(std::string_view text) {
 
 namespace {
 
-std::vector<std::unique_ptr<Backend>> HostDevices(int count) {
+std::vector<std::unique_ptr<Backend>> HostDevices(int count, int64_t memory_bytes) {
+  const int64_t limit = memory_bytes > 0 ? memory_bytes : HostMemoryCapacity();
   std::vector<std::unique_ptr<Backend>> devices;
   if (count <= 1) {
-    devices.push_back(std::make_unique<HostBackend>());
+    devices.push_back(std::make_unique<HostBackend>(limit));
     return devices;
   }
   for (int i = 0; i < count; ++i) {
-    devices.push_back(
-        std::make_unique<HostBackend>(HostMemoryCapacity(), fmt::format("cpu:{}", i)));
+    devices.push_back(std::make_unique<HostBackend>(limit, fmt::format("cpu:{}", i)));
   }
   return devices;
 }
@@ -47,7 +47,8 @@ absl::StatusOr<std::vector<std::unique_ptr<Backend>>> CreateBackends(
     return absl::InvalidArgumentError(
         fmt::format("--cpu-devices must be at least 1, got {}", devices.cpu_devices));
   }
-  if (choice == BackendChoice::kCpu) return HostDevices(devices.cpu_devices);
+  if (choice == BackendChoice::kCpu)
+    return HostDevices(devices.cpu_devices, devices.cpu_memory_bytes);
 #ifdef ARRAYHUB_HAVE_CUDA
   if (const int count = CudaDeviceCount(); count > 0) {
     if (!kernel_cache.directory.empty()) {
@@ -84,7 +85,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Backend>>> CreateBackends(
         "--backend=cuda: this arrayhubd was built without the CUDA backend (ARRAYHUB_CUDA=OFF)");
   }
 #endif
-  return HostDevices(devices.cpu_devices);
+  return HostDevices(devices.cpu_devices, devices.cpu_memory_bytes);
 }
 
 absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(BackendChoice choice, bool cuda_ipc,

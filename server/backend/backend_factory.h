@@ -26,7 +26,10 @@ struct KernelCacheOptions {
 
 // Which devices the daemon serves.
 struct DeviceOptions {
-  int cpu_devices = 1;            // --cpu-devices: virtual devices of the CPU backend.
+  int cpu_devices = 1;  // --cpu-devices: virtual devices of the CPU backend.
+  // --cpu-memory-bytes: what each CPU device's arrays may hold; 0: the host's memory (or the
+  // container's limit). Lower, it stands in for a small GPU (spilling, tests).
+  int64_t cpu_memory_bytes = 0;
   std::vector<int> cuda_devices;  // --devices: CUDA ordinals; empty: every visible one.
 };
 

@@ -21,6 +21,9 @@ class Buffer {
 
  protected:
   Buffer(void* data, int64_t size) : data_(data), size_(size) {}
+  // For a wrapper whose backend memory is replaced (core's spilling, server/core/spiller.h),
+  // only while no call uses the buffer.
+  void set_data(void* data) { data_ = data; }
 
  private:
   void* data_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/common/status_macros.h"
+#include "server/core/spiller.h"
 
 namespace arrayhub {
 
@@ -24,9 +25,12 @@ absl::Status PendingDownload::StartCopy(size_t slot) {
     AH_ASSIGN_OR_RETURN(staging, backend_.AllocateStaging(std::min(chunk_bytes_, total())));
   }
   const int64_t size = std::min(chunk_bytes_, total() - started_);
+  // Pinned until the copy is enqueued; between chunks the array may spill, and comes back for
+  // the next one.
+  const PinScope pins;
   const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "download");
   // After the work enqueued on the array so far, whichever session enqueued it.
-  AH_RETURN_IF_ERROR(backend_.Use(contiguous_->buffer));
+  AH_RETURN_IF_ERROR(UseResident(backend_, contiguous_->buffer));
   AH_RETURN_IF_ERROR(staging->CopyFrom(*contiguous_->buffer,
                                        contiguous_->offset_bytes + first_byte_ + started_, size));
   staged_bytes_[slot] = size;

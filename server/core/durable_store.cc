@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "server/common/status_macros.h"
 #include "server/core/download.h"
+#include "server/core/file_io.h"
 #include "server/core/handle.h"
 #include "server/core/npy_header.h"
 
@@ -23,23 +24,6 @@ constexpr std::string_view kTemporarySuffix = ".tmp";
 constexpr std::string_view kDataSuffix = ".npy";
 // Larger than any manifest: 1024 readers of 64 characters and a shape of rank 64.
 constexpr int64_t kMaxManifestBytes = int64_t{1} << 20;
-
-absl::Status ErrnoError(std::string_view what, const std::string& path) {
-  const int error = errno;
-  std::string message = fmt::format("{} {}: {}", what, path, std::strerror(error));
-  if (error == ENOSPC || error == EDQUOT) return absl::ResourceExhaustedError(message);
-  return absl::InternalError(message);
-}
-
-absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
-  while (!bytes.empty()) {
-    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0 && errno == EINTR) continue;
-    if (written < 0) return ErrnoError("cannot write", path);
-    bytes.remove_prefix(static_cast<size_t>(written));
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<FileDescriptor> CreateFile(const std::string& path) {
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));

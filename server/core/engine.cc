@@ -27,6 +27,7 @@ Engine::Engine(std::vector<std::unique_ptr<Backend>> devices, Limits limits,
         return session_options;
       }()),
       ledger_(std::make_shared<TenantLedger>(quota)),
+      spiller_(std::make_shared<Spiller>(ledger_)),
       transfers_(quota.max_transfers),
       watchers_(session_options.lease_warning_fraction) {
   if (devices_.empty()) throw std::invalid_argument("an engine needs at least one device");
@@ -217,9 +218,12 @@ absl::StatusOr<std::shared_ptr<Buffer>> Engine::AllocateCharged(Backend& device,
                                                                 int64_t nbytes) {
   // Refused before allocating, so that an over-quota request cannot push the device into
   // out-of-memory; Charge below is the exact check.
+  // Counted whether resident or spilled: spilling never lets a tenant hold more than this.
   AH_RETURN_IF_ERROR(ledger_->CheckRoom(tenant, nbytes));
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated, device.Allocate(nbytes));
-  return ledger_->Charge(tenant, std::move(allocated));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated,
+                      spiller_->Allocate(device, tenant, nbytes));
+  spiller_->EnforceSoftLimit(tenant);
+  return allocated;
 }
 
 absl::StatusOr<ArrayView> Engine::NewScratch(const Caller& caller, DType dtype, const Shape& shape,
@@ -250,6 +254,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RegisterAll(
     shared.push_back(std::make_shared<const ArrayRecord>(std::move(record)));
   }
   if (shared.empty()) return shared;
+  // An array's memory may spill once the call that made it has ended (Engine::Binding).
+  for (const ArrayTable::RecordPtr& record : shared) spiller_->Track(record->buffer);
   const std::string& holder = shared.front()->holder;  // The caller: one tenant per request.
   if (ledger_->quota().max_arrays == TenantQuota::kUnlimited) {
     for (const ArrayTable::RecordPtr& record : shared) table_.Insert(record);
@@ -360,8 +366,9 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::st
         field, record->handle.ToString(), record->device, DeviceName(record->device), caller.device,
         DeviceName(caller.device), record->device));
   }
-  // Within an operation (a queue bound), its work is ordered after the array's last writer.
-  AH_RETURN_IF_ERROR(backend(caller).Use(record->buffer));
+  // Within an operation (a queue bound), its work is ordered after the array's last writer,
+  // and its memory is on the device until the operation ends.
+  AH_RETURN_IF_ERROR(UseResident(backend(caller), record->buffer));
   return record;
 }
 
@@ -398,7 +405,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller&
                                                                    ArrayTable::RecordPtr array) {
   if (array->c_contiguous()) return array;
   const auto bound = Bind(caller, "copy for reading");
-  AH_RETURN_IF_ERROR(backend(caller).Use(array->buffer));
+  AH_RETURN_IF_ERROR(UseResident(backend(caller), array->buffer));
   AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(*array), array->dtype,
                                                        MemoryOrder::kC, /*temporary=*/true));
   return std::make_shared<const ArrayRecord>(std::move(copy));
@@ -473,5 +480,17 @@ std::map<std::string, TenantUsage> Engine::UsageByTenant() const {
 int64_t Engine::TenantBytesInUse(const std::string& tenant) const {
   return ledger_->BytesInUse(tenant);
 }
+
+absl::Status Engine::ConfigureSpilling(SpillOptions options) {
+  // The CPU backend's device memory is host memory: spilling there only goes to disk.
+  if (devices_.front()->name() == "cpu") options.host_bytes = 0;
+  return spiller_->Configure(std::move(options));
+}
+
+TenantSpill Engine::TenantSpilled(const std::string& tenant) const {
+  return spiller_->Spilled(tenant);
+}
+
+SpillStats Engine::SpillStatistics() const { return spiller_->Stats(); }
 
 }  // namespace arrayhub

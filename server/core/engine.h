@@ -38,6 +38,7 @@
 #include "server/core/shared_memory_object.h"
 #include "server/core/shared_memory_regions.h"
 #include "server/core/shared_memory_specs.h"
+#include "server/core/spiller.h"
 #include "server/core/tenant_usage.h"
 #include "server/core/tenants.h"
 #include "server/core/transfers.h"
@@ -294,6 +295,13 @@ class Engine {
   absl::StatusOr<CheckpointResult> Checkpoint(const Caller& caller, bool wait);
   // Returns once every queued write is on disk: the drain's last step.
   void FinishDurableWrites();
+  // Spilling (spiller.h, docs/operations.md): sets its tiers and limits (the CPU backend has
+  // no host tier). Called once, before serving, after OpenDataDirectory.
+  absl::Status ConfigureSpilling(SpillOptions options);
+  // Bytes of `tenant`'s arrays spilled out of device memory now, by tier.
+  TenantSpill TenantSpilled(const std::string& tenant) const;
+  // Spilled bytes per tenant and tier, and the spills and returns so far (metrics).
+  SpillStats SpillStatistics() const;
   // Disk bytes charged to `tenant` for its durable publications; 0 without a data directory.
   int64_t TenantDiskBytes(const std::string& tenant) const;
   // Every tenant's disk bytes, for operators (metrics); empty without a data directory.
@@ -379,6 +387,8 @@ class Engine {
     Binding(const Caller& caller, TenantLedger& ledger, Backend& backend, std::string_view label);
 
    private:
+    // Ends last, after the queue's binding: the arrays it used may spill from then on.
+    PinScope pins_;
     ScopedStopSignal stop_;  // First: a backend that waits in Bind can poll it.
     TenantScratchPayer payer_;
     ScopedScratchPayer scratch_;
@@ -478,6 +488,8 @@ class Engine {
   ArrayTable table_;
   SessionManager sessions_;
   std::shared_ptr<TenantLedger> ledger_;
+  // Allocates every array's memory and moves it out of the device and back (spiller.h).
+  std::shared_ptr<Spiller> spiller_;
   TransferRegistry transfers_;
   SessionWatchers watchers_;
   PublicationRegistry publications_;

@@ -16,7 +16,7 @@ absl::StatusOr<ArrayRecord> Engine::CopyAcross(const Caller& caller, ArrayTable:
                       ContiguousForReading(OnDevice(caller, source->device), source));
   const auto bound = Bind(caller, "copy to device");
   // After the source's writers, and its memory kept until the copy is done.
-  AH_RETURN_IF_ERROR(backend(caller).Use(contiguous->buffer));
+  AH_RETURN_IF_ERROR(UseResident(backend(caller), contiguous->buffer));
   const int64_t nbytes = contiguous->nbytes();
   AH_ASSIGN_OR_RETURN(ArrayRecord copy,
                       NewArray(caller, source->dtype, source->shape, nbytes, temporary));
@@ -114,6 +114,9 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Collective(const Call
                       .label = std::string(name)};
   std::vector<ArrayTable::RecordPtr> contiguous;  // Held until the call is enqueued.
   std::vector<ArrayRecord> results;
+  // The backend reads the inputs and writes the results in Collective below, after their
+  // bindings ended: they stay on their devices until then.
+  const PinScope pins;
   for (int r = 0; r < ranks; ++r) {
     const Caller on_rank = OnDevice(caller, devices[r]);
     CollectiveRank& rank = call.ranks.emplace_back();
@@ -122,6 +125,10 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Collective(const Call
       AH_ASSIGN_OR_RETURN(
           ArrayTable::RecordPtr input,
           ContiguousForReading(on_rank, inputs[broadcast ? 0 : static_cast<size_t>(r)].array));
+      {
+        const auto bound = Bind(on_rank, name);
+        AH_RETURN_IF_ERROR(UseResident(backend(on_rank), input->buffer));
+      }
       rank.input = input->buffer;
       rank.input_offset = input->offset_bytes;
       contiguous.push_back(std::move(input));

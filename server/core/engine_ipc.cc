@@ -15,6 +15,9 @@ absl::StatusOr<IpcExport> Engine::ExportIpc(const Caller& caller, std::string_vi
   // that wrote it was made to wait for when its work ended (docs/execution.md).
   AH_ASSIGN_OR_RETURN(Located found, FindOnItsDevice(caller, handle));
   ArrayTable::RecordPtr array = std::move(found.array);
+  // Another process maps the memory from now on: it stays on the device for good (back in
+  // its owner's memory if it was spilled).
+  AH_RETURN_IF_ERROR(spiller_->Keep(array->buffer));
   AH_ASSIGN_OR_RETURN(ExportedMemory memory,
                       backend(found.caller).ExportMemory(*array->buffer, caller.tenant));
   AH_ASSIGN_OR_RETURN(std::string lease, ipc_.Grant(caller.session, array->buffer));

@@ -9,22 +9,6 @@
 
 namespace arrayhub {
 
-// A buffer charged to a tenant: the backend's buffer, plus the charge, released with it.
-// The charge keeps the ledger by shared_ptr, as buffers keep their backend's counters, so a
-// buffer outliving the engine at shutdown still releases cleanly.
-class ChargedBuffer final : public Buffer {
- public:
-  ChargedBuffer(std::shared_ptr<Buffer> inner, TenantCharge charge)
-      : Buffer(inner->data(), inner->size()),
-        inner_(std::move(inner)),
-        charge_(std::move(charge)) {}
-  const Buffer& backend_buffer() const override { return inner_->backend_buffer(); }
-
- private:
-  std::shared_ptr<Buffer> inner_;
-  TenantCharge charge_;
-};
-
 TenantCharge::TenantCharge(TenantCharge&& other) noexcept
     : ledger_(std::move(other.ledger_)),
       tenant_(std::move(other.tenant_)),
@@ -91,12 +75,6 @@ TenantCharge TenantLedger::Adopt(const std::string& tenant, int64_t nbytes) {
     bytes_[tenant] += nbytes;
   }
   return TenantCharge(shared_from_this(), tenant, nbytes);
-}
-
-absl::StatusOr<std::shared_ptr<Buffer>> TenantLedger::Charge(const std::string& tenant,
-                                                             std::shared_ptr<Buffer> buffer) {
-  AH_ASSIGN_OR_RETURN(TenantCharge charge, Reserve(tenant, buffer->size()));
-  return std::make_shared<ChargedBuffer>(std::move(buffer), std::move(charge));
 }
 
 void TenantLedger::Release(const std::string& tenant, int64_t nbytes) {

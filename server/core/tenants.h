@@ -68,20 +68,16 @@ class TenantLedger : public std::enable_shared_from_this<TenantLedger> {
 
   const TenantQuota& quota() const { return quota_; }
 
-  // Charges `buffer`'s bytes to `tenant` and returns a buffer that releases the charge when
-  // it goes. RESOURCE_EXHAUSTED, naming the quota, the request and the usage, when the
-  // tenant would exceed its bytes; the buffer is then dropped (freed) here.
-  absl::StatusOr<std::shared_ptr<Buffer>> Charge(const std::string& tenant,
-                                                 std::shared_ptr<Buffer> buffer);
-
-  // Charges `nbytes` that are no backend buffer (a host vector), failing as Charge does.
+  // Charges `nbytes` to `tenant` for as long as the charge lives (a buffer's, Spiller::Allocate,
+  // or host memory a request holds). RESOURCE_EXHAUSTED, naming the quota, the request and
+  // the usage, when the tenant would exceed its bytes.
   absl::StatusOr<TenantCharge> Reserve(const std::string& tenant, int64_t nbytes);
 
   // Charges `nbytes` that exist already whatever the quota (files found at start, which the
   // operator may have made smaller since): they are there, and later requests pay for them.
   TenantCharge Adopt(const std::string& tenant, int64_t nbytes);
 
-  // Fails like Charge would for `nbytes` more, without charging: lets a request be refused
+  // Fails like Reserve would for `nbytes` more, without charging: lets a request be refused
   // before it allocates anything.
   absl::Status CheckRoom(const std::string& tenant, int64_t nbytes) const;
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "server/common/status_macros.h"
+#include "server/core/spiller.h"
 
 namespace arrayhub {
 
@@ -47,9 +48,11 @@ absl::Status PendingUpload::Append(int64_t size,
     AH_RETURN_IF_ERROR(staging->Wait());  // The copy of the chunk before last.
   }
   write(staging->bytes().first(static_cast<size_t>(size)));
+  // Pinned until the copy is enqueued (an existing array may spill between chunks).
+  const PinScope pins;
   const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "upload");
   // An existing array's earlier work, whichever session enqueued it, comes first.
-  AH_RETURN_IF_ERROR(backend_.Use(record_.buffer));
+  AH_RETURN_IF_ERROR(UseResident(backend_, record_.buffer));
   AH_RETURN_IF_ERROR(
       staging->CopyTo(*record_.buffer, record_.offset_bytes + first_byte_ + received_, size));
   received_ += size;

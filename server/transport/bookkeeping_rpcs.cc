@@ -96,6 +96,9 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   response->set_tenant(*tenant);
   response->set_tenant_bytes_in_use(engine_.TenantBytesInUse(*tenant));
   response->set_tenant_disk_bytes(engine_.TenantDiskBytes(*tenant));
+  const TenantSpill spilled = engine_.TenantSpilled(*tenant);
+  response->set_tenant_spilled_host_bytes(spilled.host_bytes);
+  response->set_tenant_spilled_disk_bytes(spilled.disk_bytes);
   response->set_kernel_compilations(engine_.KernelCompilations());
   if (limits.shared_memory) {
     // A socket that cannot start leaves the field empty: clients then stream, and the rest of

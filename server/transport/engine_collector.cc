@@ -15,6 +15,19 @@ prometheus::MetricFamily Gauges(std::string name, std::string help) {
           .metric = {}};
 }
 
+prometheus::MetricFamily Counters(std::string name, std::string help) {
+  return {.name = std::move(name),
+          .help = std::move(help),
+          .type = prometheus::MetricType::Counter,
+          .metric = {}};
+}
+
+void Count(prometheus::MetricFamily& family, double value) {
+  prometheus::ClientMetric metric;
+  metric.counter.value = value;
+  family.metric.push_back(std::move(metric));
+}
+
 void Add(prometheus::MetricFamily& family, Labels labels, double value) {
   prometheus::ClientMetric metric;
   metric.label = std::move(labels);
@@ -80,11 +93,35 @@ std::vector<prometheus::MetricFamily> EngineCollector::Collect() const {
     Add(tenant_disk, {{"tenant", tenant}}, static_cast<double>(bytes));
   }
 
+  const SpillStats spill = engine_.SpillStatistics();
+  auto tenant_spilled = Gauges("arrayhub_tenant_spilled_bytes",
+                               "Bytes of each tenant's arrays spilled out of device memory, by "
+                               "tier (host memory, disk)");
+  for (const auto& [tenant, spilled] : spill.by_tenant) {
+    Add(tenant_spilled, {{"tenant", tenant}, {"tier", "host"}},
+        static_cast<double>(spilled.host_bytes));
+    Add(tenant_spilled, {{"tenant", tenant}, {"tier", "disk"}},
+        static_cast<double>(spilled.disk_bytes));
+  }
+  auto spills = Counters("arrayhub_spills_total", "Arrays moved out of device memory");
+  Count(spills, static_cast<double>(spill.spills));
+  auto returns = Counters("arrayhub_spill_returns_total",
+                          "Spilled arrays brought back to device memory by a call using them");
+  Count(returns, static_cast<double>(spill.returns));
+  auto spill_seconds =
+      Counters("arrayhub_spill_seconds_total", "Seconds spent moving arrays out of device memory");
+  Count(spill_seconds, spill.spill_seconds);
+  auto return_seconds = Counters("arrayhub_spill_return_seconds_total",
+                                 "Seconds calls waited for spilled arrays to come back");
+  Count(return_seconds, spill.return_seconds);
+
   return {std::move(info),          std::move(total),           std::move(free),
           std::move(in_use),        std::move(buffers),         std::move(arrays),
           std::move(sessions),      std::move(descriptors),     std::move(tenant_bytes),
           std::move(tenant_arrays), std::move(tenant_sessions), std::move(tenant_disk),
-          std::move(device_in_use), std::move(device_sessions)};
+          std::move(device_in_use), std::move(device_sessions), std::move(tenant_spilled),
+          std::move(spills),        std::move(returns),         std::move(spill_seconds),
+          std::move(return_seconds)};
 }
 
 }  // namespace arrayhub

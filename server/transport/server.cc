@@ -37,6 +37,9 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
     AH_RETURN_IF_ERROR(server->engine_->OpenDataDirectory(
         options.data_dir, [](const std::string& message) { spdlog::warn("{}", message); }));
   }
+  SpillOptions spill = options.spill;
+  spill.directory = options.data_dir.empty() ? "" : options.data_dir + "/spill";
+  AH_RETURN_IF_ERROR(server->engine_->ConfigureSpilling(std::move(spill)));
   server->metrics_ = std::make_unique<ServerMetrics>(*server->engine_);
   if (!options.metrics_listen.empty()) {
     auto endpoint = MetricsEndpoint::Start(options.metrics_listen, *server->metrics_);

@@ -45,6 +45,9 @@ struct ServerOptions {
   // The data directory of durable publications (--data-dir); empty: none. Its publications
   // are restored before the server listens.
   std::string data_dir{};
+  // Spilling (server/core/spiller.h); its files go to the data directory's "spill" folder
+  // (none without a data directory: then only the host tier).
+  SpillOptions spill{};
   // Where the CUDA IPC socket listens (IpcSocket::Start): "" picks an abstract name.
   std::string ipc_socket{};
   // Called once, on the thread that found it, when the backend's device is lost for good

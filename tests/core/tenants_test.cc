@@ -1,26 +1,30 @@
-// The tenant ledger: memory charged with the buffer and released with it; and session
-// quotas in the session manager.
+// The tenant ledger: memory charged with the buffer (Spiller::Allocate) and released with it;
+// and session quotas in the session manager.
 #include "server/core/tenants.h"
 
 #include <gtest/gtest.h>
 
 #include "server/backend/host/host_backend.h"
 #include "server/core/session_manager.h"
+#include "server/core/spiller.h"
 
 namespace arrayhub {
 namespace {
 
 class TenantLedgerTest : public ::testing::Test {
  protected:
-  std::shared_ptr<Buffer> Allocate(int64_t nbytes) { return backend_.Allocate(nbytes).value(); }
+  absl::StatusOr<std::shared_ptr<Buffer>> Charge(const std::string& tenant, int64_t nbytes) {
+    return spiller_->Allocate(backend_, tenant, nbytes);
+  }
 
   HostBackend backend_;
   std::shared_ptr<TenantLedger> ledger_ =
       std::make_shared<TenantLedger>(TenantQuota{.max_bytes = 100});
+  std::shared_ptr<Spiller> spiller_ = std::make_shared<Spiller>(ledger_);
 };
 
 TEST_F(TenantLedgerTest, ChargesLiveAsLongAsTheBuffer) {
-  auto a = ledger_->Charge("alice", Allocate(60));
+  auto a = Charge("alice", 60);
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ((*a)->size(), 60);
   EXPECT_EQ(ledger_->BytesInUse("alice"), 60);
@@ -49,18 +53,18 @@ TEST_F(TenantLedgerTest, ReservationsChargeUntilTheyGo) {
 
 // Backends find their own buffer behind the charge (the CUDA backend fences and exports it).
 TEST_F(TenantLedgerTest, TheChargedBufferLeadsToTheBackendsBuffer) {
-  std::shared_ptr<Buffer> raw = Allocate(16);
-  const Buffer* inner = raw.get();
-  auto charged = ledger_->Charge("alice", std::move(raw));
+  auto charged = Charge("alice", 16);
   ASSERT_TRUE(charged.ok()) << charged.status();
-  EXPECT_NE(charged->get(), inner);
-  EXPECT_EQ(&(*charged)->backend_buffer(), inner);
+  const Buffer& inner = (*charged)->backend_buffer();
+  EXPECT_NE(charged->get(), &inner);
+  EXPECT_EQ((*charged)->data(), inner.data());
+  EXPECT_EQ(&inner.backend_buffer(), &inner);
 }
 
 TEST_F(TenantLedgerTest, OverTheQuotaNothingIsChargedAndTheBufferIsFreed) {
-  auto a = ledger_->Charge("alice", Allocate(60));
+  auto a = Charge("alice", 60);
   ASSERT_TRUE(a.ok());
-  auto b = ledger_->Charge("alice", Allocate(41));
+  auto b = Charge("alice", 41);
   EXPECT_EQ(b.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(b.status().message(),
             "tenant 'alice' memory quota exceeded (--tenant-max-bytes 100): the request needs 41 "
@@ -68,11 +72,11 @@ TEST_F(TenantLedgerTest, OverTheQuotaNothingIsChargedAndTheBufferIsFreed) {
   EXPECT_EQ(ledger_->CheckRoom("alice", 41).code(), absl::StatusCode::kResourceExhausted);
   EXPECT_TRUE(ledger_->CheckRoom("alice", 40).ok());
   EXPECT_EQ(backend_.Memory().bytes_in_use, 60);  // The refused buffer is gone.
-  EXPECT_TRUE(ledger_->Charge("bob", Allocate(100)).ok());
+  EXPECT_TRUE(Charge("bob", 100).ok());
 }
 
 TEST_F(TenantLedgerTest, EmptyBuffersCostNothing) {
-  auto empty = ledger_->Charge("alice", Allocate(0));
+  auto empty = Charge("alice", 0);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(ledger_->BytesInUse("alice"), 0);
   empty->reset();
@@ -80,10 +84,11 @@ TEST_F(TenantLedgerTest, EmptyBuffersCostNothing) {
 }
 
 TEST_F(TenantLedgerTest, BuffersOutlivingTheLedgersOwnerStillRelease) {
-  auto a = ledger_->Charge("alice", Allocate(8));
+  auto a = Charge("alice", 8);
   ASSERT_TRUE(a.ok());
   std::shared_ptr<Buffer> survivor = *std::move(a);
   ledger_.reset();  // The engine went first, as at shutdown.
+  spiller_.reset();
   survivor.reset();
   EXPECT_EQ(backend_.Memory().bytes_in_use, 0);
 }
