@@ -38,6 +38,10 @@ template <typename... F>
 struct Overloaded : F... {
   using F::operator()...;
 };
+// C++20 deduces this from the aggregate itself, but not every compiler the project builds with
+// does yet (Debian 12's clang 14, which builds the fuzzers).
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 
