@@ -125,6 +125,11 @@ absl::StatusOr<std::shared_ptr<Buffer>> Spiller::AllocateResident(Backend& devic
                                                                   const std::string& tenant,
                                                                   int64_t nbytes) {
   while (true) {
+    int64_t spills_seen = 0;
+    {
+      absl::MutexLock lock(&mutex_);
+      spills_seen = spills_done_;
+    }
     absl::StatusOr<std::shared_ptr<Buffer>> allocated = device.Allocate(nbytes);
     // Only the device's own refusal makes room: the tenant's quota was checked before.
     if (allocated.ok() || !absl::IsResourceExhausted(allocated.status())) return allocated;
@@ -134,7 +139,13 @@ absl::StatusOr<std::shared_ptr<Buffer>> Spiller::AllocateResident(Backend& devic
       if (one == 0) break;
       freed += one;
     }
-    if (freed == 0) return allocated.status();  // Nothing left to spill: the refusal stands.
+    if (freed > 0) continue;
+    // Nothing this thread could spill. Other threads' spills, finished since the allocation
+    // was tried or still under way, free memory too: try again once one has ended. The
+    // refusal stands only when none ended and none is under way.
+    absl::MutexLock lock(&mutex_);
+    while (spills_done_ == spills_seen && spills_in_flight_ > 0) moved_.Wait(&mutex_);
+    if (spills_done_ == spills_seen) return allocated.status();
   }
 }
 
@@ -186,8 +197,7 @@ absl::Status Spiller::Use(SpillableBuffer& buffer, bool keep) {
   {
     absl::MutexLock lock(&mutex_);
     // Another thread moving it out or back: its memory is where that thread leaves it.
-    mutex_.Await(absl::Condition(
-        +[](SpillableBuffer* b) { return b->state_ != SpillableBuffer::State::kMoving; }, &buffer));
+    while (buffer.state_ == SpillableBuffer::State::kMoving) moved_.Wait(&mutex_);
     ++buffer.pins_;  // Not a candidate from here on, even while it comes back.
     buffer.last_use_ = ++clock_;
     bring_back = buffer.state_ == SpillableBuffer::State::kSpilled;
@@ -200,6 +210,7 @@ absl::Status Spiller::Use(SpillableBuffer& buffer, bool keep) {
     if (bring_back) {
       buffer.state_ =
           returned.ok() ? SpillableBuffer::State::kResident : SpillableBuffer::State::kSpilled;
+      moved_.SignalAll();
       if (returned.ok()) {
         ++stats_.returns;
         stats_.return_seconds += SecondsSince(start);
@@ -272,6 +283,7 @@ int64_t Spiller::SpillOne(const Backend* device, const std::string& tenant, Pref
     to_host = size <= options_.host_bytes - host_used_;
     (to_host ? host_used_ : disk_used_) += size;  // Reserved before the copy.
     victim->state_ = SpillableBuffer::State::kMoving;
+    ++spills_in_flight_;
   }
   const auto start = std::chrono::steady_clock::now();
   const absl::Status moved = MoveOut(*victim, to_host);
@@ -287,9 +299,17 @@ int64_t Spiller::SpillOne(const Backend* device, const std::string& tenant, Pref
     } else {
       (to_host ? host_used_ : disk_used_) -= size;
     }
-    // The Uses waiting for it wake when the lock is let go (Await re-checks then).
     victim->state_ =
         moved.ok() ? SpillableBuffer::State::kSpilled : SpillableBuffer::State::kResident;
+    moved_.SignalAll();  // The Uses waiting for this buffer check again once the lock goes.
+  }
+  // The memory goes back to the device before the allocations waiting for room hear of it.
+  freed.reset();
+  {
+    absl::MutexLock lock(&mutex_);
+    --spills_in_flight_;
+    ++spills_done_;
+    moved_.SignalAll();
   }
   // A failed move (a full disk) leaves the array where it was; the caller's request answers
   // the refusal it would have without spilling.

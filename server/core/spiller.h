@@ -149,6 +149,14 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
 
   const std::shared_ptr<TenantLedger> ledger_;
   mutable absl::Mutex mutex_;
+  // Spills under way, and ended (moved or not) since start: an allocation the device refused
+  // waits for one under way to end before it gives up (AllocateResident).
+  int64_t spills_in_flight_ ABSL_GUARDED_BY(mutex_) = 0;
+  int64_t spills_done_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Signalled whenever a buffer leaves the state kMoving. (A CondVar, not Mutex::Await: TSan
+  // builds annotate CondVar::Wait, whereas Await's condition runs inside Debian's
+  // uninstrumented abseil.)
+  absl::CondVar moved_;
   SpillOptions options_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_set<SpillableBuffer*> tracked_ ABSL_GUARDED_BY(mutex_);
   int64_t clock_ ABSL_GUARDED_BY(mutex_) = 0;  // Ticks of Use, for least recently used.
