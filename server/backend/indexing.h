@@ -93,7 +93,10 @@ struct SortCall {
 // before it sorting before it or equal to it, every element after it after it or equal. Which
 // of several equal elements lands where, and the order within the stretches between the kth
 // positions, are the backend's (NumPy's introselect leaves them open too), but the same for
-// the same input: never a matter of timing. Outputs as SortCall's.
+// the same input: never a matter of timing. Outputs as SortCall's. `input` may be an array
+// that other calls write meanwhile (core passes contiguous rows in place): whatever a backend
+// reads of it, it must stay in bounds, so a comparison-based select copies a row first (an
+// order that changes under std::nth_element is undefined behaviour).
 struct PartitionCall {
   ArrayView input;
   std::vector<int64_t> kth;

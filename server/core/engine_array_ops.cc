@@ -713,6 +713,18 @@ class ArrayOpSteps {
   // C-contiguous (rows, n) copy of `dtype` in scratch. Returns it and the axis (-1: flattened).
   absl::StatusOr<std::pair<ArrayView, int64_t>> RowsAlongAxis(const ArrayRecord& array, DType dtype,
                                                               std::optional<int64_t> fallback) {
+    AH_ASSIGN_OR_RETURN(auto input, RowsInPlace(array, fallback));
+    auto [source, axis] = input;
+    AH_ASSIGN_OR_RETURN(ArrayView rows, Scratch(dtype, source.shape));
+    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, rows));
+    return std::pair{rows, axis};
+  }
+
+  // The same rows as a view of the array itself (a flat copy only where axis=None meets an
+  // array that is not C-contiguous): C-contiguous where the axis is the last one, strided
+  // otherwise. For ops whose backends read their input without trusting it to hold still.
+  absl::StatusOr<std::pair<ArrayView, int64_t>> RowsInPlace(const ArrayRecord& array,
+                                                            std::optional<int64_t> fallback) {
     ArrayView source = ViewOf(array);
     int64_t axis = -1;
     if (spec_.axes || fallback) {
@@ -725,9 +737,7 @@ class ArrayOpSteps {
         AH_ASSIGN_OR_RETURN(source, Flat(array));
       }
     }
-    AH_ASSIGN_OR_RETURN(ArrayView rows, Scratch(dtype, source.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, rows));
-    return std::pair{rows, axis};
+    return std::pair{source, axis};
   }
 
   // A registered C-contiguous result from `rows` (the scratch layout of RowsAlongAxis), with
@@ -760,7 +770,13 @@ class ArrayOpSteps {
   absl::StatusOr<ArrayTable::RecordPtr> Partition(bool indices) {
     AH_RETURN_IF_ERROR(Arity(1, 1));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
-    AH_ASSIGN_OR_RETURN(auto input, RowsAlongAxis(*array, array->dtype, std::nullopt));
+    // Rows that are C-contiguous in the array are read where they are (Backend::Partition
+    // reads an input that another call may be writing without harm), others are copied.
+    AH_ASSIGN_OR_RETURN(auto in_place, RowsInPlace(*array, std::nullopt));
+    auto input = in_place;
+    if (!IsCContiguous(in_place.first.shape, in_place.first.strides)) {
+      AH_ASSIGN_OR_RETURN(input, RowsAlongAxis(*array, array->dtype, std::nullopt));
+    }
     auto [rows, axis] = input;
     const int64_t n = rows.shape.back();
     std::vector<int64_t> kth;
@@ -779,8 +795,7 @@ class ArrayOpSteps {
     PartitionCall call{
         .input = rows, .kth = std::move(kth), .values = std::nullopt, .indices = std::nullopt};
     // Along the last axis (or of the flattened array) the rows' layout is the result's: the
-    // backend writes the new array itself. (The input stays a copy: a comparison-based select
-    // must not read elements that another caller may be writing.)
+    // backend writes the new array itself.
     if (axis < 0 || axis == static_cast<int64_t>(array->shape.size()) - 1) {
       AH_ASSIGN_OR_RETURN(ArrayRecord result,
                           NewArray(dtype, axis < 0 ? rows.shape : array->shape));

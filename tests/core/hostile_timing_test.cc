@@ -6,8 +6,10 @@
 // AddressSanitizer and ThreadSanitizer too (scripts/sanitizer-tests.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <thread>
@@ -295,6 +297,43 @@ TEST_F(HostileTimingTest, CountsFlippedUnderNonzeroNeverOverflow) {
     expect(std::vector<ArrayTable::RecordPtr>{*selected});
   };
   RunTogether(60, flip, {nonzero, compress, masked});
+  for (const Caller& each : {caller, writer}) ASSERT_TRUE(engine_.CloseSession(each).ok());
+  ExpectNothingLeft();
+}
+
+// partition and argpartition read contiguous rows where they are, not a copy: values negated
+// under them while they select give results made of the values' two states, and argpartition's
+// positions stay a permutation of the row (a select whose comparisons changed under it could
+// run outside it).
+TEST_F(HostileTimingTest, ValuesNegatedUnderPartitionStayInTheRow) {
+  const Caller caller = Open("alice"), writer = Open("alice");
+  constexpr int64_t kCount = 4000;
+  const std::string data =
+      Make(caller, DType::kFloat64, {},
+           ArangeKind{.start = Scalar::Int(1), .stop = Scalar::Int(kCount + 1)});
+  auto negate = [&] {
+    ASSERT_TRUE(InPlace(writer, ElementwiseOp::kNegative, {HandleOperand(data)}, data).ok());
+  };
+  auto partition = [&](bool indices) {
+    ArrayOpSpec spec{.op = indices ? ArrayOpKind::kArgpartition : ArrayOpKind::kPartition,
+                     .operands = {HandleOperand(data)}};
+    spec.axes = std::vector<int64_t>{0};
+    spec.ints = {0, kCount / 2, kCount - 1};
+    absl::StatusOr<std::vector<ArrayTable::RecordPtr>> results = engine_.ArrayOp(caller, spec);
+    ASSERT_TRUE(results.ok()) << results.status();
+    const ArrayRecord& result = *results->front();
+    if (indices) {
+      std::vector<int64_t> positions = Read<int64_t>(caller, result);
+      std::sort(positions.begin(), positions.end());
+      for (int64_t i = 0; i < kCount; ++i) ASSERT_EQ(positions[i], i);
+    } else {
+      for (double value : Read<double>(caller, result)) {
+        ASSERT_TRUE(std::abs(value) >= 1 && std::abs(value) <= kCount) << value;
+      }
+    }
+    ASSERT_TRUE(engine_.Free(caller, {result.handle.ToString()}).ok());
+  };
+  RunTogether(40, negate, {[&] { partition(false); }, [&] { partition(true); }});
   for (const Caller& each : {caller, writer}) ASSERT_TRUE(engine_.CloseSession(each).ok());
   ExpectNothingLeft();
 }

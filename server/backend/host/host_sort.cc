@@ -1,6 +1,7 @@
 // HostBackend's sorts (numpy.sort's order, stable), partitions (numpy.partition, argpartition)
 // and scans (numpy.cumsum, numpy.cumprod) over the rows of C-contiguous buffers.
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -126,17 +127,21 @@ absl::Status HostBackend::Partition(const PartitionCall& call) {
       const auto [rows, n] = RowsOf(call.input);
       const T* input = DataOf<T>(call.input);
       AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
-                          PayForScratch(n * static_cast<int64_t>(sizeof(int64_t))));
+                          PayForScratch(n * static_cast<int64_t>(sizeof(int64_t) + sizeof(T))));
       std::vector<int64_t> order;
+      std::unique_ptr<T[]> row_copy;  // Not a vector: T may be bool.
       for (int64_t row = 0; row < rows; ++row) {
-        const T* values = input + row * n;
         if (!call.indices) {  // Values only: select among the values themselves, in place.
           T* out = DataOf<T>(*call.values) + row * n;
-          std::copy(values, values + n, out);
+          std::copy(input + row * n, input + (row + 1) * n, out);
           SelectKth(out, out + n, call.kth,
                     [](const T& a, const T& b) { return host::SortLess(a, b); });
           continue;
         }
+        // The select compares through positions: the values must hold still (PartitionCall).
+        if (row_copy == nullptr) row_copy = std::make_unique_for_overwrite<T[]>(n);
+        std::copy(input + row * n, input + (row + 1) * n, row_copy.get());
+        const T* values = row_copy.get();
         order.resize(static_cast<size_t>(n));
         std::iota(order.begin(), order.end(), 0);
         SelectKth(order.begin(), order.end(), call.kth,
