@@ -1041,8 +1041,8 @@ TEST_F(PartitionTest, ShortRowsMatchNumPysGuarantees) {
 
 // Rows of 2^20 and more: the radix select, over every digit of every key width (1, 2, 4 and 8
 // bytes), with many ties (kNarrow, kZeros: pivots equal to many elements, equal pivots), NaNs
-// and signed zeros, one row and a few; values only (moved directly for 4- and 8-byte dtypes,
-// through positions for the others), indices only, both.
+// and signed zeros, one row and a few, a last tile of 17 elements, 16 positions (33 classes);
+// values only, indices only, both.
 TEST_F(PartitionTest, LongRowsSelectMatchNumPysGuarantees) {
   Rng rng(BaseSeed() + 10);
   const int64_t n = int64_t{1} << 20;

@@ -7,16 +7,17 @@
 //      where its remaining rank falls. After the last digit each k_j has the exact key of the
 //      element a sort puts at k_j (its pivot).
 //   2. Classify: each element's class is 2c + e, c the number of pivots below its key and e
-//      whether it equals the next one; classes ascend with the key, so sorting by class puts
-//      every pivot's equals at the ranks a sort gives them, k_j among them.
-//   3. One stable CUB radix sort of (class, payload) over the few class bits (one digit pass):
-//      the payload is the element itself where the values alone are wanted and it is 4 or 8
-//      bytes wide, else its position, through which values are gathered.
+//      whether it equals the next one; classes ascend with the key, so putting the elements in
+//      class order, stably, puts every pivot's equals at the ranks a sort gives them, k_j
+//      among them.
+//   3. A stable partition by class in two passes over tiles of kTileItems elements: the first
+//      counts each tile's classes, a scan of the counts (class-major) gives every tile the
+//      first output position of each class, and the second writes each element there plus its
+//      rank among the tile's earlier elements of its class (warp matches, then a scan over the
+//      block's warps). Values and positions are written straight into the outputs.
 // Keys are numpy.sort's (sort_kernels.cuh): NaNs last, -0.0 equal to 0.0.
 #include <algorithm>
-#include <bit>
-#include <cub/device/device_radix_sort.cuh>
-#include <type_traits>
+#include <cub/device/device_scan.cuh>
 
 #include "server/backend/cuda/select_kernels.cuh"
 #include "server/backend/cuda/sort_kernels.cuh"
@@ -36,6 +37,11 @@ constexpr int64_t kSelectBlocks = 1024;
 // Elements each thread of a histogram pass loads before it counts them.
 constexpr int kCountUnroll = 8;
 constexpr int64_t kMaxBlocks = 8192;
+// The partition passes' tiles: each block takes kTileItems elements, kThreads at a time.
+constexpr int kTileItems = kThreads * 16;
+constexpr int kWarps = kThreads / 32;
+// Classes 0 ... 2m: below the first pivot, equal to it, between it and the next, ...
+constexpr int kMaxClasses = 2 * kMaxSelectedKth + 1;
 // Rows at least this long select (PartitionSelects).
 constexpr int64_t kSelectMinRow = int64_t{1} << 20;
 constexpr int64_t kSelectMaxRows = 64;
@@ -57,45 +63,36 @@ struct SelectState {
   long long rank[kMaxSelectedKth];
 };
 
-// The scratch of one row: classes in and out (a byte each), payloads in and out (8 bytes
-// each), the state, the histograms (m * 256 counters) and CUB's temporary storage.
+// The scratch of one row: the state, the histograms (m * 256 counters), each tile's class
+// counts (then, scanned, its first output positions) and CUB's scan storage.
 struct Layout {
-  size_t classes_in, classes_out, payload_in, payload_out, state, histograms, temp, total;
+  size_t state, histograms, tile_counts, temp, total;
   size_t temp_bytes;
+  int64_t tiles;
 };
 
 size_t AlignUp(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 cudaError_t LayoutOf(int64_t n, Layout* layout) {
-  size_t bytes32 = 0;
-  size_t bytes64 = 0;
-  if (const cudaError_t error = cub::DeviceRadixSort::SortPairs(
-          nullptr, bytes32, static_cast<const uint8_t*>(nullptr), static_cast<uint8_t*>(nullptr),
-          static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr), n, 0, 8);
+  layout->tiles = (n + kTileItems - 1) / kTileItems;
+  const int64_t entries = kMaxClasses * layout->tiles;
+  size_t temp_bytes = 0;
+  if (const cudaError_t error = cub::DeviceScan::ExclusiveSum(
+          nullptr, temp_bytes, static_cast<unsigned long long*>(nullptr), entries);
       error != cudaSuccess) {
     return error;
   }
-  if (const cudaError_t error = cub::DeviceRadixSort::SortPairs(
-          nullptr, bytes64, static_cast<const uint8_t*>(nullptr), static_cast<uint8_t*>(nullptr),
-          static_cast<const uint64_t*>(nullptr), static_cast<uint64_t*>(nullptr), n, 0, 8);
-      error != cudaSuccess) {
-    return error;
-  }
-  const auto count = static_cast<size_t>(n);
   size_t at = 0;
   auto take = [&](size_t bytes) {
     const size_t start = at;
     at += AlignUp(bytes);
     return start;
   };
-  layout->classes_in = take(count);
-  layout->classes_out = take(count);
-  layout->payload_in = take(8 * count);
-  layout->payload_out = take(8 * count);
   layout->state = take(sizeof(SelectState));
   layout->histograms = take(sizeof(unsigned long long) * kMaxSelectedKth * kDigits);
-  layout->temp_bytes = std::max(bytes32, bytes64);
-  layout->temp = take(layout->temp_bytes);
+  layout->tile_counts = take(sizeof(unsigned long long) * static_cast<size_t>(entries));
+  layout->temp_bytes = temp_bytes;
+  layout->temp = take(temp_bytes);
   layout->total = at;
   return cudaSuccess;
 }
@@ -187,70 +184,99 @@ __global__ void PickDigitKernel(int shift, SelectState* state, unsigned long lon
   for (int d = threadIdx.x; d < kDigits; d += blockDim.x) counts[d] = 0;
 }
 
-// classes[i] = 2c + e for element i (see above); payload[i] its bits or its position.
-template <class Order, class Payload, bool kItems>
-__global__ void ClassKernel(const typename Order::Item* input, int64_t n, int m,
-                            const SelectState* state, uint8_t* classes, Payload* payload) {
+// Element x's class (see above) among the m pivots' keys.
+template <class Order>
+__device__ int ClassOf(const typename Order::Item& x, int m, const unsigned long long* pivots) {
+  const auto key = static_cast<unsigned long long>(Order::Key(x));
+  int c = 0;
+  while (c < m && pivots[c] < key) ++c;
+  return 2 * c + (c < m && pivots[c] == key ? 1 : 0);
+}
+
+// counts[k * tiles + t]: how many elements of tile t (one block each) are of class k.
+template <class Order>
+__global__ void __launch_bounds__(kThreads)
+    CountClassesKernel(const typename Order::Item* input, int64_t n, int m,
+                       const SelectState* state, int64_t tiles, unsigned long long* counts) {
   __shared__ unsigned long long pivots[kMaxSelectedKth];
+  __shared__ unsigned int tile_counts[kMaxClasses];
+  const int classes = 2 * m + 1;
   if (threadIdx.x < m) pivots[threadIdx.x] = state->prefix[threadIdx.x];
+  if (threadIdx.x < classes) tile_counts[threadIdx.x] = 0;
   __syncthreads();
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
-    const typename Order::Item x = input[i];
-    const auto key = static_cast<unsigned long long>(Order::Key(x));
-    int c = 0;
-    while (c < m && pivots[c] < key) ++c;
-    classes[i] = static_cast<uint8_t>(2 * c + (c < m && pivots[c] == key ? 1 : 0));
-    if constexpr (kItems) {
-      payload[i] = static_cast<Payload>(x);
-    } else {
-      payload[i] = static_cast<Payload>(i);
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * kTileItems;
+  const unsigned lane = threadIdx.x % 32;
+  for (int u = 0; u < kTileItems / kThreads; ++u) {
+    const int64_t i = first + u * kThreads + threadIdx.x;
+    const int k = i < n ? ClassOf<Order>(input[i], m, pivots) : kMaxClasses;
+    const unsigned peers = __match_any_sync(0xffffffffu, k);
+    if (k < kMaxClasses && lane == static_cast<unsigned>(__ffs(peers) - 1)) {
+      atomicAdd(&tile_counts[k], static_cast<unsigned>(__popc(peers)));
     }
   }
+  __syncthreads();
+  if (threadIdx.x < classes) counts[threadIdx.x * tiles + blockIdx.x] = tile_counts[threadIdx.x];
 }
 
-template <class Item>
-__global__ void GatherRowKernel(const Item* input, const uint64_t* positions, int64_t n,
-                                Item* values) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) values[i] = input[positions[i]];
-}
-
-cudaError_t GatherRow(int64_t itemsize, const void* input, const uint64_t* positions, int64_t n,
-                      void* values, cudaStream_t stream) {
-  const int blocks = BlocksFor(n, kMaxBlocks);
-  switch (itemsize) {
-    case 1:
-      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint8_t*>(input),
-                                                       positions, n, static_cast<uint8_t*>(values));
-      break;
-    case 2:
-      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(
-          static_cast<const uint16_t*>(input), positions, n, static_cast<uint16_t*>(values));
-      break;
-    case 4:
-      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(
-          static_cast<const uint32_t*>(input), positions, n, static_cast<uint32_t*>(values));
-      break;
-    default:  // 8 bytes: complex dtypes, the only wider ones, never select.
-      GatherRowKernel<<<blocks, kThreads, 0, stream>>>(
-          static_cast<const uint64_t*>(input), positions, n, static_cast<uint64_t*>(values));
-      break;
+// Writes tile blockIdx.x's elements at their stable places: `starts` holds, at k * tiles + t,
+// the first position of class k's elements of tile t (the counts' exclusive scan).
+template <class Order>
+__global__ void __launch_bounds__(kThreads)
+    ScatterClassesKernel(const typename Order::Item* input, int64_t n, int m,
+                         const SelectState* state, int64_t tiles, const unsigned long long* starts,
+                         typename Order::Item* values, int64_t* indices) {
+  __shared__ unsigned long long pivots[kMaxSelectedKth];
+  __shared__ unsigned long long next[kMaxClasses];           // Class k's next position in the row.
+  __shared__ unsigned int warp_starts[kWarps][kMaxClasses];  // Then each warp's within the step.
+  __shared__ unsigned int step_counts[kMaxClasses];
+  const int classes = 2 * m + 1;
+  if (threadIdx.x < m) pivots[threadIdx.x] = state->prefix[threadIdx.x];
+  if (threadIdx.x < classes) next[threadIdx.x] = starts[threadIdx.x * tiles + blockIdx.x];
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * kTileItems;
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned warp = threadIdx.x / 32;
+  const unsigned lanes_before = (1u << lane) - 1;
+  for (int u = 0; u < kTileItems / kThreads; ++u) {
+    for (int e = threadIdx.x; e < kWarps * kMaxClasses; e += kThreads) {
+      warp_starts[e / kMaxClasses][e % kMaxClasses] = 0;
+    }
+    __syncthreads();
+    const int64_t i = first + u * kThreads + threadIdx.x;
+    typename Order::Item x{};
+    int k = kMaxClasses;
+    if (i < n) {
+      x = input[i];
+      k = ClassOf<Order>(x, m, pivots);
+    }
+    const unsigned peers = __match_any_sync(0xffffffffu, k);
+    if (k < kMaxClasses && lane == static_cast<unsigned>(__ffs(peers) - 1)) {
+      warp_starts[warp][k] = static_cast<unsigned>(__popc(peers));
+    }
+    __syncthreads();
+    if (threadIdx.x < classes) {  // Counts per warp become each warp's first place.
+      unsigned before = 0;
+      for (int w = 0; w < kWarps; ++w) {
+        const unsigned count = warp_starts[w][threadIdx.x];
+        warp_starts[w][threadIdx.x] = before;
+        before += count;
+      }
+      step_counts[threadIdx.x] = before;
+    }
+    __syncthreads();
+    if (k < kMaxClasses) {
+      const unsigned long long at =
+          next[k] + warp_starts[warp][k] + static_cast<unsigned>(__popc(peers & lanes_before));
+      if (values != nullptr) values[at] = x;
+      if (indices != nullptr) indices[at] = i;
+    }
+    __syncthreads();
+    if (threadIdx.x < classes) next[threadIdx.x] += step_counts[threadIdx.x];
   }
-  return cudaGetLastError();
 }
 
 // positions i % n: the unpartitioned rows' indices.
 __global__ void RowPositionsKernel(int64_t* indices, int64_t n, int64_t count) {
   for (int64_t i = FirstIndex(); i < count; i += GridStride()) indices[i] = i % n;
-}
-
-template <class Payload>
-cudaError_t SortByClass(const Layout& layout, char* scratch, int64_t n, int end_bit, Payload* out,
-                        cudaStream_t stream) {
-  size_t bytes = layout.temp_bytes;
-  return cub::DeviceRadixSort::SortPairs(
-      scratch + layout.temp, bytes, reinterpret_cast<const uint8_t*>(scratch + layout.classes_in),
-      reinterpret_cast<uint8_t*>(scratch + layout.classes_out),
-      reinterpret_cast<const Payload*>(scratch + layout.payload_in), out, n, 0, end_bit, stream);
 }
 
 // One row: `input`, `values` and `indices` point at it.
@@ -277,32 +303,20 @@ cudaError_t PartitionRow(const PartitionArgs& a, const Layout& layout, const voi
     if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
   }
 
-  const int end_bit = std::bit_width(static_cast<unsigned>(2 * m));
-  auto* classes = reinterpret_cast<uint8_t*>(scratch + layout.classes_in);
-  const int blocks = BlocksFor(a.n, kMaxBlocks);
-  constexpr bool kDirect = sizeof(Item) == 4 || sizeof(Item) == 8;
-  if constexpr (kDirect) {
-    if (indices == nullptr) {  // The values themselves move, straight into the output.
-      using Payload = std::conditional_t<sizeof(Item) == 4, uint32_t, uint64_t>;
-      ClassKernel<Order, Payload, true><<<blocks, kThreads, 0, a.stream>>>(
-          input, a.n, m, state, classes, reinterpret_cast<Payload*>(scratch + layout.payload_in));
-      if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
-      return SortByClass<Payload>(layout, scratch, a.n, end_bit, static_cast<Payload*>(values),
-                                  a.stream);
-    }
-  }
-  ClassKernel<Order, uint64_t, false><<<blocks, kThreads, 0, a.stream>>>(
-      input, a.n, m, state, classes, reinterpret_cast<uint64_t*>(scratch + layout.payload_in));
+  auto* counts = reinterpret_cast<unsigned long long*>(scratch + layout.tile_counts);
+  const auto tiles = static_cast<int>(layout.tiles);
+  CountClassesKernel<Order>
+      <<<tiles, kThreads, 0, a.stream>>>(input, a.n, m, state, layout.tiles, counts);
   if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
-  auto* positions = indices != nullptr ? reinterpret_cast<uint64_t*>(indices)
-                                       : reinterpret_cast<uint64_t*>(scratch + layout.payload_out);
-  if (const cudaError_t error =
-          SortByClass<uint64_t>(layout, scratch, a.n, end_bit, positions, a.stream);
+  size_t temp_bytes = layout.temp_bytes;
+  if (const cudaError_t error = cub::DeviceScan::ExclusiveSum(
+          scratch + layout.temp, temp_bytes, counts, (2 * m + 1) * layout.tiles, a.stream);
       error != cudaSuccess) {
     return error;
   }
-  if (values == nullptr) return cudaSuccess;
-  return GatherRow(sizeof(Item), input, positions, a.n, values, a.stream);
+  ScatterClassesKernel<Order><<<tiles, kThreads, 0, a.stream>>>(
+      input, a.n, m, state, layout.tiles, counts, static_cast<Item*>(values), indices);
+  return cudaGetLastError();
 }
 
 }  // namespace

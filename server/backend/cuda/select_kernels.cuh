@@ -1,9 +1,9 @@
 // Host-callable launchers of numpy.partition / argpartition on the GPU (indexing.h's
 // PartitionCall) by radix select: per row, the element of each kth rank is found digit by
 // digit (8 bits at a time, most significant first) from histograms of the order keys of
-// sort_kernels.cuh over the elements that share the digits found so far; one stable radix sort
-// by a class of a few bits (below the first pivot, equal to it, between it and the next, ...)
-// then puts every element on its side. The launchers' part is shared by nvcc and the host
+// sort_kernels.cuh over the elements that share the digits found so far; a stable partition
+// by class (below the first pivot, equal to it, between it and the next, ...) then puts every
+// element on its side. The launchers' part is shared by nvcc and the host
 // compiler, so it keeps to the CUDA runtime API and plain types.
 #pragma once
 
@@ -22,7 +22,7 @@ inline constexpr int kMaxSelectedKth = 16;
 
 // Whether a partition of `rows` rows of `n` elements with `kth_count` positions selects (else
 // the caller sorts the rows, a valid partition for any kth). A row's selection costs about
-// 3 + 2 * (key bits / 8) launches whatever its length, where the segmented or batched radix
+// 4 + 2 * (key bits / 8) launches whatever its length, where the segmented or batched radix
 // sort moves every element through each of its digit passes with an 8-byte position: rows
 // below 2^20 elements, whose sort costs about as much as those launches, sort; so do complex
 // dtypes (their order is not one integer key) and more than kMaxSelectedKth positions, and
