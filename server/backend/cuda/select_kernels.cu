@@ -18,6 +18,7 @@
 // Keys are numpy.sort's (sort_kernels.cuh): NaNs last, -0.0 equal to 0.0.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
+#include <type_traits>
 
 #include "server/backend/cuda/select_kernels.cuh"
 #include "server/backend/cuda/sort_kernels.cuh"
@@ -42,6 +43,8 @@ constexpr int kTileItems = kThreads * 16;
 constexpr int kWarps = kThreads / 32;
 // Classes 0 ... 2m: below the first pivot, equal to it, between it and the next, ...
 constexpr int kMaxClasses = 2 * kMaxSelectedKth + 1;
+// Up to this many classes (three kth positions) the scatter ranks by ballots, else by matches.
+constexpr int kBallotClasses = 7;
 // Rows at least this long select (PartitionSelects).
 constexpr int64_t kSelectMinRow = int64_t{1} << 20;
 constexpr int64_t kSelectMaxRows = 64;
@@ -63,10 +66,11 @@ struct SelectState {
   long long rank[kMaxSelectedKth];
 };
 
-// The scratch of one row: the state, the histograms (m * 256 counters), each tile's class
-// counts (then, scanned, its first output positions) and CUB's scan storage.
+// The scratch of one row: the state, the histograms (m * 256 counters), each element's class
+// (a byte), each tile's class counts (then, scanned, its first output positions) and CUB's
+// scan storage.
 struct Layout {
-  size_t state, histograms, tile_counts, temp, total;
+  size_t state, histograms, classes, tile_counts, temp, total;
   size_t temp_bytes;
   int64_t tiles;
 };
@@ -90,6 +94,7 @@ cudaError_t LayoutOf(int64_t n, Layout* layout) {
   };
   layout->state = take(sizeof(SelectState));
   layout->histograms = take(sizeof(unsigned long long) * kMaxSelectedKth * kDigits);
+  layout->classes = take(static_cast<size_t>(n));
   layout->tile_counts = take(sizeof(unsigned long long) * static_cast<size_t>(entries));
   layout->temp_bytes = temp_bytes;
   layout->temp = take(temp_bytes);
@@ -115,25 +120,31 @@ __global__ void StartKernel(KthList list, int m, SelectState* state,
   }
 }
 
-// Counts the digit at `shift` of the keys that match each kth's prefix.
+// The keys in registers: 32 bits wide for dtypes up to 4 bytes (64-bit operations cost two or
+// more instructions, and the passes are bound by instructions, not memory), else 64.
 template <class Order>
+using KeyOf = std::conditional_t<(Order::kKeyBits <= 32), unsigned, unsigned long long>;
+
+// Counts the digit at `shift` of the keys that match each kth's prefix. kM >= m bounds the
+// loops over the kth positions at compile time (see WithKthBound).
+template <class Order, int kM>
 __global__ void __launch_bounds__(kThreads)
     DigitCountKernel(const typename Order::Item* input, int64_t n, int shift, int m,
                      const SelectState* state, unsigned long long* histograms) {
+  using Key = KeyOf<Order>;
   __shared__ unsigned int counts[kMaxSelectedKth * kDigits];
-  __shared__ unsigned long long prefix[kMaxSelectedKth];
-  __shared__ unsigned long long mask[kMaxSelectedKth];
+  __shared__ Key prefix[kMaxSelectedKth];
+  __shared__ Key mask[kMaxSelectedKth];
   for (int i = threadIdx.x; i < m * kDigits; i += blockDim.x) counts[i] = 0;
   if (threadIdx.x < m) {
-    prefix[threadIdx.x] = state->prefix[threadIdx.x];
-    mask[threadIdx.x] = state->mask[threadIdx.x];
+    prefix[threadIdx.x] = static_cast<Key>(state->prefix[threadIdx.x]);
+    mask[threadIdx.x] = static_cast<Key>(state->mask[threadIdx.x]);
   }
   __syncthreads();
   // Whole warps step together (blockDim is a multiple of 32, the bases are warp-uniform), so
   // that the lanes adding to one counter can add once: real data has few distinct high digits
   // (a float's sign and exponent), where one atomic per lane would serialize the warp. Each
-  // thread loads kCountUnroll elements before counting any, so that enough loads are in flight
-  // to keep the pass at memory speed (one at a time, it ran at a third of it).
+  // thread loads kCountUnroll elements before counting any, so that enough loads are in flight.
   const unsigned lane = threadIdx.x % 32;
   const int64_t block_items = static_cast<int64_t>(blockDim.x) * kCountUnroll;
   for (int64_t base = blockIdx.x * block_items; base < n; base += gridDim.x * block_items) {
@@ -143,12 +154,16 @@ __global__ void __launch_bounds__(kThreads)
       const int64_t i = base + u * blockDim.x + threadIdx.x;
       items[u] = i < n ? input[i] : typename Order::Item{};
     }
+    // Elements of this sweep at and beyond `valid_items` are past the row's end.
+    const int64_t valid_items = n - base - threadIdx.x;
 #pragma unroll
     for (int u = 0; u < kCountUnroll; ++u) {
-      const bool valid = base + u * blockDim.x + threadIdx.x < n;
-      const auto key = static_cast<unsigned long long>(Order::Key(items[u]));
+      const bool valid = u * static_cast<int64_t>(blockDim.x) < valid_items;
+      const auto key = static_cast<Key>(Order::Key(items[u]));
       const auto digit = static_cast<unsigned>((key >> shift) & (kDigits - 1));
-      for (int j = 0; j < m; ++j) {
+#pragma unroll
+      for (int j = 0; j < kM; ++j) {
+        if (j >= m) break;
         const bool counted = valid && (key & mask[j]) == prefix[j];
         // After the first digits most warps hold no element of a kth's prefix: a ballot is far
         // cheaper than the match, which then runs only where something is counted.
@@ -184,38 +199,79 @@ __global__ void PickDigitKernel(int shift, SelectState* state, unsigned long lon
   for (int d = threadIdx.x; d < kDigits; d += blockDim.x) counts[d] = 0;
 }
 
-// Element x's class (see above) among the m pivots' keys.
-template <class Order>
-__device__ int ClassOf(const typename Order::Item& x, int m, const unsigned long long* pivots) {
-  const auto key = static_cast<unsigned long long>(Order::Key(x));
-  int c = 0;
-  while (c < m && pivots[c] < key) ++c;
-  return 2 * c + (c < m && pivots[c] == key ? 1 : 0);
-}
-
-// counts[k * tiles + t]: how many elements of tile t (one block each) are of class k.
-template <class Order>
+// classes[i]: element i's class (see above); counts[k * tiles + t]: how many elements of tile t
+// (one block each) are of class k. An element below `lt` pivots and equal to `eq` of them is
+// above the other m - lt - eq, so its class is 2 (m - lt - eq) + (eq > 0). Each thread counts,
+// per pivot, its elements below it and equal to it in registers (no match or atomic per
+// element: this pass, like the histograms, is bound by instructions); the block adds them up,
+// and each class's count follows from the sums, pivots that share a key counted once. The
+// scatter reads the classes written here, never the input's keys again: an input that changes
+// meanwhile (another caller's writes) still fills every output position exactly once.
+template <class Order, int kM>
 __global__ void __launch_bounds__(kThreads)
     CountClassesKernel(const typename Order::Item* input, int64_t n, int m,
-                       const SelectState* state, int64_t tiles, unsigned long long* counts) {
-  __shared__ unsigned long long pivots[kMaxSelectedKth];
-  __shared__ unsigned int tile_counts[kMaxClasses];
-  const int classes = 2 * m + 1;
-  if (threadIdx.x < m) pivots[threadIdx.x] = state->prefix[threadIdx.x];
-  if (threadIdx.x < classes) tile_counts[threadIdx.x] = 0;
+                       const SelectState* state, int64_t tiles, uint8_t* classes,
+                       unsigned long long* counts) {
+  using Key = KeyOf<Order>;
+  __shared__ Key pivots[kMaxSelectedKth];
+  __shared__ unsigned int below[kMaxSelectedKth];
+  __shared__ unsigned int equal[kMaxSelectedKth];
+  if (threadIdx.x < m) {
+    pivots[threadIdx.x] = static_cast<Key>(state->prefix[threadIdx.x]);
+    below[threadIdx.x] = 0;
+    equal[threadIdx.x] = 0;
+  }
   __syncthreads();
   const int64_t first = static_cast<int64_t>(blockIdx.x) * kTileItems;
-  const unsigned lane = threadIdx.x % 32;
-  for (int u = 0; u < kTileItems / kThreads; ++u) {
-    const int64_t i = first + u * kThreads + threadIdx.x;
-    const int k = i < n ? ClassOf<Order>(input[i], m, pivots) : kMaxClasses;
-    const unsigned peers = __match_any_sync(0xffffffffu, k);
-    if (k < kMaxClasses && lane == static_cast<unsigned>(__ffs(peers) - 1)) {
-      atomicAdd(&tile_counts[k], static_cast<unsigned>(__popc(peers)));
+  const int64_t items = n - first < kTileItems ? n - first : kTileItems;
+  unsigned my_below[kM] = {};
+  unsigned my_equal[kM] = {};
+  for (int u = threadIdx.x; u < items; u += kThreads) {
+    const auto key = static_cast<Key>(Order::Key(input[first + u]));
+    int lt = 0;
+    int eq = 0;
+#pragma unroll
+    for (int j = 0; j < kM; ++j) {
+      if (j < m) {
+        const bool below_j = key < pivots[j];
+        const bool equal_j = key == pivots[j];
+        my_below[j] += below_j ? 1u : 0u;
+        my_equal[j] += equal_j ? 1u : 0u;
+        lt += below_j ? 1 : 0;
+        eq += equal_j ? 1 : 0;
+      }
+    }
+    classes[first + u] = static_cast<uint8_t>(2 * (m - lt - eq) + (eq > 0 ? 1 : 0));
+  }
+#pragma unroll
+  for (int j = 0; j < kM; ++j) {
+    if (j < m) {
+      const unsigned warp_below = __reduce_add_sync(0xffffffffu, my_below[j]);
+      const unsigned warp_equal = __reduce_add_sync(0xffffffffu, my_equal[j]);
+      if (threadIdx.x % 32 == 0) {
+        atomicAdd(&below[j], warp_below);
+        atomicAdd(&equal[j], warp_equal);
+      }
     }
   }
   __syncthreads();
-  if (threadIdx.x < classes) counts[threadIdx.x * tiles + blockIdx.x] = tile_counts[threadIdx.x];
+  if (threadIdx.x <= 2 * m) {
+    // Class 2c + 1: equal to pivot c and above pivot c - 1; class 2c: above pivot c - 1 (and
+    // not equal to it), below pivot c.
+    const int k = threadIdx.x;
+    const int c = k / 2;
+    const bool repeats = c > 0 && c < m && pivots[c - 1] == pivots[c];
+    const unsigned long long up_to_previous = c > 0 ? below[c - 1] + equal[c - 1] : 0;
+    unsigned long long count;
+    if (k % 2 == 1) {
+      count = repeats ? 0 : equal[c];
+    } else if (c < m) {
+      count = repeats ? 0 : below[c] - up_to_previous;
+    } else {
+      count = static_cast<unsigned long long>(items) - up_to_previous;
+    }
+    counts[k * tiles + blockIdx.x] = count;
+  }
 }
 
 // Writes tile blockIdx.x's elements at their stable places: `starts` holds, at k * tiles + t,
@@ -223,14 +279,13 @@ __global__ void __launch_bounds__(kThreads)
 template <class Order>
 __global__ void __launch_bounds__(kThreads)
     ScatterClassesKernel(const typename Order::Item* input, int64_t n, int m,
-                         const SelectState* state, int64_t tiles, const unsigned long long* starts,
-                         typename Order::Item* values, int64_t* indices) {
-  __shared__ unsigned long long pivots[kMaxSelectedKth];
+                         const uint8_t* element_classes, int64_t tiles,
+                         const unsigned long long* starts, typename Order::Item* values,
+                         int64_t* indices) {
   __shared__ unsigned long long next[kMaxClasses];           // Class k's next position in the row.
   __shared__ unsigned int warp_starts[kWarps][kMaxClasses];  // Then each warp's within the step.
   __shared__ unsigned int step_counts[kMaxClasses];
   const int classes = 2 * m + 1;
-  if (threadIdx.x < m) pivots[threadIdx.x] = state->prefix[threadIdx.x];
   if (threadIdx.x < classes) next[threadIdx.x] = starts[threadIdx.x * tiles + blockIdx.x];
   const int64_t first = static_cast<int64_t>(blockIdx.x) * kTileItems;
   const unsigned lane = threadIdx.x % 32;
@@ -246,9 +301,18 @@ __global__ void __launch_bounds__(kThreads)
     int k = kMaxClasses;
     if (i < n) {
       x = input[i];
-      k = ClassOf<Order>(x, m, pivots);
+      k = element_classes[i];
     }
-    const unsigned peers = __match_any_sync(0xffffffffu, k);
+    // The lanes of the warp with this lane's class: a few ballots cost less than a match.
+    unsigned peers = 0;
+    if (classes <= kBallotClasses) {
+      for (int q = 0; q < classes; ++q) {
+        const unsigned ballot = __ballot_sync(0xffffffffu, k == q);
+        if (k == q) peers = ballot;
+      }
+    } else {
+      peers = __match_any_sync(0xffffffffu, k);
+    }
     if (k < kMaxClasses && lane == static_cast<unsigned>(__ffs(peers) - 1)) {
       warp_starts[warp][k] = static_cast<unsigned>(__popc(peers));
     }
@@ -266,8 +330,10 @@ __global__ void __launch_bounds__(kThreads)
     if (k < kMaxClasses) {
       const unsigned long long at =
           next[k] + warp_starts[warp][k] + static_cast<unsigned>(__popc(peers & lanes_before));
-      if (values != nullptr) values[at] = x;
-      if (indices != nullptr) indices[at] = i;
+      if (at < static_cast<unsigned long long>(n)) {  // Always, by the counts; kept in bounds
+        if (values != nullptr) values[at] = x;        // by construction all the same.
+        if (indices != nullptr) indices[at] = i;
+      }
     }
     __syncthreads();
     if (threadIdx.x < classes) next[threadIdx.x] += step_counts[threadIdx.x];
@@ -277,6 +343,16 @@ __global__ void __launch_bounds__(kThreads)
 // positions i % n: the unpartitioned rows' indices.
 __global__ void RowPositionsKernel(int64_t* indices, int64_t n, int64_t count) {
   for (int64_t i = FirstIndex(); i < count; i += GridStride()) indices[i] = i % n;
+}
+
+// Calls f(std::integral_constant<int, kM>{}) with a compile-time bound kM >= m of the kth
+// positions: the per-element loops over them unroll into exactly as many steps as a median
+// (three positions) or a single kth needs, and into kMaxSelectedKth for the rest.
+template <class F>
+cudaError_t WithKthBound(int m, F&& f) {
+  if (m <= 1) return f(std::integral_constant<int, 1>{});
+  if (m <= 3) return f(std::integral_constant<int, 3>{});
+  return f(std::integral_constant<int, kMaxSelectedKth>{});
 }
 
 // One row: `input`, `values` and `indices` point at it.
@@ -296,18 +372,34 @@ cudaError_t PartitionRow(const PartitionArgs& a, const Layout& layout, const voi
   if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
   const int key_bits = (Order::kKeyBits + kDigitBits - 1) / kDigitBits * kDigitBits;
   for (int shift = key_bits - kDigitBits; shift >= 0; shift -= kDigitBits) {
-    DigitCountKernel<Order><<<BlocksFor(a.n, kSelectBlocks), kThreads, 0, a.stream>>>(
-        input, a.n, shift, m, state, histograms);
-    if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+    if (const cudaError_t error =
+            WithKthBound(m,
+                         [&](auto bound) {
+                           DigitCountKernel<Order, bound.value>
+                               <<<BlocksFor(a.n, kSelectBlocks), kThreads, 0, a.stream>>>(
+                                   input, a.n, shift, m, state, histograms);
+                           return cudaGetLastError();
+                         });
+        error != cudaSuccess) {
+      return error;
+    }
     PickDigitKernel<<<m, kThreads, 0, a.stream>>>(shift, state, histograms);
     if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
   }
 
   auto* counts = reinterpret_cast<unsigned long long*>(scratch + layout.tile_counts);
   const auto tiles = static_cast<int>(layout.tiles);
-  CountClassesKernel<Order>
-      <<<tiles, kThreads, 0, a.stream>>>(input, a.n, m, state, layout.tiles, counts);
-  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
+  auto* classes = reinterpret_cast<uint8_t*>(scratch + layout.classes);
+  if (const cudaError_t error =
+          WithKthBound(m,
+                       [&](auto bound) {
+                         CountClassesKernel<Order, bound.value><<<tiles, kThreads, 0, a.stream>>>(
+                             input, a.n, m, state, layout.tiles, classes, counts);
+                         return cudaGetLastError();
+                       });
+      error != cudaSuccess) {
+    return error;
+  }
   size_t temp_bytes = layout.temp_bytes;
   if (const cudaError_t error = cub::DeviceScan::ExclusiveSum(
           scratch + layout.temp, temp_bytes, counts, (2 * m + 1) * layout.tiles, a.stream);
@@ -315,7 +407,7 @@ cudaError_t PartitionRow(const PartitionArgs& a, const Layout& layout, const voi
     return error;
   }
   ScatterClassesKernel<Order><<<tiles, kThreads, 0, a.stream>>>(
-      input, a.n, m, state, layout.tiles, counts, static_cast<Item*>(values), indices);
+      input, a.n, m, classes, layout.tiles, counts, static_cast<Item*>(values), indices);
   return cudaGetLastError();
 }
 
