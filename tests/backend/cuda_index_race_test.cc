@@ -1,4 +1,5 @@
-// Index arrays and nonzero inputs rewritten while gathers, scatters and nonzero read them: a
+// Index arrays and nonzero and partition inputs rewritten while gathers, scatters, nonzero and
+// partition read them: a
 // writer thread flips them on a queue of its own, with no fence against the reader (as a client
 // process writing the array through CUDA IPC would), while the reader keeps calling. Every call
 // must answer OK or INVALID_ARGUMENT, never touch memory outside its arrays (the device would
@@ -203,6 +204,37 @@ TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
   }
   Stop();
   EXPECT_GT(most, kLimit) << "the writer never showed nonzero more than the coordinates hold";
+}
+
+// A partition whose input flips between 1.0 and -1.0 while it selects (core passes contiguous
+// rows in place): whatever its histogram passes saw, every output position is written exactly
+// once (no -7 sentinel survives, positions form a permutation), with values of the input's two
+// states. The selection itself may mix states; NumPy promises nothing under a racing writer.
+TEST_F(IndexRaceTest, PartitionOfAnInputRewrittenMeanwhileFillsEveryPosition) {
+  constexpr int64_t kRow = int64_t{1} << 21;  // Long enough to select (PartitionSelects).
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> input, Filled(kRow, PatternOf<float>(1.0f)));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> values, cuda_->Allocate(kRow * 4));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, cuda_->Allocate(kRow * 8));
+  ASSERT_TRUE(Download<float>(*cuda_, *input, 1).ok());
+  StartWriter(input, kRow, PatternOf<float>(1.0f), PatternOf<float>(-1.0f));
+  for (int i = 0; i < kCalls / 10; ++i) {
+    ASSERT_TRUE(cuda_->FillPattern(*values, 0, kRow, 4, PatternOf<float>(-7.0f)).ok());
+    ASSERT_TRUE(cuda_->FillPattern(*indices, 0, kRow, 8, PatternOf<int64_t>(-7)).ok());
+    const PartitionCall call{.input = Vector(*input, DType::kFloat32, kRow),
+                             .kth = {0, kRow / 2, kRow - 1},
+                             .values = Vector(*values, DType::kFloat32, kRow),
+                             .indices = Vector(*indices, DType::kInt64, kRow)};
+    ASSERT_TRUE(cuda_->Partition(call).ok()) << "call " << i;
+    AH_TEST_ASSIGN(const std::vector<float> got_values, Download<float>(*cuda_, *values));
+    AH_TEST_ASSIGN(std::vector<int64_t> got_indices, Download<int64_t>(*cuda_, *indices));
+    for (int64_t r = 0; r < kRow; ++r) {
+      ASSERT_TRUE(got_values[r] == 1.0f || got_values[r] == -1.0f)
+          << "call " << i << ": position " << r << " holds " << got_values[r];
+    }
+    std::sort(got_indices.begin(), got_indices.end());
+    for (int64_t r = 0; r < kRow; ++r) ASSERT_EQ(got_indices[r], r) << "call " << i;
+  }
+  Stop();
 }
 
 }  // namespace
