@@ -133,6 +133,13 @@ class Backend {
   // Host memory for one streamed transfer of chunks up to `nbytes` (see staging.h).
   virtual absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) = 0;
 
+  // Host memory that holds a whole spilled buffer of `nbytes` until it returns (core's
+  // Spiller), copied in and out in one transfer each: on a GPU pinned memory, kept for the next
+  // spill when this one ends, since pinning costs far more than the copy. The backend keeps at
+  // most `tier_bytes` of it, in use and kept together, unpinning kept blocks to make room.
+  virtual absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateHostTier(int64_t nbytes,
+                                                                          int64_t tier_bytes) = 0;
+
   // Opens the first `size` bytes of a client's shared-memory object (`fd`, a memfd of at least
   // `size` bytes sealed against shrinking, open for reading and writing; the caller keeps and
   // closes it) for copies to and from buffers. The region may outlive `fd`.

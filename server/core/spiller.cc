@@ -287,6 +287,7 @@ int64_t Spiller::SpillOne(const Backend* device, const std::string& tenant, Pref
   }
   const auto start = std::chrono::steady_clock::now();
   const absl::Status moved = MoveOut(*victim, to_host);
+  std::function<void(const std::string&)> log;  // Set where the move failed; called unlocked.
   {
     absl::MutexLock lock(&mutex_);
     if (moved.ok()) {
@@ -298,10 +299,15 @@ int64_t Spiller::SpillOne(const Backend* device, const std::string& tenant, Pref
       stats_.spill_seconds += SecondsSince(start);
     } else {
       (to_host ? host_used_ : disk_used_) -= size;
+      log = options_.log;
     }
     victim->state_ =
         moved.ok() ? SpillableBuffer::State::kSpilled : SpillableBuffer::State::kResident;
     moved_.SignalAll();  // The Uses waiting for this buffer check again once the lock goes.
+  }
+  if (log) {
+    log(fmt::format("spilling {} bytes of tenant '{}' to {} failed: {}", size, victim->tenant_,
+                    to_host ? "host memory" : "disk", moved.ToString()));
   }
   // The memory goes back to the device before the allocations waiting for room hear of it.
   freed.reset();
@@ -325,7 +331,24 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
   const std::unique_ptr<QueueBinding> bound = device.Bind(nullptr, "spill");
   AH_RETURN_IF_ERROR(device.Use(inner));
   if (to_host) {
-    AH_ASSIGN_OR_RETURN(std::unique_ptr<StagingBuffer> copy, device.AllocateStaging(size));
+    int64_t tier_bytes = 0;
+    {
+      absl::MutexLock lock(&mutex_);
+      tier_bytes = options_.host_bytes;
+    }
+    // One copy of the whole buffer into the tier's pinned memory; where the tier's blocks
+    // (rounded up to whole MiB) leave no room for this one, ordinary host memory, slower.
+    absl::StatusOr<std::unique_ptr<StagingBuffer>> pinned =
+        device.AllocateHostTier(size, tier_bytes);
+    if (!pinned.ok() && pinned.status().code() != absl::StatusCode::kResourceExhausted) {
+      return pinned.status();
+    }
+    std::unique_ptr<StagingBuffer> copy;
+    if (pinned.ok()) {
+      copy = *std::move(pinned);
+    } else {
+      AH_ASSIGN_OR_RETURN(copy, device.AllocateStaging(size));
+    }
     AH_RETURN_IF_ERROR(copy->CopyFrom(*inner, 0, size));
     AH_RETURN_IF_ERROR(copy->Wait());
     buffer.host_copy_ = std::move(copy);
@@ -361,14 +384,28 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<WorkQueue>> Spiller::ReturnQueue(Backend& device,
+                                                                const std::string& tenant) {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (auto it = return_queues_.find(std::pair{&device, tenant}); it != return_queues_.end()) {
+      return it->second;
+    }
+  }
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, device.NewQueue(tenant));
+  absl::MutexLock lock(&mutex_);
+  // Another return may have made one meanwhile: the first stays, this one goes.
+  return return_queues_.try_emplace(std::pair{&device, tenant}, std::move(queue)).first->second;
+}
+
 absl::Status Spiller::MoveIn(SpillableBuffer& buffer) {
   Backend& device = buffer.device_;
   const int64_t size = buffer.size();
-  // On a new queue of the owner's, never the caller's: memory allocated while a queue is
+  // On a queue of the owner's (ReturnQueue), never the caller's: memory allocated while a queue is
   // bound is that queue's tenant's (on the CUDA backend, in the pool that tenant may map
   // whole through IPC), and the caller may be another tenant using a publication. The
   // caller's calls are ordered after this queue's copy by their Use of the buffer.
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, device.NewQueue(buffer.tenant_));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, ReturnQueue(device, buffer.tenant_));
   const std::unique_ptr<QueueBinding> bound =
       device.Bind(std::move(queue), fmt::format("return from spill (tenant '{}')", buffer.tenant_));
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> inner,

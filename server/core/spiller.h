@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -45,6 +46,9 @@ struct SpillOptions {
   // A tenant whose resident bytes pass this has its own least recently used arrays spilled
   // (--tenant-soft-bytes).
   int64_t tenant_soft_bytes = TenantQuota::kUnlimited;
+  // Hears what an operator should know: a spill that failed (a full or broken disk), with
+  // its reason. The array stays where it was; the request that needed room is refused.
+  std::function<void(const std::string&)> log;
 };
 
 // Spilled bytes of one tenant by tier.
@@ -144,6 +148,10 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
     std::string file;
   };
   SpilledCopy TakeSpilledCopy(SpillableBuffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The queue `tenant`'s returns on `device` run on, made at the first (a queue is a stream
+  // on a GPU, which every buffer allocated on it keeps: one per return would pile them up).
+  absl::StatusOr<std::shared_ptr<WorkQueue>> ReturnQueue(Backend& device,
+                                                         const std::string& tenant);
   // From the destructor of `buffer`.
   void Forget(SpillableBuffer& buffer);
 
@@ -159,6 +167,8 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   absl::CondVar moved_;
   SpillOptions options_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_set<SpillableBuffer*> tracked_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::pair<const Backend*, std::string>, std::shared_ptr<WorkQueue>>
+      return_queues_ ABSL_GUARDED_BY(mutex_);
   int64_t clock_ ABSL_GUARDED_BY(mutex_) = 0;  // Ticks of Use, for least recently used.
   int64_t host_used_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t disk_used_ ABSL_GUARDED_BY(mutex_) = 0;

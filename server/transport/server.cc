@@ -39,6 +39,7 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
   }
   SpillOptions spill = options.spill;
   spill.directory = options.data_dir.empty() ? "" : options.data_dir + "/spill";
+  spill.log = [](const std::string& message) { spdlog::warn("{}", message); };
   AH_RETURN_IF_ERROR(server->engine_->ConfigureSpilling(std::move(spill)));
   server->metrics_ = std::make_unique<ServerMetrics>(*server->engine_);
   if (!options.metrics_listen.empty()) {

@@ -95,7 +95,11 @@ class SpillTest : public ::testing::Test {
     if (shape.empty()) shape = {static_cast<int64_t>(values.size())};
     AH_ASSIGN_OR_RETURN(std::unique_ptr<PendingUpload> upload,
                         engine.BeginUpload(caller, DType::kFloat64, shape));
-    AH_RETURN_IF_ERROR(upload->Append(std::as_bytes(std::span(values))));
+    const std::span<const std::byte> bytes = std::as_bytes(std::span(values));
+    for (size_t at = 0; at < bytes.size(); at += size_t{1} << 20) {  // Within the chunk limit.
+      AH_RETURN_IF_ERROR(
+          upload->Append(bytes.subspan(at, std::min(bytes.size() - at, size_t{1} << 20))));
+    }
     AH_ASSIGN_OR_RETURN(std::shared_ptr<const ArrayRecord> done, upload->Finish());
     return done->handle.ToString();
   }
@@ -342,6 +346,33 @@ TEST_F(SpillTest, MemoryComesBackAsItsOwnersWhoeverUsesIt) {
   EXPECT_TRUE(engine.ExportIpc(alice, x).ok());
 }
 
+// On the GPU, arrays of a few MiB (not whole MiB) spill into the host tier's pinned blocks in
+// one copy each and come back bit for bit, round after round: blocks are reused, and where
+// sizes change the tier unpins kept blocks to make room within its 16 MiB. (On the CPU
+// backend, which has no host tier, the same rounds go through disk.)
+TEST_F(SpillTest, PinnedHostTierRoundTripsRoundAfterRound) {
+  Engine& engine = NewEngine(int64_t{256} << 20, /*soft_bytes=*/1, kUnlimited, true,
+                             /*host_bytes=*/int64_t{16} << 20);
+  const Caller alice = Open(engine, "alice");
+  for (int round = 0; round < 4; ++round) {
+    std::vector<std::string> arrays;
+    std::vector<std::vector<double>> expected;
+    for (int i = 0; i < 3; ++i) {
+      // 2.5, 3.5 and 4.5 MiB in the first round, other sizes in later ones.
+      const int64_t count = ((int64_t{5} + 2 * i + round) << 20) / 2 / 8 + 3;
+      expected.push_back(Ramp(count, 1.0 + round + i));
+      arrays.push_back(Upload(engine, alice, expected.back()).value());
+    }
+    SpillNow(engine, alice);
+    ASSERT_GT(engine.TenantSpilled("alice").total(), 0) << "round " << round;
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(Doubles(engine, alice, arrays[i]), expected[i]) << "round " << round;
+    }
+    ASSERT_TRUE(engine.Free(alice, arrays).ok());
+  }
+  EXPECT_EQ(engine.TenantSpilled("alice").total(), 0);
+}
+
 TEST_F(SpillTest, AFailedReturnAnswersAClearStatusAndChangesNothing) {
   Engine& engine = NewEngine(int64_t{64} << 20, /*soft_bytes=*/1);
   const Caller alice = Open(engine, "alice");
@@ -358,6 +389,31 @@ TEST_F(SpillTest, AFailedReturnAnswersAClearStatusAndChangesNothing) {
       << sum.status();
   EXPECT_EQ(engine.TenantSpilled("alice").total(), 512 * 8);  // Still spilled, still charged.
   fs::rename(aside, file);
+  EXPECT_EQ(Doubles(engine, alice, x), Ramp(512, 1.0));
+}
+
+// A spill that cannot write its file (the spill directory's path is taken by a file) is told
+// to the operator's log with its reason, and the array stays resident and intact.
+TEST_F(SpillTest, AFailedSpillIsLoggedAndLeavesTheArrayWhereItWas) {
+  engines_.push_back(std::make_unique<Engine>(Device(int64_t{64} << 20), Limits{}, SessionOptions{},
+                                              TenantQuota{}));
+  Engine& engine = *engines_.back();
+  std::vector<std::string> logged;
+  ASSERT_TRUE(
+      engine
+          .ConfigureSpilling({.directory = SpillDirectory(),
+                              .tenant_soft_bytes = 1,
+                              .log = [&](const std::string& line) { logged.push_back(line); }})
+          .ok());
+  std::ofstream(SpillDirectory()) << "not a directory";
+  const Caller alice = Open(engine, "alice");
+  const std::string x = Upload(engine, alice, Ramp(512, 1.0)).value();
+  SpillNow(engine, alice);
+  ASSERT_FALSE(logged.empty());
+  EXPECT_NE(logged.front().find("spilling 4096 bytes of tenant 'alice' to disk failed"),
+            std::string::npos)
+      << logged.front();
+  EXPECT_EQ(engine.TenantSpilled("alice").total(), 0);
   EXPECT_EQ(Doubles(engine, alice, x), Ramp(512, 1.0));
 }
 

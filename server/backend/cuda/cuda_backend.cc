@@ -40,6 +40,8 @@ struct CudaBackend::State {
   std::unique_ptr<ExportablePools> exportable;
   MemoryCounters memory;
   std::shared_ptr<PinnedStagingPool> staging;
+  // The spill host tier's pinned blocks (AllocateHostTier), bounded per call by the tier's size.
+  std::shared_ptr<PinnedStagingPool> host_tier;
 };
 
 class CudaBackend::CudaBuffer final : public CudaQueuedBuffer {
@@ -112,6 +114,7 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(int device_ordinal,
   state->device_uuid = FormatUuid(props.uuid);
   state->staging =
       std::make_shared<PinnedStagingPool>(device_ordinal, PinnedStagingPool::kMaxBytes);
+  state->host_tier = std::make_shared<PinnedStagingPool>(device_ordinal, 0);
   if (exportable_memory) {
     absl::StatusOr<std::unique_ptr<ExportablePools>> pools =
         ExportablePools::Create(device_ordinal);
@@ -331,6 +334,15 @@ absl::StatusOr<std::unique_ptr<StagingBuffer>> CudaBackend::AllocateStaging(int6
   AH_ASSIGN_OR_RETURN(std::unique_ptr<StagingBuffer> pinned, state_->staging->Take(nbytes));
   if (pinned != nullptr) return pinned;
   return NewPageableStaging(*this, nbytes);
+}
+
+absl::StatusOr<std::unique_ptr<StagingBuffer>> CudaBackend::AllocateHostTier(int64_t nbytes,
+                                                                             int64_t tier_bytes) {
+  AH_ASSIGN_OR_RETURN(std::unique_ptr<StagingBuffer> pinned,
+                      state_->host_tier->TakeMakingRoom(nbytes, tier_bytes));
+  if (pinned != nullptr) return pinned;
+  return absl::ResourceExhaustedError(
+      fmt::format("the spill host tier ({} bytes) has no room for {} bytes", tier_bytes, nbytes));
 }
 
 absl::Status CudaBackend::CopyToHost(const Buffer& buffer, int64_t offset,

@@ -48,6 +48,8 @@ class CudaBackend final : public Backend {
                               int64_t source_offset, int64_t nbytes) override;
   // Pinned memory from a pool shared by all transfers (cuda_staging.h), else ordinary memory.
   absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) override;
+  absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateHostTier(int64_t nbytes,
+                                                                  int64_t tier_bytes) override;
   // Maps and pins the object once (cuda_host_region.cc).
   absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
   absl::StatusOr<ExportedMemory> ExportMemory(const Buffer& buffer,

@@ -69,15 +69,29 @@ class PinnedStagingPool::PinnedStaging final : public StagingBuffer {
 PinnedStagingPool::~PinnedStagingPool() {
   // Every block is free by now: each PinnedStaging holds the pool alive.
   if (cudaSetDevice(device_) != cudaSuccess) return;
-  for (const Block& block : free_) {
-    LogIfError(::arrayhub::CudaStatus(cudaEventDestroy(block.copied), "cudaEventDestroy"));
-    LogIfError(::arrayhub::CudaStatus(cudaFreeHost(block.host), "cudaFreeHost"));
-  }
+  for (const Block& block : free_) Unpin(block);
 }
 
 absl::StatusOr<std::unique_ptr<StagingBuffer>> PinnedStagingPool::Take(int64_t nbytes) {
+  return TakeWithin(nbytes, max_bytes_, /*make_room=*/false);
+}
+
+absl::StatusOr<std::unique_ptr<StagingBuffer>> PinnedStagingPool::TakeMakingRoom(
+    int64_t nbytes, int64_t max_bytes) {
+  return TakeWithin(nbytes, max_bytes, /*make_room=*/true);
+}
+
+void PinnedStagingPool::Unpin(const Block& block) {
+  LogIfError(::arrayhub::CudaStatus(cudaEventDestroy(block.copied), "cudaEventDestroy"));
+  LogIfError(::arrayhub::CudaStatus(cudaFreeHost(block.host), "cudaFreeHost"));
+}
+
+absl::StatusOr<std::unique_ptr<StagingBuffer>> PinnedStagingPool::TakeWithin(int64_t nbytes,
+                                                                             int64_t max_bytes,
+                                                                             bool make_room) {
   const int64_t capacity =
       std::max<int64_t>(1, (nbytes + kBlockGranule - 1) / kBlockGranule) * kBlockGranule;
+  std::vector<Block> unpinned;  // Unpinned after the lock: cudaFreeHost may wait.
   {
     absl::MutexLock lock(&mutex_);
     // The smallest free block that is large enough.
@@ -92,8 +106,27 @@ absl::StatusOr<std::unique_ptr<StagingBuffer>> PinnedStagingPool::Take(int64_t n
       free_.erase(best);
       return std::make_unique<PinnedStaging>(shared_from_this(), block, nbytes);
     }
-    if (pinned_bytes_ + capacity > max_bytes_) return nullptr;
+    if (make_room) {
+      std::sort(free_.begin(), free_.end(),
+                [](const Block& a, const Block& b) { return a.capacity < b.capacity; });
+      while (pinned_bytes_ + capacity > max_bytes && !free_.empty()) {
+        pinned_bytes_ -= free_.back().capacity;
+        unpinned.push_back(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (pinned_bytes_ + capacity > max_bytes) {
+      for (const Block& block : unpinned) free_.push_back(block);  // Nothing was gained.
+      for (const Block& block : unpinned) pinned_bytes_ += block.capacity;
+      return nullptr;
+    }
     pinned_bytes_ += capacity;  // Reserved before pinning, outside the lock.
+  }
+  if (!unpinned.empty()) {
+    if (const cudaError_t error = cudaSetDevice(device_); error != cudaSuccess) {
+      LogIfError(CudaStatus(error, "cudaSetDevice"));
+    }
+    for (const Block& block : unpinned) Unpin(block);
   }
   Block block{.capacity = capacity};
   absl::Status made = [&]() -> absl::Status {

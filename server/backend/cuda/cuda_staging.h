@@ -28,6 +28,10 @@ class PinnedStagingPool : public std::enable_shared_from_this<PinnedStagingPool>
   // A pinned staging buffer of at least `nbytes` on the pool's device, or null when the pool
   // has no free block that large and no room for a new one.
   absl::StatusOr<std::unique_ptr<StagingBuffer>> Take(int64_t nbytes);
+  // The same within `max_bytes` instead of the pool's own limit, unpinning free blocks (the
+  // largest first) where there is no room for a new block: null only when the blocks in use
+  // leave none.
+  absl::StatusOr<std::unique_ptr<StagingBuffer>> TakeMakingRoom(int64_t nbytes, int64_t max_bytes);
 
  private:
   class PinnedStaging;
@@ -37,6 +41,10 @@ class PinnedStagingPool : public std::enable_shared_from_this<PinnedStagingPool>
     cudaEvent_t copied = nullptr;  // Recorded after each copy from or into the block.
   };
   void Return(Block block);
+  absl::StatusOr<std::unique_ptr<StagingBuffer>> TakeWithin(int64_t nbytes, int64_t max_bytes,
+                                                            bool make_room);
+  // Unpins a free block (its copies are done: it was waited for before it came back).
+  static void Unpin(const Block& block);
 
   const int device_;
   const int64_t max_bytes_;

@@ -47,6 +47,10 @@ class HostBackend final : public Backend {
   absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateStaging(int64_t nbytes) override {
     return NewPageableStaging(*this, nbytes);
   }
+  absl::StatusOr<std::unique_ptr<StagingBuffer>> AllocateHostTier(int64_t nbytes,
+                                                                  int64_t) override {
+    return NewPageableStaging(*this, nbytes);
+  }
   absl::StatusOr<std::unique_ptr<HostRegion>> OpenHostRegion(int fd, int64_t size) override;
   // Host memory has nothing to export: FAILED_PRECONDITION.
   absl::StatusOr<ExportedMemory> ExportMemory(const Buffer& buffer,
