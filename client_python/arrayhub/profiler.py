@@ -6,7 +6,11 @@ CuPy's do: the events are the server's, queued in the session's order with the c
 operations, so each is the server's time for the work the call issued (on the GPU, CUDA
 events on the session's stream), without the client's time or round trips.
 ``cpu_times`` are the host time of the call alone (``time.perf_counter``), which with
-pipelining is the time to issue the operations, not to run them.
+pipelining is the time to issue the operations, not to run them. ``spill_wait`` is the part of
+a run, on average, that its calls waited on the server for spilled arrays to come back
+(docs/operations.md, "Spilling"): the tenant's count on the server
+(``ServerInfo.tenant_spill_wait_seconds``) before and after the runs, so other clients of the
+same tenant add to it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from arrayhub import cuda
+from arrayhub._client import get_client
 
 __all__ = ["benchmark"]
 
@@ -25,10 +30,17 @@ __all__ = ["benchmark"]
 class _PerfCaseResult:
     """The times :func:`benchmark` took, in seconds; its str is CuPy's summary."""
 
-    def __init__(self, name: str, ts: np.ndarray, devices: tuple[int, ...]) -> None:
+    def __init__(self, name: str, ts: np.ndarray, devices: tuple[int, ...],
+                 spill_wait: float = 0.0) -> None:
         self.name = name
         self._ts = ts
         self._devices = devices
+        self._spill_wait = spill_wait
+
+    @property
+    def spill_wait(self) -> float:
+        """Seconds per run, on average, that the runs' calls waited for spilled arrays."""
+        return self._spill_wait
 
     @property
     def cpu_times(self) -> np.ndarray:
@@ -55,6 +67,8 @@ class _PerfCaseResult:
         if show_gpu:
             for i, device in enumerate(self._devices):
                 results.append(self._to_str_per_item(f"GPU-{device}", self._ts[1 + i]))
+        if self._spill_wait > 0:
+            results.append(f"   spill waits: {self._spill_wait * 1e6:9.03f} us")
         return "{:<20s}:{}".format(self.name, " ".join(results))
 
     def __str__(self) -> str:
@@ -108,6 +122,8 @@ def _repeat(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, A
     ends = [cuda.Event() for _ in devices]
     for _ in range(n_warmup):
         func(*args, **kwargs)
+    client = get_client()
+    waited_before = client.server_info().tenant_spill_wait_seconds
     cpu_times: list[float] = []
     gpu_times: list[list[float]] = [[] for _ in devices]
     duration = 0.0
@@ -123,5 +139,6 @@ def _repeat(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, A
         duration += time.perf_counter() - t1
         if duration > max_duration:
             break
+    waited = client.server_info().tenant_spill_wait_seconds - waited_before
     ts = np.asarray([cpu_times] + gpu_times, dtype=np.float64)
-    return _PerfCaseResult(name, ts, devices=devices)
+    return _PerfCaseResult(name, ts, devices=devices, spill_wait=waited / max(len(cpu_times), 1))

@@ -47,3 +47,21 @@ def test_an_oversubscribed_workload_spills_and_computes_like_numpy(
         client.flush()
         assert client.server_info().tenant_spilled_disk_bytes == 0
     assert list((data_dir / "spill").iterdir()) == []
+
+
+def test_the_profiler_shows_the_time_calls_waited_for_spilled_arrays(
+        launch: Callable[..., Daemon], tmp_path: pathlib.Path) -> None:
+    # Two arrays of 64 KiB with a soft limit of one: summing them in turn brings each back
+    # and spills the other, so every run waits for a return.
+    daemon = launch("--cpu-memory-bytes", str(1024 * KIB), "--tenant-soft-bytes",
+                    str(96 * KIB), "--data-dir", str(tmp_path / "data"))
+    with ah.connect(daemon.address, timeout=10) as client, client.use():
+        a, b = ah.arange(8192, dtype=np.float64), ah.ones(8192)
+        result = ah.profiler.benchmark(lambda: float((a.sum() + b.sum()).get()), n_repeat=5,
+                                       n_warmup=1)
+        assert client.server_info().tenant_spill_wait_seconds > 0
+        assert result.spill_wait > 0
+        assert "spill waits:" in str(result)
+        steady = ah.profiler.benchmark(lambda: float(a.sum().get()), n_repeat=5, n_warmup=1)
+        assert steady.spill_wait == 0  # One array stays resident: nothing comes back.
+        assert "spill waits:" not in str(steady)

@@ -212,8 +212,10 @@ absl::Status Spiller::Use(SpillableBuffer& buffer, bool keep) {
           returned.ok() ? SpillableBuffer::State::kResident : SpillableBuffer::State::kSpilled;
       moved_.SignalAll();
       if (returned.ok()) {
+        const double seconds = SecondsSince(start);
         ++stats_.returns;
-        stats_.return_seconds += SecondsSince(start);
+        stats_.return_seconds += seconds;
+        stats_.by_tenant[buffer.tenant_].return_seconds += seconds;
       }
     }
     if (!returned.ok() || keep) --buffer.pins_;
@@ -452,7 +454,7 @@ Spiller::SpilledCopy Spiller::TakeSpilledCopy(SpillableBuffer& buffer) {
   TenantSpill& spilled = stats_.by_tenant[buffer.tenant_];
   (copy.host != nullptr ? host_used_ : disk_used_) -= size;
   (copy.host != nullptr ? spilled.host_bytes : spilled.disk_bytes) -= size;
-  if (spilled.host_bytes == 0 && spilled.disk_bytes == 0) stats_.by_tenant.erase(buffer.tenant_);
+  if (spilled.total() == 0 && spilled.return_seconds == 0) stats_.by_tenant.erase(buffer.tenant_);
   return copy;
 }
 

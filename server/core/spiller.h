@@ -55,6 +55,9 @@ struct SpillOptions {
 struct TenantSpill {
   int64_t host_bytes = 0;
   int64_t disk_bytes = 0;
+  // Seconds calls have waited for the tenant's arrays to come back, since the daemon started
+  // (what a client's profiler shows of spilling).
+  double return_seconds = 0;
   int64_t total() const { return host_bytes + disk_bytes; }
 };
 

@@ -99,6 +99,7 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   const TenantSpill spilled = engine_.TenantSpilled(*tenant);
   response->set_tenant_spilled_host_bytes(spilled.host_bytes);
   response->set_tenant_spilled_disk_bytes(spilled.disk_bytes);
+  response->set_tenant_spill_wait_seconds(spilled.return_seconds);
   response->set_kernel_compilations(engine_.KernelCompilations());
   if (limits.shared_memory) {
     // A socket that cannot start leaves the field empty: clients then stream, and the rest of

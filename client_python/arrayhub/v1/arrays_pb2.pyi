@@ -491,7 +491,7 @@ class ReleaseIpcResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfo(_message.Message):
-    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "kernel_compilations", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "tenant_disk_bytes", "tenant_spilled_disk_bytes", "tenant_spilled_host_bytes", "transfers", "version"]
+    __slots__ = ["arrays", "backend", "bytes_in_use", "devices", "kernel_compilations", "limits", "sessions", "shared_memory_socket", "tenant", "tenant_bytes_in_use", "tenant_disk_bytes", "tenant_spill_wait_seconds", "tenant_spilled_disk_bytes", "tenant_spilled_host_bytes", "transfers", "version"]
     ARRAYS_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     BYTES_IN_USE_FIELD_NUMBER: _ClassVar[int]
@@ -505,6 +505,7 @@ class ServerInfo(_message.Message):
     TENANT_FIELD_NUMBER: _ClassVar[int]
     TENANT_SPILLED_DISK_BYTES_FIELD_NUMBER: _ClassVar[int]
     TENANT_SPILLED_HOST_BYTES_FIELD_NUMBER: _ClassVar[int]
+    TENANT_SPILL_WAIT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     TRANSFERS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     arrays: int
@@ -518,11 +519,12 @@ class ServerInfo(_message.Message):
     tenant: str
     tenant_bytes_in_use: int
     tenant_disk_bytes: int
+    tenant_spill_wait_seconds: float
     tenant_spilled_disk_bytes: int
     tenant_spilled_host_bytes: int
     transfers: _peer_pb2.TransferStats
     version: str
-    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., kernel_compilations: _Optional[int] = ..., tenant_disk_bytes: _Optional[int] = ..., tenant_spilled_host_bytes: _Optional[int] = ..., tenant_spilled_disk_bytes: _Optional[int] = ..., transfers: _Optional[_Union[_peer_pb2.TransferStats, _Mapping]] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., backend: _Optional[str] = ..., devices: _Optional[_Iterable[_Union[DeviceInfo, _Mapping]]] = ..., bytes_in_use: _Optional[int] = ..., arrays: _Optional[int] = ..., sessions: _Optional[int] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., tenant: _Optional[str] = ..., tenant_bytes_in_use: _Optional[int] = ..., shared_memory_socket: _Optional[str] = ..., kernel_compilations: _Optional[int] = ..., tenant_disk_bytes: _Optional[int] = ..., tenant_spilled_host_bytes: _Optional[int] = ..., tenant_spilled_disk_bytes: _Optional[int] = ..., tenant_spill_wait_seconds: _Optional[float] = ..., transfers: _Optional[_Union[_peer_pb2.TransferStats, _Mapping]] = ...) -> None: ...
 
 class ServerInfoRequest(_message.Message):
     __slots__ = []
