@@ -2,8 +2,9 @@
 // k_1 < ... < k_m:
 //   1. Select: for each digit of the order key, most significant first, one pass counts, per
 //      k_j, the digits of the elements whose higher digits equal those found for k_j so far
-//      (shared-memory histograms, added into a global one: integer atomics, so the counts and
-//      everything after them do not depend on timing); one thread per k_j then picks the digit
+//      (once for positions that found the same digits; shared-memory histograms, added into a
+//      global one: integer atomics, so the counts and everything after them do not depend on
+//      timing); one thread per k_j then picks the digit
 //      where its remaining rank falls. After the last digit each k_j has the exact key of the
 //      element a sort puts at k_j (its pivot).
 //   2. Classify: each element's class is 2c + e, c the number of pivots below its key and e
@@ -164,6 +165,9 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int j = 0; j < kM; ++j) {
         if (j >= m) break;
+        // Positions whose digits so far are the same share one histogram (PickDigitKernel):
+        // a median's two middle ranks, most positions in the first passes.
+        if (j > 0 && prefix[j] == prefix[j - 1]) continue;
         const bool counted = valid && (key & mask[j]) == prefix[j];
         // After the first digits most warps hold no element of a kth's prefix: a ballot is far
         // cheaper than the match, which then runs only where something is counted.
@@ -181,22 +185,32 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Block j: the digit at `shift` where kth j's remaining rank falls; clears its histogram for
-// the next pass.
-__global__ void PickDigitKernel(int shift, SelectState* state, unsigned long long* histograms) {
-  const int j = blockIdx.x;
-  unsigned long long* counts = histograms + j * kDigits;
-  if (threadIdx.x == 0) {
+// One block: for each kth j, the digit at `shift` where its remaining rank falls, from the
+// histogram of the first kth whose prefix is j's (DigitCountKernel counts only that one); then
+// every histogram is cleared for the next pass.
+__global__ void PickDigitKernel(int shift, int m, SelectState* state,
+                                unsigned long long* histograms) {
+  __shared__ unsigned long long counts[kMaxSelectedKth * kDigits];
+  __shared__ unsigned long long prefix[kMaxSelectedKth];
+  for (int i = threadIdx.x; i < m * kDigits; i += blockDim.x) {
+    counts[i] = histograms[i];
+    histograms[i] = 0;
+  }
+  if (threadIdx.x < m) prefix[threadIdx.x] = state->prefix[threadIdx.x];
+  __syncthreads();
+  const int j = threadIdx.x;
+  if (j < m) {
+    int counted = j;
+    while (counted > 0 && prefix[counted - 1] == prefix[j]) --counted;
+    const unsigned long long* row = counts + counted * kDigits;
     const auto rank = static_cast<unsigned long long>(state->rank[j]);
     unsigned long long before = 0;
     int digit = 0;
-    for (; digit < kDigits - 1 && before + counts[digit] <= rank; ++digit) before += counts[digit];
+    for (; digit < kDigits - 1 && before + row[digit] <= rank; ++digit) before += row[digit];
     state->rank[j] = static_cast<long long>(rank - before);
-    state->prefix[j] |= static_cast<unsigned long long>(digit) << shift;
+    state->prefix[j] = prefix[j] | static_cast<unsigned long long>(digit) << shift;
     state->mask[j] |= static_cast<unsigned long long>(kDigits - 1) << shift;
   }
-  __syncthreads();
-  for (int d = threadIdx.x; d < kDigits; d += blockDim.x) counts[d] = 0;
 }
 
 // classes[i]: element i's class (see above); counts[k * tiles + t]: how many elements of tile t
@@ -383,7 +397,7 @@ cudaError_t PartitionRow(const PartitionArgs& a, const Layout& layout, const voi
         error != cudaSuccess) {
       return error;
     }
-    PickDigitKernel<<<m, kThreads, 0, a.stream>>>(shift, state, histograms);
+    PickDigitKernel<<<1, kThreads, 0, a.stream>>>(shift, m, state, histograms);
     if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return error;
   }
 
