@@ -1,6 +1,7 @@
 // NumPy's order statistics (statistics.h), as the Python client composes them
-// (client_python/arrayhub/_statistics.py): one stable sort of the reduced axes on the server, then
-// gathers of each quantile's neighbours, interpolated there.
+// (client_python/arrayhub/_statistics.py): a partition of the reduced axes on the server at the
+// ranks read (Client::Partition), then gathers of each quantile's neighbours, interpolated there.
+// The nan- forms, whose ranks differ per slice, and weights sort the whole axis instead.
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -136,33 +137,77 @@ Array Lerp(const Array& a, const Array& b, const Array& t) {
   return where(t >= 0.5, b - diff * (1 - t), a + diff * t);
 }
 
-// The quantiles of the sorted (count, columns) slices by NumPy's formulas for `method`, each
-// slice counting `valid` values; continuous methods interpolate in `result_dtype`.
+// Where each quantile of `valid`-value slices reads them (NumPy's _get_indexes): one index of a
+// discrete method, else the neighbours below and above the virtual index within [0, n - 1];
+// each (Q, 1) or (Q, rest) int64. `index` is the virtual index.
+std::vector<Array> ReadIndices(const std::string& method, const Array& valid, const Array& index) {
+  const Array last = maximum(valid - 1, 0);
+  std::vector<Array> read;
+  if (IsDiscrete(method)) {
+    read.push_back(where(index >= last, last, index));
+    return read;
+  }
+  const Array above = index >= last;
+  const Array below = index < 0;
+  const Array floored = floor(index);
+  auto neighbour = [&](const Array& position) {
+    return astype(where(below, 0, where(above, last, position)), DType::kInt64);
+  };
+  read.push_back(neighbour(floored));
+  read.push_back(neighbour(floored + 1));
+  return read;
+}
+
+// The quantiles of the (count, columns) slices, sorted at least at the ranks ReadIndices names,
+// by NumPy's formulas for `method`, each slice counting `valid` values; continuous methods
+// interpolate in `result_dtype`.
 Array FormulaPick(const Array& ordered, const Array& valid, const std::vector<double>& q,
                   const std::string& method, DType result_dtype) {
   Client client = ClientOf(ordered);
   const auto q_count = static_cast<int64_t>(q.size());
   const Array q_column = client.Upload(q, {q_count, 1});
-  const Array n = astype(valid, DType::kFloat64);
-  const Array last = maximum(valid - 1, 0);
-  const Array index = VirtualIndex(method, n, q_column);
+  const Array index = VirtualIndex(method, astype(valid, DType::kFloat64), q_column);
+  const std::vector<Array> read = ReadIndices(method, valid, index);
   const Shape gathered{q_count, ordered.shape()[1]};
-  if (IsDiscrete(method)) {
-    const Array clamped = where(index >= last, last, index);
-    return detail::TakeAlongAxis(ordered, broadcast_to(clamped, gathered), 0);
-  }
-  // The neighbours below and above the index, within [0, n - 1] (NumPy's _get_indexes).
-  const Array above = index >= last;
-  const Array below = index < 0;
-  const Array floored = floor(index);
-  auto neighbour = [&](const Array& position) {
-    return broadcast_to(astype(where(below, 0, where(above, last, position)), DType::kInt64),
-                        gathered);
+  auto gather = [&](const Array& at) {
+    return detail::TakeAlongAxis(ordered, broadcast_to(at, gathered), 0);
   };
+  if (read.size() == 1) return gather(read[0]);
   const Array gamma = astype(Gamma(method, index), result_dtype);
-  return astype(Lerp(detail::TakeAlongAxis(ordered, neighbour(floored), 0),
-                     detail::TakeAlongAxis(ordered, neighbour(floored + 1), 0), gamma),
-                result_dtype);
+  return astype(Lerp(gather(read[0]), gather(read[1]), gamma), result_dtype);
+}
+
+// More ranks than this sort instead: a sort is a partition at every rank, costs about as much as
+// selecting that many, and keeps the request within the server's list limit (as the Python
+// client's _MOST_RANKS).
+constexpr size_t kMostRanks = 1024;
+
+// `moved` (count, columns) partitioned along axis 0 at `ranks` (and the last: NaNs sort last, so
+// it is NaN where a slice has one), or sorted where there are too many.
+Array Selected(const Array& moved, std::vector<int64_t> ranks) {
+  Client client = ClientOf(moved);
+  const int64_t count = moved.shape()[0];
+  if (count == 0) return client.Sort(moved, 0);  // Nothing to select (no rank exists).
+  ranks.push_back(count - 1);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks.size() > kMostRanks ? client.Sort(moved, 0) : client.Partition(moved, ranks, 0);
+}
+
+// The ranks FormulaPick reads of slices of `count` values: the same formulas on the server, read
+// back (2 int64 per quantile at most).
+std::vector<int64_t> RanksRead(Client& client, int64_t count, const std::vector<double>& q,
+                               const std::string& method) {
+  const auto q_count = static_cast<int64_t>(q.size());
+  const Array valid = client.Full({1, 1}, count);
+  const Array index =
+      VirtualIndex(method, astype(valid, DType::kFloat64), client.Upload(q, {q_count, 1}));
+  std::vector<int64_t> ranks;
+  for (const Array& at : ReadIndices(method, valid, index)) {
+    const std::vector<int64_t> values = client.Download<int64_t>(astype(at, DType::kInt64));
+    ranks.insert(ranks.end(), values.begin(), values.end());
+  }
+  return ranks;
 }
 
 // The quantiles' weights broadcast to a's shape, checked as NumPy checks them.
@@ -236,8 +281,10 @@ Array Quantile(const Array& a, const std::vector<double>& q, bool scalar_q,
     const Array order = client.Argsort(axes.moved, 0);
     ordered = detail::TakeAlongAxis(axes.moved, order, 0);
     sorted_weights = detail::TakeAlongAxis(MoveReducedFirst(weights, options.axis).moved, order, 0);
-  } else {
+  } else if (skip) {  // Each slice reads its own ranks.
     ordered = client.Sort(axes.moved, 0);
+  } else {
+    ordered = Selected(axes.moved, RanksRead(client, axes.count, q, options.method));
   }
   // Each slice's count of values: all of them, or its non-NaN ones (sorted first).
   const Array valid =
@@ -295,9 +342,9 @@ Array nanpercentile(const Array& a, const std::vector<double>& q, const Quantile
 
 Array median(const Array& a, const std::optional<std::vector<int64_t>>& axis, bool keepdims) {
   const AxesFirst axes = MoveReducedFirst(a, axis);
-  const Array ordered = ClientOf(a).Sort(axes.moved, 0);
   // The middle one or two values (none of an empty axis: the mean of nothing is NaN).
   const int64_t count = axes.count;
+  const Array ordered = Selected(axes.moved, {(count - 1) / 2, count / 2});
   const Array middle = detail::SliceAxis(
       ordered, 0, {.start = count == 0 ? 0 : (count - 1) / 2, .stop = count / 2 + 1});
   Array result = mean(middle, {.axis = std::vector<int64_t>{0}});

@@ -194,6 +194,35 @@ TEST_F(ComposedTest, AveragePtpWithWeights) {
                       kInvalidArgument, "Shape of weights must be consistent");
 }
 
+// Quantiles partition at the ranks they read (the neighbours of each q, and the last, NaN where
+// a slice has one), and sort past 1024 ranks: both agree with NumPy.
+TEST_F(ComposedTest, QuantilesSelectOnlyTheRanksTheyRead) {
+  const std::vector<double> host = Random(3000);
+  const Array a = Upload(host, {3000});
+  std::vector<double> many_q, many;  // About 3000 ranks: sorted.
+  for (int i = 0; i < 1500; ++i) many_q.push_back(i / 1499.0);
+  for (double q : many_q) many.push_back(LinearQuantile(host, q));
+  ExpectClose(Get(client::quantile(a, many_q)), many);
+  std::vector<double> grid = Random(44);  // (11, 4), a NaN in column 3.
+  grid[7] = kNaN;
+  const Array g = Upload(grid, {11, 4});
+  const std::vector<double> qs = {0, 0.1, 0.55, 1};
+  std::vector<double> expected, medians, lower;
+  for (double q : qs) {
+    for (int64_t j = 0; j < 4; ++j) expected.push_back(LinearQuantile(Column(grid, 4, j), q));
+  }
+  for (int64_t j = 0; j < 4; ++j) {
+    std::vector<double> column = Column(grid, 4, j);
+    medians.push_back(LinearQuantile(column, 0.5));
+    std::sort(column.begin(), column.end());  // NaN only in column 3, which gives NaN.
+    lower.push_back(j == 3 ? kNaN : column[static_cast<size_t>(std::floor(10 * 0.35))]);
+  }
+  ExpectClose(Get(client::quantile(g, qs, {.axis = std::vector<int64_t>{0}})), expected);
+  ExpectClose(Get(client::median(g, std::vector<int64_t>{0})), medians);
+  ExpectClose(Get(client::quantile(g, 0.35, {.axis = std::vector<int64_t>{0}, .method = "lower"})),
+              lower);
+}
+
 TEST_F(ComposedTest, QuantilesMatchNumPysFormulas) {
   std::vector<double> host = Random(30);
   const Array a = Upload(host, {5, 6});
