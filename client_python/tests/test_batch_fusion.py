@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import pathlib
+import warnings
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -246,3 +247,74 @@ def test_long_dense_chain_keeps_only_its_last_value(client: ah.Client,
         expected = expected + np.float32(k % 5) if k % 2 else expected * np.float32(0.75)
     assert_matches(y, expected)
     assert _handles(client) == before | {y.handle}
+
+
+
+# Reductions that end a chain: (method, keyword arguments).
+CHAIN_REDUCTIONS = [("sum", {}), ("sum", {"axis": 1}), ("mean", {}), ("max", {}),
+                    ("min", {"axis": 0}), ("any", {}), ("all", {"axis": 1}), ("prod", {})]
+
+
+def _chain_reductions(dtype: np.dtype, shape: tuple[int, ...]) -> list[tuple[str, dict]]:
+    """CHAIN_REDUCTIONS less min and max of empty arrays, which NumPy and the server refuse,
+    and float16's prod, whose NumPy loop rounds every partial product to float16 (the
+    server keeps float32 partials)."""
+    return [(name, kwargs) for name, kwargs in CHAIN_REDUCTIONS
+            if not (name in ("min", "max") and 0 in shape)
+            and not (name == "prod" and dtype == np.float16)]
+
+
+def _reduced_chain(module: Any, a: Any, b: Any, reductions: list[tuple[str, dict]]) -> list[Any]:
+    """`a * b + a` (then exp(.) * 0.5 for floats), each reduction of it, the chain's values
+    dropped so that only the reductions leave the batch."""
+    z = a * b + a
+    if a.dtype.kind == "f":
+        z = module.exp(z) * a.dtype.type(0.5)
+    return [getattr(z, name)(**kwargs) for name, kwargs in reductions]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "bool"])
+@pytest.mark.parametrize("shape", [(37, 29), (0, 5)])
+def test_reductions_of_a_chain_match_numpy_and_the_unfused_daemon_exactly(
+        dtype: str, shape: tuple[int, int], unfused: ah.Client, rng: np.random.Generator) -> None:
+    dt = np.dtype(dtype)
+    reductions = _chain_reductions(dt, shape)
+    ha = _random_values(rng, dt, shape)
+    hb = _random_values(rng, dt, shape)
+    if dt.kind == "f":  # exp stays finite in float16.
+        ha, hb = (ha * dt.type(0.25)).astype(dt), (hb * dt.type(0.25)).astype(dt)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # The mean of nothing.
+        expected = _reduced_chain(np, ha, hb, reductions)
+    answers = []
+    for client in (None, unfused):
+        with client.use() if client else contextlib.nullcontext():
+            a, b = ah.asarray(ha), ah.asarray(hb)
+            with ah.batch(client):
+                results = _reduced_chain(ah, a, b, reductions)
+            answers.append([r.get() for r in results])
+    fused, alone = answers
+    for (name, _), want, got, reference in zip(reductions, expected, fused, alone):
+        want = np.asarray(want)
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        if dt.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=3e-2 if dt.itemsize == 2 else 1e-5,
+                                       equal_nan=True, err_msg=name)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        # Exactly the unfused daemon's bits (NaN where it has NaN).
+        np.testing.assert_array_equal(got, reference, err_msg=name)
+
+
+def test_the_sum_of_a_chain_read_as_a_float_is_numpys(client: ah.Client,
+                                                       rng: np.random.Generator) -> None:
+    """The pipelined client's batch for `float((a * b + a).sum())`, with its intermediate
+    dropped and with it kept and read afterwards."""
+    ha = rng.normal(size=(1 << 15) + 3).astype(np.float32)
+    hb = rng.normal(size=(1 << 15) + 3).astype(np.float32)
+    a, b = ah.asarray(ha), ah.asarray(hb)
+    expected = float((ha.astype(np.float64) * hb + ha).sum())
+    assert float((a * b + a).sum()) == pytest.approx(expected, rel=1e-5, abs=1e-3)
+    y = a * b + a
+    assert float(y.sum()) == pytest.approx(expected, rel=1e-5, abs=1e-3)
+    assert_matches(y, ha * hb + ha)
