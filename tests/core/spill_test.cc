@@ -398,21 +398,22 @@ TEST_F(SpillTest, AFailedSpillIsLoggedAndLeavesTheArrayWhereItWas) {
   engines_.push_back(std::make_unique<Engine>(Device(int64_t{64} << 20), Limits{}, SessionOptions{},
                                               TenantQuota{}));
   Engine& engine = *engines_.back();
-  std::vector<std::string> logged;
-  ASSERT_TRUE(
-      engine
-          .ConfigureSpilling({.directory = SpillDirectory(),
-                              .tenant_soft_bytes = 1,
-                              .log = [&](const std::string& line) { logged.push_back(line); }})
-          .ok());
+  // Held by the engine's log too: the fixture's engines outlive the test body.
+  auto logged = std::make_shared<std::vector<std::string>>();
+  ASSERT_TRUE(engine
+                  .ConfigureSpilling(
+                      {.directory = SpillDirectory(),
+                       .tenant_soft_bytes = 1,
+                       .log = [logged](const std::string& line) { logged->push_back(line); }})
+                  .ok());
   std::ofstream(SpillDirectory()) << "not a directory";
   const Caller alice = Open(engine, "alice");
   const std::string x = Upload(engine, alice, Ramp(512, 1.0)).value();
   SpillNow(engine, alice);
-  ASSERT_FALSE(logged.empty());
-  EXPECT_NE(logged.front().find("spilling 4096 bytes of tenant 'alice' to disk failed"),
+  ASSERT_FALSE(logged->empty());
+  EXPECT_NE(logged->front().find("spilling 4096 bytes of tenant 'alice' to disk failed"),
             std::string::npos)
-      << logged.front();
+      << logged->front();
   EXPECT_EQ(engine.TenantSpilled("alice").total(), 0);
   EXPECT_EQ(Doubles(engine, alice, x), Ramp(512, 1.0));
 }
