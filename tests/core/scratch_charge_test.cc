@@ -54,6 +54,33 @@ TEST_F(ScratchChargeTest, ScratchPastTheQuotaIsRefusedBeforeTheCallRuns) {
   EXPECT_EQ(engine_.TenantBytesInUse("t"), 2 * 8 * 1024 + 8 * 40000);  // Only the new input.
 }
 
+// The host's LAPACK calls pay for their working copies too: an SVD of a 200 x 200 float64
+// matrix (320 KB, its u, s and vh 642 KB more) fits the quota as arrays, but not with the
+// copies of a, u and vt it works in (960 KB); a 20 x 20 one does, and pays its copies back.
+TEST_F(ScratchChargeTest, LapackWorkingCopiesPastTheQuotaAreRefusedBeforeTheCallRuns) {
+  auto svd = [&](int64_t n) -> absl::Status {
+    absl::StatusOr<ArrayTable::RecordPtr> array = engine_.Create(
+        caller_, {.dtype = DType::kFloat64, .shape = {n, n}, .kind = RandomKind{.seed = 5}});
+    if (!array.ok()) return array.status();
+    OperandSpec operand;
+    operand.handle = (*array)->handle.ToString();
+    LinalgSpec spec;
+    spec.op = LinalgOp::kSvd;
+    spec.operands = {operand};
+    absl::StatusOr<std::vector<ArrayTable::RecordPtr>> results = engine_.Linalg(caller_, spec);
+    if (!results.ok()) return results.status();
+    std::vector<std::string> handles{*operand.handle};
+    for (const ArrayTable::RecordPtr& result : *results) {
+      handles.push_back(result->handle.ToString());
+    }
+    return engine_.Free(caller_, handles).status();
+  };
+  ASSERT_TRUE(svd(20).ok());
+  EXPECT_EQ(engine_.TenantBytesInUse("t"), 0);  // Arrays freed, copies paid back.
+  const absl::Status refused = svd(200);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
+}
+
 TEST(ScratchPayerTest, NoPayerMeansNothingToPayAndScopesNest) {
   EXPECT_EQ(PayForScratch(100).value(), nullptr);
   class Counting final : public ScratchPayer {

@@ -24,6 +24,8 @@
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
+#include "server/common/scratch_payer.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace host {
@@ -260,6 +262,10 @@ absl::Status MatmulTyped(const MatmulCall& call) {
           m, k, k, n));
     }
   }
+  std::unique_ptr<ScratchReceipt> receipt;
+  if constexpr (std::is_same_v<T, Half>) {  // HalfGemm's float32 copies of a, b and c.
+    AH_ASSIGN_OR_RETURN(receipt, PayForScratch(int64_t{4} * (m * k + k * n + m * n)));
+  }
   for (int64_t index = 0; index < batches; ++index) {
     const Matrix<const T> a = MatrixOf<const T>(call.a, index);
     const Matrix<const T> b = MatrixOf<const T>(call.b, index);
@@ -369,6 +375,11 @@ absl::Status SvdTyped(const SvdCall& call) {
   const int64_t vt_rows = call.full_matrices ? n : k;
   const lapack_int ldu = std::max<lapack_int>(m, 1);
   const lapack_int ldvt = std::max<lapack_int>(vt_rows, 1);
+  // The copies below, the input's included (LAPACK's own workspace is not counted).
+  AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
+                      PayForScratch(static_cast<int64_t>(sizeof(T)) *
+                                        (m * n + (call.compute_uv ? m * u_cols + vt_rows * n : 2)) +
+                                    static_cast<int64_t>(sizeof(R)) * 2 * std::max<int64_t>(k, 1)));
   std::vector<T> u(call.compute_uv ? m * u_cols : 1);
   std::vector<T> vt(call.compute_uv ? vt_rows * n : 1);
   std::vector<R> s(std::max<int64_t>(k, 1));
@@ -407,6 +418,9 @@ absl::Status QrTyped(const QrCall& call) {
   const int64_t q_cols = call.complete ? m : k;
   const int64_t r_rows = call.complete ? m : k;
   const lapack_int lda = std::max<lapack_int>(m, 1);
+  AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
+                      PayForScratch(static_cast<int64_t>(sizeof(T)) *
+                                    (std::max<int64_t>(k, 1) + m * std::max(n, q_cols))));
   std::vector<T> tau(std::max<int64_t>(k, 1));
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     // Room for Q's columns too: orgqr builds Q in place of the reflectors.
@@ -430,6 +444,8 @@ template <typename T>
 absl::Status CholeskyTyped(const CholeskyCall& call) {
   const int64_t n = call.a.shape.back();
   const char uplo = call.upper ? 'U' : 'L';
+  AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
+                      PayForScratch(static_cast<int64_t>(sizeof(T)) * n * n));
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     std::vector<T> work = Packed(MatrixOf<const T>(call.a, index), n);
     const lapack_int info =
@@ -449,6 +465,9 @@ absl::Status EighTyped(const EighCall& call) {
   const int64_t n = call.a.shape.back();
   const char job = call.compute_vectors ? 'V' : 'N';
   const char uplo = call.upper ? 'U' : 'L';
+  AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
+                      PayForScratch(static_cast<int64_t>(sizeof(T)) * n * n +
+                                    static_cast<int64_t>(sizeof(R)) * std::max<int64_t>(n, 1)));
   std::vector<R> w(std::max<int64_t>(n, 1));
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     std::vector<T> work = Packed(MatrixOf<const T>(call.a, index), n);
@@ -523,6 +542,14 @@ template <typename T>
 absl::Status EigTyped(const EigCall& call) {
   using C = std::complex<RealType<T>>;
   const int64_t n = call.a.shape.back();
+  // w and v, the input's copy, and Geev's real eigenvalue parts and vectors for real input.
+  AH_ASSIGN_OR_RETURN(
+      const std::unique_ptr<ScratchReceipt> receipt,
+      PayForScratch(static_cast<int64_t>(sizeof(C)) * (n + (call.compute_vectors ? n * n : 1)) +
+                    static_cast<int64_t>(sizeof(T)) * n * n +
+                    (kIsComplex<T> ? 0
+                                   : static_cast<int64_t>(sizeof(RealType<T>)) *
+                                         (2 * n + (call.compute_vectors ? n * n : 1)))));
   std::vector<C> w(static_cast<size_t>(std::max<int64_t>(n, 1)));
   std::vector<C> v(call.compute_vectors ? static_cast<size_t>(n * n) : 1);
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
@@ -545,6 +572,10 @@ absl::Status SolveTyped(const SolveCall& call) {
   const int64_t n = call.a.shape.back();
   const int64_t columns = call.x.shape.back();
   const lapack_int ld = std::max<lapack_int>(n, 1);
+  AH_ASSIGN_OR_RETURN(
+      const std::unique_ptr<ScratchReceipt> receipt,
+      PayForScratch(static_cast<int64_t>(sizeof(T)) * (n * n + n * std::max(columns, n)) +
+                    static_cast<int64_t>(sizeof(lapack_int)) * std::max<int64_t>(n, 1)));
   std::vector<lapack_int> pivots(std::max<int64_t>(n, 1));
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     std::vector<T> a = Packed(MatrixOf<const T>(call.a, index), n);
@@ -568,6 +599,10 @@ template <typename T>
 absl::Status SlogdetTyped(const SlogdetCall& call) {
   using R = RealType<T>;
   const int64_t n = call.a.shape.back();
+  AH_ASSIGN_OR_RETURN(
+      const std::unique_ptr<ScratchReceipt> receipt,
+      PayForScratch(static_cast<int64_t>(sizeof(T)) * n * n +
+                    static_cast<int64_t>(sizeof(lapack_int)) * std::max<int64_t>(n, 1)));
   std::vector<lapack_int> pivots(std::max<int64_t>(n, 1));
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     std::vector<T> lu = Packed(MatrixOf<const T>(call.a, index), n);
