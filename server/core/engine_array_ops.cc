@@ -713,11 +713,16 @@ class ArrayOpSteps {
   // C-contiguous (rows, n) copy of `dtype` in scratch. Returns it and the axis (-1: flattened).
   absl::StatusOr<std::pair<ArrayView, int64_t>> RowsAlongAxis(const ArrayRecord& array, DType dtype,
                                                               std::optional<int64_t> fallback) {
-    AH_ASSIGN_OR_RETURN(auto input, RowsInPlace(array, fallback));
-    auto [source, axis] = input;
-    AH_ASSIGN_OR_RETURN(ArrayView rows, Scratch(dtype, source.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, rows));
-    return std::pair{rows, axis};
+    AH_ASSIGN_OR_RETURN(auto in_place, RowsInPlace(array, fallback));
+    return CopiedRows(in_place, dtype);
+  }
+
+  // RowsInPlace's rows as a C-contiguous copy of `dtype` in scratch, with their axis.
+  absl::StatusOr<std::pair<ArrayView, int64_t>> CopiedRows(
+      const std::pair<ArrayView, int64_t>& in_place, DType dtype) {
+    AH_ASSIGN_OR_RETURN(ArrayView rows, Scratch(dtype, in_place.first.shape));
+    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, in_place.first, rows));
+    return std::pair{rows, in_place.second};
   }
 
   // The same rows as a view of the array itself (a flat copy only where axis=None meets an
@@ -772,10 +777,9 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
     // Rows that are C-contiguous in the array are read where they are (Backend::Partition
     // reads an input that another call may be writing without harm), others are copied.
-    AH_ASSIGN_OR_RETURN(auto in_place, RowsInPlace(*array, std::nullopt));
-    auto input = in_place;
-    if (!IsCContiguous(in_place.first.shape, in_place.first.strides)) {
-      AH_ASSIGN_OR_RETURN(input, RowsAlongAxis(*array, array->dtype, std::nullopt));
+    AH_ASSIGN_OR_RETURN(auto input, RowsInPlace(*array, std::nullopt));
+    if (!IsCContiguous(input.first.shape, input.first.strides)) {
+      AH_ASSIGN_OR_RETURN(input, CopiedRows(input, array->dtype));
     }
     auto [rows, axis] = input;
     const int64_t n = rows.shape.back();

@@ -373,6 +373,42 @@ TEST_F(SpillTest, PinnedHostTierRoundTripsRoundAfterRound) {
   EXPECT_EQ(engine.TenantSpilled("alice").total(), 0);
 }
 
+// Four tenants on four threads spill and bring back arrays of a few MiB at once: on the GPU
+// they take, return and unpin the host tier's blocks concurrently (16 MiB for all, so blocks
+// are unpinned to make room while others are in use), and every value comes back.
+TEST_F(SpillTest, PinnedHostTierServesManyThreadsAtOnce) {
+  Engine& engine = NewEngine(int64_t{256} << 20, /*soft_bytes=*/1, kUnlimited, true,
+                             /*host_bytes=*/int64_t{16} << 20);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const Caller caller = Open(engine, "tenant" + std::to_string(t));
+      for (int round = 0; round < 3; ++round) {
+        std::vector<std::string> arrays;
+        std::vector<std::vector<double>> expected;
+        for (int i = 0; i < 2; ++i) {
+          const int64_t count = ((int64_t{3} + t + round + i) << 20) / 2 / 8 + 5;
+          expected.push_back(Ramp(count, 1.0 + t + round + i));
+          absl::StatusOr<std::string> array = Upload(engine, caller, expected.back());
+          if (!array.ok()) {
+            ++failures;
+            return;
+          }
+          arrays.push_back(*array);
+        }
+        SpillNow(engine, caller);
+        for (int i = 0; i < 2; ++i) {
+          if (Doubles(engine, caller, arrays[i]) != expected[i]) ++failures;
+        }
+        if (!engine.Free(caller, arrays).ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
 TEST_F(SpillTest, AFailedReturnAnswersAClearStatusAndChangesNothing) {
   Engine& engine = NewEngine(int64_t{64} << 20, /*soft_bytes=*/1);
   const Caller alice = Open(engine, "alice");
