@@ -185,6 +185,13 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("fuse-batches", config.limits.fuse_batches,
       "run each Batch's runs of elementwise ops as fused chains: one kernel per run of one "
       "shape, intermediate results never in memory (true/false)");
+  add("batch-lanes", config.limits.batch_lanes,
+      "let clients on this host send their pipelined batches over the descriptor socket "
+      "instead of a gRPC stream (OpenBatchLane; the same batches, a cheaper round trip) "
+      "(true/false)");
+  add("max-batch-lanes", config.limits.max_batch_lanes,
+      "batch lanes open at once, all tenants together (each holds a thread of the daemon)")
+      ->check(CLI::NonNegativeNumber);
   add("cuda-ipc", config.limits.cuda_ipc,
       "let clients on this host map arrays' device memory in place (CUDA IPC; CUDA backend "
       "only; each tenant's memory then comes from a pool of its own) (true/false)");

@@ -37,6 +37,11 @@ struct Limits {
   int64_t max_shared_memory_descriptors = 512;
   // CUDA IPC export (ExportIpc): --cuda-ipc=false switches it off; each session may hold at
   // most max_ipc_leases leases at once.
+  // Batch lanes (OpenBatchLane): --batch-lanes=false switches them off; at most
+  // max_batch_lanes are open at once, all tenants together (each holds a thread), and each
+  // counts against its tenant's transfers.
+  bool batch_lanes = true;
+  int64_t max_batch_lanes = 256;
   bool cuda_ipc = true;
   int64_t max_ipc_leases = 1024;
   // Events (RecordEvent): the most distinct event ids one session may hold at once

@@ -3,6 +3,8 @@
 // op reads; server/core/batch_plan.h has the rules); only the results the client keeps are
 // answered. One result may come back inline (`read`), and the handles the client dropped
 // (`free`) go after the ops, so that a pipelined client's flush is one round trip.
+#include "server/transport/batch_rpcs.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -131,6 +133,28 @@ absl::Status RunBatch(ArrayHubService& service, const Caller& call, const v1::Ba
 
 }  // namespace
 
+absl::Status AnswerStreamedBatch(ArrayHubService& service, const absl::StatusOr<Caller>& caller,
+                                 const v1::BatchRequest& request, std::string_view where,
+                                 std::string_view tenant, v1::BatchStreamResponse* answer) {
+  const auto started = std::chrono::steady_clock::now();
+  answer->Clear();
+  const absl::Status ran = caller.ok()
+                               ? RunBatch(service, *caller, request, answer->mutable_response())
+                               : caller.status();
+  if (!ran.ok()) {
+    answer->mutable_error()->set_code(static_cast<int32_t>(ran.code()));
+    answer->mutable_error()->set_message(std::string(ran.message()));
+  }
+  // As the request log's line per call, without the session (a credential of sorts).
+  spdlog::debug("batch on {}: {} ops {} {} us tenant={}", where, request.ops_size(),
+                CodeName(static_cast<grpc::StatusCode>(ran.code())),
+                std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - started)
+                    .count(),
+                tenant);
+  return ran;
+}
+
 grpc::Status ArrayHubService::Batch(grpc::ServerContext* context, const v1::BatchRequest* request,
                                     v1::BatchResponse* response) {
   return ToGrpcStatus([&]() -> absl::Status {
@@ -157,24 +181,10 @@ grpc::Status ArrayHubService::BatchStream(
     v1::BatchStreamResponse answer;
     while (stream->Read(&request)) {
       if (!batch_streams_.Begin(context)) return absl::UnavailableError("the server is draining");
-      const auto started = std::chrono::steady_clock::now();
-      answer.Clear();
       // The session is looked up for every batch, as for every Batch call: it may have ended.
-      const absl::Status ran = [&]() -> absl::Status {
-        AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, request));
-        return RunBatch(*this, caller, request, answer.mutable_response());
-      }();
-      if (!ran.ok()) {
-        answer.mutable_error()->set_code(static_cast<int32_t>(ran.code()));
-        answer.mutable_error()->set_message(std::string(ran.message()));
-      }
-      // As the request log's line per call, without the session (a credential of sorts).
-      spdlog::debug("batch on a stream: {} ops {} {} us tenant={}", request.ops_size(),
-                    CodeName(static_cast<grpc::StatusCode>(ran.code())),
-                    std::chrono::duration_cast<std::chrono::microseconds>(
-                        std::chrono::steady_clock::now() - started)
-                        .count(),
-                    opener.tenant);
+      // The stream's call is counted (request metrics) when it ends, not each batch.
+      (void)AnswerStreamedBatch(*this, CallerOf(*context, request), request, "a stream",
+                                opener.tenant, &answer);
       if (!stream->Write(answer)) break;  // The client went.
       if (!batch_streams_.Idle(context)) return absl::UnavailableError("the server is draining");
     }

@@ -93,6 +93,7 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   out->set_max_inline_read_bytes(limits.max_inline_read_bytes);
   out->set_max_batch_ops(limits.max_batch_ops);
   out->set_batch_stream(true);
+  out->set_batch_lane(limits.batch_lanes);
   response->set_tenant(*tenant);
   response->set_tenant_bytes_in_use(engine_.TenantBytesInUse(*tenant));
   response->set_tenant_disk_bytes(engine_.TenantDiskBytes(*tenant));

@@ -18,9 +18,18 @@ absl::StatusOr<std::string> ArrayHubService::IpcSocketPath() {
              .park_region =
                  [this](uid_t sender, OwnedFd fd) {
                    return engine_.ParkSharedMemoryDescriptor(sender, std::move(fd));
+                 },
+             .open_batch_lane =
+                 [this](std::string_view ticket, OwnedFd& connection) {
+                   return OpenLane(ticket, connection);
                  }}));
   }
   return ipc_socket_->path();
+}
+
+ArrayHubService::~ArrayHubService() {
+  absl::MutexLock lock(&ipc_socket_mutex_);
+  ipc_socket_.reset();
 }
 
 grpc::Status ArrayHubService::ExportIpc(grpc::ServerContext* context,

@@ -27,6 +27,7 @@ constexpr size_t kMaxDescriptors = 4;
 // How long the listener is left alone when the process has no descriptor left to accept with.
 constexpr std::chrono::milliseconds kAcceptPause{100};
 constexpr char kRegionRequest[] = "REGION";
+constexpr std::string_view kBatchesRequest = "BATCHES ";
 
 absl::Status ErrnoError(std::string_view what) {
   return absl::InternalError(fmt::format("{}: {}", what, std::strerror(errno)));
@@ -261,6 +262,13 @@ bool IpcSocket::Receive(Connection& connection) {
   connection.request.append(data, static_cast<size_t>(got));
   const size_t end = connection.request.find('\n');
   if (end != std::string::npos) {
+    // A lane's first batch must wait for the daemon's answer: bytes after the line would be
+    // lost with this buffer.
+    if (end + 1 != connection.request.size()) {
+      Reply(connection.fd.get(), "ERROR send nothing after the request line before the answer\n",
+            -1);
+      return true;
+    }
     Answer(connection, std::string_view(connection.request).substr(0, end));
     return true;
   }
@@ -288,7 +296,17 @@ void IpcSocket::Answer(Connection& connection, std::string_view line) {
     return;
   }
   if (attached != 0 || connection.too_many_descriptors) {
-    Reply(fd, "ERROR a pool ticket carries no descriptor\n", -1);
+    Reply(fd, "ERROR a ticket carries no descriptor\n", -1);
+    return;
+  }
+  if (line.starts_with(kBatchesRequest)) {
+    if (!handlers_.open_batch_lane) {
+      Reply(fd, "ERROR this daemon has no batch lanes\n", -1);
+      return;
+    }
+    const absl::Status opened =
+        handlers_.open_batch_lane(line.substr(kBatchesRequest.size()), connection.fd);
+    if (!opened.ok()) Reply(fd, fmt::format("ERROR {}\n", std::string(opened.message())), -1);
     return;
   }
   absl::StatusOr<PoolDescriptor> descriptor = handlers_.redeem_pool(line);

@@ -4,7 +4,9 @@
 //     descriptor attached (SCM_RIGHTS), for CUDA IPC (docs/ipc.md);
 //   "REGION\n" with the descriptor of a shared-memory object attached: it gets back
 //     "OK <ticket>\n", the ticket RegisterSharedMemory names (docs/operations.md);
-// or "ERROR <message>\n" for either. Connections are served together by one poll loop, each
+//   "BATCHES <ticket>\n" (a ticket from OpenBatchLane): the connection becomes that session's
+//     batch lane (batch_lanes.h), whose thread answers "OK <proof>\n" and serves it from then on;
+// or "ERROR <message>\n" for any of them. Connections are served together by one poll loop, each
 // given a deadline for its line, and a user (SO_PEERCRED) may hold only a few at once, so
 // that idle connections delay nobody else.
 #pragma once
@@ -31,6 +33,9 @@ struct IpcSocketHandlers {
   // Keeps the descriptor that a process of user `sender` attached to "REGION" and answers
   // its ticket.
   std::function<absl::StatusOr<std::string>(uid_t sender, OwnedFd fd)> park_region;
+  // Uses up a batch lane ticket and takes `connection` (left empty) for the lane; an error
+  // leaves it where it was, to be answered "ERROR <message>". Unset: no lanes.
+  std::function<absl::Status(std::string_view ticket, OwnedFd& connection)> open_batch_lane;
 };
 
 struct IpcSocketOptions {

@@ -52,9 +52,9 @@ absl::StatusOr<std::unique_ptr<ArrayHubServer>> ArrayHubServer::Start(
   const PeerAllowlist& allowlist = (*peer)->allowlist();
   spdlog::info("pulls from other daemons: {}",
                allowlist.empty() ? "none (--peer-allow is empty)" : allowlist.ToString());
-  server->service_ =
-      std::make_unique<ArrayHubService>(*server->engine_, options.tokens, options.ipc_socket,
-                                        *std::move(peer), options.peer.advertise_address);
+  server->service_ = std::make_unique<ArrayHubService>(
+      *server->engine_, options.tokens, options.ipc_socket, *std::move(peer),
+      options.peer.advertise_address, server->metrics_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

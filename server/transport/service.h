@@ -10,6 +10,7 @@
 #include "arrayhub/v1/service.grpc.pb.h"
 #include "server/core/engine.h"
 #include "server/transport/auth.h"
+#include "server/transport/batch_lanes.h"
 #include "server/transport/batch_streams.h"
 #include "server/transport/call_stop.h"
 #include "server/transport/ipc_socket.h"
@@ -17,6 +18,8 @@
 #include "server/transport/transfer_counters.h"
 
 namespace arrayhub {
+
+class ServerMetrics;
 
 // Metadata key carrying the session id on every call after OpenSession.
 inline constexpr char kSessionMetadataKey[] = "x-arrayhub-session";
@@ -38,15 +41,21 @@ class ArrayHubService final : public ArrayHubServiceBase {
   // shared-memory client needs it (see IpcSocket::Start; "" picks an abstract name).
   // `peer`: how this daemon pulls from others (null: plaintext); `advertise_address`: the
   // address it tells clients other daemons reach it at (PeerOptions).
+  // `metrics`: where the batches of lanes are counted, which no interceptor sees (null: not
+  // counted).
   explicit ArrayHubService(Engine& engine, std::shared_ptr<const TokenTable> tokens = nullptr,
                            std::string ipc_socket_path = "",
                            std::unique_ptr<PeerClient> peer = nullptr,
-                           std::string advertise_address = "")
+                           std::string advertise_address = "", ServerMetrics* metrics = nullptr)
       : engine_(engine),
+        metrics_(metrics),
         tokens_(std::move(tokens)),
         ipc_socket_path_(std::move(ipc_socket_path)),
         peer_(peer != nullptr ? std::move(peer) : *PeerClient::Create({}, {})),
-        advertise_address_(std::move(advertise_address)) {}
+        advertise_address_(std::move(advertise_address)),
+        batch_lanes_(engine.limits().max_batch_lanes) {}
+  // The descriptor socket first, which hands connections to the batch lanes; then the lanes.
+  ~ArrayHubService();
 
   // Sessions (session_rpcs.cc).
   grpc::Status OpenSession(grpc::ServerContext* context, const v1::OpenSessionRequest* request,
@@ -146,6 +155,9 @@ class ArrayHubService final : public ArrayHubServiceBase {
   grpc::Status BatchStream(
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<v1::BatchStreamResponse, v1::BatchRequest>* stream) override;
+  // Batch lanes (batch_lane_rpcs.cc, batch_lanes.h).
+  grpc::Status OpenBatchLane(grpc::ServerContext* context, const v1::OpenBatchLaneRequest* request,
+                             v1::OpenBatchLaneResponse* response) override;
 
   // The session's events (event_rpcs.cc; Batch records them).
   grpc::Status QueryEvent(grpc::ServerContext* context, const v1::QueryEventRequest* request,
@@ -182,6 +194,7 @@ class ArrayHubService final : public ArrayHubServiceBase {
     drain_.Set(deadline);
     engine_.AnnounceDrain();
     batch_streams_.Drain();
+    batch_lanes_.Drain();
   }
 
   // Public for the transfer reactors (transfer_rpcs.cc), classes of their own.
@@ -201,8 +214,14 @@ class ArrayHubService final : public ArrayHubServiceBase {
   // The descriptor socket's path, started on first use (a server that nobody exports from and
   // no client on its host asks about has none).
   absl::StatusOr<std::string> IpcSocketPath();
+  // The descriptor socket's "BATCHES <ticket>": `connection` becomes a lane (moved out of it)
+  // or is left for the error line.
+  absl::Status OpenLane(std::string_view ticket, OwnedFd& connection);
+  // A lane's thread: the proof, then the holder's batches one by one until the lane ends.
+  void ServeLane(const BatchLanes::Holder& holder, int connection, const std::string& proof);
 
   Engine& engine_;
+  ServerMetrics* const metrics_;
   DrainDeadline drain_;
   BatchStreams batch_streams_;  // Open BatchStream calls (batch_rpcs.cc), for the drain.
   std::shared_ptr<const TokenTable> tokens_;
@@ -212,6 +231,8 @@ class ArrayHubService final : public ArrayHubServiceBase {
   std::unique_ptr<PeerClient> peer_;
   const std::string advertise_address_;
   TransferCounters counters_;
+  // Last, so that the lanes, which use everything above, end first.
+  BatchLanes batch_lanes_;
 };
 
 }  // namespace arrayhub

@@ -43,7 +43,8 @@ class IpcSocketTest : public ::testing::Test {
               std::lock_guard lock(mutex_);
               parked_.emplace_back(sender, std::move(fd));
               return absl::StatusOr<std::string>("ticket-" + std::to_string(parked_.size()));
-            }};
+            },
+            .open_batch_lane = {}};
   }
   absl::StatusOr<std::unique_ptr<arrayhub::IpcSocket>> Start(
       const std::string& path = "", arrayhub::IpcSocketOptions options = {}) {
@@ -108,9 +109,14 @@ TEST_F(IpcSocketTest, TakesExactlyOneRegionDescriptorWithItsSendersUser) {
   EXPECT_EQ(AskDescriptorSocket(path, "REGION", object).line, "OK ticket-1");
   EXPECT_EQ(AskDescriptorSocket(path, "REGION").line,
             "ERROR attach exactly one descriptor to REGION");
-  // A pool ticket carries nothing in.
+  // A pool ticket carries nothing in, nor does a batch lane's.
   EXPECT_EQ(AskDescriptorSocket(path, "good-ticket", object).line,
-            "ERROR a pool ticket carries no descriptor");
+            "ERROR a ticket carries no descriptor");
+  EXPECT_EQ(AskDescriptorSocket(path, "BATCHES good-ticket", object).line,
+            "ERROR a ticket carries no descriptor");
+  // A socket without lanes (these handlers have none) says so.
+  EXPECT_EQ(AskDescriptorSocket(path, "BATCHES good-ticket").line,
+            "ERROR this daemon has no batch lanes");
   close(object);
   ASSERT_EQ(parked_.size(), 1u);
   EXPECT_EQ(parked_[0].first, geteuid());

@@ -174,6 +174,21 @@ inline std::vector<double> AsDoubles(const std::string& bytes) {
   return values;
 }
 
+// The batch of the tests that run streams or lanes of many sessions on one float64 array `a`:
+// 1 added into `a` in place, then 2a read back.
+inline v1::BatchRequest AddOneThenReadTwice(const std::string& a) {
+  Op add = Elementwise("add", {Handle(a), Number(1)});
+  add.mutable_elementwise()->set_out(a);
+  return Reading(Batch({add, Elementwise("multiply", {Handle(a), Number(2)})}, {}), 1);
+}
+
+// Whether `read`, what AddOneThenReadTwice read of a 3-element array, shows a whole number of
+// the adds, at least its own and at most `adds`.
+inline bool ShowsWholeAdds(const std::vector<double>& read, int adds) {
+  return read.size() == 3 && read[0] == read[1] && read[1] == read[2] && read[0] >= 2 &&
+         read[0] <= 2 * adds;
+}
+
 class BatchTest : public RpcTest {
  protected:
   // A float64 array with these values, shaped `shape` (default: 1-D).

@@ -531,7 +531,8 @@ class ServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ["batch_stream", "default_chunk_bytes", "max_array_bytes", "max_batch_ops", "max_chunk_bytes", "max_inline_read_bytes", "max_message_bytes", "max_rank"]
+    __slots__ = ["batch_lane", "batch_stream", "default_chunk_bytes", "max_array_bytes", "max_batch_ops", "max_chunk_bytes", "max_inline_read_bytes", "max_message_bytes", "max_rank"]
+    BATCH_LANE_FIELD_NUMBER: _ClassVar[int]
     BATCH_STREAM_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_ARRAY_BYTES_FIELD_NUMBER: _ClassVar[int]
@@ -540,6 +541,7 @@ class ServerLimits(_message.Message):
     MAX_INLINE_READ_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_RANK_FIELD_NUMBER: _ClassVar[int]
+    batch_lane: bool
     batch_stream: bool
     default_chunk_bytes: int
     max_array_bytes: int
@@ -548,7 +550,7 @@ class ServerLimits(_message.Message):
     max_inline_read_bytes: int
     max_message_bytes: int
     max_rank: int
-    def __init__(self, max_rank: _Optional[int] = ..., max_array_bytes: _Optional[int] = ..., max_chunk_bytes: _Optional[int] = ..., default_chunk_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_inline_read_bytes: _Optional[int] = ..., max_batch_ops: _Optional[int] = ..., batch_stream: bool = ...) -> None: ...
+    def __init__(self, max_rank: _Optional[int] = ..., max_array_bytes: _Optional[int] = ..., max_chunk_bytes: _Optional[int] = ..., default_chunk_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_inline_read_bytes: _Optional[int] = ..., max_batch_ops: _Optional[int] = ..., batch_stream: bool = ..., batch_lane: bool = ...) -> None: ...
 
 class SessionEnded(_message.Message):
     __slots__ = ["arrays_freed", "reason"]

@@ -285,6 +285,20 @@ class MatmulRequest(_message.Message):
     transpose_b: bool
     def __init__(self, a: _Optional[_Union[Operand, _Mapping]] = ..., b: _Optional[_Union[Operand, _Mapping]] = ..., transpose_a: bool = ..., transpose_b: bool = ..., conjugate_a: bool = ..., conjugate_b: bool = ..., out: _Optional[str] = ..., out_batch_result: _Optional[int] = ..., precision: _Optional[_Union[Precision, str]] = ...) -> None: ...
 
+class OpenBatchLaneRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class OpenBatchLaneResponse(_message.Message):
+    __slots__ = ["proof", "socket_path", "ticket"]
+    PROOF_FIELD_NUMBER: _ClassVar[int]
+    SOCKET_PATH_FIELD_NUMBER: _ClassVar[int]
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    proof: str
+    socket_path: str
+    ticket: str
+    def __init__(self, socket_path: _Optional[str] = ..., ticket: _Optional[str] = ..., proof: _Optional[str] = ...) -> None: ...
+
 class Operand(_message.Message):
     __slots__ = ["batch_result", "handle", "scalar"]
     BATCH_RESULT_FIELD_NUMBER: _ClassVar[int]

@@ -122,6 +122,11 @@ class ArrayHubStub(object):
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
                 response_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
                 )
+        self.OpenBatchLane = channel.unary_unary(
+                '/arrayhub.v1.ArrayHub/OpenBatchLane',
+                request_serializer=arrayhub_dot_v1_dot_compute__pb2.OpenBatchLaneRequest.SerializeToString,
+                response_deserializer=arrayhub_dot_v1_dot_compute__pb2.OpenBatchLaneResponse.FromString,
+                )
         self.QueryEvent = channel.unary_unary(
                 '/arrayhub.v1.ArrayHub/QueryEvent',
                 request_serializer=arrayhub_dot_v1_dot_compute__pb2.QueryEventRequest.SerializeToString,
@@ -373,6 +378,16 @@ class ArrayHubServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OpenBatchLane(self, request, context):
+        """A ticket for the session's batches over the daemon's Unix socket, for a client on its
+        host: the same batches and answers as BatchStream, without gRPC's cost per message
+        (OpenBatchLaneResponse says how). FAILED_PRECONDITION when the daemon runs with
+        --batch-lanes=false.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def QueryEvent(self, request, context):
         """Events the session recorded (BatchRequest.Op.record_event): whether its work has reached
         one (optionally waiting until it has), and the milliseconds between two, once both are
@@ -614,6 +629,11 @@ def add_ArrayHubServicer_to_server(servicer, server):
                     servicer.BatchStream,
                     request_deserializer=arrayhub_dot_v1_dot_compute__pb2.BatchRequest.FromString,
                     response_serializer=arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.SerializeToString,
+            ),
+            'OpenBatchLane': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenBatchLane,
+                    request_deserializer=arrayhub_dot_v1_dot_compute__pb2.OpenBatchLaneRequest.FromString,
+                    response_serializer=arrayhub_dot_v1_dot_compute__pb2.OpenBatchLaneResponse.SerializeToString,
             ),
             'QueryEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.QueryEvent,
@@ -1084,6 +1104,23 @@ class ArrayHub(object):
         return grpc.experimental.stream_stream(request_iterator, target, '/arrayhub.v1.ArrayHub/BatchStream',
             arrayhub_dot_v1_dot_compute__pb2.BatchRequest.SerializeToString,
             arrayhub_dot_v1_dot_compute__pb2.BatchStreamResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def OpenBatchLane(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/arrayhub.v1.ArrayHub/OpenBatchLane',
+            arrayhub_dot_v1_dot_compute__pb2.OpenBatchLaneRequest.SerializeToString,
+            arrayhub_dot_v1_dot_compute__pb2.OpenBatchLaneResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
