@@ -1,7 +1,9 @@
 """What one host read costs, piece by piece: a bare gRPC call, raw Batch requests (built once,
-sent with the stub as unary calls and over an open BatchStream, so no client pipeline work),
-and the same reads through the pipelined client. Run against a daemon started with --log-level debug to read each call's handler time
-from its log ("rpc /arrayhub.v1.ArrayHub/Batch OK <us>").
+sent with the stub as unary calls, over an open BatchStream and over a batch lane, so no
+client pipeline work), and the same reads through the pipelined client, whose batches go on
+a lane (the default on the daemon's host) and on the stream (ARRAYHUB_BATCH_LANE=0). Run
+against a daemon started with --log-level debug to read each call's handler time from its log
+("rpc /arrayhub.v1.ArrayHub/Batch OK <us>", "batch on a lane: ... <us>").
 
     PYTHONPATH=client_python python3 bench/user/read_cost.py HOST:PORT [--repeats N]
 """
@@ -9,13 +11,14 @@ from its log ("rpc /arrayhub.v1.ArrayHub/Batch OK <us>").
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 from typing import Any, Callable
 
 import numpy as np
 
 import arrayhub as ah
-from arrayhub import _dtypes
+from arrayhub import _batch_lane, _dtypes
 from arrayhub.v1 import arrays_pb2, compute_pb2
 from timing import median_us  # bench/user, the script's folder
 
@@ -55,6 +58,22 @@ def main() -> None:
                 return next(replies_iterator)
 
         replies = _Replies()
+
+        class _NoFallback:
+            def call(self, request: Any, waited: bool = False) -> Any:
+                raise RuntimeError("no batch lane could be opened")
+
+            def close(self) -> None:
+                pass
+
+        lane = _batch_lane.BatchLane(
+            lambda: stub.OpenBatchLane(compute_pb2.OpenBatchLaneRequest(), metadata=metadata),
+            _NoFallback())
+        os.environ["ARRAYHUB_BATCH_LANE"] = "0"
+        streamed = ah.connect(args.address)
+        os.environ.pop("ARRAYHUB_BATCH_LANE")
+        with streamed.use():
+            x_streamed = ah.asarray(np.ones(1000, np.float32))
         rows: dict[str, Callable[[], Any]] = {
             "bare call (Client.ping)": client.ping,
             "Describe": lambda: stub.Describe(arrays_pb2.DescribeRequest(handle=x.handle),
@@ -66,13 +85,18 @@ def main() -> None:
             "raw Batch [sum of 100M], read": lambda: stub.Batch(
                 compute_pb2.BatchRequest(ops=[total], read=0), metadata=metadata),
             "raw BatchStream [add, get_item], read": lambda: next(replies),
+            "raw batch lane [add, get_item], read": lambda: lane.call(read_request),
+            "raw batch lane, the answer spun for": lambda: lane.call(read_request, waited=True),
             "client: float((x + 1)[0])": lambda: float((x + 1)[0]),
+            "client on the stream: float((x + 1)[0])": lambda: float((x_streamed + 1)[0]),
             "client: float(big.sum())": lambda: float(big.sum()),
         }
         print("| call | median us |\n| --- | ---: |")
         for name, call in rows.items():
             print(f"| {name} | {median_us(call, args.repeats, warmup=30):.1f} |")
         replies_iterator.cancel()
+        lane.close()
+        streamed.close()
 
 
 if __name__ == "__main__":

@@ -233,6 +233,9 @@ def main() -> int:
               f"{warmup} warm-up runs, median (p10-p90) of {repeats} runs, the modules "
               f"alternating."]
     if args.via_proxy:
+        # The proxy stands in for a daemon on another host, where no batch lane can reach it:
+        # its loopback address must not let the client open one past the proxy.
+        os.environ["ARRAYHUB_BATCH_LANE"] = "0"
         proxy, address = start_proxy(args.address, args.delay_ms)
         with arrayhub.connect(args.address) as direct, arrayhub.connect(address) as proxied:
             direct_ms, proxied_ms = ping_ms(direct), ping_ms(proxied)
@@ -254,6 +257,7 @@ def main() -> int:
             results.append((case, *sides))
             if peer_label == "CuPy":
                 peer_xp.get_default_memory_pool().free_all_blocks()
+        header.append(f"The client's batches went {batches_went(client)}.")
         client.close()
     finally:
         if proxy is not None:
@@ -280,6 +284,17 @@ def main() -> int:
     for line in per_op_lines(results):
         print(line)
     return 1 if failed else 0
+
+
+def batches_went(client: arrayhub.Client) -> str:
+    """How the pipeline sent its batches (the last one sent, for a lane)."""
+    transport = client._pipeline._stream
+    if transport is None:
+        return "as unary Batch calls"
+    if hasattr(transport, "open"):  # a batch lane
+        return ("over a batch lane (the daemon's Unix socket)" if transport.open
+                else "over the BatchStream (no lane could be opened)")
+    return "over the BatchStream (ARRAYHUB_BATCH_LANE=0, or the daemon grants no lane)"
 
 
 if __name__ == "__main__":

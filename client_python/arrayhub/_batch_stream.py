@@ -45,7 +45,34 @@ class BatchFailed(grpc.RpcError):
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
-class BatchStream:
+class IdleClosing:
+    """Closing a session's way for batches (a stream, a lane) once it went unused for
+    IDLE_CLOSE_SECONDS: while open it holds a thread and a transfer slot of the daemon.
+    Subclasses hold ``_lock`` (taken by every call), ``_last_use`` (time.monotonic() of the
+    last call) and say whether they are open and how they close."""
+
+    _lock: threading.Lock
+    _last_use: float
+
+    def _is_open(self) -> bool:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+    def close_if_idle(self) -> None:
+        """Closes it when no Batch went for IDLE_CLOSE_SECONDS (housekeeping); one in use is
+        left alone."""
+        if not self._is_open() or not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._is_open() and time.monotonic() - self._last_use > IDLE_CLOSE_SECONDS:
+                self._close()
+        finally:
+            self._lock.release()
+
+
+class BatchStream(IdleClosing):
     """The BatchStream call of one session. Calls are made one at a time (the pipeline's lock
     and its one Batch in flight see to that; a lock here too)."""
 
@@ -59,8 +86,11 @@ class BatchStream:
         self._answered = False  # Whether the open stream answered a batch yet.
         self._last_use = 0.0
 
-    def call(self, request: compute_pb2.BatchRequest) -> compute_pb2.BatchResponse:
-        """Runs one Batch; raises what the Batch RPC would raise (a grpc.RpcError)."""
+    def call(self, request: compute_pb2.BatchRequest,
+             waited: bool = False) -> compute_pb2.BatchResponse:
+        """Runs one Batch; raises what the Batch RPC would raise (a grpc.RpcError).
+        ``waited`` (a host read waits in this thread) changes nothing here: gRPC's own thread
+        takes the reply."""
         with self._lock:
             if self._replies is None:
                 self._requests = queue.SimpleQueue()
@@ -88,16 +118,8 @@ class BatchStream:
                               reply.error.message)
         return reply.response
 
-    def close_if_idle(self) -> None:
-        """Closes the stream when no Batch went for IDLE_CLOSE_SECONDS (housekeeping); a
-        stream in use is left alone."""
-        if self._replies is None or not self._lock.acquire(blocking=False):
-            return
-        try:
-            if self._replies is not None and time.monotonic() - self._last_use > IDLE_CLOSE_SECONDS:
-                self._close()
-        finally:
-            self._lock.release()
+    def _is_open(self) -> bool:
+        return self._replies is not None
 
     def close(self) -> None:
         with self._lock:

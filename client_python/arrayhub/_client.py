@@ -222,7 +222,8 @@ class Client:
         self._pipeline = _pipeline.Pipeline(self, batch_fields=limits.max_batch_ops > 0,
                                             max_ops=limits.max_batch_ops,
                                             max_inline=limits.max_inline_read_bytes,
-                                            batch_stream=limits.batch_stream)
+                                            batch_stream=limits.batch_stream,
+                                            batch_lane=limits.batch_lane)
         connection.add_session(self)
 
     # -- Public API ---------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from typing import Any, Callable, Optional
 import grpc
 import numpy as np
 
-from arrayhub import _batch, _batch_stream, _dtypes, _sender
+from arrayhub import _batch, _batch_lane, _batch_stream, _dtypes, _sender
 from arrayhub._errors import ArrayHubError, batch_op_error, error_from_rpc, reissue
 from arrayhub.v1 import arrays_pb2, compute_pb2
 
@@ -100,7 +100,7 @@ class Pipeline:
     order they take the lock."""
 
     def __init__(self, client: Any, batch_fields: bool, max_ops: int, max_inline: int,
-                 batch_stream: bool = False) -> None:
+                 batch_stream: bool = False, batch_lane: bool = False) -> None:
         from arrayhub._client import current_device  # _client imports this module
 
         self._client = client
@@ -119,12 +119,19 @@ class Pipeline:
         self._error: Optional[ArrayHubError] = None  # To raise at the next wait.
         self._last_op = 0.0
         self._sender = _sender.Sender()  # Makes the calls of the size and idle flushes.
-        # Where the Batches go: the session's BatchStream when the server takes it (half the
-        # round trip from Python), else one unary call each.
+        # Where the Batches go: the session's batch lane when the daemon is on this host (a
+        # round trip through a Unix socket), else its BatchStream when the server takes it
+        # (half a unary call's round trip from Python), else one unary call each.
         stub, metadata = client._connection.stub, client._metadata
         self._stream = (_batch_stream.BatchStream(
             lambda requests: stub.BatchStream(requests, metadata=metadata),
             lambda request: stub.Batch(request, metadata=metadata)) if batch_stream else None)
+        if (self._stream is not None and batch_lane
+                and _batch_lane.wanted(client._connection.address)):
+            self._stream = _batch_lane.BatchLane(
+                lambda: stub.OpenBatchLane(compute_pb2.OpenBatchLaneRequest(),
+                                           metadata=metadata),
+                self._stream)
 
     @property
     def active(self) -> bool:
@@ -297,17 +304,19 @@ class Pipeline:
             self._in_flight = _Flight(batch, kept, self._sender.send(lambda: self._call(request)))
             return None
         try:
-            response = self._call(request)
+            response = self._call(request, waited=True)
         except grpc.RpcError as rpc_error:
             self._failed(_Flight(batch, kept, None), rpc_error)
             return None
         batch.adopt(kept, response)
         return response
 
-    def _call(self, request: compute_pb2.BatchRequest) -> compute_pb2.BatchResponse:
-        """One Batch, on the stream or as a unary call; raises a grpc.RpcError if it failed."""
+    def _call(self, request: compute_pb2.BatchRequest,
+              waited: bool = False) -> compute_pb2.BatchResponse:
+        """One Batch, on the lane, on the stream or as a unary call; raises a grpc.RpcError if
+        it failed. ``waited``: the user's thread waits in this call (not the sender's)."""
         if self._stream is not None:
-            return self._stream.call(request)
+            return self._stream.call(request, waited)
         return self._client._connection.stub.Batch(request, metadata=self._client._metadata)
 
     def _collect(self) -> None:

@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional
 import grpc
 import numpy as np
 
-from arrayhub import _descriptor_socket
+from arrayhub import _descriptor_socket, _host
 from arrayhub.v1 import arrays_pb2, types_pb2
 
 _log = logging.getLogger("arrayhub")
@@ -49,14 +49,7 @@ def wanted(address: str) -> bool:
     setting = os.environ.get("ARRAYHUB_SHARED_MEMORY", "")
     if setting in ("0", "1"):
         return setting == "1"
-    if not hasattr(os, "memfd_create"):
-        return False
-    target = address
-    for scheme in ("dns:///", "ipv4:", "ipv6:"):
-        target = target.removeprefix(scheme)
-    if target.startswith(("unix:", "unix-abstract:")):
-        return True
-    return target == "localhost" or target.startswith(("localhost:", "127.", "[::1]:"))
+    return hasattr(os, "memfd_create") and _host.on_this_host(address)
 
 
 class SharedMemoryTransfer:

@@ -22,6 +22,12 @@ pytestmark = [pytest.mark.requires_compute("Elementwise"),
               pytest.mark.skipif(ah.is_sync(), reason="tests the pipelined mode (ARRAYHUB_SYNC)")]
 
 
+@pytest.fixture(autouse=True)
+def _on_the_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clients on the daemon's host send their batches on a lane (test_batch_lane.py)."""
+    monkeypatch.setenv("ARRAYHUB_BATCH_LANE", "0")
+
+
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     """One transfer slot per tenant, and a log line per call and per streamed batch."""

@@ -55,9 +55,9 @@ def _sent_batches(client: ah.Client, monkeypatch: pytest.MonkeyPatch) -> list[tu
     batches: list[tuple[int, Any]] = []
     call = client._pipeline._call
 
-    def recording(request: Any) -> Any:
+    def recording(request: Any, waited: bool = False) -> Any:
         batches.append((len(request.ops), request.device if request.HasField("device") else None))
-        return call(request)
+        return call(request, waited)
     monkeypatch.setattr(client._pipeline, "_call", recording)
     return batches
 

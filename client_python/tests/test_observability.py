@@ -112,10 +112,10 @@ def test_debug_log_has_one_line_per_request_without_payloads_or_session_ids(
         arrayhub.full((4,), secret)
         session_id = client.session_id
     log = observed.log.read_text()
-    # The pipelined client sends the Create in a Batch on its BatchStream (a line per batch);
-    # ARRAYHUB_SYNC=1 sends it alone.
+    # The pipelined client sends the Create in a Batch on its batch lane or BatchStream (a
+    # line per batch); ARRAYHUB_SYNC=1 sends it alone.
     pattern = (r"(rpc /arrayhub.v1.ArrayHub/(Create|Batch) OK \d+ us request=[0-9a-f]{16}"
-               r"|batch on a stream: 1 ops OK \d+ us) tenant=anonymous$")
+               r"|batch on a (stream|lane): 1 ops OK \d+ us) tenant=anonymous$")
     lines = [line for line in log.splitlines() if re.search(pattern, line)]
     assert lines, log
     assert session_id not in log

@@ -212,11 +212,11 @@ class _GatedBatch:
         self.sent: list[object] = []
         self.test_thread = threading.current_thread()
 
-    def __call__(self, request: object) -> object:
+    def __call__(self, request: object, waited: bool = False) -> object:
         self.sent.append(request)
         if threading.current_thread() is not self.test_thread:
             assert self.gate.wait(30), "the gate was never opened"
-        return self.real(request)
+        return self.real(request, waited)
 
 
 @pytest.fixture
@@ -362,15 +362,18 @@ def test_one_op_then_a_read_is_one_round_trip(logged: Daemon) -> None:
         if not client._pipeline.batch_fields:
             pytest.skip("this server takes no GetItem or read in a Batch")
         x = ah.asarray(np.arange(10, dtype=np.float32))
-        client.synchronize()
+        # The session's batch lane or stream opens at its first Batch (OpenBatchLane is a
+        # call of its own), and stays open while it is used.
+        assert float(x[1]) == 1.0
         time.sleep(0.1)
         start = len(logged.log.read_text())
         value = float((x + 1)[0])
         time.sleep(0.1)  # the log line is written after the answer
         assert value == 1.0
         log = logged.log.read_text()
-        # One Batch: on the session's BatchStream (a line per batch), or as a unary call.
-        streamed = len(re.findall(r"batch on a stream: ", log[start:]))
+        # One Batch: on the session's batch lane or BatchStream (a line per batch), or as a
+        # unary call.
+        streamed = len(re.findall(r"batch on a (stream|lane): ", log[start:]))
         assert _count_rpcs(log, start) == ([] if streamed else ["Batch"])
         assert streamed == (1 if client._pipeline._stream is not None else 0)
 
