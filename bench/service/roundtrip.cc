@@ -1,6 +1,7 @@
 // Scenario 1: what a small operation costs over RPC, against the cheapest call there is.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "arrayhub/client.h"
@@ -44,6 +45,30 @@ void RunRoundTrip(const BenchOptions& options) {
   row("bare call: grpc.health.v1 Check, same channel", ping);
   row("add, 256 float32, new result array", add_new);
   row("add, 256 float32, out= existing array", add_out);
+
+  // A host read of pipelined work, `(a + 1)[0]` downloaded: one batch and its read, on the
+  // session's batch lane (a client on the daemon's host) and as a Batch call
+  // (ARRAYHUB_BATCH_LANE=0 when it connects).
+  setenv("ARRAYHUB_BATCH_LANE", "0", 1);
+  Client unary = Client::Connect(options.address);
+  unsetenv("ARRAYHUB_BATCH_LANE");
+  Client laned = Client::Connect(options.address);
+  Array on_unary = unary.Upload(values, {256});
+  Array on_lane = laned.Upload(values, {256});
+  Latencies read_unary, read_lane;
+  for (int i = 0; i < warmup + options.repeats; ++i) {
+    const double unary_us = TimeUs([&] {
+      unary.Download<float>(unary.GetItem(unary.Ufunc("add", {on_unary, 1}), {0}));
+    });
+    const double lane_us = TimeUs([&] {
+      laned.Download<float>(laned.GetItem(laned.Ufunc("add", {on_lane, 1}), {0}));
+    });
+    if (i < warmup) continue;
+    read_unary.Add(unary_us);
+    read_lane.Add(lane_us);
+  }
+  row("pipelined add and read of one element, a Batch call", read_unary);
+  row("pipelined add and read of one element, on the batch lane", read_lane);
 }
 
 }  // namespace arrayhub::bench

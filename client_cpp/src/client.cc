@@ -79,6 +79,7 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   if (detail::SharedMemoryWanted(address)) {
     connection->shared_memory = std::make_unique<detail::SharedMemoryTransfer>();
   }
+  if (detail::BatchLane::Wanted(address)) connection->lane = std::make_unique<detail::BatchLane>();
 
   grpc::ClientContext context;
   connection->Prepare(context, /*with_session=*/false);

@@ -12,6 +12,7 @@
 
 #include "arrayhub/client.h"
 #include "arrayhub/v1/service.grpc.pb.h"
+#include "batch_lane.h"
 #include "pipeline.h"
 #include "shared_memory.h"
 
@@ -40,6 +41,8 @@ struct Connection {
   std::atomic<bool> session_open{false};
   // The same-host transfer path; null when the server is not on this host (shared_memory.h).
   std::unique_ptr<SharedMemoryTransfer> shared_memory;
+  // The session's batch lane; null when the server is not on this host (batch_lane.h).
+  std::unique_ptr<BatchLane> lane;
   // The queue of pipelined ops, with its idle thread; made last, stopped first (Client::Close).
   std::unique_ptr<Pipeline> pipeline;
 

@@ -25,7 +25,18 @@ void ScopedFd::reset(int fd) {
   fd_ = fd;
 }
 
-SocketReply AskDescriptorSocket(const std::string& path, const std::string& line, int fd) {
+bool IsLoopbackTarget(std::string_view target) {
+  for (std::string_view scheme : {"dns:///", "ipv4:", "ipv6:"}) {
+    if (target.starts_with(scheme)) target.remove_prefix(scheme.size());
+  }
+  if (target.starts_with("unix:") || target.starts_with("unix-abstract:")) return true;
+  for (std::string_view host : {"localhost:", "127.", "[::1]:"}) {
+    if (target.starts_with(host)) return true;
+  }
+  return target == "localhost";
+}
+
+ScopedFd ConnectDescriptorSocket(const std::string& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (path.empty() || path.size() >= sizeof(address.sun_path)) {
@@ -42,7 +53,11 @@ SocketReply AskDescriptorSocket(const std::string& path, const std::string& line
       connect(socket_fd.get(), reinterpret_cast<const sockaddr*>(&address), length) != 0) {
     throw SocketError(path, std::strerror(errno));
   }
+  return socket_fd;
+}
 
+SocketReply AskDescriptorSocket(const std::string& path, const std::string& line, int fd) {
+  ScopedFd socket_fd = ConnectDescriptorSocket(path);
   const std::string request = line + "\n";
   iovec out{.iov_base = const_cast<char*>(request.data()), .iov_len = request.size()};
   msghdr sent{};

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace arrayhub::client::detail {
@@ -23,6 +24,14 @@ class ScopedFd {
  private:
   int fd_;
 };
+
+// Whether the gRPC target `address` names this host: a loopback address, localhost or a Unix
+// socket (the same-host paths are tried only then).
+bool IsLoopbackTarget(std::string_view target);
+
+// A connection to the socket at `path` ("@name": the abstract namespace), its reads timing out
+// after 10 s. Throws Error kUnavailable when it cannot be reached.
+ScopedFd ConnectDescriptorSocket(const std::string& path);
 
 // A reply line (without its newline) and the descriptor attached to it, if any.
 struct SocketReply {

@@ -24,12 +24,21 @@ Reply CallBatch(Connection& connection, const v1::BatchRequest& request,
                 std::optional<std::chrono::system_clock::time_point> deadline) {
   Reply reply;
   try {
-    grpc::ClientContext context;
-    // The batch names its device itself when it is not the session's (Pipeline::Seal): the
-    // client's current device may have changed since its ops were queued.
-    connection.Prepare(context, /*with_session=*/true, /*with_device=*/false);
-    if (deadline) context.set_deadline(*deadline);
-    Check(connection.stub->Batch(&context, request, &reply.response));
+    std::optional<v1::BatchStreamResponse> answer;
+    if (connection.lane != nullptr) answer = connection.lane->Call(connection, request, deadline);
+    if (answer && answer->has_error()) {
+      Check(grpc::Status(static_cast<grpc::StatusCode>(answer->error().code()),
+                         answer->error().message()));
+    } else if (answer) {
+      reply.response = std::move(*answer->mutable_response());
+    } else {
+      grpc::ClientContext context;
+      // The batch names its device itself when it is not the session's (Pipeline::Seal): the
+      // client's current device may have changed since its ops were queued.
+      connection.Prepare(context, /*with_session=*/true, /*with_device=*/false);
+      if (deadline) context.set_deadline(*deadline);
+      Check(connection.stub->Batch(&context, request, &reply.response));
+    }
     for (const v1::ArrayInfo& info : reply.response.results())
       reply.kept.push_back(FromProto(info));
   } catch (const Error& error) {
@@ -338,7 +347,16 @@ void Pipeline::FlushWhenIdle() {
     if (outbox_) {
       Send(lock, *std::exchange(outbox_, std::nullopt));
     } else if (!HasWork() || in_flight_) {
-      changed_.wait(lock);
+      // An open lane is closed once idle (BatchLane::kIdleClose). Only Send uses the lane,
+      // with in_flight_ set: asked otherwise, it answers at once.
+      const std::optional<std::chrono::steady_clock::time_point> idle =
+          connection_.lane != nullptr && !in_flight_ ? connection_.lane->IdleDeadline()
+                                                     : std::nullopt;
+      if (!idle) {
+        changed_.wait(lock);
+      } else if (changed_.wait_until(lock, *idle) == std::cv_status::timeout) {
+        connection_.lane->CloseIfIdle();
+      }
     } else if (std::chrono::steady_clock::now() >= last_change_ + idle_flush_) {
       Send(lock, Seal());
     } else {

@@ -38,17 +38,6 @@ bool MeansNeverOnThisServer(grpc::StatusCode code) {
          code == grpc::StatusCode::UNIMPLEMENTED || code == grpc::StatusCode::PERMISSION_DENIED;
 }
 
-bool IsLoopbackTarget(std::string_view target) {
-  for (std::string_view scheme : {"dns:///", "ipv4:", "ipv6:"}) {
-    if (target.starts_with(scheme)) target.remove_prefix(scheme.size());
-  }
-  if (target.starts_with("unix:") || target.starts_with("unix-abstract:")) return true;
-  for (std::string_view host : {"localhost:", "127.", "[::1]:"}) {
-    if (target.starts_with(host)) return true;
-  }
-  return target == "localhost";
-}
-
 // A memfd of `size` bytes, its pages reserved and sealed against shrinking (what the daemon
 // requires), or -1 when this host cannot make one now.
 int MakeSealedObject(int64_t size) {

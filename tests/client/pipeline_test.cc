@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -66,6 +67,12 @@ class PipelineTest : public ::testing::Test {
     }
     return calls;
   }
+  // How many batches the server has run for clients: Batch calls, and batches on lanes (a
+  // client on the server's host sends them on its session's lane).
+  int64_t Batches() { return Calls("Batch") + Calls("BatchLane"); }
+  // Calls and lane batches, but not the OpenBatchLane a session makes once, at its first batch:
+  // the round trips a client waits for.
+  int64_t RoundTrips() { return Calls() - Calls("OpenBatchLane"); }
 
   std::unique_ptr<ArrayHubServer> server_;
   std::optional<Client> client_;
@@ -134,19 +141,51 @@ TEST_F(PipelineTest, AnErrorRaisesAtTheNextWaitAndLaterWorkIsDiscarded) {
   EXPECT_EQ(client().List().size(), 2u);  // x and y: nothing of the failed batch is left.
 
   // Sent by the idle flush, the error waits for the caller; work issued meanwhile is discarded.
-  const int64_t batches = Calls("Batch");
+  const int64_t batches = Batches();
   Array wrong = client().Reshape(x, {2, 2});
   const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (Calls("Batch") == batches && std::chrono::steady_clock::now() < deadline) {
+  while (Batches() == batches && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(1ms);
   }
-  ASSERT_EQ(Calls("Batch"), batches + 1);
+  ASSERT_EQ(Batches(), batches + 1);
   Array discarded = client().Ufunc("add", {y, 1.0});
   EXPECT_CLIENT_ERROR(client().Download<double>(y), kInvalidArgument,
                       "(view reshape): cannot reshape array of size 3 into shape (2,2)");
   EXPECT_CLIENT_ERROR(discarded.shape(), kInvalidArgument, "cannot reshape array of size 3");
   EXPECT_EQ(client().Download<double>(client().Ufunc("add", {y, 1.0})),
             (std::vector<double>{2, 3, 4}));
+}
+
+// A client on the server's host sends its batches on its session's lane, opened once at the
+// first batch; ARRAYHUB_BATCH_LANE=0, or a server without lanes, leaves them to Batch calls.
+TEST_F(PipelineTest, BatchesGoOnTheSessionsLaneWhereThereIsOne) {
+  Client quiet = ConnectQuiet();
+  Array x = quiet.Arange(0.0, 3.0);
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(quiet.Download<double>(quiet.Ufunc("add", {x, double(i)})),
+              (std::vector<double>{0.0 + i, 1.0 + i, 2.0 + i}));
+  }
+  EXPECT_EQ(Calls("OpenBatchLane"), 1);
+  EXPECT_EQ(Calls("BatchLane"), 3);
+  EXPECT_EQ(Calls("Batch"), 0);
+
+  setenv("ARRAYHUB_BATCH_LANE", "0", 1);
+  Client without = ConnectQuiet();
+  unsetenv("ARRAYHUB_BATCH_LANE");
+  EXPECT_EQ(without.Download<double>(without.Arange(0.0, 2.0)), (std::vector<double>{0, 1}));
+  EXPECT_EQ(Calls("Batch"), 1);
+  EXPECT_EQ(Calls("OpenBatchLane"), 1);
+
+  ServerOptions options;
+  options.limits.batch_lanes = false;
+  StartServer(options);
+  Client refused = ConnectQuiet();
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(refused.Download<double>(refused.Arange(0.0, 2.0)), (std::vector<double>{0, 1}));
+  }
+  EXPECT_EQ(Calls("OpenBatchLane"), 1);  // Refused once; the session goes without.
+  EXPECT_EQ(Calls("Batch"), 2);
+  EXPECT_EQ(Calls("BatchLane"), 0);
 }
 
 TEST_F(PipelineTest, SyncModeThrowsAtTheCall) {
@@ -158,7 +197,7 @@ TEST_F(PipelineTest, SyncModeThrowsAtTheCall) {
   EXPECT_CLIENT_ERROR(client().UfuncOut(x, "add", {x, ones}), kInvalidArgument,
                       "operands could not be broadcast together");
   EXPECT_EQ(Calls() - calls, 1);
-  EXPECT_EQ(Calls("Batch"), 0);
+  EXPECT_EQ(Batches(), 0);
 }
 
 // Nothing waits on the client, yet its queue reaches the server: another client sees it.
@@ -172,7 +211,7 @@ TEST_F(PipelineTest, AQuietClientsQueueIsSentWhenIdle) {
     seen = observer.List(/*all_sessions=*/true).size();
   }
   EXPECT_EQ(seen, 1u);
-  EXPECT_EQ(Calls("Batch"), 1);
+  EXPECT_EQ(Batches(), 1);
 }
 
 // With nothing queued the idle thread sleeps: half a second of an idle client costs (almost) no
@@ -189,7 +228,7 @@ TEST_F(PipelineTest, AnIdleClientDoesNotSpin) {
   const double before = cpu_seconds();
   std::this_thread::sleep_for(500ms);
   EXPECT_LT(cpu_seconds() - before, 0.1);  // Spinning would take about 0.5.
-  EXPECT_EQ(Calls("Batch"), 1);
+  EXPECT_EQ(Batches(), 1);
 }
 
 TEST_F(PipelineTest, FreesRideWithTheNextBatch) {
@@ -199,13 +238,13 @@ TEST_F(PipelineTest, FreesRideWithTheNextBatch) {
   for (int i = 0; i < 10; ++i) dropped.push_back(quiet.Full({100}, i));
   quiet.Synchronize();
   const int64_t arrays = Stats().arrays;
-  const int64_t batches = Calls("Batch");
+  const int64_t batches = Batches();
   dropped.clear();
   EXPECT_EQ(Stats().arrays, arrays) << "freed before any batch went";
   Array y = quiet.Ufunc("add", {x, 1.0});
   quiet.Synchronize();
   EXPECT_EQ(Stats().arrays, arrays - 10 + 1);
-  EXPECT_EQ(Calls("Batch"), batches + 1);
+  EXPECT_EQ(Batches(), batches + 1);
   EXPECT_EQ(Calls("Free"), 0);
   // With no op to ride with, the idle flush frees them in one call.
   Client idle = Connect();
@@ -242,13 +281,13 @@ TEST_F(PipelineTest, ManyFreesAreSplitAcrossBatches) {
 TEST_F(PipelineTest, AddThenReadOneElementIsOneRoundTrip) {
   Client quiet = ConnectQuiet();
   Array x = quiet.Upload(std::vector<float>{1.5f, 2.5f, 3.5f}, {3});
-  const int64_t calls = Calls();
+  const int64_t calls = RoundTrips();
   Array element = quiet.GetItem(quiet.Ufunc("add", {x, 1}), {0});
   EXPECT_EQ(quiet.Download<float>(element), std::vector<float>{2.5f});
-  EXPECT_EQ(Calls() - calls, 1);
-  EXPECT_EQ(Calls("Batch"), 1);
+  EXPECT_EQ(RoundTrips() - calls, 1);
+  EXPECT_EQ(Batches(), 1);
   EXPECT_EQ(element.shape(), client::Shape{});  // Known since the read: no call.
-  EXPECT_EQ(Calls() - calls, 1);
+  EXPECT_EQ(RoundTrips() - calls, 1);
   // Past the inline limit (1 MiB) the batch answers no data: the result is downloaded.
   Array big = quiet.Ufunc("add", {quiet.Zeros({300000}, DType::kFloat32), 2});
   const std::vector<float> values = quiet.Download<float>(big);
@@ -266,13 +305,13 @@ TEST_F(PipelineTest, AddThenReadOneElementIsOneRoundTrip) {
 TEST_F(PipelineTest, AChainOfOperatorsIsOneBatch) {
   Client quiet = ConnectQuiet();
   Array x = quiet.Upload(std::vector<double>{0, 1, 2}, {3});
-  const int64_t calls = Calls();
+  const int64_t calls = RoundTrips();
   Array y = x * 1.0;
   for (int i = 1; i < 50; ++i) y = (y + 2) - 1;
   y = -y;  // 100 operators.
   EXPECT_EQ(quiet.Download<double>(y), (std::vector<double>{-49, -50, -51}));
-  EXPECT_EQ(Calls() - calls, 1);
-  EXPECT_EQ(Calls("Batch"), 1);
+  EXPECT_EQ(RoundTrips() - calls, 1);
+  EXPECT_EQ(Batches(), 1);
   EXPECT_EQ(quiet.List().size(), 2u);  // x and y: the intermediate results were not kept.
 }
 
