@@ -164,15 +164,21 @@ HistogramResult histogram(const Array& a, const Bins& bins, const HistogramOptio
   const DType edge_dtype = counted && detail::IsInexact(a.dtype()) ? a.dtype() : DType::kFloat64;
   const auto n = static_cast<int64_t>(host_edges.size()) - 1;
   Array edges = astype(client.Upload(host_edges, {n + 1}), edge_dtype);
-  // Bin i holds edges[i] <= x < edges[i + 1], the last bin x == edges[-1] too; the others (and
-  // NaN) go to bin n, dropped.
-  const Array first = detail::SliceAxis(edges, 0, {.stop = 1});
-  const Array last = detail::SliceAxis(edges, 0, {.start = -1});
-  const Array index = where(flat == last, n - 1, SearchSortedCommon(edges, flat, "right") - 1);
-  const Array inside = logical_and(flat >= first, flat <= last);
-  const DType dtype = options.weights == nullptr ? DType::kInt64 : options.weights->dtype();
-  const Array all_counts = Count(where(inside, index, n), n + 1, options.weights, dtype);
-  Array counts = detail::SliceAxis(all_counts, 0, {.stop = n});
+  Array counts;
+  if (options.weights == nullptr && !detail::IsComplex(a.dtype())) {
+    // One pass on the server; the (floating) edges compare as NumPy compares them, in float64.
+    counts = std::move(client.ArrayOp("histogram", {flat, edges}).at(0));
+  } else {
+    // Bin i holds edges[i] <= x < edges[i + 1], the last bin x == edges[-1] too; the others
+    // (and NaN) go to bin n, dropped.
+    const Array first = detail::SliceAxis(edges, 0, {.stop = 1});
+    const Array last = detail::SliceAxis(edges, 0, {.start = -1});
+    const Array index = where(flat == last, n - 1, SearchSortedCommon(edges, flat, "right") - 1);
+    const Array inside = logical_and(flat >= first, flat <= last);
+    const DType dtype = options.weights == nullptr ? DType::kInt64 : options.weights->dtype();
+    const Array all_counts = Count(where(inside, index, n), n + 1, options.weights, dtype);
+    counts = detail::SliceAxis(all_counts, 0, {.stop = n});
+  }
   if (options.density) {
     const Array widths = astype(
         detail::SliceAxis(edges, 0, {.start = 1}) - detail::SliceAxis(edges, 0, {.stop = -1}),

@@ -1,12 +1,14 @@
 """Counting into bins on the server: bincount, digitize, histogram, histogram_bin_edges,
 histogram2d and histogramdd.
 
-Every count is a combining scatter (``add.at``) into a new array, which adds repeated bins
-in NumPy's sequential order, so that weighted sums round as NumPy's loops do (NumPy's
-histogram sums blocks of 65536 elements separately, and with bins given as an array it takes
-differences of cumulative sums: there the weighted results may differ in the last bits).
-Elements fall into bins by searchsorted against the edges; values outside the edges (and
-NaN) go to one extra bin that is dropped.
+histogram without weights, with floating edges (NumPy's own, or any floating bins array), is
+one server op (ArrayOp "histogram"): one pass over the data, each element binned against the
+edges as NumPy bins it. Every other count is a combining scatter (``add.at``) into a new
+array, which adds repeated bins in NumPy's sequential order, so that weighted sums round as
+NumPy's loops do (NumPy's histogram sums blocks of 65536 elements separately, and with bins
+given as an array it takes differences of cumulative sums: there the weighted results may
+differ in the last bits). There elements fall into bins by searchsorted against the edges;
+values outside the edges (and NaN) go to one extra bin that is dropped.
 
 The bin edges are NumPy's own: NumPy computes them from a stand-in of the data that has the
 data's dtype, minimum and maximum (one read of those two values, or none when ``range`` is
@@ -305,14 +307,20 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Optional[bool]
     host_edges = _edges(a, bins, range, weights)
     edges = _ops.upload(host_edges, client)
     n = host_edges.size - 1
-    first, last = host_edges[0].item(), host_edges[-1].item()
-    # Bin i holds edges[i] <= x < edges[i + 1], the last bin x == edges[-1] too; the others
-    # (and NaN) go to bin n, dropped.
-    index = _ew("subtract", _searchsorted(edges, a, "right"), 1)
-    index = _ew("where", _ew("equal", a, last), n - 1, index)
-    inside = _ew("logical_and", _ew("greater_equal", a, first), _ew("less_equal", a, last))
-    index = _ew("where", inside, index, n)
-    counts = _count(index, n + 1, w, np.int64 if w is None else w.dtype)[:n]
+    if w is None and host_edges.dtype.kind == "f" and a.dtype.kind in "biuf":
+        # One pass on the server: floating edges compare as NumPy compares them, in float64.
+        counts = _ops.array_op("histogram", (a, edges))[0]
+    else:
+        # Weights (whose sums a fold in order gives NumPy's bits), or integer edges (compared
+        # as integers): bin i holds edges[i] <= x < edges[i + 1], the last bin x == edges[-1]
+        # too; the others (and NaN) go to bin n, dropped.
+        first, last = host_edges[0].item(), host_edges[-1].item()
+        index = _ew("subtract", _searchsorted(edges, a, "right"), 1)
+        index = _ew("where", _ew("equal", a, last), n - 1, index)
+        inside = _ew("logical_and", _ew("greater_equal", a, first),
+                     _ew("less_equal", a, last))
+        index = _ew("where", inside, index, n)
+        counts = _count(index, n + 1, w, np.int64 if w is None else w.dtype)[:n]
     if density:
         widths = _ops.upload(np.diff(host_edges).astype(np.float64, copy=False), client)
         counts = _ew("true_divide", _ew("true_divide", counts, widths), counts.sum())

@@ -608,6 +608,12 @@ def array_op(op: str, operands: Sequence[Any], dtype: Optional[np.dtype], axis: 
                           a.dtype)
     if op in ("concatenate", "stack"):
         return _join(op, operands, dtype, axis)
+    if op == "histogram":
+        edges = operands[1]
+        if (len(operands) != 2 or not isinstance(edges, Meta) or len(edges.shape) != 1
+                or edges.shape[0] < 2 or edges.dtype.kind != "f" or a.dtype.kind == "c"):
+            return None
+        return contiguous((edges.shape[0] - 1,), np.dtype(np.int64))
     if op == "searchsorted":
         if len(a.shape) != 1:
             return None

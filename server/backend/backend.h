@@ -186,6 +186,7 @@ class Backend {
   // answers how many it found: another call may have written the input since CountNonzero.
   virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+  virtual absl::Status Histogram(const HistogramCall& call) = 0;
 
   // Timing (see timestamp.h). A point in the bound queue's order, its time taken when the queue
   // reaches it (after the work enqueued before it, before the work enqueued after).

@@ -136,4 +136,18 @@ struct SearchSortedCall {
   ArrayView output;
 };
 
+// numpy.histogram's counting: each element x of `input` (C-contiguous, of a real or bool
+// dtype) falls into the bin i with edges[i] <= x < edges[i + 1], the last bin also taking
+// x == edges[n]; x and the edges compare as doubles, which is the comparison NumPy makes for
+// floating edges of at most 64 bits. NaN and values outside the edges are not counted. `edges`
+// is 1-D float64, C-contiguous, n + 1 >= 2 entries, increasing (not checked, as NumPy): a bin
+// is found by a bounded binary search whatever the edges hold, so values that another call
+// writes meanwhile only move counts between bins. `counts` (C-contiguous int64, n entries) is
+// written whole.
+struct HistogramCall {
+  ArrayView input;
+  ArrayView edges;
+  ArrayView counts;
+};
+
 }  // namespace arrayhub

@@ -112,6 +112,8 @@ class ArrayOpSteps {
         return One(Unique());
       case ArrayOpKind::kSearchsorted:
         return One(SearchSorted());
+      case ArrayOpKind::kHistogram:
+        return One(Histogram());
     }
     return absl::InternalError("unhandled array op");
   }
@@ -929,6 +931,40 @@ class ArrayOpSteps {
       AH_RETURN_IF_ERROR(engine_.backend(caller_).SearchSorted(SearchSortedCall{
           .sorted = haystack, .values = needles, .right = spec_.right, .output = ViewOf(result)}));
     }
+    return Register(std::move(result));
+  }
+
+  // numpy.histogram's counts of all of a's elements in the bins between the 1-D edges
+  // (HistogramCall); the client passes NumPy's edges, and divides for density.
+  absl::StatusOr<ArrayTable::RecordPtr> Histogram() {
+    AH_RETURN_IF_ERROR(Arity(2, 2));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr a, Array(0));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr edges, Array(1));
+    if (IsComplex(a->dtype)) {
+      return absl::InvalidArgumentError(
+          fmt::format("histogram counts real values, got {}", DTypeName(a->dtype)));
+    }
+    if (edges->shape.size() != 1 || edges->shape[0] < 2 || !IsFloating(edges->dtype)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "histogram needs 1-D floating edges, at least two of them, got {} of shape {}",
+          DTypeName(edges->dtype), FormatShape(edges->shape)));
+    }
+    // The kernels read the input in C order and the edges as contiguous float64.
+    ArrayView input = ViewOf(*a);
+    if (!a->c_contiguous()) {
+      AH_ASSIGN_OR_RETURN(ArrayView copied, Scratch(a->dtype, a->shape));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, input, copied));
+      input = copied;
+    }
+    ArrayView bounds = ViewOf(*edges);
+    if (edges->dtype != DType::kFloat64 || !edges->c_contiguous()) {
+      AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(DType::kFloat64, edges->shape));
+      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, bounds, converted));
+      bounds = converted;
+    }
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(DType::kInt64, {edges->shape[0] - 1}));
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).Histogram(
+        HistogramCall{.input = input, .edges = bounds, .counts = ViewOf(result)}));
     return Register(std::move(result));
   }
 

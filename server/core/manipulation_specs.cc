@@ -27,6 +27,7 @@ constexpr std::pair<ArrayOpKind, std::string_view> kArrayOpNames[] = {
     {ArrayOpKind::kCumprod, "cumprod"},
     {ArrayOpKind::kUnique, "unique"},
     {ArrayOpKind::kSearchsorted, "searchsorted"},
+    {ArrayOpKind::kHistogram, "histogram"},
 };
 
 }  // namespace

@@ -113,6 +113,7 @@ enum class ArrayOpKind : uint8_t {
   kCumprod,
   kUnique,
   kSearchsorted,
+  kHistogram,
 };
 
 // NumPy's name of an op ("cumsum"); nullopt for a name that is not one.

@@ -926,6 +926,94 @@ TEST_F(SearchSortedTest, EveryDTypeMatchesHost) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Histogram
+
+class HistogramTest : public CudaIndexingTest {
+ protected:
+  // n random values (kSpecial: ties, NaN, infinities, both zeros, and a quarter of them set to
+  // edges, the last one included) counted into the bins of `edges` on both backends.
+  void CheckHistogram(DType dtype, int64_t n, const std::vector<double>& edges, Rng& rng) {
+    const std::string what =
+        fmt::format("histogram {} n={} edges={}", DTypeName(dtype), n, edges.size());
+    Bytes data = RandomBytes(dtype, n, Values::kSpecial, rng);
+    if (dtype != DType::kBool) {
+      // Values at edges, as the dtype holds them, exercise both comparisons.
+      const Bytes at_edges = CastBytes(edges, dtype);
+      const int64_t size = ItemSize(dtype);
+      for (int64_t i = 0; i < n; i += 4) {
+        const int64_t e = static_cast<int64_t>(rng() % edges.size());
+        std::memcpy(&data[i * size], &at_edges[e * size], size);
+      }
+    }
+    AH_TEST_ASSIGN(const Both input, Upload(data));
+    Bytes edge_bytes(edges.size() * sizeof(double));
+    std::memcpy(edge_bytes.data(), edges.data(), edge_bytes.size());
+    AH_TEST_ASSIGN(const Both bounds, Upload(edge_bytes));
+    const auto bins = static_cast<int64_t>(edges.size()) - 1;
+    AH_TEST_ASSIGN(const Both counts, Upload(RandomBytes(DType::kInt64, bins, Values::kWide, rng)));
+    for (const bool on_cuda : {true, false}) {
+      const HistogramCall call{.input = ViewOf(input, on_cuda, dtype, Dense({n})),
+                               .edges = ViewOf(bounds, on_cuda, DType::kFloat64, Dense({bins + 1})),
+                               .counts = ViewOf(counts, on_cuda, DType::kInt64, Dense({bins}))};
+      const absl::Status status = On(on_cuda).Histogram(call);
+      ASSERT_TRUE(status.ok()) << status;
+    }
+    EXPECT_EQ(Compare(counts, DType::kInt64), "") << what << testing::SeedNote();
+  }
+
+  // `count` edges from `low` to `high`: evenly spaced as numpy.linspace makes them, or sorted
+  // random ones with some repeated.
+  static std::vector<double> Edges(int64_t count, double low, double high, bool even, Rng& rng) {
+    std::vector<double> edges(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      edges[i] = even ? low + (high - low) * static_cast<double>(i) / static_cast<double>(count - 1)
+                      : Uniform(rng, low, high);
+    }
+    if (!even) {
+      for (int64_t i = 1; i < count; i += 7) edges[i] = edges[i - 1];
+      std::sort(edges.begin(), edges.end());
+    }
+    return edges;
+  }
+
+  // The values of `edges` in `dtype` (C-contiguous bytes), as a cast from float64 makes them.
+  static Bytes CastBytes(const std::vector<double>& edges, DType dtype) {
+    Bytes bytes(edges.size() * static_cast<size_t>(ItemSize(dtype)));
+    host::VisitDType(dtype, [&]<typename T>(host::TypeTag<T>) {
+      for (size_t i = 0; i < edges.size(); ++i) {
+        T value{};
+        if constexpr (host::kIsInteger<T>) {
+          // Rounded, then wrapped into the type as integers convert.
+          value = static_cast<T>(static_cast<int64_t>(std::llround(edges[i])));
+        } else if constexpr (!host::kIsComplex<T>) {
+          value = static_cast<T>(static_cast<float>(edges[i]));
+        }
+        std::memcpy(&bytes[i * sizeof(T)], &value, sizeof(T));
+      }
+    });
+    return bytes;
+  }
+};
+
+// Every real dtype, evenly spaced edges (the shared-memory kernel's guess) and uneven ones
+// with repeats (its binary search), edges that shared memory holds (up to 4096) and more (the
+// global kernel), none of the data or a little.
+TEST_F(HistogramTest, EveryRealDTypeMatchesHost) {
+  Rng rng(BaseSeed() + 9);
+  for (const DType dtype : kAllDTypes) {
+    if (IsComplex(dtype)) continue;
+    for (const bool even : {true, false}) {
+      CheckHistogram(dtype, 100000, Edges(11, -3, 3, even, rng), rng);
+      CheckHistogram(dtype, 1 << 20, Edges(1001, -4, 4, even, rng), rng);
+      CheckHistogram(dtype, 50000, Edges(4096, -3.5, 3.5, even, rng), rng);
+      CheckHistogram(dtype, 50000, Edges(5000, -3.5, 3.5, even, rng), rng);
+      CheckHistogram(dtype, 0, Edges(2, -1, 1, even, rng), rng);
+      CheckHistogram(dtype, 17, Edges(2, 0, 0, even, rng), rng);  // One bin of width 0.
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Partition
 
 // NumPy's partition guarantees of `out` (rows of n elements of T) for the input `in` at `kth`:

@@ -137,5 +137,35 @@ TEST_F(HostIndexingTest, SearchSortedLeftAndRightWithNan) {
   EXPECT_THAT(Read<int64_t>(output, 4), ElementsAre(3, 0, 4, 5));
 }
 
+// numpy.histogram(x, bins=edges): bin i takes edges[i] <= x < edges[i + 1], the last bin its
+// right edge too; NaN and values outside are not counted; ints, float16 and bools compare as
+// doubles; repeated edges leave their bins empty but the last.
+TEST_F(HostIndexingTest, HistogramCountsAsNumPy) {
+  ArrayView counts = Place<int64_t>(std::vector<int64_t>(3, -1));
+  ArrayView edges = Place<double>({0, 1, 2, 4});
+  ASSERT_TRUE(backend_
+                  .Histogram({Place<double>({0, 0.5, 1, 1.5, 2, 4, kNan, -1, 4.5, 3.999, 2}), edges,
+                              counts})
+                  .ok());
+  EXPECT_THAT(Read<int64_t>(counts, 3), ElementsAre(2, 2, 4));
+  ASSERT_TRUE(backend_.Histogram({Place<int32_t>({-3, 0, 1, 2, 3, 4, 5}), edges, counts}).ok());
+  EXPECT_THAT(Read<int64_t>(counts, 3), ElementsAre(1, 1, 3));
+  ASSERT_TRUE(
+      backend_
+          .Histogram({Place<host::Half>({host::Half(0.5f), host::Half(2.0f), host::Half(4.0f)}),
+                      edges, counts})
+          .ok());
+  EXPECT_THAT(Read<int64_t>(counts, 3), ElementsAre(1, 0, 2));
+  ArrayView flags = Place<uint8_t>({1, 0, 1});
+  flags.dtype = DType::kBool;
+  ASSERT_TRUE(backend_.Histogram({flags, edges, counts}).ok());
+  EXPECT_THAT(Read<int64_t>(counts, 3), ElementsAre(1, 2, 0));
+  ArrayView repeated = Place<double>({0, 1, 1, 1});
+  ASSERT_TRUE(backend_.Histogram({Place<double>({0, 1, 1, 0.5}), repeated, counts}).ok());
+  EXPECT_THAT(Read<int64_t>(counts, 3), ElementsAre(2, 0, 2));
+  ASSERT_TRUE(backend_.Histogram({Place<double>({}), edges, counts}).ok());
+  EXPECT_THAT(Read<int64_t>(counts, 3), ElementsAre(0, 0, 0));
+}
+
 }  // namespace
 }  // namespace arrayhub

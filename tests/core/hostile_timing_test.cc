@@ -338,6 +338,43 @@ TEST_F(HostileTimingTest, ValuesNegatedUnderPartitionStayInTheRow) {
   ExpectNothingLeft();
 }
 
+// histogram's data and its edges negated (the edges then decrease) while it counts: every
+// element read lands in one bin or none, whatever the edges hold at that moment, so the counts
+// stay between 0 and the element count and their total never exceeds it.
+TEST_F(HostileTimingTest, DataAndEdgesNegatedUnderHistogramCountEachElementAtMostOnce) {
+  const Caller caller = Open("alice"), writer = Open("alice");
+  constexpr int64_t kCount = 20000;
+  constexpr int64_t kEdges = 101;
+  const std::string data = Make(caller, DType::kFloat64, {},
+                                ArangeKind{.start = Scalar::Int(0), .stop = Scalar::Int(kCount)});
+  const std::string edges = Make(caller, DType::kFloat64, {},
+                                 ArangeKind{.start = Scalar::Int(0),
+                                            .stop = Scalar::Int(kCount + 1),
+                                            .step = Scalar::Int(kCount / (kEdges - 1))});
+  auto negate = [&] {
+    for (const std::string& target : {data, edges}) {
+      ASSERT_TRUE(InPlace(writer, ElementwiseOp::kNegative, {HandleOperand(target)}, target).ok());
+    }
+  };
+  auto histogram = [&] {
+    const ArrayOpSpec spec{.op = ArrayOpKind::kHistogram,
+                           .operands = {HandleOperand(data), HandleOperand(edges)}};
+    absl::StatusOr<std::vector<ArrayTable::RecordPtr>> results = engine_.ArrayOp(caller, spec);
+    ASSERT_TRUE(results.ok()) << results.status();
+    const ArrayRecord& result = *results->front();
+    int64_t total = 0;
+    for (const int64_t count : Read<int64_t>(caller, result)) {
+      ASSERT_TRUE(count >= 0 && count <= kCount) << count;
+      total += count;
+    }
+    ASSERT_LE(total, kCount);
+    ASSERT_TRUE(engine_.Free(caller, {result.handle.ToString()}).ok());
+  };
+  RunTogether(40, negate, {histogram});
+  for (const Caller& each : {caller, writer}) ASSERT_TRUE(engine_.CloseSession(each).ok());
+  ExpectNothingLeft();
+}
+
 TEST_F(HostileTimingTest, AnIndexArrayThatIsTheTargetIsReadBeforeItIsWritten) {
   const Caller caller = Open("alice");
   // a = [1, 0, 2]; a[a] = 100. NumPy reads the indices first: every element becomes 100. A

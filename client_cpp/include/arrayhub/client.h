@@ -531,7 +531,7 @@ class Client {
 
   // NumPy's array-manipulation function `op` (copy, ascontiguousarray, astype, take,
   // compress, nonzero, concatenate, stack, split, tile, repeat, flip, roll, sort, argsort,
-  // cumsum, cumprod, unique, searchsorted) on operands in the ArrayOp RPC's order (see
+  // cumsum, cumprod, unique, searchsorted, histogram) on operands in the ArrayOp RPC's order (see
   // proto/arrayhub/v1/compute.proto). Returns its results: several for split and nonzero.
   std::vector<Array> ArrayOp(std::string_view op, const std::vector<Operand>& operands,
                              const ArrayOpOptions& options = {});

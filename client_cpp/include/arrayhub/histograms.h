@@ -1,7 +1,8 @@
 // Counting into bins on the server (src/histograms.cc): bincount, digitize, histogram and
-// histogram2d, as the Python client composes them. Every count is a combining scatter (add.at)
-// into a new array, so repeated bins add in NumPy's order; elements fall into bins by
-// searchsorted against the edges. The edges are NumPy's, computed here from the range or from the
+// histogram2d, as the Python client composes them. histogram without weights is one server op
+// (ArrayOp "histogram"); every other count is a combining scatter (add.at) into a new array,
+// so repeated bins add in NumPy's order, with elements falling into bins by searchsorted
+// against the edges. The edges are NumPy's, computed here from the range or from the
 // data's minimum and maximum (one read of those two values).
 #pragma once
 

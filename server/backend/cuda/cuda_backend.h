@@ -80,6 +80,7 @@ class CudaBackend final : public Backend {
   absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
+  absl::Status Histogram(const HistogramCall& call) override;
 
   // cudaEventRecord on the session's stream, cudaEventElapsedTime (cuda_timestamp.cc).
   absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp() override;

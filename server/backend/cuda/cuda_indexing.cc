@@ -26,6 +26,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_queue.h"
+#include "server/backend/cuda/histogram_kernels.cuh"
 #include "server/backend/cuda/index_kernels.cuh"
 #include "server/backend/cuda/scan_kernels.cuh"
 #include "server/backend/cuda/scratch.h"
@@ -523,6 +524,22 @@ absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {
                               .output = reinterpret_cast<int64_t*>(output),
                               .count = count};
   AH_CUDA_RETURN_IF_ERROR(LaunchSearchSorted(args, context.stream));
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::Histogram(const HistogramCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const char* input, Base(call.input));
+  AH_ASSIGN_OR_RETURN(const char* edges, Base(call.edges));
+  AH_ASSIGN_OR_RETURN(char* counts, Base(call.counts));
+  const HistogramArgs args{.dtype = call.input.dtype,
+                           .input = input,
+                           .count = CountOf(call.input.shape),
+                           .edges = reinterpret_cast<const double*>(edges),
+                           .bins = call.counts.shape.at(0),
+                           .counts = reinterpret_cast<int64_t*>(counts)};
+  AH_CUDA_RETURN_IF_ERROR(LaunchHistogram(args, context.stream));
   return absl::OkStatus();
 }
 

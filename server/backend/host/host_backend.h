@@ -82,6 +82,7 @@ class HostBackend final : public Backend {
   absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
+  absl::Status Histogram(const HistogramCall& call) override;
 
   // A steady-clock reading at the call (host_timestamp.cc): the call runs when the queue
   // has run everything before it.

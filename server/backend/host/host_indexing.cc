@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_ops.h"
@@ -275,6 +276,42 @@ absl::Status HostBackend::SearchSorted(const SearchSortedCall& call) {
     });
     return absl::OkStatus();
   });
+}
+
+absl::Status HostBackend::Histogram(const HistogramCall& call) {
+  const HostCall held;
+  const int64_t bins = call.counts.shape[0];
+  // The edges are read once: another call may write them meanwhile.
+  std::vector<double> edges(static_cast<size_t>(bins + 1));
+  std::memcpy(edges.data(), BytesOf(call.edges), edges.size() * sizeof(double));
+  std::vector<int64_t> counts(static_cast<size_t>(bins), 0);
+  int64_t count = 1;
+  for (const int64_t extent : call.input.shape) count *= extent;
+  host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
+    if constexpr (!host::kIsComplex<T>) {
+      const std::byte* input = BytesOf(call.input);
+      for (int64_t i = 0; i < count; ++i) {
+        T stored;
+        std::memcpy(&stored, input + i * static_cast<int64_t>(sizeof(T)), sizeof stored);
+        const auto x = static_cast<double>(stored);
+        // NaN fails both comparisons.
+        if (!(x >= edges.front() && x <= edges.back())) continue;
+        // The last i with edges[i] <= x, within [0, bins - 1] whatever the edges hold.
+        int64_t low = 0, high = bins;
+        while (high - low > 1) {
+          const int64_t middle = low + (high - low) / 2;
+          if (edges[static_cast<size_t>(middle)] <= x) {
+            low = middle;
+          } else {
+            high = middle;
+          }
+        }
+        ++counts[static_cast<size_t>(low)];
+      }
+    }
+  });
+  std::memcpy(BytesOf(call.counts), counts.data(), counts.size() * sizeof(int64_t));
+  return absl::OkStatus();
 }
 
 }  // namespace arrayhub
