@@ -1,9 +1,9 @@
 """A session's Batches over a batch lane: a connection to the daemon's Unix socket, for a
 client on its host (compute.proto, OpenBatchLaneResponse, has the protocol).
 
-A gRPC message each way costs Python 120-300 us; the same bytes through a Unix socket cost
-20-40 (bench/user/lane_vs_stream.py), and a pipelined script waits for one round trip at
-every host read. So where the daemon is on this host and grants lanes
+From Python a batch with its read took 241-439 us as a BatchStream message and 55-108 us
+through the socket (H100 host, bench/user/read_cost.py), and a pipelined script waits for one
+round trip at every host read. So where the daemon is on this host and grants lanes
 (ServerLimits.batch_lane), a pipeline's Batches go this way; where a lane cannot be opened
 (another host, a container without the daemon's socket, the tenant's transfers all in use)
 they go over the BatchStream as before. ``ARRAYHUB_BATCH_LANE=0`` keeps them on the stream,

@@ -47,7 +47,7 @@ void BatchLanes::Expire(std::chrono::steady_clock::time_point now) {
     if (waiting.expires <= now) expired.push_back(ticket);
   }
   for (const std::string& ticket : expired) {
-    auto it = tickets_.find(std::string(ticket));
+    auto it = tickets_.find(ticket);
     if (--tickets_per_tenant_[it->second.holder.tenant] == 0) {
       tickets_per_tenant_.erase(it->second.holder.tenant);
     }
@@ -115,12 +115,6 @@ void BatchLanes::Drain() {
   for (Lane& lane : lanes_) {
     if (!lane.done.load(std::memory_order_acquire)) shutdown(lane.connection.get(), SHUT_RD);
   }
-}
-
-int64_t BatchLanes::open() {
-  absl::MutexLock lock(&mutex_);
-  Reap();
-  return static_cast<int64_t>(lanes_.size());
 }
 
 }  // namespace arrayhub

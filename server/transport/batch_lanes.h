@@ -1,7 +1,8 @@
 // Batch lanes: a session's batches over a connection to the daemon's Unix socket, for clients
-// on its host (compute.proto, OpenBatchLaneResponse, has the protocol). From Python a gRPC
-// message each way costs 120-300 us where a socket's costs 20-40 (bench/user/lane_vs_stream.py),
-// and a pipelined script waits for one such round trip at every host read.
+// on its host (compute.proto, OpenBatchLaneResponse, has the protocol). From Python a batch
+// with its read took 241-439 us as a BatchStream message and 55-108 us on a lane (H100 host,
+// bench/user/read_cost.py), and a pipelined script waits for one such round trip at every host
+// read.
 //
 // This class knows tickets, connections and threads, not what runs on them: it issues the
 // single-use tickets that OpenBatchLane answers, takes the connections the descriptor socket
@@ -76,9 +77,6 @@ class BatchLanes {
   // connections are shut for reading (a batch in progress is still answered).
   void Drain();
   bool draining() const { return draining_.load(std::memory_order_relaxed); }
-
-  // Lanes whose threads run now (for tests and ServerInfo).
-  int64_t open() ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
   struct Waiting {
