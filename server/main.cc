@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "server/backend/backend_factory.h"
 #include "server/descriptor_limit.h"
 #include "server/environment_args.h"
@@ -285,6 +286,10 @@ int Fail(const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Debian's abseil is built with Mutex deadlock detection on, which records every lock in a
+  // global graph: a tenth of the daemon's time per op in a Batch (gperftools on the H100,
+  // bench/RESULTS.md). The test binaries keep it, and TSan checks the lock order there.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const bool allocator_tuned = arrayhub::KeepLargeBlocksForReuse();
   CLI::App app("arrayhubd: serves device-resident arrays over gRPC", "arrayhubd");
   Config config;
