@@ -160,7 +160,10 @@ void KernelCache::SetStore(std::shared_ptr<const CompiledCodeStore> store) {
 absl::StatusOr<cudaKernel_t> KernelCache::Get(std::string_view key, int arch, const char* entry,
                                               absl::FunctionRef<std::string()> make_source,
                                               std::span<const std::string> options) {
-  const std::string full_key = fmt::format("{}@{}", key, arch);
+  // Appended, not formatted: made on every launch.
+  std::string full_key;
+  full_key.reserve(key.size() + 4);
+  full_key.append(key).append(1, '@').append(std::to_string(arch));
   std::shared_ptr<Slot> slot;
   std::shared_ptr<const CompiledCodeStore> store;
   bool first = false;
