@@ -16,6 +16,14 @@ std::vector<std::unique_ptr<Backend>> OneDevice(std::unique_ptr<Backend> backend
   return devices;
 }
 
+// "add (tenant 'lab')": appended, not formatted, since every op of a Batch makes one.
+std::string LabelOf(std::string_view label, std::string_view tenant) {
+  std::string text;
+  text.reserve(label.size() + tenant.size() + 11);
+  text.append(label).append(" (tenant '").append(tenant).append("')");
+  return text;
+}
+
 }  // namespace
 
 Engine::Engine(std::vector<std::unique_ptr<Backend>> devices, Limits limits,
@@ -286,7 +294,7 @@ Engine::Binding::Binding(const Caller& caller, TenantLedger& ledger, Backend& ba
       scratch_(&payer_),
       // The tenant too: a device error the work causes is logged with the label (the session's
       // own reports name only its own tenant).
-      queue_(backend.Bind(caller.queue, fmt::format("{} (tenant '{}')", label, caller.tenant))) {}
+      queue_(backend.Bind(caller.queue, LabelOf(label, caller.tenant))) {}
 
 Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
   return Binding(caller, *ledger_, backend(caller), label);

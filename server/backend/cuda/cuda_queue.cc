@@ -7,7 +7,6 @@
 #include <array>
 #include <utility>
 
-#include "absl/strings/str_join.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_reduce.cuh"
 #include "server/common/status_macros.h"
@@ -15,9 +14,6 @@
 namespace arrayhub {
 
 namespace {
-
-// How many call labels a queue keeps for an error report; older ones are only counted.
-constexpr size_t kRememberedCalls = 8;
 
 thread_local CudaQueueBinding* current_binding = nullptr;
 // How many QueueSections the thread is inside: only the outermost locks and fences.
@@ -95,24 +91,17 @@ absl::StatusOr<void*> CudaQueue::ReductionWorkspace() {
 
 void CudaQueue::NoteCall(std::string_view label) {
   absl::MutexLock lock(&mutex_);
-  ++pending_count_;
-  if (pending_calls_.size() == kRememberedCalls) pending_calls_.erase(pending_calls_.begin());
-  pending_calls_.emplace_back(label);
+  pending_calls_.Note(label);
 }
 
 absl::Status CudaQueue::Synchronize() {
   const cudaError_t error = cudaStreamSynchronize(stream_);
   absl::MutexLock lock(&mutex_);
-  if (error == cudaSuccess) {
-    pending_calls_.clear();
-    pending_count_ = 0;
-    return absl::OkStatus();
-  }
-  const int64_t unnamed = pending_count_ - static_cast<int64_t>(pending_calls_.size());
+  const std::string calls = pending_calls_.Take();
+  if (error == cudaSuccess) return absl::OkStatus();
   return CudaStatus(
-      error, fmt::format("the device failed work this session enqueued since it last waited ({}{})",
-                         unnamed > 0 ? fmt::format("{} earlier calls, then ", unnamed) : "",
-                         absl::StrJoin(pending_calls_, ", ")));
+      error,
+      fmt::format("the device failed work this session enqueued since it last waited ({})", calls));
 }
 
 CudaQueueBinding::CudaQueueBinding(std::shared_ptr<CudaQueue> queue, std::string_view label)

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/backend/buffer.h"
+#include "server/backend/recent_calls.h"
 #include "server/backend/work_queue.h"
 
 namespace arrayhub {
@@ -65,8 +66,7 @@ class CudaQueue final : public WorkQueue {
   const cudaEvent_t mark_;
   const cudaMemPool_t pool_;
   absl::Mutex mutex_;
-  std::vector<std::string> pending_calls_ ABSL_GUARDED_BY(mutex_);  // The latest few.
-  int64_t pending_count_ ABSL_GUARDED_BY(mutex_) = 0;
+  RecentCalls pending_calls_ ABSL_GUARDED_BY(mutex_);  // Since the last wait.
   void* reduction_workspace_ ABSL_GUARDED_BY(mutex_) = nullptr;
 };
 
