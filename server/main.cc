@@ -105,6 +105,10 @@ void DefineOptions(CLI::App& app, Config& config) {
       "most bytes of the result a Batch answers inline (its `read`); a larger one is left for "
       "a download. At most the largest gRPC message")
       ->check(CLI::NonNegativeNumber);
+  add("max-inline-create-bytes", config.limits.max_inline_create_bytes,
+      "most bytes of host data a create carries inline (clients queue small uploads in their "
+      "Batches so); 0 refuses them. At most the largest gRPC message")
+      ->check(CLI::NonNegativeNumber);
   add("session-ttl", config.session_ttl, "default session lease, in seconds")
       ->check(CLI::PositiveNumber);
   add("max-session-ttl", config.max_session_ttl, "longest lease a client may ask for, in seconds")
@@ -332,6 +336,8 @@ int main(int argc, char** argv) {
   limits.max_message_bytes =
       std::max<int64_t>(int64_t{4} << 20, limits.max_chunk_bytes + (64 << 10));
   limits.max_inline_read_bytes = std::min(limits.max_inline_read_bytes, limits.max_message_bytes);
+  limits.max_inline_create_bytes =
+      std::min(limits.max_inline_create_bytes, limits.max_message_bytes);
 
   std::shared_ptr<const arrayhub::TokenTable> tokens;
   if (!config.auth_file.empty()) {

@@ -279,6 +279,28 @@ absl::StatusOr<CreationPlan> PlanShaped(const CreateSpec& spec, DType dtype,
   return plan;
 }
 
+absl::StatusOr<CreationPlan> PlanData(const CreateSpec& spec, const DataKind& kind,
+                                      const Limits& limits) {
+  if (!spec.dtype.has_value()) {
+    return absl::InvalidArgumentError("create.data needs a dtype: the bytes do not say theirs");
+  }
+  const auto sent = static_cast<int64_t>(kind.bytes.size());
+  if (sent > limits.max_inline_create_bytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("create.data has {} bytes; the server takes at most {} inline "
+                    "(--max-inline-create-bytes): upload larger arrays",
+                    sent, limits.max_inline_create_bytes));
+  }
+  AH_ASSIGN_OR_RETURN(CreationPlan plan, PlanShaped(spec, *spec.dtype, std::nullopt, limits));
+  if (sent != plan.nbytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("create.data has {} bytes; a {} array of shape {} holds {}", sent,
+                    DTypeName(plan.dtype), FormatShape(plan.shape), plan.nbytes));
+  }
+  if (sent > 0) plan.steps.push_back(HostBytesFill{std::as_bytes(std::span(kind.bytes))});
+  return plan;
+}
+
 }  // namespace
 
 absl::StatusOr<CreationPlan> PlanCreation(const CreateSpec& spec, const Limits& limits) {
@@ -301,6 +323,8 @@ absl::StatusOr<CreationPlan> PlanCreation(const CreateSpec& spec, const Limits& 
           return PlanLinspace(spec, kind, limits);
         } else if constexpr (std::is_same_v<Kind, RandomKind>) {
           return PlanRandom(spec, kind, limits);
+        } else if constexpr (std::is_same_v<Kind, DataKind>) {
+          return PlanData(spec, kind, limits);
         } else {
           return PlanEye(spec, kind, limits);
         }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <optional>
+#include <span>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -41,6 +43,11 @@ struct RandomKind {
   int64_t int_high = 0;
   std::optional<uint64_t> seed;  // Unset: a fresh seed from the kernel's entropy source.
 };
+// Elements the client sent (CreateRequest.data): C order, little-endian. The bytes are the
+// request's, borrowed: the spec lives no longer than the request it was decoded from.
+struct DataKind {
+  std::string_view bytes;
+};
 struct EyeKind {
   int64_t n = 0;
   std::optional<int64_t> m;
@@ -52,7 +59,7 @@ struct CreateSpec {
   std::optional<DType> dtype;  // Unset: NumPy's default for the kind.
   Shape shape;
   std::variant<EmptyKind, ZerosKind, OnesKind, FullKind, ArangeKind, LinspaceKind, EyeKind,
-               RandomKind>
+               RandomKind, DataKind>
       kind;
 };
 
@@ -69,7 +76,11 @@ struct PatternFill {
 struct RandomFill {
   RandomCall call;
 };
-using FillStep = std::variant<PatternFill, AffineFill, RandomFill>;
+// The client's bytes copied in from byte 0 (Backend::CopyFromHost); borrowed as DataKind's.
+struct HostBytesFill {
+  std::span<const std::byte> bytes;
+};
+using FillStep = std::variant<PatternFill, AffineFill, RandomFill, HostBytesFill>;
 
 // What to allocate and how to fill it, in order.
 struct CreationPlan {

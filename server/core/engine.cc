@@ -311,6 +311,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const
           std::span(pattern->pattern.data(), static_cast<size_t>(pattern->pattern_size))));
     } else if (const auto* affine = std::get_if<AffineFill>(&step)) {
       AH_RETURN_IF_ERROR(backend(caller).FillAffine(*record.buffer, *affine));
+    } else if (const auto* host = std::get_if<HostBytesFill>(&step)) {
+      AH_RETURN_IF_ERROR(backend(caller).CopyFromHost(*record.buffer, 0, host->bytes));
     } else {
       RandomCall call = std::get<RandomFill>(step).call;
       call.output = ViewOf(record);

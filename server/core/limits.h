@@ -17,6 +17,9 @@ struct Limits {
   // Most bytes of the result a Batch answers inline (BatchRequest.read); a larger one is left
   // out (data_omitted). At most max_message_bytes (--max-inline-read-bytes).
   int64_t max_inline_read_bytes = int64_t{1} << 20;
+  // Most bytes of host data a Create carries inline (CreateRequest.data, a Batch's small
+  // uploads); 0 refuses them. At most max_message_bytes (--max-inline-create-bytes).
+  int64_t max_inline_create_bytes = int64_t{1} << 20;
   // Most entries of a request's open-ended lists (arrays to concatenate, split points, handles
   // to free, reader tenants); lists that become shapes or axes are held to max_rank.
   int64_t max_list_entries = 65536;

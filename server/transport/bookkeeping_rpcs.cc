@@ -91,6 +91,7 @@ grpc::Status ArrayHubService::GetServerInfo(grpc::ServerContext* context,
   out->set_default_chunk_bytes(limits.default_chunk_bytes);
   out->set_max_message_bytes(limits.max_message_bytes);
   out->set_max_inline_read_bytes(limits.max_inline_read_bytes);
+  out->set_max_inline_create_bytes(limits.max_inline_create_bytes);
   out->set_max_batch_ops(limits.max_batch_ops);
   out->set_batch_stream(true);
   out->set_batch_lane(limits.batch_lanes);

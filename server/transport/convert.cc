@@ -381,10 +381,13 @@ absl::StatusOr<CreateSpec> CreateSpecFromProto(const v1::CreateRequest& request)
       AH_ASSIGN_OR_RETURN(spec.kind, RandomKindFromProto(request.random()));
       break;
     }
+    case v1::CreateRequest::kData:
+      spec.kind = DataKind{request.data().values()};
+      break;
     case v1::CreateRequest::KIND_NOT_SET:
       return absl::InvalidArgumentError(
-          "CreateRequest.kind is required (empty, zeros, ones, full, arange, linspace, eye or "
-          "random)");
+          "CreateRequest.kind is required (empty, zeros, ones, full, arange, linspace, eye, "
+          "random or data)");
   }
   return spec;
 }

@@ -341,7 +341,73 @@ TEST_F(BatchTest, ServerInfoNamesTheBatchLimits) {
   ASSERT_TRUE(stub_->GetServerInfo(Context().get(), {}, &info).ok());
   EXPECT_EQ(info.limits().max_batch_ops(), 1024);
   EXPECT_EQ(info.limits().max_inline_read_bytes(), 1 << 20);
+  EXPECT_EQ(info.limits().max_inline_create_bytes(), 1 << 20);
   EXPECT_TRUE(info.limits().batch_stream());
+}
+
+// A create with the client's bytes (a queued small upload).
+Op CreateWithData(const std::vector<double>& values, std::vector<int64_t> shape,
+                  v1::DType dtype = v1::DTYPE_FLOAT64) {
+  Op op;
+  v1::CreateRequest& create = *op.mutable_create();
+  create.set_dtype(dtype);
+  create.mutable_shape()->Assign(shape.begin(), shape.end());
+  create.mutable_data()->set_values(
+      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double)));
+  return op;
+}
+
+using BatchInlineCreateTest = BatchTest;
+
+TEST_F(BatchInlineCreateTest, TheBytesBecomeAnArrayThatLaterOpsRead) {
+  v1::BatchResponse response;
+  ASSERT_TRUE(Run(Reading(Batch({CreateWithData({1, 2, 3, 4, 5, 6}, {2, 3}),
+                                 Elementwise("multiply", {Result(0), Number(10)})},
+                                {0}),
+                          1),
+                  &response)
+                  .ok());
+  EXPECT_EQ(AsDoubles(response.data()), (std::vector<double>{10, 20, 30, 40, 50, 60}));
+  ASSERT_EQ(response.results_size(), 1);
+  EXPECT_EQ(ShapeOf(response.results(0)), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(Values(response.results(0).handle()), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  // An empty array takes no bytes.
+  ASSERT_TRUE(Run(Reading(Batch({CreateWithData({}, {0, 4})}, {}), 0), &response).ok());
+  EXPECT_EQ(ShapeOf(response.read_info()), (std::vector<int64_t>{0, 4}));
+}
+
+TEST_F(BatchInlineCreateTest, BytesThatDoNotFitTheArrayFailTheBatchAndLeaveNothing) {
+  const std::string a = Array({1, 2, 3});
+  ExpectFails(Batch({Elementwise("add", {Handle(a), Number(1)}), CreateWithData({1, 2}, {3})}, {0}),
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[1] (create data): create.data has 16 bytes; a float64 array of shape (3,) "
+              "holds 24");
+  Op untyped = CreateWithData({1}, {1});
+  untyped.mutable_create()->clear_dtype();
+  ExpectFails(Batch({untyped}, {0}), grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[0] (create data): create.data needs a dtype: the bytes do not say theirs");
+  EXPECT_EQ(Listed(), std::set<std::string>{a});
+  EXPECT_EQ(server_->engine().Stats().bytes_in_use, baseline_.bytes_in_use + 3 * 8);
+}
+
+// At most 16 bytes inline: an upload's work, not a Batch's.
+class BatchSmallCreateTest : public BatchTest {
+ protected:
+  ServerOptions Options() const override {
+    ServerOptions options;
+    options.limits.max_inline_create_bytes = 16;
+    return options;
+  }
+};
+
+TEST_F(BatchSmallCreateTest, BytesPastTheInlineLimitAreRefused) {
+  v1::BatchResponse response;
+  ASSERT_TRUE(Run(Reading(Batch({CreateWithData({1, 2}, {2})}, {}), 0), &response).ok());
+  EXPECT_EQ(AsDoubles(response.data()), (std::vector<double>{1, 2}));
+  ExpectFails(Batch({CreateWithData({1, 2, 3}, {3})}, {0}), grpc::StatusCode::INVALID_ARGUMENT,
+              "ops[0] (create data): create.data has 24 bytes; the server takes at most 16 inline "
+              "(--max-inline-create-bytes): upload larger arrays");
+  ExpectNothingLeaked();
 }
 
 using BatchProductsTest = BatchTest;

@@ -141,6 +141,26 @@ TEST_F(CreateTest, FullArangeLinspaceAndEyeHoldNumPysValues) {
             (std::vector<int32_t>{0, 1, 0, 0, 0, 1}));
 }
 
+TEST_F(CreateTest, DataHoldsTheClientsBytesAsTheDTypeSays) {
+  const std::vector<int32_t> values{7, -1, 1 << 30, 0, 5, 6};
+  v1::CreateRequest request;
+  request.set_dtype(v1::DTYPE_INT32);
+  request.add_shape(3);
+  request.add_shape(2);
+  request.mutable_data()->set_values(
+      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int32_t)));
+  const v1::ArrayInfo info = Create(request);
+  EXPECT_EQ(info.dtype(), v1::DTYPE_INT32);
+  EXPECT_EQ(info.nbytes(), 24);
+  EXPECT_EQ(AsVector<int32_t>(DownloadAll(info.handle())), values);
+
+  request.add_shape(2);  // 48 bytes now, 24 sent.
+  v1::ArrayInfo refused;
+  EXPECT_STATUS(stub_->Create(Context().get(), request, &refused), INVALID_ARGUMENT,
+                "create.data has 24 bytes; a int32 array of shape (3, 2, 2) holds 48");
+  EXPECT_EQ(server_->engine().Stats().arrays, baseline_.arrays + 1);
+}
+
 using BookkeepingTest = RpcTest;
 
 TEST_F(BookkeepingTest, ListShowsTheSessionsArraysAndAllSessionsOnRequest) {

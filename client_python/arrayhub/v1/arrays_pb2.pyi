@@ -106,8 +106,9 @@ class CopyToDeviceRequest(_message.Message):
     def __init__(self, handle: _Optional[str] = ..., batch_handle: _Optional[int] = ..., device: _Optional[int] = ...) -> None: ...
 
 class CreateRequest(_message.Message):
-    __slots__ = ["arange", "dtype", "empty", "eye", "full", "linspace", "ones", "random", "shape", "zeros"]
+    __slots__ = ["arange", "data", "dtype", "empty", "eye", "full", "linspace", "ones", "random", "shape", "zeros"]
     ARANGE_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     EMPTY_FIELD_NUMBER: _ClassVar[int]
     EYE_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +119,7 @@ class CreateRequest(_message.Message):
     SHAPE_FIELD_NUMBER: _ClassVar[int]
     ZEROS_FIELD_NUMBER: _ClassVar[int]
     arange: ArangeSpec
+    data: DataSpec
     dtype: _types_pb2.DType
     empty: EmptySpec
     eye: EyeSpec
@@ -127,7 +129,13 @@ class CreateRequest(_message.Message):
     random: RandomSpec
     shape: _containers.RepeatedScalarFieldContainer[int]
     zeros: ZerosSpec
-    def __init__(self, dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., shape: _Optional[_Iterable[int]] = ..., empty: _Optional[_Union[EmptySpec, _Mapping]] = ..., zeros: _Optional[_Union[ZerosSpec, _Mapping]] = ..., ones: _Optional[_Union[OnesSpec, _Mapping]] = ..., full: _Optional[_Union[FullSpec, _Mapping]] = ..., arange: _Optional[_Union[ArangeSpec, _Mapping]] = ..., linspace: _Optional[_Union[LinspaceSpec, _Mapping]] = ..., eye: _Optional[_Union[EyeSpec, _Mapping]] = ..., random: _Optional[_Union[RandomSpec, _Mapping]] = ...) -> None: ...
+    def __init__(self, dtype: _Optional[_Union[_types_pb2.DType, str]] = ..., shape: _Optional[_Iterable[int]] = ..., empty: _Optional[_Union[EmptySpec, _Mapping]] = ..., zeros: _Optional[_Union[ZerosSpec, _Mapping]] = ..., ones: _Optional[_Union[OnesSpec, _Mapping]] = ..., full: _Optional[_Union[FullSpec, _Mapping]] = ..., arange: _Optional[_Union[ArangeSpec, _Mapping]] = ..., linspace: _Optional[_Union[LinspaceSpec, _Mapping]] = ..., eye: _Optional[_Union[EyeSpec, _Mapping]] = ..., random: _Optional[_Union[RandomSpec, _Mapping]] = ..., data: _Optional[_Union[DataSpec, _Mapping]] = ...) -> None: ...
+
+class DataSpec(_message.Message):
+    __slots__ = ["values"]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: bytes
+    def __init__(self, values: _Optional[bytes] = ...) -> None: ...
 
 class DescribeRequest(_message.Message):
     __slots__ = ["handle"]
@@ -531,13 +539,14 @@ class ServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ["batch_lane", "batch_stream", "default_chunk_bytes", "max_array_bytes", "max_batch_ops", "max_chunk_bytes", "max_inline_read_bytes", "max_message_bytes", "max_rank"]
+    __slots__ = ["batch_lane", "batch_stream", "default_chunk_bytes", "max_array_bytes", "max_batch_ops", "max_chunk_bytes", "max_inline_create_bytes", "max_inline_read_bytes", "max_message_bytes", "max_rank"]
     BATCH_LANE_FIELD_NUMBER: _ClassVar[int]
     BATCH_STREAM_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_ARRAY_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_BATCH_OPS_FIELD_NUMBER: _ClassVar[int]
     MAX_CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_INLINE_CREATE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_INLINE_READ_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_RANK_FIELD_NUMBER: _ClassVar[int]
@@ -547,10 +556,11 @@ class ServerLimits(_message.Message):
     max_array_bytes: int
     max_batch_ops: int
     max_chunk_bytes: int
+    max_inline_create_bytes: int
     max_inline_read_bytes: int
     max_message_bytes: int
     max_rank: int
-    def __init__(self, max_rank: _Optional[int] = ..., max_array_bytes: _Optional[int] = ..., max_chunk_bytes: _Optional[int] = ..., default_chunk_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_inline_read_bytes: _Optional[int] = ..., max_batch_ops: _Optional[int] = ..., batch_stream: bool = ..., batch_lane: bool = ...) -> None: ...
+    def __init__(self, max_rank: _Optional[int] = ..., max_array_bytes: _Optional[int] = ..., max_chunk_bytes: _Optional[int] = ..., default_chunk_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_inline_read_bytes: _Optional[int] = ..., max_batch_ops: _Optional[int] = ..., batch_stream: bool = ..., batch_lane: bool = ..., max_inline_create_bytes: _Optional[int] = ...) -> None: ...
 
 class SessionEnded(_message.Message):
     __slots__ = ["arrays_freed", "reason"]
