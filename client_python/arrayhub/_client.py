@@ -218,6 +218,9 @@ class Client:
                                if _shared_memory.wanted(connection.address) else None)
         self._ipc: Optional[_cuda_ipc.IpcMappings] = None  # Made by the first CUDA IPC export.
         limits = self._server_limits()
+        # Small uploads queued in the Batch (_ops.upload); 0 for a server that takes none.
+        self._inline_create_bytes: int = min(limits.max_inline_create_bytes,
+                                             _pipeline.INLINE_UPLOAD_BYTES)
         # A server that names its Batch size limit takes the pipelined Batch fields.
         self._pipeline = _pipeline.Pipeline(self, batch_fields=limits.max_batch_ops > 0,
                                             max_ops=limits.max_batch_ops,

@@ -680,6 +680,10 @@ def created(request: Any) -> Optional[Meta]:
     shape = tuple(request.shape)
     if kind in ("empty", "zeros", "ones"):
         return contiguous(shape, dtype if dtype is not None else np.dtype(np.float64))
+    if kind == "data":  # The server refuses data without a dtype, or of the wrong size.
+        if dtype is None or len(request.data.values) != dtype.itemsize * math.prod(shape):
+            return None
+        return contiguous(shape, dtype)
     if kind == "random":
         return _random(request.random, shape, dtype)
     if kind == "full":

@@ -292,8 +292,19 @@ _REQUESTS = {"Elementwise": compute_pb2.ElementwiseRequest, "Reduce": compute_pb
 def upload(data: np.ndarray, client: Optional[_client.Client] = None,
            progress: Optional[bool] = None,
            progress_min_bytes: Optional[int] = None) -> _ndarray.ndarray:
-    """Uploads a NumPy array into a new server array (progress: see _progress.bar)."""
+    """Uploads a NumPy array into a new server array (progress: see _progress.bar); a small
+    one is queued with its bytes instead (_pipeline.INLINE_UPLOAD_BYTES), unless a progress
+    bar is asked for. The bytes are copied before this returns: the caller may change ``data``."""
     client = client or _client.get_client()
+    inline = client._inline_create_bytes  # 0: the server takes no inline data
+    if (inline and data.nbytes <= inline and not progress and pipelined(client)
+            and data.dtype != object):
+        dtype = _dtypes.normalize(data.dtype)
+        values = np.ascontiguousarray(data, dtype=_dtypes.little_endian(dtype)).tobytes()
+        request = arrays_pb2.CreateRequest(dtype=_dtypes.to_wire(dtype), shape=data.shape,
+                                           data=arrays_pb2.DataSpec(values=values))
+        return _submit(client, "Create", lambda refs: request,
+                       meta=_infer.contiguous(data.shape, dtype))
     return _ndarray.ndarray._wrap(client, client._upload(data, progress=progress,
                                                          progress_min_bytes=progress_min_bytes))
 

@@ -49,6 +49,11 @@ _log = logging.getLogger("arrayhub")
 
 #: Ops that make the pipeline send its Batch (below every server's max_batch_ops).
 MAX_OPS = 256
+#: Host arrays of at most this many bytes (and at most the server's
+#: ServerLimits.max_inline_create_bytes) are not uploaded on their own: their bytes ride in the
+#: Batch as a Create (CreateRequest.data), so ``cp.asarray(small)`` returns at once as other
+#: operations do (_ops.upload). Larger ones are uploaded (streamed, or through shared memory).
+INLINE_UPLOAD_BYTES = 1 << 18
 #: Seconds without a new op after which queued work is sent.
 IDLE_SECONDS = 0.001
 #: While a Batch is in flight, every this many queued ops the client looks whether its reply

@@ -240,7 +240,8 @@ def test_ops_naming_results_of_the_batch_in_flight_queue_without_waiting(
     pipeline = client._pipeline
     host = np.arange(6.0)
     x = ah.asarray(host)
-    ah.synchronize()
+    ah.synchronize()  # (its small upload is a Batch too)
+    sent_before = len(gated.sent)
     gated.gate.clear()
     with pipeline._lock:  # no idle flush before this one
         y = x + 1
@@ -255,7 +256,7 @@ def test_ops_naming_results_of_the_batch_in_flight_queue_without_waiting(
     gated.gate.set()
     assert float(total) == float(((host + 1) * 2 + host + 11).sum())
     np.testing.assert_array_equal(w.get(), (host[:3] + 1) * 2 + host[1:4] + 1)
-    later = gated.sent[1]
+    later = gated.sent[sent_before + 1]
     handles = [operand.handle for op in later.ops for operand in op.elementwise.operands]
     assert y.handle in handles and not any(h.startswith("~") for h in handles)
 
@@ -376,6 +377,44 @@ def test_one_op_then_a_read_is_one_round_trip(logged: Daemon) -> None:
         streamed = len(re.findall(r"batch on a (stream|lane): ", log[start:]))
         assert _count_rpcs(log, start) == ([] if streamed else ["Batch"])
         assert streamed == (1 if client._pipeline._stream is not None else 0)
+
+
+def test_a_small_upload_rides_in_the_batch_of_the_ops_that_use_it(logged: Daemon) -> None:
+    with ah.connect(logged.address) as client, client.use():
+        if not client._inline_create_bytes:
+            pytest.skip("this server takes no inline create data")
+        assert float(ah.asarray(np.ones(2))[0]) == 1.0  # the lane or stream opens
+        time.sleep(0.1)
+        start = len(logged.log.read_text())
+        host = np.array([[3, -1], [2**40, 7]], dtype=">i8")  # big-endian: sent little
+        x = ah.asarray(host)
+        assert _queued(x) and (x.shape, x.dtype, x.strides) == ((2, 2), np.int64, (16, 8))
+        host[0, 0] = 99  # the bytes were taken when asarray returned
+        value = int((x * 2).sum())
+        time.sleep(0.1)
+        assert value == 2 * (3 - 1 + 2**40 + 7)
+        log = logged.log.read_text()
+        streamed = len(re.findall(r"batch on a (stream|lane): ", log[start:]))
+        assert _count_rpcs(log, start) == ([] if streamed else ["Batch"])  # no Upload
+        np.testing.assert_array_equal(x.get(), [[3, -1], [2**40, 7]])
+
+
+def test_uploads_past_the_inline_size_and_with_progress_are_their_own_calls(
+        logged: Daemon) -> None:
+    with ah.connect(logged.address) as client, client.use():
+        small = np.arange(4.0)
+        for data, progress in ((np.zeros(_pipeline.INLINE_UPLOAD_BYTES // 8 + 1), None),
+                               (small, True)):
+            start = len(logged.log.read_text())
+            x = ah.asarray(data, progress=progress)
+            assert not _queued(x)
+            time.sleep(0.1)
+            assert any(call in ("Upload", "CopyFromSharedMemory")
+                       for call in _count_rpcs(logged.log.read_text(), start))
+            np.testing.assert_array_equal(x.get(), data)
+        # Types the server has no dtype for are refused as an upload refuses them.
+        with pytest.raises(TypeError):
+            ah.asarray(np.array(["a", "b"]))
 
 
 def test_sync_mode_sends_each_op_alone(logged: Daemon) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import arrayhub as ah
+from arrayhub import _pipeline
 from conftest import ALL_DTYPES, Daemon, random_values, start_daemon, stop_daemon
 
 
@@ -20,6 +21,15 @@ def _left_in_dev_shm() -> list[str]:
     as the daemon has opened the object."""
     prefix = f"arrayhub-{os.getpid()}-"
     return [name for name in os.listdir("/dev/shm") if name.startswith(prefix)]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_inline_uploads() -> Iterator[None]:
+    """The uploads here go through the region: none is queued in a Batch with its bytes, as a
+    small one is by default (_pipeline.INLINE_UPLOAD_BYTES, read when a client connects)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_pipeline, "INLINE_UPLOAD_BYTES", 0)
+        yield
 
 
 def _upload(client: ah.Client, host: np.ndarray) -> ah.ndarray:
