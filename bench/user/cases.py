@@ -138,5 +138,8 @@ def all_cases(quick: bool) -> list[Case]:
              workloads.unique_count, _integers(unique_n, 1 << 20), 1.0, 0),
         Case(17, f"17. `cp.partition(a, n // 2)[n // 2]` ({_count(stats_n)} float32)",
              workloads.partition_middle, _uniform(stats_n), 1.0, 0),
+        Case(18, "18. 50 x `y = y + cp.asarray(row)` (1000 float32 host rows), "
+                 "`float(y.sum())`",
+             workloads.small_uploads, _uniform(1000), 2.0, 1e-5, ops=100),
     ]
     return cases

@@ -7,6 +7,8 @@ arrays the script starts from, already on the device. Every script ends with a h
 returns the value read, so that the runner can compare the modules' answers.
 """
 
+import numpy as np
+
 
 def small_op_loop(cp, x):
     """200 dependent small ops, then one element to the host."""
@@ -213,3 +215,16 @@ def unique_count(cp, i):
 def partition_middle(cp, a):
     k = a.shape[0] // 2
     return float(cp.partition(a, k)[k])
+
+
+#: The host rows small_uploads adds in, one per step (made once, outside the timing).
+_HOST_ROWS = np.random.default_rng(18).random((50, 1000), dtype=np.float32)
+
+
+def small_uploads(cp, x):
+    """A loop that brings a small host array in at every step (parameters kept on the host,
+    as many scripts do): 50 rows of 1000 float32, each uploaded and added, then the sum read."""
+    y = x
+    for row in _HOST_ROWS:
+        y = y + cp.asarray(row)
+    return float(y.sum())
