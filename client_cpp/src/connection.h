@@ -36,6 +36,10 @@ struct Connection {
   std::atomic<int32_t> call_device{0};
   // How many devices the server has, read at the first SetDevice (0: not yet).
   std::atomic<int32_t> device_count{0};
+  // Most bytes an upload queues in the Batch as a create with its data: the server's
+  // ServerLimits.max_inline_create_bytes, read at the first small upload (-1: not yet; 0: the
+  // server takes none), and at most options.inline_upload_bytes.
+  std::atomic<int64_t> inline_create_bytes{-1};
   // Cleared once the session is closed: the server has then freed its arrays, so Arrays
   // outliving their Client skip the Free call that could only fail.
   std::atomic<bool> session_open{false};

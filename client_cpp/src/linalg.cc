@@ -137,7 +137,9 @@ Array Linalg::Eigvalsh(const Array& a, std::string_view uplo) {
 }
 
 EigResult Linalg::Eig(const Array& a) {
-  std::vector<Array> results = Adopt(CallLinalg(connection(), LinalgRequest("eig", {&a})));
+  // The queue runs before the request names `a` (an argument's order of evaluation is not).
+  detail::Connection& conn = connection();
+  std::vector<Array> results = Adopt(CallLinalg(conn, LinalgRequest("eig", {&a})));
   return {.eigenvalues = std::move(results[0]), .eigenvectors = std::move(results[1])};
 }
 

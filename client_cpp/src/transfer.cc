@@ -20,6 +20,7 @@
 #include "convert.h"
 #include "pipeline.h"
 #include "proto/wire/chunk_messages.h"
+#include "requests.h"
 
 namespace arrayhub::client {
 namespace {
@@ -42,6 +43,21 @@ void CheckUploadSize(std::span<const std::byte> data, DType dtype, const Shape& 
                                                   " array of shape " + ShapeString(shape) +
                                                   " has " + std::to_string(expected));
   }
+}
+
+// How many bytes `conn`'s server takes inline (Connection::inline_create_bytes): one
+// GetServerInfo, at the first small upload only.
+int64_t InlineCreateBytes(detail::Connection& conn) {
+  int64_t known = conn.inline_create_bytes.load(std::memory_order_relaxed);
+  if (known < 0) {
+    grpc::ClientContext context;
+    conn.Prepare(context, /*with_session=*/false);
+    v1::ServerInfo info;
+    detail::Check(conn.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &info));
+    known = std::min(info.limits().max_inline_create_bytes(), conn.options.inline_upload_bytes);
+    conn.inline_create_bytes.store(known, std::memory_order_relaxed);
+  }
+  return known;
 }
 
 // The Upload and Download streams are opened raw (grpc::ByteBuffer messages, through the
@@ -206,6 +222,22 @@ Array Client::Upload(const std::vector<bool>& data, const Shape& shape) {
 
 Array Client::UploadBytes(std::span<const std::byte> data, DType dtype, const Shape& shape) {
   CheckUploadSize(data, dtype, shape);
+  const auto size = static_cast<int64_t>(data.size());
+  detail::Connection& queued = connection();
+  // A small upload is queued as a create that carries its bytes (CreateRequest.data), so that
+  // it returns at once as other ops do.
+  const int64_t inline_bytes =
+      !queued.pipeline->sync() && size <= queued.options.inline_upload_bytes
+          ? InlineCreateBytes(queued)
+          : 0;
+  if (inline_bytes > 0 && size <= inline_bytes) {
+    // The op is built (the bytes copied) before Issue returns: the caller may reuse `data`.
+    return Issue({}, {[&] {
+                   v1::CreateRequest request = detail::CreateRequestFor(shape, dtype);
+                   request.mutable_data()->set_values(data.data(), data.size());
+                   return detail::AsOp(std::move(request));
+                 }});
+  }
   detail::Connection& conn = Synced();
   if (conn.shared_memory != nullptr) {
     if (std::optional<detail::PinnedLocation> pinned = conn.shared_memory->Locate(data)) {

@@ -302,6 +302,29 @@ TEST_F(PipelineTest, AddThenReadOneElementIsOneRoundTrip) {
 
 // The operators are pipelined as the Client's calls are: a chain of 100 of them, each reading
 // the one before, and the read of its result go as one batch.
+// A small upload is queued with its bytes (copied before Upload returns): the uploads, the ops
+// on them and the read are one round trip. Past the inline size an upload is its own call.
+TEST_F(PipelineTest, ASmallUploadIsQueuedWithItsBytes) {
+  Client quiet = ConnectQuiet();
+  quiet.Upload(std::vector<float>{0}, {1});  // The first small upload reads the server's limit.
+  quiet.Synchronize();
+  const int64_t calls = RoundTrips();
+  std::vector<float> host{1, 2, 3, 4};
+  Array x = quiet.Upload(host, {2, 2});
+  host[0] = 100;
+  Array ones = quiet.Upload(std::vector<float>{1, 1, 1, 1}, {2, 2});
+  const std::vector<float> values =
+      quiet.Download<float>(quiet.Ufunc("add", {quiet.Ufunc("multiply", {x, 2}), ones}));
+  EXPECT_EQ(values, (std::vector<float>{3, 5, 7, 9}));
+  EXPECT_EQ(RoundTrips() - calls, 1);
+  EXPECT_EQ(x.shape(), (client::Shape{2, 2}));
+
+  const std::vector<double> large(40000, 0.5);  // 320 KB: past 256 KiB.
+  Array uploaded = quiet.Upload(large, {40000});
+  EXPECT_GE(RoundTrips() - calls, 2);
+  EXPECT_EQ(quiet.Download<double>(uploaded), large);
+}
+
 TEST_F(PipelineTest, AChainOfOperatorsIsOneBatch) {
   Client quiet = ConnectQuiet();
   Array x = quiet.Upload(std::vector<double>{0, 1, 2}, {3});

@@ -18,6 +18,7 @@
 namespace {
 
 using arrayhub::client::Client;
+using arrayhub::client::ClientOptions;
 using arrayhub::client::DType;
 using arrayhub::client::Error;
 using arrayhub::client::PinnedBuffer;
@@ -34,7 +35,9 @@ class SharedMemoryClientTest : public ::testing::Test {
   void Start(arrayhub::ServerOptions options = {}) {
     server_ = arrayhub::testing::StartTestServer(options);
     ASSERT_NE(server_, nullptr);
-    client_.emplace(Client::Connect(server_->address()));
+    ClientOptions transfers_only;  // Every upload here is a transfer: none is queued inline.
+    transfers_only.inline_upload_bytes = 0;
+    client_.emplace(Client::Connect(server_->address(), transfers_only));
   }
   void TearDown() override { unsetenv("ARRAYHUB_SHARED_MEMORY"); }
 

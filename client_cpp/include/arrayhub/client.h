@@ -70,6 +70,10 @@ struct ClientOptions {
   // cores, at most 4 (each stream keeps a core busy at either end).
   int transfer_streams = 0;
   int64_t stripe_min_bytes = int64_t{64} << 20;
+  // Upload of at most this many bytes, pipelined, is queued with its bytes as an op of the next
+  // Batch (no call of its own) where the server takes that much inline
+  // (ServerInfo::limits' max_inline_create_bytes); 0: every upload is a transfer of its own.
+  int64_t inline_upload_bytes = int64_t{256} << 10;
   TlsOptions tls{};
   // Pipelined ops still queued this long after the last one are sent without waiting for the
   // caller (the idle flush).
