@@ -199,11 +199,7 @@ void Client::SetDevice(int32_t device) {
   int32_t count = conn.device_count.load(std::memory_order_relaxed);
   if (count == 0) {
     // Read once, without waiting for the queue: a daemon's devices do not change.
-    grpc::ClientContext context;
-    conn.Prepare(context, /*with_session=*/false, /*with_device=*/false);
-    v1::ServerInfo info;
-    detail::Check(conn.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &info));
-    count = info.devices_size();
+    count = conn.ReadServerInfo(/*with_device=*/false).devices_size();
     conn.device_count.store(count, std::memory_order_relaxed);
   }
   if (device < 0 || device >= count) {
@@ -251,12 +247,8 @@ void Client::Ping() {
 }
 
 ServerInfo Client::Info() {
-  detail::Connection& conn = Synced();  // Its counts include what is queued.
-  grpc::ClientContext context;
-  conn.Prepare(context, /*with_session=*/false);
-  v1::ServerInfo response;
-  detail::Check(conn.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &response));
-  return detail::FromProto(response);
+  // Synced: its counts include what is queued.
+  return detail::FromProto(Synced().ReadServerInfo());
 }
 
 Array Client::Empty(const Shape& shape, DType dtype) {

@@ -13,6 +13,14 @@ void Connection::Prepare(grpc::ClientContext& context, bool with_session, bool w
   }
 }
 
+v1::ServerInfo Connection::ReadServerInfo(bool with_device) const {
+  grpc::ClientContext context;
+  Prepare(context, /*with_session=*/false, with_device);
+  v1::ServerInfo info;
+  Check(stub->GetServerInfo(&context, v1::ServerInfoRequest(), &info));
+  return info;
+}
+
 void Connection::Free(const std::string& handle, bool cleanup) {
   grpc::ClientContext context;
   Prepare(context);

@@ -56,6 +56,9 @@ struct Connection {
   // pipelined Batch names its own device).
   void Prepare(grpc::ClientContext& context, bool with_session = true,
                bool with_device = true) const;
+  // The server's GetServerInfo answer now, without waiting for the queue (its limits, devices
+  // and socket do not change; Client::Info waits first for the counts).
+  v1::ServerInfo ReadServerInfo(bool with_device = true) const;
   // Frees one array; `cleanup` bounds the wait by kCleanupTimeout (for destructors).
   void Free(const std::string& handle, bool cleanup = false);
 };

@@ -77,11 +77,7 @@ void SharedMemoryTransfer::Release() {
 const std::string& SharedMemoryTransfer::SocketPath(Connection& connection) {
   std::lock_guard lock(socket_mutex_);
   if (!socket_path_.has_value()) {
-    grpc::ClientContext context;
-    connection.Prepare(context, /*with_session=*/false);
-    v1::ServerInfo info;
-    Check(connection.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &info));
-    socket_path_ = info.shared_memory_socket();
+    socket_path_ = connection.ReadServerInfo().shared_memory_socket();
   }
   return *socket_path_;
 }

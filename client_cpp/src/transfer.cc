@@ -50,11 +50,8 @@ void CheckUploadSize(std::span<const std::byte> data, DType dtype, const Shape& 
 int64_t InlineCreateBytes(detail::Connection& conn) {
   int64_t known = conn.inline_create_bytes.load(std::memory_order_relaxed);
   if (known < 0) {
-    grpc::ClientContext context;
-    conn.Prepare(context, /*with_session=*/false);
-    v1::ServerInfo info;
-    detail::Check(conn.stub->GetServerInfo(&context, v1::ServerInfoRequest(), &info));
-    known = std::min(info.limits().max_inline_create_bytes(), conn.options.inline_upload_bytes);
+    known = std::min(conn.ReadServerInfo().limits().max_inline_create_bytes(),
+                     conn.options.inline_upload_bytes);
     conn.inline_create_bytes.store(known, std::memory_order_relaxed);
   }
   return known;
