@@ -138,6 +138,7 @@ def test_a_second_signal_exits_at_once(launch: Callable[..., Daemon]) -> None:
     upload = session.stub.Upload.future(_slow_upload(2, 0, started, stall),
                                         metadata=session.metadata)
     assert started.wait(10)
+    _until_the_server_runs_it(session, 2 * 128 * 8)  # (a call not begun is refused, not held)
 
     daemon.process.send_signal(signal.SIGTERM)
     time.sleep(0.5)
