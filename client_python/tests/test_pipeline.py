@@ -399,6 +399,34 @@ def test_a_small_upload_rides_in_the_batch_of_the_ops_that_use_it(logged: Daemon
         np.testing.assert_array_equal(x.get(), [[3, -1], [2**40, 7]])
 
 
+def test_small_uploads_from_many_threads_each_get_their_own_bytes(client: ah.Client) -> None:
+    """Threads queue small uploads into one pipeline at once, each changing its host buffer
+    right after the call: every array holds the bytes its thread had at the call."""
+    errors: list[BaseException] = []
+    sums: dict[int, list[float]] = {}
+
+    def work(thread: int) -> None:
+        try:
+            host = np.full(64, float(thread))
+            arrays = []
+            for step in range(40):
+                host[:] = thread * 1000 + step
+                arrays.append(ah.asarray(host) * 1)  # queued with the op that reads it
+                host[:] = -1  # taken already
+            sums[thread] = [float(a.sum()) for a in arrays]
+        except BaseException as error:  # reported below, in the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    for t in range(8):
+        assert sums[t] == [64.0 * (t * 1000 + step) for step in range(40)]
+
+
 def test_uploads_past_the_inline_size_and_with_progress_are_their_own_calls(
         logged: Daemon) -> None:
     with ah.connect(logged.address) as client, client.use():
