@@ -68,6 +68,25 @@ inline constexpr int kMaxFusedScalarInputs = 32;
 inline constexpr int kMaxFusedOutputs = 8;
 inline constexpr int kMaxFusedRank = 16;
 
+// Whether a FusedElementwiseCall can end in `op` over every element of a value of `dtype`:
+// the folds with an identity that every backend computes in one pass (not complex minima and
+// maxima, whose order NumPy defines lexicographically).
+inline bool FusableReduction(ReduceOp op, DType dtype) {
+  switch (op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kProd:
+    case ReduceOp::kMean:
+    case ReduceOp::kAny:
+    case ReduceOp::kAll:
+      return true;
+    case ReduceOp::kMin:
+    case ReduceOp::kMax:
+      return !IsComplex(dtype);
+    default:
+      return false;
+  }
+}
+
 struct FusedElementwiseCall {
   struct Step {
     ElementwiseOp op = ElementwiseOp::kCopy;
@@ -81,10 +100,20 @@ struct FusedElementwiseCall {
     int step = 0;
     ArrayView view{};
   };
+  // A step's value reduced over every element of `shape` in the same pass (a Batch's
+  // `float((a * b + a).sum())`): `op` (FusableReduction) in accumulate_dtype, as ReduceCall
+  // with every axis; `output` holds the one result element.
+  struct Reduction {
+    int step = 0;
+    ReduceOp op = ReduceOp::kSum;
+    DType accumulate_dtype = DType::kFloat64;
+    ArrayView output{};
+  };
   Shape shape;
   std::vector<ElementwiseOperand> inputs;
   std::vector<Step> steps;
   std::vector<Output> outputs;
+  std::optional<Reduction> reduction{};
 };
 
 // output = op over `axes` of input. `output` is C-contiguous with the input's shape minus the

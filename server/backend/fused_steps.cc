@@ -23,6 +23,7 @@ absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& ca
       if (static_cast<size_t>(operand) >= inputs) last_reader[operand - inputs] = s;
     }
   }
+  if (call.reduction) last_reader[call.reduction->step] = steps;   // Read after the last step.
   std::vector<const FusedElementwiseCall::Output*> extra_outputs;  // A step's second output on.
   for (const FusedElementwiseCall::Output& output : call.outputs) {
     std::optional<ArrayView>& value = values[output.step];
@@ -73,7 +74,18 @@ absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& ca
       if (temporaries[done] && last_reader[done] == s) temporaries[done].reset();
     }
   }
-  return absl::OkStatus();
+  if (!call.reduction) return absl::OkStatus();
+  const FusedElementwiseCall::Reduction& reduction = *call.reduction;
+  ReduceCall reduce{.op = reduction.op,
+                    .input = *values[reduction.step],
+                    .axes = {},
+                    .accumulate_dtype = reduction.accumulate_dtype,
+                    .ddof = 0,
+                    .output = reduction.output};
+  for (size_t axis = 0; axis < call.shape.size(); ++axis) {
+    reduce.axes.push_back(static_cast<int64_t>(axis));
+  }
+  return backend.Reduce(reduce);
 }
 
 }  // namespace arrayhub

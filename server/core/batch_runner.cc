@@ -12,6 +12,21 @@
 namespace arrayhub {
 namespace {
 
+// The reduction that ends a chain: its input, a value of the chain, is named by no handle
+// (Engine::ElementwiseChain reads it from the chain).
+class ChainReductionOperands final : public BatchResults {
+ public:
+  ChainReductionOperands(const BatchResults& before, int64_t value)
+      : before_(before), value_(value) {}
+  std::string HandleOf(int64_t op) const override {
+    return op == value_ ? std::string() : before_.HandleOf(op);
+  }
+
+ private:
+  const BatchResults& before_;
+  int64_t value_;
+};
+
 // Inside a run of elementwise ops [start, ...): results of the run are chain values, earlier
 // ones arrays.
 class ChainOperands final : public BatchResults {
@@ -119,12 +134,15 @@ absl::Status BatchRunner::Run(const BatchOps& ops) {
           stop.code(), fmt::format("{} (before ops[{}] ({}) of {})", std::string(stop.message()), i,
                                    steps_[i].label, count));
     }
-    // A run of two or more elementwise ops goes to the engine whole, as a chain.
+    // A run of two or more elementwise ops goes to the engine whole, as a chain, and so does
+    // a run of one or more followed by a reduction of one of its results.
     int64_t end = i;
     while (engine_.limits().fuse_batches && end < count && ops.Chainable(end)) ++end;
-    if (end - i >= 2) {
-      AH_RETURN_IF_ERROR(RunChain(ops, i, end));
-      i = end;
+    std::optional<int64_t> reduced = end > i && end < count ? ops.ReducedResult(end) : std::nullopt;
+    const bool reduces_chain = reduced && *reduced >= i && *reduced < end;
+    if (end - i >= 2 || reduces_chain) {
+      AH_RETURN_IF_ERROR(RunChain(ops, i, end, reduces_chain));
+      i = reduces_chain ? end + 1 : end;
       continue;
     }
     absl::StatusOr<BatchRecords> results = [&]() -> absl::StatusOr<BatchRecords> {
@@ -139,8 +157,10 @@ absl::Status BatchRunner::Run(const BatchOps& ops) {
   return absl::OkStatus();
 }
 
-absl::Status BatchRunner::RunChain(const BatchOps& ops, int64_t start, int64_t end) {
+absl::Status BatchRunner::RunChain(const BatchOps& ops, int64_t start, int64_t end, bool reduced) {
   const ChainOperands operands(*this, start);
+  // The ops past the chain that read its results: the reduction reads its value in the chain.
+  const int64_t after = reduced ? end + 1 : end;
   std::vector<ChainOp> chain;
   for (int64_t j = start; j < end; ++j) {
     absl::StatusOr<ElementwiseSpec> spec = ops.ChainSpec(j, operands);
@@ -148,13 +168,24 @@ absl::Status BatchRunner::RunChain(const BatchOps& ops, int64_t start, int64_t e
     chain.push_back({.batch_op = j,
                      .label = steps_[j].label,
                      .spec = *std::move(spec),
-                     .keep = plan_.kept[j] || plan_.last_use[j] >= end});
+                     .keep = plan_.kept[j] || plan_.last_use[j] >= after});
   }
-  AH_ASSIGN_OR_RETURN(BatchRecords results, engine_.ElementwiseChain(caller_, chain));
-  for (int64_t j = start; j < end; ++j) {
+  std::optional<ChainReduction> reduction;
+  if (reduced) {
+    const int64_t value = *ops.ReducedResult(end);
+    absl::StatusOr<BatchOpSpec> spec = ops.Decode(end, ChainReductionOperands(*this, value));
+    if (!spec.ok()) return InBatchOp(spec.status(), end, steps_[end].label);
+    const auto* reduce = std::get_if<ReduceSpec>(&*spec);
+    if (reduce == nullptr) return absl::InternalError("a chain's reduction is not a reduction");
+    reduction = ChainReduction{
+        .batch_op = end, .label = steps_[end].label, .value = value - start, .spec = *reduce};
+  }
+  AH_ASSIGN_OR_RETURN(BatchRecords results,
+                      engine_.ElementwiseChain(caller_, chain, reduction ? &*reduction : nullptr));
+  for (int64_t j = start; j < after; ++j) {
     if (results[j - start]) Set(j, {results[j - start]}, /*created=*/true);
   }
-  for (int64_t j = start; j < end; ++j) {
+  for (int64_t j = start; j < after; ++j) {
     for (int64_t done : plan_.free_after[j]) Free(done);
   }
   return absl::OkStatus();

@@ -1,6 +1,7 @@
 // Runs a Batch's ops for one caller: in order, runs of elementwise ops that make new arrays as
 // one chain (Engine::ElementwiseChain, whose results that nothing after the run reads and the
-// client does not keep never become arrays), each result that is not kept freed as soon as no
+// client does not keep never become arrays), with the reduction that follows a run and reads
+// one of its results, each result that is not kept freed as soon as no
 // later op reads it (BatchPlan), and whatever the batch made and did not hand to the caller
 // freed when it ends, so that a failed batch leaves no array behind. The transport decodes
 // each op (its operands name earlier results, so an op is decoded only once those exist) and
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -70,6 +72,9 @@ class BatchOps {
   virtual bool Chainable(int64_t op) const = 0;
   // The op writes its result into an existing array or an earlier result (NumPy's out=).
   virtual bool WritesIntoOut(int64_t op) const = 0;
+  // For a reduction that makes a new array of an earlier op's result (its input a batch
+  // result): that op, whose chain can fold it.
+  virtual std::optional<int64_t> ReducedResult(int64_t op) const = 0;
   // A chainable op's spec, its operands named through `results`.
   virtual absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t op,
                                                     const BatchResults& results) const = 0;
@@ -102,8 +107,9 @@ class BatchRunner final : public BatchResults {
  private:
   void Set(int64_t op, BatchRecords arrays, bool created);
   void Free(int64_t op);
-  // Runs ops [start, end) as one elementwise chain.
-  absl::Status RunChain(const BatchOps& ops, int64_t start, int64_t end);
+  // Runs ops [start, end) as one elementwise chain, and op `end` with it when `reduced` (a
+  // reduction of a result of the chain).
+  absl::Status RunChain(const BatchOps& ops, int64_t start, int64_t end, bool reduced);
 
   Engine& engine_;
   const Caller& caller_;

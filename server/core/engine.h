@@ -75,6 +75,15 @@ struct ChainOp {
   bool keep = false;       // Its result becomes an array (the Batch keeps it or reads it later).
 };
 
+// A reduction that ends an elementwise chain: the Batch op after the chain reduces one of its
+// ops' results, which the chain can fold as it computes it instead of writing it out first.
+struct ChainReduction {
+  int64_t batch_op = 0;    // Its index in the Batch, for messages.
+  std::string_view label;  // How messages name it ("reduce sum").
+  int64_t value = 0;       // The chain op whose result it reduces.
+  ReduceSpec spec;         // Its input is that result (spec.input is not read); no `out`.
+};
+
 // What a Checkpoint queued.
 struct CheckpointResult {
   int64_t publications = 0;  // Written (or queued to be).
@@ -216,10 +225,15 @@ class Engine {
   // Runs a chain of elementwise ops with as few backend calls as it can: ops of one shape in a
   // row are one FusedElementwiseCall (on the GPU one kernel whose intermediate values never
   // reach memory), and only results marked `keep` and those a later part of the chain reads
-  // are written. Results equal running the ops one by one; errors name the failing op as a
-  // Batch does. Answers each op's array, null where `keep` is false; on failure none is left.
-  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> ElementwiseChain(const Caller& caller,
-                                                                      std::span<const ChainOp> ops);
+  // are written. A `reduction` after the chain is folded in the last group's pass when it
+  // reduces every axis of a value of that group with a fusable op (FusableReduction), else
+  // run as Reduce on the value, written out for it. Results equal running the ops one by one
+  // (a fused sum adds in another order); errors name the failing op as a Batch does. Answers
+  // each op's array, null where `keep` is false, then the reduction's (registered) if any; on
+  // failure none is left.
+  absl::StatusOr<std::vector<ArrayTable::RecordPtr>> ElementwiseChain(
+      const Caller& caller, std::span<const ChainOp> ops,
+      const ChainReduction* reduction = nullptr);
   // Linear algebra (engine_linalg.cc): numpy.matmul, the tensor products built on it, and
   // numpy.linalg.<op>, whose results come in NumPy's order (svd: U, S, Vh).
   absl::StatusOr<ArrayTable::RecordPtr> Matmul(const Caller& caller, const MatmulSpec& spec);
@@ -417,6 +431,9 @@ class Engine {
   // max_arrays. Exact under handle_quota_mutex_; without it, a refusal before the work.
   absl::Status CheckArrayQuota(const std::string& tenant, int64_t needed = 1) const;
   // Reduce when no axis is reduced (axis=() or a 0-d input).
+  // Reduce with its input found: `spec.input` is not read.
+  absl::StatusOr<ArrayTable::RecordPtr> ReduceArray(const Caller& caller, const ReduceSpec& spec,
+                                                    const ArrayTable::RecordPtr& input);
   absl::Status ReduceNothing(const Caller& caller, const ReduceSpec& spec, const ArrayRecord& input,
                              const ArrayView& target);
   // Backend memory of `nbytes` charged to `tenant`: refused before it is allocated when the

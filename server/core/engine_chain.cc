@@ -3,7 +3,9 @@
 // shape; it becomes one FusedElementwiseCall whose outputs are only the results that leave it
 // (kept by the Batch, or read by a later group). Everything else stays inside the backend's
 // pass: on the GPU, registers of one kernel instead of an array, an allocation and a launch
-// per op.
+// per op. A reduction of a value of the last group over all its axes folds it in the same
+// pass (FusedElementwiseCall::reduction), so that `float((a * b + a).sum())` reads a and b
+// once and writes nothing but the sum.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "server/core/batch_plan.h"
 #include "server/core/broadcast.h"
 #include "server/core/engine.h"
+#include "server/core/reduction_rules.h"
 #include "server/core/ufunc_rules.h"
 
 namespace arrayhub {
@@ -55,13 +58,18 @@ std::vector<int64_t> LastReaders(std::span<const ChainOp> ops) {
 // The group being built, and the results of the groups run before it.
 class ChainGroup {
  public:
-  ChainGroup(Engine& engine, const Caller& caller, std::span<const ChainOp> ops)
+  ChainGroup(Engine& engine, const Caller& caller, std::span<const ChainOp> ops,
+             const ChainReduction* reduction)
       : engine_(engine),
         caller_(caller),
         ops_(ops),
+        reduction_(reduction),
         last_reader_(LastReaders(ops)),
         results_(ops.size()),
-        registered_(ops.size()) {}
+        registered_(ops.size()) {
+    // The reduction reads its value after the chain: a group before the last writes it out.
+    if (reduction_) last_reader_[reduction_->value] = static_cast<int64_t>(ops.size());
+  }
 
   // Looks up and types op `i` as Engine::Elementwise does.
   absl::StatusOr<TypedOp> Type(size_t i) {
@@ -115,8 +123,10 @@ class ChainGroup {
   }
 
   // Runs the group of ops [first_, end): its results that leave it are allocated and written.
+  // The last group folds the reduction when it can.
   absl::Status Run(size_t end) {
     if (call_.steps.empty()) return absl::OkStatus();
+    if (reduction_ && end == ops_.size()) AH_RETURN_IF_ERROR(FoldReduction());
     for (size_t j = first_; j < end; ++j) {
       if (!Leaves(j, end)) continue;
       absl::StatusOr<ArrayRecord> record = Allocate(j);
@@ -134,7 +144,7 @@ class ChainGroup {
         registered_[j] = *std::move(registered);
       }
     }
-    if (!call_.outputs.empty()) {
+    if (!call_.outputs.empty() || call_.reduction) {
       const absl::Status status = Launch();
       if (!status.ok()) {
         return absl::Status(
@@ -154,13 +164,33 @@ class ChainGroup {
     return absl::OkStatus();
   }
 
-  // The kept results, once every group has run; on failure, frees those registered so far.
-  std::vector<ArrayTable::RecordPtr> TakeKept() { return std::move(registered_); }
+  // The reduction, once every group has run, when the last group did not fold it: Reduce on
+  // its value, which the chain wrote out for it.
+  absl::Status ReduceAfter() {
+    if (!reduction_ || reduced_) return absl::OkStatus();
+    const std::shared_ptr<const ArrayRecord>& value = results_[reduction_->value];
+    if (!value) return absl::InternalError("a reduced chain value was not written out");
+    absl::StatusOr<ArrayTable::RecordPtr> reduced =
+        engine_.ReduceArray(caller_, reduction_->spec, value);
+    if (!reduced.ok()) {
+      return InBatchOp(reduced.status(), reduction_->batch_op, reduction_->label);
+    }
+    reduced_ = *std::move(reduced);
+    return absl::OkStatus();
+  }
+
+  // The kept results (and the reduction's last), once every group has run; on failure, frees
+  // those registered so far.
+  std::vector<ArrayTable::RecordPtr> TakeKept() {
+    if (reduction_) registered_.push_back(std::move(reduced_));
+    return std::move(registered_);
+  }
   void FreeKept() {
     std::vector<Handle> handles;
     for (const ArrayTable::RecordPtr& record : registered_) {
       if (record) handles.push_back(record->handle);
     }
+    if (reduced_) handles.push_back(reduced_->handle);
     if (!handles.empty()) engine_.Free(caller_, handles).IgnoreError();
   }
 
@@ -173,9 +203,49 @@ class ChainGroup {
     return engine_.NewArray(caller_, dtype, call_.shape, nbytes, /*temporary=*/!ops_[j].keep);
   }
 
-  // Whether op j's result is needed outside the group that ends before op `end`.
+  // Whether op j's result is needed outside the group that ends before op `end` (a value the
+  // last group folds into the reduction is not).
   bool Leaves(size_t j, size_t end) const {
-    return ops_[j].keep || last_reader_[j] >= static_cast<int64_t>(end);
+    if (ops_[j].keep) return true;
+    if (reduced_ && reduction_->value == static_cast<int64_t>(j)) return false;
+    return last_reader_[j] >= static_cast<int64_t>(end);
+  }
+
+  // Types the reduction as Engine::Reduce would, and when it reduces every axis of a value of
+  // this (the last) group with a fusable op, makes its result and adds it to the call.
+  absl::Status FoldReduction() {
+    const TypedOp& value = typed_[reduction_->value];
+    const ReduceSpec& spec = reduction_->spec;
+    const DType dtype = value.types.result_dtype;
+    absl::StatusOr<ReduceResolution> resolved =
+        ResolveReduce(spec.op, dtype, value.shape, spec.axes, spec.dtype, spec.ddof);
+    if (!resolved.ok()) {
+      return InBatchOp(resolved.status(), reduction_->batch_op, reduction_->label);
+    }
+    const auto step = step_of_.find(reduction_->value);
+    if (step == step_of_.end() || value.shape.empty() ||
+        resolved->axes.size() != value.shape.size() || !FusableReduction(spec.op, dtype)) {
+      return absl::OkStatus();
+    }
+    const Shape& shape = spec.keepdims ? resolved->keepdims_shape : resolved->result_shape;
+    absl::StatusOr<ArrayTable::RecordPtr> result = [&]() -> absl::StatusOr<ArrayTable::RecordPtr> {
+      AH_ASSIGN_OR_RETURN(int64_t nbytes,
+                          CheckedArrayBytes(shape, resolved->result_dtype, engine_.limits()));
+      AH_ASSIGN_OR_RETURN(ArrayRecord record,
+                          engine_.NewArray(caller_, resolved->result_dtype, shape, nbytes));
+      return engine_.Register(std::move(record));
+    }();
+    if (!result.ok()) return InBatchOp(result.status(), reduction_->batch_op, reduction_->label);
+    reduced_ = *std::move(result);
+    ArrayView output = ViewOf(*reduced_);
+    output.shape.clear();  // The one element, whatever keepdims made of its shape.
+    output.strides.clear();
+    call_.reduction =
+        FusedElementwiseCall::Reduction{.step = step->second,
+                                        .op = spec.op,
+                                        .accumulate_dtype = resolved->accumulate_dtype,
+                                        .output = output};
+    return absl::OkStatus();
   }
 
   // Whether op i (typed_[i]) can join the group as it is.
@@ -263,6 +333,8 @@ class ChainGroup {
   Engine& engine_;
   const Caller& caller_;
   std::span<const ChainOp> ops_;
+  const ChainReduction* reduction_;  // Null: the chain ends with its last op.
+  ArrayTable::RecordPtr reduced_;    // The reduction's result, once made.
   std::vector<int64_t> last_reader_;
   std::vector<TypedOp> typed_;  // Ops typed so far.
   // Per op: its result once its group ran and it left the group (kept or read later).
@@ -276,9 +348,13 @@ class ChainGroup {
 };
 
 absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ElementwiseChain(
-    const Caller& caller, std::span<const ChainOp> ops) {
+    const Caller& caller, std::span<const ChainOp> ops, const ChainReduction* reduction) {
   const auto bound = Bind(caller, "elementwise chain");
-  ChainGroup group(*this, caller, ops);
+  if (reduction && (reduction->value < 0 || reduction->value >= static_cast<int64_t>(ops.size()) ||
+                    !reduction->spec.out.empty())) {
+    return absl::InternalError("a chain's reduction reads no op of the chain");
+  }
+  ChainGroup group(*this, caller, ops, reduction);
   for (size_t i = 0; i < ops.size(); ++i) {
     absl::StatusOr<TypedOp> typed = group.Type(i);
     absl::Status status = typed.ok() ? group.Add(i, *std::move(typed))
@@ -288,7 +364,9 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ElementwiseChain(
       return status;
     }
   }
-  if (absl::Status status = group.Run(ops.size()); !status.ok()) {
+  absl::Status status = group.Run(ops.size());
+  if (status.ok()) status = group.ReduceAfter();
+  if (!status.ok()) {
     group.FreeKept();
     return status;
   }

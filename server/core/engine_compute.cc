@@ -183,6 +183,12 @@ absl::Status Engine::ReduceNothing(const Caller& caller, const ReduceSpec& spec,
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const ReduceSpec& spec) {
   const auto bound = Bind(caller, OpName(spec.op));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input, Find(caller, spec.input, "input"));
+  return ReduceArray(caller, spec, input);
+}
+
+absl::StatusOr<ArrayTable::RecordPtr> Engine::ReduceArray(const Caller& caller,
+                                                          const ReduceSpec& spec,
+                                                          const ArrayTable::RecordPtr& input) {
   AH_ASSIGN_OR_RETURN(ReduceResolution r, ResolveReduce(spec.op, input->dtype, input->shape,
                                                         spec.axes, spec.dtype, spec.ddof));
   const Shape& final_shape = spec.keepdims ? r.keepdims_shape : r.result_shape;

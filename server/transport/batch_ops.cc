@@ -217,6 +217,14 @@ bool Chainable(const BatchOp& op) {
   return op.op_case() == BatchOp::kElementwise && !WritesIntoOut(op);
 }
 
+std::optional<int64_t> ReducedResult(const BatchOp& op) {
+  if (op.op_case() != BatchOp::kReduce || HasOut(op.reduce()) ||
+      op.reduce().input().value_case() != v1::Operand::kBatchResult) {
+    return std::nullopt;
+  }
+  return op.reduce().input().batch_result();
+}
+
 absl::StatusOr<BatchOpSpec> BatchOpSpecFromProto(const BatchOp& op, const BatchResults& results) {
   switch (op.op_case()) {
     case BatchOp::kElementwise:

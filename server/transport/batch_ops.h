@@ -3,6 +3,7 @@
 // own RPC's engine method takes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ bool WritesIntoOut(const BatchOp& op);
 
 // An elementwise op that makes a new array: one that can run in an elementwise chain.
 bool Chainable(const BatchOp& op);
+
+// For a reduce op that makes a new array of a batch result: that result's op.
+std::optional<int64_t> ReducedResult(const BatchOp& op);
 
 // The op decoded as its own RPC's request is, the batch results it reads named through
 // `results`; the batch runner runs it (server/core/batch_runner.h).

@@ -35,6 +35,9 @@ class RequestOps final : public BatchOps {
 
   bool Chainable(int64_t op) const override { return arrayhub::Chainable(Op(op)); }
   bool WritesIntoOut(int64_t op) const override { return arrayhub::WritesIntoOut(Op(op)); }
+  std::optional<int64_t> ReducedResult(int64_t op) const override {
+    return arrayhub::ReducedResult(Op(op));
+  }
   absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t op,
                                             const BatchResults& results) const override {
     return ElementwiseSpecFromProto(Op(op).elementwise(), &results);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "server/backend/compute.h"
 #include "server/backend/cuda/elementwise_codegen.h"
 #include "server/backend/cuda/kernel_cache.h"
 
@@ -93,6 +94,71 @@ TEST(ElementwiseCodegenTest, ArgumentBlockOffsetsFollowTheStruct) {
   s.inputs[1].scalar = false;
   EXPECT_EQ(ArgsLayoutOf(s).scalar, 64u);  // Three array pointers end at 56; then 16-aligned.
   EXPECT_EQ(ArgsLayoutOf(s).size, 80u);    // One (unused) scalar slot.
+}
+
+// A reduction folded into a chain, for every op it can be and each kind of accumulator (the
+// pairs core's reduction rules give: integers in int64/uint64, float16 in float32, float32
+// sums in float64), dense and strided, with and without an output beside it.
+TEST(ElementwiseCodegenTest, FusedReductionsCompileForEveryOpAndAccumulator) {
+  struct Case {
+    DType value, accumulate, result;
+  };
+  const std::vector<Case> sums = {{DType::kFloat32, DType::kFloat64, DType::kFloat32},
+                                  {DType::kFloat16, DType::kFloat32, DType::kFloat16},
+                                  {DType::kInt8, DType::kInt64, DType::kInt64},
+                                  {DType::kUInt16, DType::kUInt64, DType::kUInt64},
+                                  {DType::kBool, DType::kInt64, DType::kInt64},
+                                  {DType::kComplex64, DType::kComplex64, DType::kComplex64},
+                                  {DType::kFloat64, DType::kFloat64, DType::kFloat64}};
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMean, ReduceOp::kMin,
+                      ReduceOp::kMax, ReduceOp::kAny, ReduceOp::kAll}) {
+    for (Case c : sums) {
+      if (!FusableReduction(op, c.value)) continue;
+      if (op == ReduceOp::kMin || op == ReduceOp::kMax) c.accumulate = c.result = c.value;
+      if (op == ReduceOp::kAny || op == ReduceOp::kAll) c.accumulate = c.result = DType::kBool;
+      if (op == ReduceOp::kMean && !IsFloating(c.value)) {
+        c.accumulate = c.result = DType::kFloat64;
+      }
+      ElementwiseSignature chain{
+          .inputs = {{.dtype = c.value}, {.dtype = c.value}},
+          .steps = {{.op = c.value == DType::kBool ? ElementwiseOp::kLogicalXor
+                                                   : ElementwiseOp::kSubtract,
+                     .compute = c.value,
+                     .result = c.value,
+                     .operands = {0, 1}}},
+          .outputs = {},
+          .reduction = ElementwiseSignature::Reduction{
+              .op = op, .step = 0, .accumulate = c.accumulate, .output = c.result}};
+      chain.vector_width = 2;
+      ExpectCompiles(chain);
+      chain.outputs = {{.step = 0, .dtype = c.value}};
+      chain.vector_width = 1;
+      chain.rank = 2;
+      ExpectCompiles(chain);
+    }
+  }
+}
+
+// The three reduction pointers follow the strides; a kernel without a reduction keeps the key
+// (and so the source and stored binary) it had before reductions could be fused.
+TEST(ElementwiseCodegenTest, AReductionAddsItsPointersAndItsOwnKey) {
+  ElementwiseSignature s{.inputs = {{.dtype = DType::kFloat32}},
+                         .steps = {{.op = ElementwiseOp::kSquare,
+                                    .compute = DType::kFloat32,
+                                    .result = DType::kFloat32,
+                                    .operands = {0}}},
+                         .outputs = {{.step = 0, .dtype = DType::kFloat32}}};
+  s.rank = 2;
+  EXPECT_EQ(KernelKey(s), "ew:afloat32,;square:float32:float32:0;>0:float32,:r2:v1:i64");
+  const ElementwiseArgsLayout plain = ArgsLayoutOf(s);
+  s.reduction = ElementwiseSignature::Reduction{
+      .op = ReduceOp::kSum, .step = 0, .accumulate = DType::kFloat64, .output = DType::kFloat32};
+  const ElementwiseArgsLayout reduced = ArgsLayoutOf(s);
+  EXPECT_EQ(reduced.reduction, plain.stride + 8u * 2u * 2u);  // Two arrays' strides of rank 2.
+  EXPECT_EQ(reduced.reduction, 96u);
+  EXPECT_EQ(reduced.size, 128u);  // 96 + three pointers, padded to 16.
+  EXPECT_EQ(KernelKey(s),
+            "ew:afloat32,;square:float32:float32:0;>0:float32,:r2:v1:i64:Rsum:0:float64:float32");
 }
 
 // A second store over the directory (a restarted daemon) loads the binary the first compiled;

@@ -866,7 +866,8 @@ TEST_F(CudaComputeTest, FusedChainsMatchHostStepByStep) {
       value_dtypes.push_back(input->dtype);
       inputs.push_back(*std::move(input));
     }
-    FusedElementwiseCall cuda_call{.shape = shape, .inputs = {}, .steps = {}, .outputs = {}};
+    FusedElementwiseCall cuda_call;
+    cuda_call.shape = shape;
     for (const TestOperand& input : inputs) cuda_call.inputs.push_back(input.On(true, shape));
     std::string program;
     while (cuda_call.steps.size() < 12) {
@@ -1121,6 +1122,110 @@ TEST_F(ReduceTest, KernelPathsAndEmptyReductionsMatchHost) {
     }
   }
   RunAll(cases);
+}
+
+// A chain that ends in a reduction of one of its values over every element (a Batch's
+// `float((a * b + a).sum())`), folded in the chain's own kernel, against the host backend's
+// step-by-step chain and Reduce: every fusable op over each dtype family, dense and strided
+// inputs, an output written beside the fold, empty values, and values long enough for
+// thousands of blocks. The fold's order is fixed: a repeat gives the same bits.
+TEST_F(CudaComputeTest, FusedReductionsMatchHost) {
+  using O = ElementwiseOp;
+  struct Case {
+    ReduceOp op;
+    DType dtype;
+    Shape shape;
+  };
+  std::vector<Case> cases;
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMean, ReduceOp::kMin,
+                      ReduceOp::kMax, ReduceOp::kAny, ReduceOp::kAll}) {
+    for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,
+                        DType::kInt32, DType::kUInt16, DType::kBool, DType::kComplex64}) {
+      if (!FusableReduction(op, dtype)) continue;
+      for (const Shape& shape : {Shape{4099}, Shape{37, 53}, Shape{0}, Shape{3, (1 << 18) + 1}}) {
+        // Long products leave float range whatever the order; empty min and max are refused.
+        if (op == ReduceOp::kProd && shape[0] == 3) continue;
+        if ((op == ReduceOp::kMin || op == ReduceOp::kMax) && shape == Shape{0}) continue;
+        cases.push_back({op, dtype, shape});
+      }
+    }
+  }
+  const std::vector<std::string> failures = RunParallel(cases.size(), [&](size_t i) {
+    const Case& c = cases[i];
+    Rng rng(BaseSeed() + 104729 * i);
+    const Domain domain = c.op == ReduceOp::kProd                            ? Domain::kNearOne
+                          : c.op == ReduceOp::kMin || c.op == ReduceOp::kMax ? Domain::kSpecial
+                                                                             : Domain::kSumand;
+    const Layout second = c.shape.size() == 2 ? Layout::kTransposed : Layout::kReversed;
+    absl::StatusOr<TestOperand> a = MakeOperand(c.dtype, Layout::kDense, c.shape, domain, rng);
+    absl::StatusOr<TestOperand> b = MakeOperand(c.dtype, second, c.shape, domain, rng);
+    if (!a.ok() || !b.ok()) return std::optional<std::string>("operands: " + a.status().ToString());
+    // s0 = a * b (a and b for bool), s1 = s0 + a (s0 != a): the product folds s0, others s1.
+    const bool logical = c.dtype == DType::kBool;
+    FusedElementwiseCall cuda_call;
+    cuda_call.shape = c.shape;
+    cuda_call.inputs = {a->On(true, c.shape), b->On(true, c.shape)};
+    cuda_call.steps = {{.op = logical ? O::kLogicalAnd : O::kMultiply, .operands = {0, 1}},
+                       {.op = logical ? O::kNotEqual : O::kAdd, .operands = {2, 0}}};
+    DType value_dtype = c.dtype;
+    const std::vector<UfuncOperand> typing(2, {.array_dtype = c.dtype, .scalar = std::nullopt});
+    for (FusedElementwiseCall::Step& step : cuda_call.steps) {
+      absl::StatusOr<UfuncResolution> types = ResolveUfunc(step.op, typing, std::nullopt);
+      if (!types.ok()) return std::optional<std::string>(types.status().ToString());
+      step.compute_dtype = types->compute_dtype;
+      step.result_dtype = value_dtype = types->result_dtype;
+    }
+    const int folded = c.op == ReduceOp::kProd ? 0 : 1;
+    absl::StatusOr<ReduceResolution> r = ResolveReduce(c.op, cuda_call.steps[folded].result_dtype,
+                                                       c.shape, std::nullopt, std::nullopt, 0);
+    if (!r.ok()) return std::optional<std::string>(r.status().ToString());
+    absl::StatusOr<Pair> result = UploadBoth(Bytes(ItemSize(r->result_dtype)));
+    absl::StatusOr<TestOperand> beside =
+        MakeOperand(value_dtype, Layout::kDense, c.shape, Domain::kAny, rng);
+    if (!result.ok() || !beside.ok()) return std::optional<std::string>("outputs");
+    auto output = [&](bool cuda) {
+      return ArrayView{.buffer = cuda ? result->cuda.get() : result->host.get(),
+                       .offset_bytes = 0,
+                       .dtype = r->result_dtype,
+                       .shape = {},
+                       .strides = {}};
+    };
+    FusedElementwiseCall host_call = cuda_call;
+    host_call.inputs = {a->On(false, c.shape), b->On(false, c.shape)};
+    cuda_call.outputs = {{.step = 1, .view = *beside->On(true, c.shape).array}};
+    host_call.outputs = {{.step = 1, .view = *beside->On(false, c.shape).array}};
+    cuda_call.reduction = {{.step = folded,
+                            .op = c.op,
+                            .accumulate_dtype = r->accumulate_dtype,
+                            .output = output(true)}};
+    host_call.reduction = cuda_call.reduction;
+    host_call.reduction->output = output(false);
+    const std::string name =
+        fmt::format("{} of {} {}", OpName(c.op), DTypeName(c.dtype), FormatShape(c.shape));
+    absl::StatusOr<Bytes> first;
+    for (int run = 0; run < 2; ++run) {
+      if (absl::Status status = cuda_->FusedElementwise(cuda_call); !status.ok()) {
+        return std::optional<std::string>(name + " cuda: " + status.ToString());
+      }
+      absl::StatusOr<Bytes> bits = Download(*cuda_, *result->cuda);
+      if (!bits.ok()) return std::optional<std::string>(name + " " + bits.status().ToString());
+      if (run == 0) first = *bits;
+      if (run == 1 && *bits != *first)
+        return std::optional<std::string>(name + ": a repeat differs");
+    }
+    if (absl::Status status = host_.FusedElementwise(host_call); !status.ok()) {
+      return std::optional<std::string>(name + " host: " + status.ToString());
+    }
+    for (const auto& [pair, dtype, tolerance] :
+         {std::tuple{&*result, r->result_dtype, ReduceTolerance(c.op, r->result_dtype)},
+          std::tuple{&beside->buffers, value_dtype, 0.0}}) {
+      if (std::optional<std::string> mismatch = CompareBuffers(*pair, dtype, tolerance)) {
+        return std::optional<std::string>(name + ": " + *mismatch);
+      }
+    }
+    return std::optional<std::string>();
+  });
+  EXPECT_TRUE(failures.empty()) << Summary(failures, cases.size());
 }
 
 // NumPy divides the complex sum 0+0j by the count 0 as complex numbers: nan+nanj.

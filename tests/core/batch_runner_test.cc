@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ class AddingOps final : public BatchOps {
   explicit AddingOps(int64_t failing = -1) : failing_(failing) {}
   bool Chainable(int64_t) const override { return false; }
   bool WritesIntoOut(int64_t) const override { return false; }
+  std::optional<int64_t> ReducedResult(int64_t) const override { return std::nullopt; }
   absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t, const BatchResults&) const override {
     return absl::InternalError("no chains here");
   }
@@ -91,6 +93,109 @@ TEST_F(BatchRunnerTest, AFailingOpIsNamedAndLeavesNothingBehind) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(), "ops[2] (elementwise add): bad operand");
   EXPECT_EQ(Arrays(), 0);
+}
+
+// Op 0: ones(4, 3); op 1: op 0 * 3; op 2: op 1 + 1; op 3: `reduce` of op 2. Ops 1 and 2 are a
+// chain, and op 3 reduces its last value.
+class ReducedChainOps final : public BatchOps {
+ public:
+  explicit ReducedChainOps(ReduceSpec reduce) : reduce_(std::move(reduce)) {}
+  bool Chainable(int64_t op) const override { return op == 1 || op == 2; }
+  bool WritesIntoOut(int64_t) const override { return false; }
+  std::optional<int64_t> ReducedResult(int64_t op) const override {
+    return op == 3 ? std::optional<int64_t>(2) : std::nullopt;
+  }
+  absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t op,
+                                            const BatchResults& results) const override {
+    OperandSpec scalar;
+    scalar.scalar = Scalar::Float(op == 1 ? 3.0 : 1.0);
+    return ElementwiseSpec{.op = op == 1 ? ElementwiseOp::kMultiply : ElementwiseOp::kAdd,
+                           .operands = {results.OperandOf(op - 1), scalar}};
+  }
+  absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
+    if (op == 0) return CreateSpec{.dtype = DType::kFloat64, .shape = {4, 3}, .kind = OnesKind{}};
+    if (op == 3) {
+      ReduceSpec spec = reduce_;
+      spec.input = results.HandleOf(2);
+      return spec;
+    }
+    return ChainSpec(op, results);
+  }
+
+ private:
+  ReduceSpec reduce_;
+};
+
+class ReducedChainTest : public BatchRunnerTest {
+ protected:
+  // The four ops of ReducedChainOps, op 3 and `keep` kept.
+  BatchPlan Plan(std::vector<int32_t> keep) {
+    steps_ = {{.label = "create ones"},
+              {.label = "elementwise multiply", .references = {{.field = "a", .op = 0}}},
+              {.label = "elementwise add", .references = {{.field = "a", .op = 1}}},
+              {.label = "reduce", .references = {{.field = "input", .op = 2}}}};
+    keep_ = std::move(keep);
+    return PlanBatch(steps_, keep_).value();
+  }
+
+  void FreeAll() {
+    std::vector<Handle> handles;
+    for (const ArrayTable::RecordPtr& array : engine_.List(caller_, false)) {
+      handles.push_back(array->handle);
+    }
+    ASSERT_TRUE(engine_.Free(caller_, handles).ok());
+  }
+};
+
+TEST_F(ReducedChainTest, TheReductionOfAChainIsItsLastStep) {
+  for (bool keepdims : {false, true}) {
+    const BatchPlan plan = Plan({3});
+    {
+      BatchRunner runner(engine_, caller_, steps_, plan);
+      ASSERT_TRUE(runner.Run(ReducedChainOps(ReduceSpec{.keepdims = keepdims})).ok());
+      const ArrayRecord& sum = runner.Of(3);
+      EXPECT_EQ(sum.shape, keepdims ? Shape({1, 1}) : Shape({}));
+      EXPECT_EQ(*static_cast<const double*>(sum.buffer->data()), 48.0);  // 12 fours.
+      runner.Keep(plan.array_of[3]);
+    }
+    EXPECT_EQ(Arrays(), 1);  // The chain's values never became arrays; ones(4, 3) was freed.
+    FreeAll();
+  }
+}
+
+// A reduction over some axes runs after the chain, on its value written out for it; a value
+// the client keeps is written and reduced alike.
+TEST_F(ReducedChainTest, APartialReductionAndAKeptValueRunAsBefore) {
+  for (const std::vector<int32_t>& keep : {std::vector<int32_t>{3}, std::vector<int32_t>{2, 3}}) {
+    const BatchPlan plan = Plan(keep);
+    {
+      BatchRunner runner(engine_, caller_, steps_, plan);
+      ASSERT_TRUE(runner
+                      .Run(ReducedChainOps(
+                          ReduceSpec{.op = ReduceOp::kMax, .axes = std::vector<int64_t>{0}}))
+                      .ok());
+      const ArrayRecord& max = runner.Of(3);
+      ASSERT_EQ(max.shape, Shape({3}));
+      const auto* values = static_cast<const double*>(max.buffer->data());
+      EXPECT_EQ(std::vector<double>(values, values + 3), std::vector<double>(3, 4.0));
+      for (int32_t op : keep) runner.Keep(plan.array_of[op]);
+    }
+    EXPECT_EQ(Arrays(), static_cast<int64_t>(keep.size()));
+    FreeAll();
+  }
+}
+
+TEST_F(ReducedChainTest, AFailingReductionIsNamedAndLeavesNothingBehind) {
+  const BatchPlan plan = Plan({2, 3});
+  absl::Status status;
+  {
+    BatchRunner runner(engine_, caller_, steps_, plan);
+    status = runner.Run(
+        ReducedChainOps(ReduceSpec{.op = ReduceOp::kMin, .axes = std::vector<int64_t>{5}}));
+  }
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "ops[3] (reduce): axis 5 is out of bounds for array of dimension 2");
+  EXPECT_EQ(Arrays(), 0);  // Not the kept value of op 2 either.
 }
 
 }  // namespace

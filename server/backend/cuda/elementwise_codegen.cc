@@ -102,12 +102,14 @@ ElementwiseArgsLayout ArgsLayoutOf(const ElementwiseSignature& s) {
   const size_t scalars = static_cast<size_t>(s.scalar_inputs());
   ElementwiseArgsLayout layout;
   layout.out = sizeof(int64_t);
-  layout.in = layout.out + sizeof(char*) * outputs;
+  layout.in = layout.out + sizeof(char*) * std::max<size_t>(outputs, 1);
   layout.scalar = RoundUp(layout.in + sizeof(char*) * std::max<size_t>(arrays, 1), 16);
   layout.shape = layout.scalar + 16 * std::max<size_t>(scalars, 1);
   const size_t rank = static_cast<size_t>(s.rank);
   layout.stride = layout.shape + sizeof(int64_t) * rank;
-  layout.size = RoundUp(layout.stride + sizeof(int64_t) * (outputs + arrays) * rank, 16);
+  layout.reduction = layout.stride + sizeof(int64_t) * (outputs + arrays) * rank;
+  const size_t reduction_bytes = s.reduction ? 3 * sizeof(void*) : 0;
+  layout.size = RoundUp(layout.reduction + reduction_bytes, 16);
   return layout;
 }
 
@@ -156,8 +158,126 @@ std::string KernelKey(const ElementwiseSignature& s) {
   key += ":v";
   AppendInt(key, s.vector_width);
   key += s.index32 ? ":i32" : ":i64";
+  if (s.reduction) {  // Appended only here: the keys (and sources) of other kernels stay.
+    key += ":R";
+    key += OpName(s.reduction->op);
+    key += ':';
+    AppendInt(key, s.reduction->step);
+    key += ':';
+    key += DTypeName(s.reduction->accumulate);
+    key += ':';
+    key += DTypeName(s.reduction->output);
+  }
   return key;
 }
+
+namespace {
+
+// The fold of a reduction, its identity, and how the last block finishes: ah_fold,
+// ah_identity and ah_finish over ah_acc_t, storing an ah_red_t.
+std::string ReductionSource(const ElementwiseSignature::Reduction& r) {
+  std::string_view fold;
+  std::string_view identity;
+  switch (r.op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kMean:
+      fold = "ah_op_add(a, b)";
+      identity = "ah_cast<ah_acc_t>(0)";
+      break;
+    case ReduceOp::kProd:
+      fold = "ah_op_multiply(a, b)";
+      identity = "ah_cast<ah_acc_t>(1)";
+      break;
+    case ReduceOp::kMin:
+      fold = "ah_op_minimum<false>(a, b)";
+      identity = "ah_highest<ah_acc_t>()";
+      break;
+    case ReduceOp::kMax:
+      fold = "ah_op_maximum<false>(a, b)";
+      identity = "ah_lowest<ah_acc_t>()";
+      break;
+    case ReduceOp::kAny:
+      fold = "a || b";
+      identity = "false";
+      break;
+    case ReduceOp::kAll:
+      fold = "a && b";
+      identity = "true";
+      break;
+    default:
+      break;
+  }
+  // The mean divides the sum by the count (each part of a complex one), in the accumulator's
+  // type, as the reduction kernels divide.
+  std::string finish = "total";
+  if (r.op == ReduceOp::kMean) {
+    finish = IsComplex(r.accumulate) ? "ah_acc_t{total.re / (ah_acc_t::value_type)n, total.im / "
+                                       "(ah_acc_t::value_type)n}"
+                                     : "total / (ah_acc_t)n";
+  }
+  return fmt::format(
+      R"(typedef {0} ah_acc_t;
+typedef {1} ah_red_t;
+// Extremes of T: the identities of the minimum and maximum folds.
+template <class T> __device__ __forceinline__ T ah_highest() {{
+  if constexpr (ah_same<T, bool>::value) return true;
+  else if constexpr (ah_int<T>::value && ah_int<T>::is_signed)
+    return (T)((1ull << (ah_int<T>::bits - 1)) - 1);
+  else if constexpr (ah_int<T>::value) return (T)~0ull;
+  else return (T)__longlong_as_double(0x7ff0000000000000ll);
+}}
+template <class T> __device__ __forceinline__ T ah_lowest() {{
+  if constexpr (ah_same<T, bool>::value) return false;
+  else if constexpr (ah_int<T>::value && ah_int<T>::is_signed)
+    return (T)(1ull << (ah_int<T>::bits - 1));
+  else if constexpr (ah_int<T>::value) return (T)0;
+  else return (T)__longlong_as_double(0xfff0000000000000ll);
+}}
+__device__ __forceinline__ ah_acc_t ah_fold(ah_acc_t a, ah_acc_t b) {{ return {2}; }}
+__device__ __forceinline__ ah_acc_t ah_identity() {{ return {3}; }}
+// The block's threads folded in a tree, into s[0].
+__device__ __forceinline__ void ah_block_fold(ah_acc_t* s, ah_acc_t mine) {{
+  s[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned w = {5} / 2; w > 0; w /= 2) {{
+    if (threadIdx.x < w) s[threadIdx.x] = ah_fold(s[threadIdx.x], s[threadIdx.x + w]);
+    __syncthreads();
+  }}
+}}
+// Each block publishes its fold, then counts itself in; the last one folds every block's in
+// block order, stores the result and returns the counter to zero.
+__device__ __forceinline__ void ah_finish(ah_acc_t mine, long long n, void* out,
+                                          unsigned* arrivals, ah_acc_t* partials) {{
+  __shared__ alignas(16) unsigned char raw[{5} * sizeof(ah_acc_t)];
+  __shared__ bool last;
+  ah_acc_t* s = reinterpret_cast<ah_acc_t*>(raw);
+  ah_block_fold(s, mine);
+  if (threadIdx.x == 0) {{
+    partials[blockIdx.x] = s[0];
+    // The fold is visible to every block before this one counts itself in.
+    __threadfence();
+    last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
+  }}
+  __syncthreads();
+  if (!last) return;
+  // Every other block published its fold before counting itself in.
+  __threadfence();
+  ah_acc_t folded = ah_identity();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) folded = ah_fold(folded, partials[b]);
+  __syncthreads();
+  ah_block_fold(s, folded);
+  if (threadIdx.x == 0) {{
+    const ah_acc_t total = s[0];
+    *reinterpret_cast<ah_red_t*>(out) = ah_cast<ah_red_t>({4});
+    *arrivals = 0;
+  }}
+}}
+)",
+      WorkingType(r.accumulate), StorageType(r.output), fold, identity, finish,
+      kElementwiseThreads);
+}
+
+}  // namespace
 
 std::string KernelSource(const ElementwiseSignature& s) {
   const size_t inputs = s.inputs.size();
@@ -191,17 +311,23 @@ std::string KernelSource(const ElementwiseSignature& s) {
   for (size_t j = 0; j < outputs; ++j) {
     body += fmt::format("  y{0} = ah_cast<ah_o{0}_t>(t{1});\n", j, s.outputs[j].step);
   }
+  if (s.reduction) {
+    src += ReductionSource(*s.reduction);
+    params += fmt::format("{}ah_acc_t& r", params.empty() ? "" : ", ");
+    body += fmt::format("  r = ah_cast<ah_acc_t>(t{});\n", s.reduction->step);
+  }
   src += fmt::format("__device__ __forceinline__ void ah_apply({}) {{\n{}}}\n", params, body);
 
   // The argument block (see ElementwiseArgsLayout).
   src += fmt::format(
       "struct ah_args {{\n  long long n;\n  char* out[{}];\n  const char* in[{}];\n"
       "  alignas(16) unsigned char scalar[{}][16];\n",
-      outputs, std::max(s.array_inputs(), 1), std::max(s.scalar_inputs(), 1));
+      std::max<size_t>(outputs, 1), std::max(s.array_inputs(), 1), std::max(s.scalar_inputs(), 1));
   if (s.rank > 0) {
     src += fmt::format("  long long shape[{0}];\n  long long stride[{1}][{0}];\n", s.rank,
                        outputs + static_cast<size_t>(s.array_inputs()));
   }
+  if (s.reduction) src += "  void* reduced;\n  unsigned* arrivals;\n  void* partials;\n";
   src += "};\n";
 
   src += fmt::format(
@@ -225,6 +351,12 @@ std::string KernelSource(const ElementwiseSignature& s) {
   src +=
       "  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  const long long step = (long long)gridDim.x * blockDim.x;\n";
+  if (s.reduction) src += "  ah_acc_t acc = ah_identity();\n";
+  // With a reduction the kernel ends by folding the threads' accumulators.
+  const std::string end_kernel = s.reduction
+                                     ? "  ah_finish(acc, args.n, args.reduced, args.arrivals, "
+                                       "static_cast<ah_acc_t*>(args.partials));\n}\n"
+                                     : "}\n";
 
   // ah_apply's arguments, given how an array input and an output are reached.
   auto apply_args = [&](auto input_at, auto output_at) {
@@ -234,6 +366,12 @@ std::string KernelSource(const ElementwiseSignature& s) {
     }
     for (size_t j = 0; j < outputs; ++j) args += (args.empty() ? "" : ", ") + output_at(j);
     return args;
+  };
+  // The statement that computes one element (and folds it, with a reduction).
+  auto apply = [&](const std::string& args) {
+    if (!s.reduction) return fmt::format("ah_apply({});", args);
+    return fmt::format("{{ ah_acc_t r; ah_apply({}{}r); acc = ah_fold(acc, r); }}", args,
+                       args.empty() ? "" : ", ");
   };
 
   if (s.rank == 0) {
@@ -264,13 +402,13 @@ std::string KernelSource(const ElementwiseSignature& s) {
         "  const long long vectors = args.n / {0};\n"
         "  for (long long i = first; i < vectors; i += step) {{\n{1}"
         "#pragma unroll\n"
-        "    for (int j = 0; j < {0}; ++j) ah_apply({2});\n{3}"
+        "    for (int j = 0; j < {0}; ++j) {2}\n{3}"
         "  }}\n"
         "  for (long long i = vectors * {0} + first; i < args.n; i += step) {{\n"
-        "    ah_apply({4});\n"
-        "  }}\n}}\n",
-        v, loads, vector_args, stores, tail_args);
-    return src;
+        "    {4}\n"
+        "  }}\n",
+        v, loads, apply(vector_args), stores, apply(tail_args));
+    return src + end_kernel;
   }
 
   // Strided: split the flat index into coordinates, innermost first, and accumulate each
@@ -309,10 +447,10 @@ std::string KernelSource(const ElementwiseSignature& s) {
       "      {3};\n"
       "    }}\n"
       "    {4};\n"
-      "    ah_apply({5});\n"
-      "  }}\n}}\n",
-      index_type, offsets, s.rank, accumulate, accumulate_outer, call_args);
-  return src;
+      "    {5}\n"
+      "  }}\n",
+      index_type, offsets, s.rank, accumulate, accumulate_outer, apply(call_args));
+  return src + end_kernel;
 }
 
 }  // namespace arrayhub

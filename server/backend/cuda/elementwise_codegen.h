@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,9 +42,19 @@ struct ElementwiseSignature {
     int step = 0;
     DType dtype = DType::kFloat32;  // As stored.
   };
+  // A step's value folded over every element (FusedElementwiseCall::Reduction): each thread
+  // folds its elements, each block its threads, and the last block to finish folds the
+  // blocks' results in block order (deterministic for a given grid) and stores the one result.
+  struct Reduction {
+    ReduceOp op = ReduceOp::kSum;  // FusableReduction's ops.
+    int step = 0;
+    DType accumulate = DType::kFloat64;
+    DType output = DType::kFloat64;  // As stored.
+  };
   std::vector<Input> inputs;
   std::vector<Step> steps;
   std::vector<Output> outputs;
+  std::optional<Reduction> reduction{};
   // 0: every array (the outputs too) is dense and in the same order, so element i is at index
   // i of each. Otherwise the arrays are strided with this many (coalesced) dimensions.
   int rank = 0;
@@ -64,14 +75,17 @@ std::string KernelSource(const ElementwiseSignature& signature);
 
 // The kernel's single argument, `ah_args`, as the device compiler lays it out:
 //   long long n;                                   // elements
-//   char* out[outputs];                            // each output's first element
+//   char* out[max(outputs, 1)];                    // each output's first element
 //   const char* in[max(array inputs, 1)];          // each array input's, in input order
 //   alignas(16) unsigned char scalar[max(scalar inputs, 1)][16];  // stored bytes, in order
 //   long long shape[rank];                         // rank > 0 only
 //   long long stride[outputs + array inputs][rank];  // bytes; outputs' rows first
+//   void* reduced;        // with a reduction only: where its result goes,
+//   unsigned* arrivals;   // the counter the blocks count themselves in (zero before and after),
+//   void* partials;       // and one accumulator per block (kReducePartialBytes at most)
 // padded to 16 bytes.
 struct ElementwiseArgsLayout {
-  size_t out = 0, in = 0, scalar = 0, shape = 0, stride = 0, size = 0;  // Byte offsets.
+  size_t out = 0, in = 0, scalar = 0, shape = 0, stride = 0, reduction = 0, size = 0;  // Bytes.
 };
 ElementwiseArgsLayout ArgsLayoutOf(const ElementwiseSignature& signature);
 

@@ -9,6 +9,8 @@
 
 #include "server/backend/cuda/coalesced_walk.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_queue.h"
+#include "server/backend/cuda/cuda_reduce.cuh"
 #include "server/backend/cuda/elementwise_codegen.h"
 #include "server/backend/cuda/kernel_cache.h"
 #include "server/backend/cuda/transpose_kernels.cuh"
@@ -112,7 +114,21 @@ absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
   }
   int64_t n = 1;
   for (int64_t extent : call.shape) n *= extent;
-  if (n == 0 || call.outputs.empty()) return absl::OkStatus();
+  if (call.reduction) {
+    const FusedElementwiseCall::Reduction& reduction = *call.reduction;
+    if (reduction.step < 0 || static_cast<size_t>(reduction.step) >= call.steps.size() ||
+        !FusableReduction(reduction.op, call.steps[reduction.step].result_dtype)) {
+      return absl::InternalError(fmt::format("a fused {} of step {}, of {} steps",
+                                             OpName(reduction.op), reduction.step,
+                                             call.steps.size()));
+    }
+    signature.reduction = ElementwiseSignature::Reduction{.op = reduction.op,
+                                                          .step = reduction.step,
+                                                          .accumulate = reduction.accumulate_dtype,
+                                                          .output = reduction.output.dtype};
+  } else if (n == 0 || call.outputs.empty()) {
+    return absl::OkStatus();  // A reduction of nothing still stores its identity.
+  }
 
   // The arrays in the order of the argument block: the outputs, then the array inputs.
   std::vector<const ArrayView*> views;
@@ -139,7 +155,8 @@ absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
   CoalescedWalk walk = Coalesce(call.shape, byte_strides);
   layout.shape = std::move(walk.extents);
   for (size_t k = 0; k < views.size(); ++k) layout.arrays[k].strides = std::move(walk.strides[k]);
-  if (std::optional<TiledTransposeArgs> tiled = TransposeTiling(call, layout)) {
+  if (std::optional<TiledTransposeArgs> tiled =
+          call.reduction ? std::nullopt : TransposeTiling(call, layout)) {
     AH_CUDA_RETURN_IF_ERROR(LaunchTiledTranspose(*tiled, context.stream));
     return absl::OkStatus();
   }
@@ -200,13 +217,24 @@ absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
     }
   }
 
+  int64_t max_blocks = kBlocksPerSm * context.sm_count;
+  if (call.reduction) {
+    // The queue's reduction workspace: its first counter, then a partial result per block.
+    AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
+    AH_ASSIGN_OR_RETURN(void* workspace, queue->ReductionWorkspace());
+    auto* arrivals = static_cast<unsigned*>(workspace);
+    void* pointers[] = {BaseOf(call.reduction->output), arrivals, arrivals + kReduceArrivalSlots};
+    std::memcpy(args.data() + offsets.reduction, pointers, sizeof(pointers));
+    max_blocks =
+        std::min(max_blocks, kReducePartialBytes / ItemSize(call.reduction->accumulate_dtype));
+  }
+
   AH_ASSIGN_OR_RETURN(
       cudaKernel_t kernel,
       KernelCache::Global().Get(KernelKey(signature), context.arch, kElementwiseEntry,
                                 [&] { return KernelSource(signature); }));
-  const int64_t blocks =
-      std::clamp<int64_t>((work_items + kElementwiseThreads - 1) / kElementwiseThreads, 1,
-                          kBlocksPerSm * context.sm_count);
+  const int64_t blocks = std::clamp<int64_t>(
+      (work_items + kElementwiseThreads - 1) / kElementwiseThreads, 1, max_blocks);
   void* kernel_args[] = {args.data()};
   AH_CUDA_RETURN_IF_ERROR(
       cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(blocks)),
