@@ -579,10 +579,9 @@ cudaError_t RunRows(const R& r, const typename R::Input* in, const ReduceGeometr
     return cudaGetLastError();
   }
   const int64_t fill = FillBlocks<RowsPerBlock<R>>(launch);
+  // No more blocks than one wave holds: a second wave of a few blocks would run alone.
   const int64_t splits =
-      g.outer >= fill
-          ? 1
-          : std::max<int64_t>(1, std::min(CeilDiv(fill, g.outer), g.reduce / kMinRowChunk));
+      g.outer >= fill ? 1 : std::max<int64_t>(1, std::min(fill / g.outer, g.reduce / kMinRowChunk));
   if (splits == 1) {
     RowsPerBlock<<<static_cast<unsigned>(g.outer), kThreads, 0, launch.stream>>>(r, in, g, 1, out,
                                                                                  true);
@@ -626,9 +625,11 @@ cudaError_t RunColumns(const R& r, const typename R::Input* in, const ReduceGeom
   const int64_t fill = FillBlocks<Columns<R, kWidth>>(launch);
   int64_t splits = 1;
   if (column_blocks < fill) {
+    // One wave at most: rounding the splits up made 711 blocks of a 660-block wave for the
+    // column sum of 10000^2, whose last 51 blocks ran alone (ncu on an H200: 1.08 waves, 71%
+    // of DRAM bandwidth).
     splits = std::clamp<int64_t>(
-        std::min(CeilDiv(fill, column_blocks), g.reduce / (rows_per_block * kMinColumnChunk)), 1,
-        65535);
+        std::min(fill / column_blocks, g.reduce / (rows_per_block * kMinColumnChunk)), 1, 65535);
   }
   const int64_t chunk = CeilDiv(g.reduce, splits);
   if (chunk > 0) splits = CeilDiv(g.reduce, chunk);
