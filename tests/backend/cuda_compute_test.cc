@@ -1229,13 +1229,13 @@ TEST_F(CudaComputeTest, FusedReductionsMatchHost) {
 }
 
 // NumPy divides the complex sum 0+0j by the count 0 as complex numbers: nan+nanj.
-// Rows too few to fill the device are split over blocks, and the last block of each row folds
-// the blocks' partial results in the same launch, counting the blocks in counters of the
-// queue's own (cuda_reduce.cuh). The results must equal the host's, be the same bits on every
+// Rows too few to fill the device are split over blocks, and the last block of each row (of
+// each column of blocks, for columns) folds the blocks' partial results in the same launch,
+// counting the blocks in counters of the queue's own (cuda_reduce.cuh). The results must equal the host's, be the same bits on every
 // repeat (the fold's order is fixed), and stay so when shapes of different splits follow each
 // other on one queue and when four queues reduce at once (each queue's counters are its own
 // and are zero again after every reduction).
-TEST_F(CudaComputeTest, SplitRowReductionsFinishInOneLaunch) {
+TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
   Rng rng(BaseSeed());
   const int64_t n = 12'000'000;
   const Bytes bytes = RandomBytes(DType::kFloat64, n, Domain::kAny, rng);
@@ -1245,6 +1245,7 @@ TEST_F(CudaComputeTest, SplitRowReductionsFinishInOneLaunch) {
     ReduceOp op;
     Shape shape;
     DType output;
+    bool columns = false;  // Reduce axis 0 instead of the last.
   };
   const std::vector<Case> cases = {
       {ReduceOp::kSum, {n}, DType::kFloat64},
@@ -1253,10 +1254,15 @@ TEST_F(CudaComputeTest, SplitRowReductionsFinishInOneLaunch) {
       {ReduceOp::kVar, {n}, DType::kFloat64},
       {ReduceOp::kArgmax, {5, n / 5}, DType::kInt64},
       {ReduceOp::kMin, {n}, DType::kFloat64},
+      {ReduceOp::kSum, {n / 1000, 1000}, DType::kFloat64, true},
+      {ReduceOp::kStd, {n / 4000, 4000}, DType::kFloat64, true},
+      {ReduceOp::kArgmin, {n / 300, 300}, DType::kInt64, true},
+      {ReduceOp::kMax, {n / 30000, 30000}, DType::kFloat64, true},
   };
   // One case on `backend` (the caller's bound queue): the output's bytes.
   auto reduce = [&](Backend& backend, const Buffer& input, const Case& c) -> absl::StatusOr<Bytes> {
-    const Shape out_shape(c.shape.begin(), c.shape.end() - 1);
+    const Shape out_shape = c.columns ? Shape(c.shape.begin() + 1, c.shape.end())
+                                      : Shape(c.shape.begin(), c.shape.end() - 1);
     int64_t outputs = 1;
     for (int64_t extent : out_shape) outputs *= extent;
     AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out,
@@ -1267,7 +1273,7 @@ TEST_F(CudaComputeTest, SplitRowReductionsFinishInOneLaunch) {
                                     .dtype = DType::kFloat64,
                                     .shape = c.shape,
                                     .strides = ContiguousStrides(c.shape)},
-                          .axes = {static_cast<int64_t>(c.shape.size()) - 1},
+                          .axes = {c.columns ? 0 : static_cast<int64_t>(c.shape.size()) - 1},
                           .accumulate_dtype = DType::kFloat64,
                           .ddof = 0,
                           .output = {.buffer = out.get(),

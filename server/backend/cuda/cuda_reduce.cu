@@ -471,17 +471,15 @@ __global__ void __launch_bounds__(kThreads)
 // reduced index when kWidth > 1), the blockDim.y threads along y split the block's chunk of the
 // reduced axis (blockIdx.y) between them, and the y partials are folded in order through
 // shared memory. Partial results are laid out [chunk][output]. With blockDim.y == 1 and
-// kWidth == 1 it is a thread per output, for short rows.
+// kWidth == 1 it is a thread per output, for short rows. Answers, in the threads with
+// threadIdx.y == 0, the folds of outputs first..first + kWidth - 1 over the block's chunk.
 template <class R, int kWidth>
-__global__ void __launch_bounds__(kThreads)
-    Columns(R r, const typename R::Input* in, ReduceGeometry g, int64_t chunk, void* out,
-            bool finish) {
+__device__ void FoldColumnChunk(const R& r, const typename R::Input* in, const ReduceGeometry& g,
+                                int64_t chunk, int64_t first, typename R::Value (&acc)[kWidth]) {
   using Value = typename R::Value;
   const int64_t outputs = g.outer * g.inner;
-  const int64_t first = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kWidth;
   const int64_t begin = blockIdx.y * chunk;
   const int64_t end = begin + chunk < g.reduce ? begin + chunk : g.reduce;
-  Value acc[kWidth];
 #pragma unroll
   for (int e = 0; e < kWidth; ++e) acc[e] = r.Identity();
   if (first < outputs) {
@@ -502,15 +500,66 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int e = 0; e < kWidth; ++e) partial[slot][e] = acc[e];
     __syncthreads();
-    if (threadIdx.y != 0) return;
-    for (unsigned y = 1; y < blockDim.y; ++y) {
+    if (threadIdx.y == 0) {
+      for (unsigned y = 1; y < blockDim.y; ++y) {
 #pragma unroll
-      for (int e = 0; e < kWidth; ++e) acc[e] = r(acc[e], partial[y * blockDim.x + threadIdx.x][e]);
+        for (int e = 0; e < kWidth; ++e) {
+          acc[e] = r(acc[e], partial[y * blockDim.x + threadIdx.x][e]);
+        }
+      }
     }
   }
-  if (first >= outputs) return;
+}
+
+template <class R, int kWidth>
+__global__ void __launch_bounds__(kThreads)
+    Columns(R r, const typename R::Input* in, ReduceGeometry g, int64_t chunk, void* out,
+            bool finish) {
+  const int64_t outputs = g.outer * g.inner;
+  const int64_t first = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kWidth;
+  typename R::Value acc[kWidth];
+  FoldColumnChunk<R, kWidth>(r, in, g, chunk, first, acc);
+  if (threadIdx.y != 0 || first >= outputs) return;
 #pragma unroll
   for (int e = 0; e < kWidth; ++e) Store(r, out, blockIdx.y * outputs + first + e, acc[e], finish);
+}
+
+// Columns split into chunks, and the last block of each column of blocks to finish folds the
+// chunks' partial results of its outputs in chunk order with `partial` (R's MakePartial), as a
+// second launch would: one launch instead of two. The blocks of column of blocks x count
+// themselves in `arrivals[x]` (see kReduceWorkspaceBytes), which the last one returns to zero.
+template <class R, class P, int kWidth>
+__global__ void __launch_bounds__(kThreads)
+    ColumnsLastFolds(R r, P partial, const typename R::Input* in, ReduceGeometry g, int64_t chunk,
+                     typename R::Value* partials, void* out, unsigned* arrivals) {
+  const int64_t outputs = g.outer * g.inner;
+  const int64_t first = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kWidth;
+  typename R::Value acc[kWidth];
+  FoldColumnChunk<R, kWidth>(r, in, g, chunk, first, acc);
+  if (threadIdx.y == 0 && first < outputs) {
+#pragma unroll
+    for (int e = 0; e < kWidth; ++e) partials[blockIdx.y * outputs + first + e] = acc[e];
+    // The partials are visible to every block before this one counts itself in.
+    __threadfence();
+  }
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    last = atomicAdd(&arrivals[blockIdx.x], 1u) == gridDim.y - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  // Every other block of the column published its partials before counting itself in.
+  __threadfence();
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * kWidth;
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  for (int64_t o = base + t; o < base + int64_t{blockDim.x} * kWidth && o < outputs;
+       o += blockDim.x * blockDim.y) {
+    typename P::Value folded = partial.Identity();
+    for (unsigned y = 0; y < gridDim.y; ++y) folded = partial(folded, partials[y * outputs + o]);
+    Store(partial, out, o, folded, true);
+  }
+  if (t == 0) arrivals[blockIdx.x] = 0;
 }
 
 // out[t] = in[element index[t] of output t's reduced axis]: the values argmin/argmax found.
@@ -622,7 +671,12 @@ cudaError_t RunColumns(const R& r, const typename R::Input* in, const ReduceGeom
   const unsigned rows_per_block = g.reduce >= 4 * kMinColumnChunk ? 8 : 1;
   const dim3 block(kThreads / rows_per_block, rows_per_block);
   const int64_t column_blocks = CeilDiv(CeilDiv(outputs, kWidth), block.x);
-  const int64_t fill = FillBlocks<Columns<R, kWidth>>(launch);
+  // Split columns fold their chunks in the same launch when the workspace has a counter for
+  // each column of blocks.
+  const bool last_folds = launch.workspace != nullptr && column_blocks <= kReduceArrivalSlots;
+  const int64_t fill = last_folds
+                           ? FillBlocks<ColumnsLastFolds<R, typename R::Partial, kWidth>>(launch)
+                           : FillBlocks<Columns<R, kWidth>>(launch);
   int64_t splits = 1;
   if (column_blocks < fill) {
     // One wave at most: rounding the splits up made 711 blocks of a 660-block wave for the
@@ -640,6 +694,13 @@ cudaError_t RunColumns(const R& r, const typename R::Input* in, const ReduceGeom
   }
   typename R::Value* partials = nullptr;
   if (cudaError_t e = AllocatePartials(&partials, outputs * splits, launch.stream)) return e;
+  if (last_folds) {
+    ColumnsLastFolds<R, typename R::Partial, kWidth><<<grid, block, 0, launch.stream>>>(
+        r, r.MakePartial(), in, g, chunk, partials, out, static_cast<unsigned*>(launch.workspace));
+    const cudaError_t error = cudaGetLastError();
+    const cudaError_t freed = cudaFreeAsync(partials, launch.stream);
+    return error != cudaSuccess ? error : freed;
+  }
   Columns<R, kWidth><<<grid, block, 0, launch.stream>>>(r, in, g, chunk, partials, false);
   if (cudaError_t e = cudaGetLastError()) {
     (void)cudaFreeAsync(partials, launch.stream);
