@@ -25,7 +25,7 @@ arrayhubd --listen 127.0.0.1:0 --backend "${ARRAYHUB_BENCH_BACKEND:-cuda}" >"$lo
 daemon=$!
 trap 'kill -TERM $daemon 2>/dev/null; wait $daemon 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "listening on" "$log" && break; sleep 0.1; done
-address=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$log")
+address=$(sed -n 's/.*arrayhubd .* listening on \([^ ]*\).*/\1/p' "$log")
 [ -n "$address" ] || { echo "arrayhubd did not start:"; cat "$log"; exit 1; }
 
 {

@@ -43,7 +43,7 @@ log="$out/arrayhubd.log"
 arrayhubd --listen 127.0.0.1:0 --backend auto >"$log" 2>&1 &
 daemon=$!
 for _ in $(seq 100); do grep -q "listening on" "$log" && break; sleep 0.1; done
-address=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$log")
+address=$(sed -n 's/.*arrayhubd .* listening on \([^ ]*\).*/\1/p' "$log")
 run demo arrayhub_demo "$address"
 cat "$out/demo.log"
 kill -TERM $daemon; wait $daemon; echo "arrayhubd exit status $?"

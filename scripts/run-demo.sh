@@ -19,7 +19,7 @@ for _ in $(seq 100); do
   kill -0 $daemon 2>/dev/null || { cat "$log"; exit 1; }
   sleep 0.1
 done
-address=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$log")
+address=$(sed -n 's/.*arrayhubd .* listening on \([^ ]*\).*/\1/p' "$log")
 [ -n "$address" ] || { cat "$log"; echo "run-demo.sh: arrayhubd did not start" >&2; exit 1; }
 echo "--- arrayhubd (log: $log)"
 cat "$log"

@@ -23,7 +23,7 @@ start_daemon() {
   arrayhubd --listen 127.0.0.1:0 --backend auto --log-level info "$@" >"$log" 2>&1 &
   daemons+=($!)
   for _ in $(seq 100); do grep -q "listening on" "$log" && break; sleep 0.1; done
-  address=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$log")
+  address=$(sed -n 's/.*arrayhubd .* listening on \([^ ]*\).*/\1/p' "$log")
   [ -n "$address" ] || { echo "arrayhubd did not start:"; cat "$log"; exit 1; }
 }
 start_daemon arrayhubd
