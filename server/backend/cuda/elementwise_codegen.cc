@@ -173,40 +173,28 @@ std::string KernelKey(const ElementwiseSignature& s) {
 
 namespace {
 
+// Each fusable reduction's fold of two accumulators a and b, and its identity.
+struct ReductionFold {
+  ReduceOp op;
+  std::string_view fold;
+  std::string_view identity;
+};
+constexpr ReductionFold kReductionFolds[] = {
+    {ReduceOp::kSum, "ah_op_add(a, b)", "ah_cast<ah_acc_t>(0)"},
+    {ReduceOp::kMean, "ah_op_add(a, b)", "ah_cast<ah_acc_t>(0)"},
+    {ReduceOp::kProd, "ah_op_multiply(a, b)", "ah_cast<ah_acc_t>(1)"},
+    {ReduceOp::kMin, "ah_op_minimum<false>(a, b)", "ah_highest<ah_acc_t>()"},
+    {ReduceOp::kMax, "ah_op_maximum<false>(a, b)", "ah_lowest<ah_acc_t>()"},
+    {ReduceOp::kAny, "a || b", "false"},
+    {ReduceOp::kAll, "a && b", "true"},
+};
+
 // The fold of a reduction, its identity, and how the last block finishes: ah_fold,
 // ah_identity and ah_finish over ah_acc_t, storing an ah_red_t.
 std::string ReductionSource(const ElementwiseSignature::Reduction& r) {
-  std::string_view fold;
-  std::string_view identity;
-  switch (r.op) {
-    case ReduceOp::kSum:
-    case ReduceOp::kMean:
-      fold = "ah_op_add(a, b)";
-      identity = "ah_cast<ah_acc_t>(0)";
-      break;
-    case ReduceOp::kProd:
-      fold = "ah_op_multiply(a, b)";
-      identity = "ah_cast<ah_acc_t>(1)";
-      break;
-    case ReduceOp::kMin:
-      fold = "ah_op_minimum<false>(a, b)";
-      identity = "ah_highest<ah_acc_t>()";
-      break;
-    case ReduceOp::kMax:
-      fold = "ah_op_maximum<false>(a, b)";
-      identity = "ah_lowest<ah_acc_t>()";
-      break;
-    case ReduceOp::kAny:
-      fold = "a || b";
-      identity = "false";
-      break;
-    case ReduceOp::kAll:
-      fold = "a && b";
-      identity = "true";
-      break;
-    default:
-      break;
-  }
+  const auto* folds = std::find_if(std::begin(kReductionFolds), std::end(kReductionFolds),
+                                   [&](const ReductionFold& f) { return f.op == r.op; });
+  const ReductionFold fold = folds != std::end(kReductionFolds) ? *folds : ReductionFold{};
   // The mean divides the sum by the count (each part of a complex one), in the accumulator's
   // type, as the reduction kernels divide.
   std::string finish = "total";
@@ -273,7 +261,7 @@ __device__ __forceinline__ void ah_finish(ah_acc_t mine, long long n, void* out,
   }}
 }}
 )",
-      WorkingType(r.accumulate), StorageType(r.output), fold, identity, finish,
+      WorkingType(r.accumulate), StorageType(r.output), fold.fold, fold.identity, finish,
       kElementwiseThreads);
 }
 
