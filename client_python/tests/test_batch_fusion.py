@@ -406,3 +406,45 @@ def test_a_failing_reduction_after_a_chain_is_named_and_leaves_nothing(
             _ = kept.min()
     del kept
     assert _handles(client) == before
+
+
+def test_folded_reductions_from_many_threads_on_shared_arrays(
+        client: ah.Client, rng: np.random.Generator) -> None:
+    """Eight threads each send batches whose chain ends in a folded sum over the same two
+    arrays, while another thread keeps replacing a third array in place: every sum is the
+    one of the shared arrays, and nothing is left behind."""
+    import threading
+
+    ha, hb = rng.normal(size=4099), rng.normal(size=4099)
+    a, b = ah.asarray(ha), ah.asarray(hb)
+    scratch = ah.zeros(4099)
+    want = float((ha * hb + ha).sum())
+    before = _handles(client)
+    failures: list[str] = []
+    stop = threading.Event()
+
+    def reduce_many(k: int) -> None:
+        try:
+            for _ in range(40):
+                got = float((a * b + a).sum() * 1.0)
+                if got != pytest.approx(want, rel=1e-12, abs=1e-9):
+                    failures.append(f"thread {k}: {got} != {want}")
+        except Exception as error:  # noqa: BLE001 - reported below
+            failures.append(f"thread {k}: {error!r}")
+
+    def overwrite() -> None:
+        while not stop.is_set():
+            scratch[...] = scratch * 2 + 1
+
+    writer = threading.Thread(target=overwrite)
+    writer.start()
+    threads = [threading.Thread(target=reduce_many, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    writer.join()
+    assert not failures, failures[:3]
+    ah.synchronize()
+    assert _handles(client) == before
