@@ -79,7 +79,7 @@ class Bench {
     absl::StatusOr<std::shared_ptr<const CheckedKernel>> checked =
         kernel::CheckKernel(source, types);
     Check(checked.status(), "CheckKernel");
-    Case c{.name = std::move(name), .kernel = *checked};
+    Case c{.name = std::move(name), .kernel = *checked, .call = {}};
     auto start = std::chrono::steady_clock::now();
     absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> prepared =
         backend_.PrepareUserKernel(c.kernel);

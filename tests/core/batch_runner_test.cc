@@ -16,6 +16,25 @@
 namespace arrayhub {
 namespace {
 
+// `op` of an earlier result and a float scalar.
+ElementwiseSpec WithScalar(ElementwiseOp op, OperandSpec operand, double value) {
+  OperandSpec scalar;
+  scalar.scalar = Scalar::Float(value);
+  ElementwiseSpec spec;
+  spec.op = op;
+  spec.operands = {std::move(operand), scalar};
+  return spec;
+}
+
+ReduceSpec Reduction(ReduceOp op, std::optional<std::vector<int64_t>> axes = std::nullopt,
+                     bool keepdims = false) {
+  ReduceSpec spec;
+  spec.op = op;
+  spec.axes = std::move(axes);
+  spec.keepdims = keepdims;
+  return spec;
+}
+
 // Op 0: ones(4); op k > 0: op k-1 + 1, or, at `failing`, a decoding failure.
 class AddingOps final : public BatchOps {
  public:
@@ -31,9 +50,7 @@ class AddingOps final : public BatchOps {
     if (op == 0) {
       return CreateSpec{.dtype = DType::kFloat64, .shape = {4}, .kind = OnesKind{}};
     }
-    OperandSpec one;
-    one.scalar = Scalar::Float(1.0);
-    return ElementwiseSpec{.op = ElementwiseOp::kAdd, .operands = {results.OperandOf(op - 1), one}};
+    return WithScalar(ElementwiseOp::kAdd, results.OperandOf(op - 1), 1.0);
   }
 
  private:
@@ -52,7 +69,7 @@ class BatchRunnerTest : public ::testing::Test {
   BatchPlan Plan(std::vector<int32_t> keep) {
     steps_.clear();
     for (int k = 0; k < 3; ++k) {
-      BatchStep step{.label = k == 0 ? "create ones" : "elementwise add"};
+      BatchStep step{.label = k == 0 ? "create ones" : "elementwise add", .references = {}};
       if (k > 0) step.references.push_back({.field = "operands[0].batch_result", .op = k - 1});
       steps_.push_back(step);
     }
@@ -107,10 +124,8 @@ class ReducedChainOps final : public BatchOps {
   }
   absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t op,
                                             const BatchResults& results) const override {
-    OperandSpec scalar;
-    scalar.scalar = Scalar::Float(op == 1 ? 3.0 : 1.0);
-    return ElementwiseSpec{.op = op == 1 ? ElementwiseOp::kMultiply : ElementwiseOp::kAdd,
-                           .operands = {results.OperandOf(op - 1), scalar}};
+    return WithScalar(op == 1 ? ElementwiseOp::kMultiply : ElementwiseOp::kAdd,
+                      results.OperandOf(op - 1), op == 1 ? 3.0 : 1.0);
   }
   absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
     if (op == 0) return CreateSpec{.dtype = DType::kFloat64, .shape = {4, 3}, .kind = OnesKind{}};
@@ -130,7 +145,7 @@ class ReducedChainTest : public BatchRunnerTest {
  protected:
   // The four ops of ReducedChainOps, op 3 and `keep` kept.
   BatchPlan Plan(std::vector<int32_t> keep) {
-    steps_ = {{.label = "create ones"},
+    steps_ = {{.label = "create ones", .references = {}},
               {.label = "elementwise multiply", .references = {{.field = "a", .op = 0}}},
               {.label = "elementwise add", .references = {{.field = "a", .op = 1}}},
               {.label = "reduce", .references = {{.field = "input", .op = 2}}}};
@@ -152,7 +167,8 @@ TEST_F(ReducedChainTest, TheReductionOfAChainIsItsLastStep) {
     const BatchPlan plan = Plan({3});
     {
       BatchRunner runner(engine_, caller_, steps_, plan);
-      ASSERT_TRUE(runner.Run(ReducedChainOps(ReduceSpec{.keepdims = keepdims})).ok());
+      ASSERT_TRUE(
+          runner.Run(ReducedChainOps(Reduction(ReduceOp::kSum, std::nullopt, keepdims))).ok());
       const ArrayRecord& sum = runner.Of(3);
       EXPECT_EQ(sum.shape, keepdims ? Shape({1, 1}) : Shape({}));
       EXPECT_EQ(*static_cast<const double*>(sum.buffer->data()), 48.0);  // 12 fours.
@@ -170,10 +186,8 @@ TEST_F(ReducedChainTest, APartialReductionAndAKeptValueRunAsBefore) {
     const BatchPlan plan = Plan(keep);
     {
       BatchRunner runner(engine_, caller_, steps_, plan);
-      ASSERT_TRUE(runner
-                      .Run(ReducedChainOps(
-                          ReduceSpec{.op = ReduceOp::kMax, .axes = std::vector<int64_t>{0}}))
-                      .ok());
+      ASSERT_TRUE(
+          runner.Run(ReducedChainOps(Reduction(ReduceOp::kMax, std::vector<int64_t>{0}))).ok());
       const ArrayRecord& max = runner.Of(3);
       ASSERT_EQ(max.shape, Shape({3}));
       const auto* values = static_cast<const double*>(max.buffer->data());
@@ -190,8 +204,7 @@ TEST_F(ReducedChainTest, AFailingReductionIsNamedAndLeavesNothingBehind) {
   absl::Status status;
   {
     BatchRunner runner(engine_, caller_, steps_, plan);
-    status = runner.Run(
-        ReducedChainOps(ReduceSpec{.op = ReduceOp::kMin, .axes = std::vector<int64_t>{5}}));
+    status = runner.Run(ReducedChainOps(Reduction(ReduceOp::kMin, std::vector<int64_t>{5})));
   }
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(), "ops[3] (reduce): axis 5 is out of bounds for array of dimension 2");

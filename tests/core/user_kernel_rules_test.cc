@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <thread>
+#include <utility>
 
 #include "server/core/user_kernel_cache.h"
 
@@ -15,10 +16,19 @@ namespace {
 using kernel::KernelKind;
 using kernel::KernelSource;
 
-KernelSource Elementwise() { return KernelSource{.kind = KernelKind::kElementwise, .name = "k"}; }
+KernelSource Elementwise() {
+  KernelSource source;
+  source.kind = KernelKind::kElementwise;
+  source.name = "k";
+  return source;
+}
 
 KernelSource Reduction(std::string identity) {
-  return KernelSource{.kind = KernelKind::kReduction, .identity = identity, .name = "r"};
+  KernelSource source;
+  source.kind = KernelKind::kReduction;
+  source.identity = std::move(identity);
+  source.name = "r";
+  return source;
 }
 
 std::string Message(const absl::Status& status) { return std::string(status.message()); }
