@@ -55,7 +55,8 @@ def test_info_describes_the_server(served: Daemon) -> None:
     assert result.returncode == 0, result.stderr
     assert re.search(rf"arrayhubd \d+\.\d+\.\d+ at {served.address}, backend \w+", result.stdout)
     assert "limits: rank 64" in result.stdout
-    assert re.search(r"device 0 cpu\S*: .* free of .*; arrayhubd holds .+, \d+ sessions\n",
+    # The device: "cpu" on the CPU backend, "cuda:0: NVIDIA H100 80GB HBM3, ..." on CUDA.
+    assert re.search(r"device 0 (cpu|cuda)\S*: .* free of .*; arrayhubd holds .+, \d+ sessions\n",
                      result.stdout)
 
     as_json = run("--address", served.address, "info", "--json")
