@@ -301,14 +301,7 @@ TEST_F(BatchLaneTest, AClientThatGoesMidBatchLeavesNothing) {
   }));
 }
 
-class BatchLanesOffTest : public BatchTest {
- protected:
-  ServerOptions Options() const override {
-    ServerOptions options;
-    options.limits.batch_lanes = false;
-    return options;
-  }
-};
+using BatchLanesOffTest = WithLimit<BatchTest, &Limits::batch_lanes, false>;
 
 TEST_F(BatchLanesOffTest, AGrantIsRefusedAndServerInfoSaysSo) {
   std::unique_ptr<grpc::ClientContext> context = Context();

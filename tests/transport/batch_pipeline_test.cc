@@ -309,14 +309,7 @@ TEST_F(BatchReadTest, AFailedBatchAnswersNoData) {
 }
 
 // Reads past 64 bytes are left to a download.
-class BatchSmallReadTest : public BatchTest {
- protected:
-  ServerOptions Options() const override {
-    ServerOptions options;
-    options.limits.max_inline_read_bytes = 64;
-    return options;
-  }
-};
+using BatchSmallReadTest = WithLimit<BatchTest, &Limits::max_inline_read_bytes, 64>;
 
 TEST_F(BatchSmallReadTest, AResultPastTheInlineLimitIsOmittedAndTheBatchStands) {
   v1::BatchResponse response;
@@ -391,14 +384,7 @@ TEST_F(BatchInlineCreateTest, BytesThatDoNotFitTheArrayFailTheBatchAndLeaveNothi
 }
 
 // At most 16 bytes inline: an upload's work, not a Batch's.
-class BatchSmallCreateTest : public BatchTest {
- protected:
-  ServerOptions Options() const override {
-    ServerOptions options;
-    options.limits.max_inline_create_bytes = 16;
-    return options;
-  }
-};
+using BatchSmallCreateTest = WithLimit<BatchTest, &Limits::max_inline_create_bytes, 16>;
 
 TEST_F(BatchSmallCreateTest, BytesPastTheInlineLimitAreRefused) {
   v1::BatchResponse response;

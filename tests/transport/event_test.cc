@@ -11,14 +11,8 @@ Op Record(uint64_t id) {
   return op;
 }
 
-class EventTest : public BatchTest {
+class EventTest : public WithLimit<BatchTest, &Limits::max_session_events, 3> {
  protected:
-  ServerOptions Options() const override {
-    ServerOptions options;
-    options.limits.max_session_events = 3;
-    return options;
-  }
-
   grpc::Status Elapsed(uint64_t start, uint64_t end, double* milliseconds,
                        const std::string& session = "") {
     v1::EventElapsedTimeRequest request;

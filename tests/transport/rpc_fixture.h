@@ -237,6 +237,18 @@ class RpcTest : public ::testing::Test {
   EngineStats baseline_;
 };
 
+// `Base` (an RpcTest) with one of the server's Limits set: a suite of a limit or a switch, as
+// `using BatchSmallReadTest = WithLimit<BatchTest, &Limits::max_inline_read_bytes, 64>;`.
+template <class Base, auto kLimit, auto kValue>
+class WithLimit : public Base {
+ protected:
+  ServerOptions Options() const override {
+    ServerOptions options = Base::Options();
+    options.limits.*kLimit = kValue;
+    return options;
+  }
+};
+
 // RpcTest with authentication on for the tenants alice, bob and carol.
 class TenantsTest : public RpcTest {
  protected:

@@ -571,14 +571,7 @@ TEST_F(SharedMemoryLimitsTest, DescriptorsAreBoundedPerTenantAndInAllAndComeBack
   EXPECT_EQ(OpenDescriptorsSettled(before + 2), before + 2);
 }
 
-class SharedMemoryOffTest : public SharedMemoryTest {
- protected:
-  ServerOptions Options() const override {
-    ServerOptions options;
-    options.limits.shared_memory = false;
-    return options;
-  }
-};
+using SharedMemoryOffTest = WithLimit<SharedMemoryTest, &Limits::shared_memory, false>;
 
 TEST_F(SharedMemoryOffTest, EveryCallSaysTheFeatureIsOff) {
   const char* off = "shared memory is switched off on this server";
