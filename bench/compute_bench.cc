@@ -51,9 +51,9 @@ int Main(int argc, char** argv) {
   Backend& backend = **created;
 
   const int64_t bytes = kElements * 4;
-  absl::StatusOr<std::shared_ptr<Buffer>> a = backend.Allocate(bytes);
-  absl::StatusOr<std::shared_ptr<Buffer>> b = backend.Allocate(bytes);
-  absl::StatusOr<std::shared_ptr<Buffer>> out = backend.Allocate(bytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> a = backend.memory().Allocate(bytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> b = backend.memory().Allocate(bytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> out = backend.memory().Allocate(bytes);
   Check(a.status(), "Allocate");
   Check(b.status(), "Allocate");
   Check(out.status(), "Allocate");
@@ -68,28 +68,29 @@ int Main(int argc, char** argv) {
     fill.high = 1.5;
     fill.seed = v.buffer == a->get() ? 1 : 2;
     fill.output = v;
-    Check(backend.FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(fill), "FillRandom");
   }
 
   auto binary = [&](ElementwiseOp op) {
     return [&, op] {
-      Check(backend.Elementwise({.op = op,
-                                 .compute_dtype = DType::kFloat32,
-                                 .result_dtype = DType::kFloat32,
-                                 .shape = {kElements},
-                                 .operands = {bench::ArrayOperand(va), bench::ArrayOperand(vb)},
-                                 .output = vout}),
+      Check(backend.compute().Elementwise(
+                {.op = op,
+                 .compute_dtype = DType::kFloat32,
+                 .result_dtype = DType::kFloat32,
+                 .shape = {kElements},
+                 .operands = {bench::ArrayOperand(va), bench::ArrayOperand(vb)},
+                 .output = vout}),
             "Elementwise");
     };
   };
   auto unary = [&](ElementwiseOp op) {
     return [&, op] {
-      Check(backend.Elementwise({.op = op,
-                                 .compute_dtype = DType::kFloat32,
-                                 .result_dtype = DType::kFloat32,
-                                 .shape = {kElements},
-                                 .operands = {bench::ArrayOperand(va)},
-                                 .output = vout}),
+      Check(backend.compute().Elementwise({.op = op,
+                                           .compute_dtype = DType::kFloat32,
+                                           .result_dtype = DType::kFloat32,
+                                           .shape = {kElements},
+                                           .operands = {bench::ArrayOperand(va)},
+                                           .output = vout}),
             "Elementwise");
     };
   };
@@ -101,12 +102,12 @@ int Main(int argc, char** argv) {
     ArrayView input = View(**a, shape);
     ArrayView output = View(**out, r->result_shape);
     return [&backend, r = *r, input, output] {
-      Check(backend.Reduce({.op = ReduceOp::kSum,
-                            .input = input,
-                            .axes = r.axes,
-                            .accumulate_dtype = r.accumulate_dtype,
-                            .ddof = 0,
-                            .output = output}),
+      Check(backend.compute().Reduce({.op = ReduceOp::kSum,
+                                      .input = input,
+                                      .axes = r.axes,
+                                      .accumulate_dtype = r.accumulate_dtype,
+                                      .ddof = 0,
+                                      .output = output}),
             "Reduce");
     };
   };
@@ -115,12 +116,13 @@ int Main(int argc, char** argv) {
   const ArrayView one_b = View(**b, {1});
   const ArrayView one_out = View(**out, {1});
   const auto tiny_add = [&] {
-    Check(backend.Elementwise({.op = ElementwiseOp::kAdd,
-                               .compute_dtype = DType::kFloat32,
-                               .result_dtype = DType::kFloat32,
-                               .shape = {1},
-                               .operands = {bench::ArrayOperand(one_a), bench::ArrayOperand(one_b)},
-                               .output = one_out}),
+    Check(backend.compute().Elementwise(
+              {.op = ElementwiseOp::kAdd,
+               .compute_dtype = DType::kFloat32,
+               .result_dtype = DType::kFloat32,
+               .shape = {1},
+               .operands = {bench::ArrayOperand(one_a), bench::ArrayOperand(one_b)},
+               .output = one_out}),
           "Elementwise");
   };
   const double n = static_cast<double>(bytes);

@@ -138,15 +138,15 @@ int Main(int argc, char** argv) {
   for (const Case& c : cases) {
     const int64_t in_bytes = c.outer * InLength(c) * c.inner * ItemSize(InDType(c));
     const int64_t out_bytes = c.outer * OutLength(c) * c.inner * ItemSize(OutDType(c));
-    absl::StatusOr<std::shared_ptr<Buffer>> in = backend.Allocate(in_bytes);
-    absl::StatusOr<std::shared_ptr<Buffer>> out = backend.Allocate(out_bytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> in = backend.memory().Allocate(in_bytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> out = backend.memory().Allocate(out_bytes);
     Check(in.status(), "Allocate");
     Check(out.status(), "Allocate");
     RandomCall fill{.distribution = RandomDistribution::kUniform,
                     .seed = 1,
                     .output = bench::ContiguousView(**in, RealDType(InDType(c)),
                                                     {in_bytes / ItemSize(RealDType(InDType(c)))})};
-    Check(backend.FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(fill), "FillRandom");
     const FftCall call{
         .kind = c.kind,
         .forward = true,
@@ -157,7 +157,8 @@ int Main(int argc, char** argv) {
     };
     const absl::StatusOr<cudaStream_t> stream = CurrentStream();
     Check(stream.status(), "CurrentStream");
-    const double ours = bench::MedianMs([&] { Check(backend.Fft(call), "Fft"); }, repeats, *stream);
+    const double ours =
+        bench::MedianMs([&] { Check(backend.fft().Fft(call), "Fft"); }, repeats, *stream);
     cudaStream_t direct_stream;
     CheckCuda(cudaStreamCreate(&direct_stream), "cudaStreamCreate");
     const double direct = bench::MedianMs(

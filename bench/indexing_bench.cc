@@ -46,7 +46,8 @@ int Main(int argc, char** argv) {
   auto allocate = [&](DType dtype, Shape shape) {
     int64_t count = 1;
     for (int64_t extent : shape) count *= extent;
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend.Allocate(count * ItemSize(dtype));
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        backend.memory().Allocate(count * ItemSize(dtype));
     Check(buffer.status(), "Allocate");
     buffers.push_back(*buffer);
     return bench::ContiguousView(**buffer, dtype, std::move(shape));
@@ -58,7 +59,7 @@ int Main(int argc, char** argv) {
     fill.high = 1.5;
     fill.seed = seed;
     fill.output = view;
-    Check(backend.FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(fill), "FillRandom");
   };
 
   const ArrayView data = allocate(DType::kFloat32, {kElements});
@@ -77,7 +78,8 @@ int Main(int argc, char** argv) {
     std::uniform_int_distribution<int64_t> pick(0, kElements - 1);
     std::vector<int64_t> host(kSorted);
     for (int64_t& p : host) p = pick(rng);
-    Check(backend.CopyFromHost(*positions.buffer, 0, std::as_bytes(std::span<const int64_t>(host))),
+    Check(backend.memory().CopyFromHost(*positions.buffer, 0,
+                                        std::as_bytes(std::span<const int64_t>(host))),
           "CopyFromHost");
   }
   // Half the elements zero, half not, interleaved at random: the nonzero input.
@@ -89,12 +91,13 @@ int Main(int argc, char** argv) {
     fill.int_high = 2;
     fill.seed = 4;
     fill.output = mask;
-    Check(backend.FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(fill), "FillRandom");
   }
-  absl::StatusOr<int64_t> nonzero_count = backend.CountNonzero(mask);
+  absl::StatusOr<int64_t> nonzero_count = backend.indexing().CountNonzero(mask);
   Check(nonzero_count.status(), "CountNonzero");
   const ArrayView coordinates = allocate(DType::kInt64, {*nonzero_count});
-  Check(backend.Sort({.input = keys, .values = sorted, .indices = std::nullopt}), "Sort");
+  Check(backend.indexing().Sort({.input = keys, .values = sorted, .indices = std::nullopt}),
+        "Sort");
   const ArrayView found = allocate(DType::kInt64, {kSorted});
 
   const auto gather_call = [&] {
@@ -121,38 +124,41 @@ int Main(int argc, char** argv) {
   const std::vector<Op> ops = {
       {"sort", 2 * m,
        [&] {
-         Check(backend.Sort({keys, sorted, std::nullopt}), "Sort");
+         Check(backend.indexing().Sort({keys, sorted, std::nullopt}), "Sort");
        }},
       {"argsort", m + 2 * m,
        [&] {
-         Check(backend.Sort({keys, std::nullopt, order}), "Sort");
+         Check(backend.indexing().Sort({keys, std::nullopt, order}), "Sort");
        }},
       {"sort_rows", 2 * m,
        [&] {
-         Check(backend.Sort({rows, sorted_rows, std::nullopt}), "Sort");
+         Check(backend.indexing().Sort({rows, sorted_rows, std::nullopt}), "Sort");
        }},
-      {"cumsum", 2 * n, [&] { Check(backend.Scan({.op = ScanOp::kSum, .data = out}), "Scan"); }},
-      {"take", m + 2 * m, [&] { Check(backend.Gather(gather), "Gather"); }},
-      {"scatter", m + 2 * m, [&] { Check(backend.Scatter(scatter), "Scatter"); }},
+      {"cumsum", 2 * n,
+       [&] { Check(backend.indexing().Scan({.op = ScanOp::kSum, .data = out}), "Scan"); }},
+      {"take", m + 2 * m, [&] { Check(backend.indexing().Gather(gather), "Gather"); }},
+      {"scatter", m + 2 * m, [&] { Check(backend.indexing().Scatter(scatter), "Scatter"); }},
       {"nonzero", n + *nonzero_count * 8.0,  // int32 mask: 4 bytes an element, as float32.
        [&] {
-         Check(backend.CountNonzero(mask).status(), "CountNonzero");
-         Check(backend.Nonzero({.input = mask, .coordinates = {coordinates}}).status(), "Nonzero");
+         Check(backend.indexing().CountNonzero(mask).status(), "CountNonzero");
+         Check(backend.indexing().Nonzero({.input = mask, .coordinates = {coordinates}}).status(),
+               "Nonzero");
        }},
       {"searchsorted", m + 2 * m,
        [&] {
-         Check(backend.SearchSorted(
+         Check(backend.indexing().SearchSorted(
                    {.sorted = sorted, .values = keys, .right = false, .output = found}),
                "SearchSorted");
        }},
       {"transpose_copy", 2 * n,
        [&] {
-         Check(backend.Elementwise({.op = ElementwiseOp::kCopy,
-                                    .compute_dtype = DType::kFloat32,
-                                    .result_dtype = DType::kFloat32,
-                                    .shape = {kSide, kSide},
-                                    .operands = {{.array = transposed, .dtype = DType::kFloat32}},
-                                    .output = square_out}),
+         Check(backend.compute().Elementwise(
+                   {.op = ElementwiseOp::kCopy,
+                    .compute_dtype = DType::kFloat32,
+                    .result_dtype = DType::kFloat32,
+                    .shape = {kSide, kSide},
+                    .operands = {{.array = transposed, .dtype = DType::kFloat32}},
+                    .output = square_out}),
                "Elementwise");
        }},
   };

@@ -59,7 +59,8 @@ class Bench {
   ArrayView Uniform(Shape shape, double low, double high, DType dtype = kF32) {
     int64_t count = 1;
     for (int64_t extent : shape) count *= extent;
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend_.Allocate(count * ItemSize(dtype));
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        backend_.memory().Allocate(count * ItemSize(dtype));
     Check(buffer.status(), "Allocate");
     buffers_.push_back(*buffer);
     ArrayView view = bench::ContiguousView(**buffer, dtype, std::move(shape));
@@ -69,7 +70,7 @@ class Bench {
                       .high = high,
                       .seed = buffers_.size(),
                       .output = view};
-      Check(backend_.FillRandom(fill), "FillRandom");
+      Check(backend_.compute().FillRandom(fill), "FillRandom");
     }
     return view;
   }
@@ -82,11 +83,11 @@ class Bench {
     Case c{.name = std::move(name), .kernel = *checked, .call = {}};
     auto start = std::chrono::steady_clock::now();
     absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> prepared =
-        backend_.PrepareUserKernel(c.kernel);
+        backend_.user_kernels().PrepareUserKernel(c.kernel);
     Check(prepared.status(), "PrepareUserKernel");
     c.first_compile_ms = MillisecondsSince(start);
     start = std::chrono::steady_clock::now();
-    Check(backend_.PrepareUserKernel(c.kernel).status(), "PrepareUserKernel");
+    Check(backend_.user_kernels().PrepareUserKernel(c.kernel).status(), "PrepareUserKernel");
     c.cached_prepare_ms = MillisecondsSince(start);
     c.call.kernel = c.kernel;
     c.call.prepared = *prepared;
@@ -147,9 +148,9 @@ int Main(int argc, char** argv) {
   // mask = pred == arange(k)[:, None]: (k, n) bool with sample s in cluster s % k.
   const ArrayView mask = bench.Uniform({k, n}, 0, 1, DType::kBool);
   const std::byte zero{0}, one{1};
-  Check(backend.FillPattern(*mask.buffer, 0, k * n, 1, {&zero, 1}), "FillPattern");
+  Check(backend.memory().FillPattern(*mask.buffer, 0, k * n, 1, {&zero, 1}), "FillPattern");
   for (int64_t c = 0; c < k; ++c) {
-    Check(backend.FillPattern(*mask.buffer, c * n + c, (n - c + k - 1) / k, k, {&one, 1}),
+    Check(backend.memory().FillPattern(*mask.buffer, c * n + c, (n - c + k - 1) / k, k, {&one, 1}),
           "FillPattern");
   }
   {
@@ -219,8 +220,9 @@ int Main(int argc, char** argv) {
   const absl::StatusOr<cudaStream_t> stream = CurrentStream();
   Check(stream.status(), "CurrentStream");
   for (const Case& c : cases) {
-    const double ms = bench::MedianMs([&] { Check(backend.RunUserKernel(c.call), c.name.c_str()); },
-                                      repeats, *stream);
+    const double ms = bench::MedianMs(
+        [&] { Check(backend.user_kernels().RunUserKernel(c.call), c.name.c_str()); }, repeats,
+        *stream);
     std::string peer = "-", ratio = "-", peer_first = "-";
     if (auto it = cupy.find(c.name); it != cupy.end()) {
       peer = fmt::format("{:.3f}", it->second);

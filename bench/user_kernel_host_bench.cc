@@ -48,7 +48,7 @@ class Bench {
 
   ArrayView Array(DType dtype, double low, double high) {
     const int64_t item = ItemSize(dtype);
-    auto buffer = backend_.Allocate(n_ * item);
+    auto buffer = backend_.memory().Allocate(n_ * item);
     if (!buffer.ok()) Fail(buffer.status().ToString());
     buffers_.push_back(*buffer);
     std::uniform_real_distribution<double> uniform(low, high);
@@ -69,11 +69,11 @@ class Bench {
               std::vector<UserKernelArgument> arguments, int repeats) {
     auto checked = kernel::CheckKernel(source, types);
     if (!checked.ok()) Fail(checked.status().ToString());
-    auto prepared = backend_.PrepareUserKernel(*checked);
+    auto prepared = backend_.user_kernels().PrepareUserKernel(*checked);
     if (!prepared.ok()) Fail(prepared.status().ToString());
     const UserKernelCall call{*checked, *prepared, {n_}, {}, std::move(arguments)};
     return MedianMs(repeats, [&] {
-      if (absl::Status status = backend_.RunUserKernel(call); !status.ok()) {
+      if (absl::Status status = backend_.user_kernels().RunUserKernel(call); !status.ok()) {
         Fail(status.ToString());
       }
     });

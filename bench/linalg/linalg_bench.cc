@@ -95,9 +95,9 @@ Array MakeArray(Backend& backend, DType dtype, const Shape& shape, std::mt19937_
       std::memcpy(&bytes[i * 8], &value, 8);
     }
   }
-  absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend.Allocate(bytes.size());
+  absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend.memory().Allocate(bytes.size());
   Check(buffer.status(), "Allocate");
-  Check(backend.CopyFromHost(**buffer, 0, bytes), "CopyFromHost");
+  Check(backend.memory().CopyFromHost(**buffer, 0, bytes), "CopyFromHost");
   return {*buffer, ArrayView{.buffer = buffer->get(),
                              .offset_bytes = 0,
                              .dtype = dtype,
@@ -142,7 +142,7 @@ void BenchMatmul(Backend& backend, cublasHandle_t blas, cudaStream_t stream, DTy
     Check(cudaStreamSynchronize(stream) == cudaSuccess, "cudaStreamSynchronize");
   };
   const auto server = [&] {
-    Check(backend.Matmul(call), "Matmul");
+    Check(backend.linalg().Matmul(call), "Matmul");
     Check(SynchronizeCurrentQueue(), "SynchronizeCurrentQueue");
   };
   const std::vector<double> ms = TimeInterleaved(reps, {server, direct});
@@ -181,7 +181,7 @@ void BenchSvd(Backend& backend, cublasHandle_t blas, cusolverDnHandle_t solver, 
   call.u = u.view;
   call.vh = vh.view;
   const double ms = TimeInterleaved(reps, {[&] {
-                                      Check(backend.Svd(call), "Svd");
+                                      Check(backend.linalg().Svd(call), "Svd");
                                       Check(SynchronizeCurrentQueue(), "SynchronizeCurrentQueue");
                                     }})[0];
   // Accuracy of the first few matrices (the worst of them).

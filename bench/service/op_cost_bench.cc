@@ -65,9 +65,9 @@ int Main(int argc, char** argv) {
       CreateCudaBackend(0, /*exportable_memory=*/true);
   Check(created.status(), "CreateCudaBackend");
   Backend& cuda = **created;
-  absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda.NewQueue("bench");
+  absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda.queues().NewQueue("bench");
   Check(queue.status(), "NewQueue");
-  const std::unique_ptr<QueueBinding> bound = cuda.Bind(*queue, "bench");
+  const std::unique_ptr<QueueBinding> bound = cuda.queues().Bind(*queue, "bench");
   const absl::StatusOr<cudaStream_t> current = CurrentStream();
   Check(current.status(), "CurrentStream");
   const cudaStream_t stream = *current;
@@ -92,41 +92,47 @@ int Main(int argc, char** argv) {
           calls, [&] { CheckCuda(cudaMemsetAsync(raw, 0, kBytes, stream), "memset"); }, drain));
   CheckCuda(cudaFreeAsync(raw, stream), "free");
 
-  absl::StatusOr<std::shared_ptr<Buffer>> a = cuda.Allocate(kBytes), b = cuda.Allocate(kBytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> a = cuda.memory().Allocate(kBytes),
+                                          b = cuda.memory().Allocate(kBytes);
   Check(a.status(), "Allocate");
   Check(b.status(), "Allocate");
   std::shared_ptr<Buffer> out;
-  rows.emplace_back("backend Allocate + release, 1 KiB", MedianUs(
-                                                             calls,
-                                                             [&] {
-                                                               out = cuda.Allocate(kBytes).value();
-                                                               out.reset();
-                                                             },
-                                                             drain));
-  out = cuda.Allocate(kBytes).value();
-  const ElementwiseCall add = Add(View(**a), View(**b), View(*out));
-  rows.emplace_back("backend Elementwise add, 256 float32",
+  rows.emplace_back("backend Allocate + release, 1 KiB",
                     MedianUs(
-                        calls, [&] { Check(cuda.Elementwise(add), "Elementwise"); }, drain));
+                        calls,
+                        [&] {
+                          out = cuda.memory().Allocate(kBytes).value();
+                          out.reset();
+                        },
+                        drain));
+  out = cuda.memory().Allocate(kBytes).value();
+  const ElementwiseCall add = Add(View(**a), View(**b), View(*out));
+  rows.emplace_back(
+      "backend Elementwise add, 256 float32",
+      MedianUs(
+          calls, [&] { Check(cuda.compute().Elementwise(add), "Elementwise"); }, drain));
   rows.emplace_back("backend Allocate + Elementwise add + release (one batched op)",
                     MedianUs(
                         calls,
                         [&] {
-                          std::shared_ptr<Buffer> result = cuda.Allocate(kBytes).value();
-                          Check(cuda.Elementwise(Add(View(**a), View(**b), View(*result))),
-                                "Elementwise");
+                          std::shared_ptr<Buffer> result = cuda.memory().Allocate(kBytes).value();
+                          Check(
+                              cuda.compute().Elementwise(Add(View(**a), View(**b), View(*result))),
+                              "Elementwise");
                         },
                         drain));
 
   HostBackend host;
-  std::shared_ptr<Buffer> ha = host.Allocate(kBytes).value(), hb = host.Allocate(kBytes).value();
+  std::shared_ptr<Buffer> ha = host.memory().Allocate(kBytes).value(),
+                          hb = host.memory().Allocate(kBytes).value();
   rows.emplace_back("CPU backend Allocate + Elementwise add + release",
                     MedianUs(
                         calls,
                         [&] {
-                          std::shared_ptr<Buffer> result = host.Allocate(kBytes).value();
-                          Check(host.Elementwise(Add(View(*ha), View(*hb), View(*result))),
-                                "Elementwise");
+                          std::shared_ptr<Buffer> result = host.memory().Allocate(kBytes).value();
+                          Check(
+                              host.compute().Elementwise(Add(View(*ha), View(*hb), View(*result))),
+                              "Elementwise");
                         },
                         [] {}));
 

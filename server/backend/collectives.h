@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "server/backend/buffer.h"
 #include "server/backend/work_queue.h"
 #include "server/common/dtype.h"
@@ -53,6 +54,17 @@ struct CollectiveCall {
   int root = 0;  // kReduce, kBroadcast: the rank that receives, or sends.
   std::vector<CollectiveRank> ranks;
   std::string label;  // Names the call in a later device error's report.
+};
+
+// Collectives over several devices of one backend kind.
+class Collectives {
+ public:
+  virtual ~Collectives() = default;
+
+  // One collective, called on any one of the devices: each rank's part goes to its queue and is
+  // ordered there as a call that Use()d its input and output would be, and the parts run
+  // together.
+  virtual absl::Status Collective(const CollectiveCall& call) = 0;
 };
 
 }  // namespace arrayhub

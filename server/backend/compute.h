@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "server/backend/buffer.h"
 #include "server/backend/random_distribution.h"
 #include "server/common/dtype.h"
@@ -150,6 +151,18 @@ struct RandomCall {
   int64_t int_high = 0;  // > int_low; binomial n
   uint64_t seed = 0;
   ArrayView output{};
+};
+
+// Elementwise math, reductions and random fills. Calls may return before the device is done
+// (backend.h).
+class ComputeKernels {
+ public:
+  virtual ~ComputeKernels() = default;
+
+  virtual absl::Status Elementwise(const ElementwiseCall& call) = 0;
+  virtual absl::Status FusedElementwise(const FusedElementwiseCall& call) = 0;
+  virtual absl::Status Reduce(const ReduceCall& call) = 0;
+  virtual absl::Status FillRandom(const RandomCall& call) = 0;
 };
 
 }  // namespace arrayhub

@@ -33,4 +33,12 @@ struct FftCall {
   bool conjugate = false;
 };
 
+// Discrete Fourier transforms (cuFFT on the GPU, FFTW on the CPU).
+class FftKernels {
+ public:
+  virtual ~FftKernels() = default;
+
+  virtual absl::Status Fft(const FftCall& call) = 0;
+};
+
 }  // namespace arrayhub

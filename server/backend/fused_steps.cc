@@ -8,7 +8,8 @@
 
 namespace arrayhub {
 
-absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& call) {
+absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute,
+                                const FusedElementwiseCall& call) {
   const size_t inputs = call.inputs.size();
   const size_t steps = call.steps.size();
   int64_t elements = 1;
@@ -37,7 +38,7 @@ absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& ca
   for (size_t s = 0; s < steps; ++s) {
     const FusedElementwiseCall::Step& step = call.steps[s];
     if (!values[s]) {
-      AH_ASSIGN_OR_RETURN(temporaries[s], backend.Allocate(elements * ItemSize(step.result_dtype)));
+      AH_ASSIGN_OR_RETURN(temporaries[s], memory.Allocate(elements * ItemSize(step.result_dtype)));
       values[s] = ArrayView{.buffer = temporaries[s].get(),
                             .offset_bytes = 0,
                             .dtype = step.result_dtype,
@@ -58,11 +59,11 @@ absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& ca
         single.operands.push_back(ElementwiseOperand{.array = value, .dtype = value.dtype});
       }
     }
-    AH_RETURN_IF_ERROR(backend.Elementwise(single));
+    AH_RETURN_IF_ERROR(compute.Elementwise(single));
     // Outputs of another dtype than the step's result are converted from its value.
     for (const FusedElementwiseCall::Output* output : extra_outputs) {
       if (static_cast<size_t>(output->step) != s) continue;
-      AH_RETURN_IF_ERROR(backend.Elementwise(ElementwiseCall{
+      AH_RETURN_IF_ERROR(compute.Elementwise(ElementwiseCall{
           .op = ElementwiseOp::kCopy,
           .compute_dtype = step.result_dtype,
           .result_dtype = step.result_dtype,
@@ -85,7 +86,7 @@ absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& ca
   for (size_t axis = 0; axis < call.shape.size(); ++axis) {
     reduce.axes.push_back(static_cast<int64_t>(axis));
   }
-  return backend.Reduce(reduce);
+  return compute.Reduce(reduce);
 }
 
 }  // namespace arrayhub

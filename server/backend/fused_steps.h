@@ -5,10 +5,13 @@
 #pragma once
 
 #include "absl/status/status.h"
-#include "server/backend/backend.h"
+#include "server/backend/compute.h"
+#include "server/backend/device_memory.h"
 
 namespace arrayhub {
 
-absl::Status RunFusedStepByStep(Backend& backend, const FusedElementwiseCall& call);
+// Temporaries come from `memory`, the steps and the reduction run on `compute`.
+absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute,
+                                const FusedElementwiseCall& call);
 
 }  // namespace arrayhub

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "server/backend/compute.h"
 
 namespace arrayhub {
@@ -148,6 +149,25 @@ struct HistogramCall {
   ArrayView input;
   ArrayView edges;
   ArrayView counts;
+};
+
+// Indexing, sorting, selection and searching.
+class IndexingKernels {
+ public:
+  virtual ~IndexingKernels() = default;
+
+  virtual absl::Status Gather(const GatherCall& call) = 0;
+  virtual absl::Status Scatter(const ScatterCall& call) = 0;
+  virtual absl::Status Sort(const SortCall& call) = 0;
+  virtual absl::Status Partition(const PartitionCall& call) = 0;
+  virtual absl::Status Scan(const ScanCall& call) = 0;
+  // Number of elements of `input` that are not zero (NaN counts), as numpy.count_nonzero.
+  virtual absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) = 0;
+  // Writes the positions of at most as many nonzero elements as the coordinates hold, and
+  // answers how many it found: another call may have written the input since CountNonzero.
+  virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
+  virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+  virtual absl::Status Histogram(const HistogramCall& call) = 0;
 };
 
 }  // namespace arrayhub

@@ -105,4 +105,20 @@ struct SlogdetCall {
   ArrayView logabsdet;
 };
 
+// numpy.matmul and numpy.linalg's factorizations and solvers (cuBLAS and cuSOLVER on the GPU,
+// OpenBLAS and LAPACKE on the CPU). Calls that read LAPACK's info wait for the queue.
+class LinalgKernels {
+ public:
+  virtual ~LinalgKernels() = default;
+
+  virtual absl::Status Matmul(const MatmulCall& call) = 0;
+  virtual absl::Status Svd(const SvdCall& call) = 0;
+  virtual absl::Status Qr(const QrCall& call) = 0;
+  virtual absl::Status Cholesky(const CholeskyCall& call) = 0;
+  virtual absl::Status Eigh(const EighCall& call) = 0;
+  virtual absl::Status Eig(const EigCall& call) = 0;
+  virtual absl::Status Solve(const SolveCall& call) = 0;
+  virtual absl::Status Slogdet(const SlogdetCall& call) = 0;
+};
+
 }  // namespace arrayhub

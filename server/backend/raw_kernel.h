@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "server/backend/compute.h"
 
 namespace arrayhub {
@@ -41,6 +42,17 @@ struct RawKernelCall {
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t shared_mem = 0;
   std::vector<RawKernelArgument> arguments;
+};
+
+// CUDA C++ kernels as clients send them (cupy.RawKernel), compiled on the RPC's thread like
+// user kernels. Backends without CUDA answer FAILED_PRECONDITION (RawKernelsNeedCuda).
+class RawKernels {
+ public:
+  virtual ~RawKernels() = default;
+
+  virtual absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> PrepareRawKernel(
+      const RawKernelSource& source) = 0;
+  virtual absl::Status RunRawKernel(const RawKernelCall& call) = 0;
 };
 
 }  // namespace arrayhub

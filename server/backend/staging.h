@@ -3,7 +3,7 @@
 // the next chunk into one while the last is being sent. On the CUDA backend the memory is
 // pinned, so the copies are DMAs that run beside the host's work; elsewhere (the CPU backend,
 // or the CUDA one once its pinned pool is spent) it is ordinary memory and the copies are
-// Backend::CopyFromHost / CopyToHost.
+// DeviceMemory::CopyFromHost / CopyToHost.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +16,7 @@
 
 namespace arrayhub {
 
-class Backend;
+class DeviceMemory;
 
 class StagingBuffer {
  public:
@@ -43,8 +43,8 @@ class StagingBuffer {
   std::span<std::byte> bytes_;
 };
 
-// A staging buffer of ordinary memory, copied by `backend`'s CopyFromHost and CopyToHost (the
-// latter waits, so Wait() has nothing left to wait for). `backend` must outlive it.
-std::unique_ptr<StagingBuffer> NewPageableStaging(Backend& backend, int64_t nbytes);
+// A staging buffer of ordinary memory, copied by `memory`'s CopyFromHost and CopyToHost (the
+// latter waits, so Wait() has nothing left to wait for). `memory` must outlive it.
+std::unique_ptr<StagingBuffer> NewPageableStaging(DeviceMemory& memory, int64_t nbytes);
 
 }  // namespace arrayhub

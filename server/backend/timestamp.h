@@ -8,7 +8,7 @@
 
 namespace arrayhub {
 
-// Opaque to core: what Backend::RecordTimestamp made. A timestamp may outlive its queue (the
+// Opaque to core: what Queues::RecordTimestamp made. A timestamp may outlive its queue (the
 // session closed while another call still measures with it).
 class Timestamp {
  public:

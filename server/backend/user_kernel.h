@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "server/backend/compute.h"
 #include "server/kernel/checked_kernel.h"
 
@@ -46,6 +47,18 @@ struct UserKernelCall {
   Shape shape;
   std::vector<int64_t> reduce_axes;  // Reduction: sorted, distinct, in [0, rank).
   std::vector<UserKernelArgument> arguments;
+};
+
+// Kernels users write in ArrayHub's kernel language (docs/user-kernels.md).
+class UserKernels {
+ public:
+  virtual ~UserKernels() = default;
+
+  // Compiles `kernel` for this backend. Called on the RPC's thread, never a queue's, so a
+  // compile never stalls queued work; core caches the result.
+  virtual absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
+      std::shared_ptr<const kernel::CheckedKernel> kernel) = 0;
+  virtual absl::Status RunUserKernel(const UserKernelCall& call) = 0;
 };
 
 }  // namespace arrayhub

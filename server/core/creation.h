@@ -63,7 +63,7 @@ struct CreateSpec {
       kind;
 };
 
-// Writes `pattern` count times from byte `offset`, stride_bytes apart (Backend::FillPattern).
+// Writes `pattern` count times from byte `offset`, stride_bytes apart (DeviceMemory::FillPattern).
 struct PatternFill {
   int64_t offset = 0;
   int64_t count = 0;
@@ -71,12 +71,12 @@ struct PatternFill {
   ElementBytes pattern{};
   int64_t pattern_size = 0;
 };
-// Pseudo-random values over the whole array (Backend::FillRandom, output view added by the
+// Pseudo-random values over the whole array (ComputeKernels::FillRandom, output view added by the
 // engine).
 struct RandomFill {
   RandomCall call;
 };
-// The client's bytes copied in from byte 0 (Backend::CopyFromHost); borrowed as DataKind's.
+// The client's bytes copied in from byte 0 (DeviceMemory::CopyFromHost); borrowed as DataKind's.
 struct HostBytesFill {
   std::span<const std::byte> bytes;
 };

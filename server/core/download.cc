@@ -22,13 +22,14 @@ PendingDownload::PendingDownload(Backend& backend, std::shared_ptr<WorkQueue> qu
 absl::Status PendingDownload::StartCopy(size_t slot) {
   std::unique_ptr<StagingBuffer>& staging = staging_[slot];
   if (staging == nullptr) {
-    AH_ASSIGN_OR_RETURN(staging, backend_.AllocateStaging(std::min(chunk_bytes_, total())));
+    AH_ASSIGN_OR_RETURN(staging,
+                        backend_.host_exchange().AllocateStaging(std::min(chunk_bytes_, total())));
   }
   const int64_t size = std::min(chunk_bytes_, total() - started_);
   // Pinned until the copy is enqueued; between chunks the array may spill, and comes back for
   // the next one.
   const PinScope pins;
-  const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "download");
+  const std::unique_ptr<QueueBinding> bound = backend_.queues().Bind(queue_, "download");
   // After the work enqueued on the array so far, whichever session enqueued it.
   AH_RETURN_IF_ERROR(UseResident(backend_, contiguous_->buffer));
   AH_RETURN_IF_ERROR(staging->CopyFrom(*contiguous_->buffer,

@@ -96,7 +96,7 @@ absl::StatusOr<Session> Engine::OpenSession(const std::string& tenant,
   // A queue on every device up front: a call on any device finds its order ready.
   auto queues = std::make_shared<std::vector<std::shared_ptr<WorkQueue>>>();
   for (const std::unique_ptr<Backend>& backend : devices_) {
-    AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend->NewQueue(tenant));
+    AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, backend->queues().NewQueue(tenant));
     queues->push_back(std::move(queue));
   }
   return sessions_.Open(tenant, client_name, lease, Clock::now(), *device, std::move(queues));
@@ -294,7 +294,7 @@ Engine::Binding::Binding(const Caller& caller, TenantLedger& ledger, Backend& ba
       scratch_(&payer_),
       // The tenant too: a device error the work causes is logged with the label (the session's
       // own reports name only its own tenant).
-      queue_(backend.Bind(caller.queue, LabelOf(label, caller.tenant))) {}
+      queue_(backend.queues().Bind(caller.queue, LabelOf(label, caller.tenant))) {}
 
 Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
   return Binding(caller, *ledger_, backend(caller), label);
@@ -306,17 +306,17 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const
   AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, plan.dtype, plan.shape, plan.nbytes));
   for (const FillStep& step : plan.steps) {
     if (const auto* pattern = std::get_if<PatternFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend(caller).FillPattern(
+      AH_RETURN_IF_ERROR(backend(caller).memory().FillPattern(
           *record.buffer, pattern->offset, pattern->count, pattern->stride_bytes,
           std::span(pattern->pattern.data(), static_cast<size_t>(pattern->pattern_size))));
     } else if (const auto* affine = std::get_if<AffineFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend(caller).FillAffine(*record.buffer, *affine));
+      AH_RETURN_IF_ERROR(backend(caller).memory().FillAffine(*record.buffer, *affine));
     } else if (const auto* host = std::get_if<HostBytesFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend(caller).CopyFromHost(*record.buffer, 0, host->bytes));
+      AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromHost(*record.buffer, 0, host->bytes));
     } else {
       RandomCall call = std::get<RandomFill>(step).call;
       call.output = ViewOf(record);
-      AH_RETURN_IF_ERROR(backend(caller).FillRandom(call));
+      AH_RETURN_IF_ERROR(backend(caller).compute().FillRandom(call));
     }
   }
   return Register(std::move(record));

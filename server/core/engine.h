@@ -182,7 +182,7 @@ class Engine {
                                                                  int64_t offset_bytes,
                                                                  int64_t length_bytes);
   // `field` names the handle in error messages ("handle", "operands[1]", ...). Inside an
-  // operation the work enqueued next is ordered after the array's (Backend::Use). The array
+  // operation the work enqueued next is ordered after the array's (Queues::Use). The array
   // must be on the caller's device (INVALID_ARGUMENT naming both devices otherwise): an
   // operation reads its operands where it runs.
   absl::StatusOr<ArrayTable::RecordPtr> Find(const Caller& caller, std::string_view handle,

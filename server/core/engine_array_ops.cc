@@ -197,7 +197,7 @@ class ArrayOpSteps {
     for (const ArrayView& input : inputs) {
       call.operands.push_back({.array = input, .dtype = input.dtype});
     }
-    return engine_.backend(caller_).Elementwise(call);
+    return engine_.backend(caller_).compute().Elementwise(call);
   }
 
   // ---- copy, ascontiguousarray, astype ----------------------------------------------------
@@ -257,7 +257,7 @@ class ArrayOpSteps {
               strides.begin() + static_cast<std::ptrdiff_t>(plan.block_start));
     indices.shape = plan.layout.shape;
     indices.strides = strides;
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).Gather(
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Gather(
         GatherCall{.source = source,
                    .indices = {IndexOperand{.indices = indices,
                                             .extent = advanced.extent,
@@ -303,10 +303,11 @@ class ArrayOpSteps {
           "condition must be a 1-d array; it has shape {}", FormatShape(condition->shape)));
     }
     AH_ASSIGN_OR_RETURN(auto along, AlongAxis(*array));
-    AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend(caller_).CountNonzero(ViewOf(*condition)));
+    AH_ASSIGN_OR_RETURN(int64_t count,
+                        engine_.backend(caller_).indexing().CountNonzero(ViewOf(*condition)));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
     AH_RETURN_IF_ERROR(
-        FillNonzero(engine_.backend(caller_),
+        FillNonzero(engine_.backend(caller_).indexing(),
                     NonzeroCall{.input = ViewOf(*condition), .coordinates = {positions}}, count));
     return TakeAlong(along.first, along.second, positions);
   }
@@ -321,7 +322,8 @@ class ArrayOpSteps {
           "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
           "instead.");
     }
-    AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend(caller_).CountNonzero(ViewOf(*array)));
+    AH_ASSIGN_OR_RETURN(int64_t count,
+                        engine_.backend(caller_).indexing().CountNonzero(ViewOf(*array)));
     std::vector<ArrayRecord> results;
     NonzeroCall call{.input = ViewOf(*array), .coordinates = {}};
     for (size_t d = 0; d < array->shape.size(); ++d) {
@@ -329,7 +331,7 @@ class ArrayOpSteps {
       call.coordinates.push_back(ViewOf(axis));
       results.push_back(std::move(axis));
     }
-    AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_), call, count));
+    AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_).indexing(), call, count));
     return engine_.RegisterAll(std::move(results));
   }
 
@@ -585,7 +587,7 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(TenantCharge counts_charge,
                         engine_.ledger_->Reserve(caller_.tenant, given * ItemSize(DType::kInt64)));
     std::vector<int64_t> counts(static_cast<size_t>(given));
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).CopyToHost(
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().CopyToHost(
         *counts_view.buffer, 0,
         std::span(reinterpret_cast<std::byte*>(counts.data()), counts.size() * sizeof(int64_t))));
     int64_t total = 0;
@@ -618,7 +620,7 @@ class ArrayOpSteps {
     positions.reserve(static_cast<size_t>(total));
     for (int64_t i = 0; i < extent; ++i)
       positions.insert(positions.end(), counts[given == 1 ? 0 : i], i);
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).CopyFromHost(
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().CopyFromHost(
         *index.buffer, 0,
         std::span(reinterpret_cast<const std::byte*>(positions.data()),
                   positions.size() * sizeof(int64_t))));
@@ -767,7 +769,7 @@ class ArrayOpSteps {
                         Scratch(indices ? DType::kInt64 : array->dtype, rows.shape));
     SortCall call{.input = rows, .values = std::nullopt, .indices = std::nullopt};
     (indices ? call.indices : call.values) = sorted;
-    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Sort(call));
+    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Sort(call));
     return FromRows(sorted, axis);
   }
 
@@ -777,7 +779,7 @@ class ArrayOpSteps {
   absl::StatusOr<ArrayTable::RecordPtr> Partition(bool indices) {
     AH_RETURN_IF_ERROR(Arity(1, 1));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
-    // Rows that are C-contiguous in the array are read where they are (Backend::Partition
+    // Rows that are C-contiguous in the array are read where they are (IndexingKernels::Partition
     // reads an input that another call may be writing without harm), others are copied.
     AH_ASSIGN_OR_RETURN(auto input, RowsInPlace(*array, std::nullopt));
     if (!IsCContiguous(input.first.shape, input.first.strides)) {
@@ -809,12 +811,14 @@ class ArrayOpSteps {
       output.shape = rows.shape;
       output.strides = rows.strides;
       (indices ? call.indices : call.values) = output;
-      if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Partition(call));
+      if (SizeOf(rows.shape) > 0)
+        AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Partition(call));
       return Register(std::move(result));
     }
     AH_ASSIGN_OR_RETURN(ArrayView partitioned, Scratch(dtype, rows.shape));
     (indices ? call.indices : call.values) = partitioned;
-    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).Partition(call));
+    if (SizeOf(rows.shape) > 0)
+      AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Partition(call));
     return FromRows(partitioned, axis);
   }
 
@@ -827,7 +831,8 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(auto input, RowsAlongAxis(*array, scan_dtype, std::nullopt));
     auto [rows, axis] = input;
     if (SizeOf(rows.shape) > 0) {
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).Scan(ScanCall{.op = op, .data = rows}));
+      AH_RETURN_IF_ERROR(
+          engine_.backend(caller_).indexing().Scan(ScanCall{.op = op, .data = rows}));
     }
     const ArrayView arranged = axis < 0 ? rows : AxisBack(rows, axis);
     AH_ASSIGN_OR_RETURN(ArrayRecord result, engine_.CopyToNewArray(caller_, arranged, dtype));
@@ -849,13 +854,13 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(auto input, RowsAlongAxis(*array, array->dtype, std::nullopt));
     const ArrayView rows = input.first;
     AH_ASSIGN_OR_RETURN(ArrayView sorted, Scratch(array->dtype, {n}));
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).Sort(
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Sort(
         SortCall{.input = rows, .values = sorted, .indices = std::nullopt}));
 
     AH_ASSIGN_OR_RETURN(ArrayView keep, Scratch(DType::kBool, {n}));
     const std::byte first{1};
     AH_RETURN_IF_ERROR(
-        engine_.backend(caller_).FillPattern(*keep.buffer, 0, 1, 1, std::span(&first, 1)));
+        engine_.backend(caller_).memory().FillPattern(*keep.buffer, 0, 1, 1, std::span(&first, 1)));
     const ArrayView later = Slab(sorted, 0, 1, n - 1), earlier = Slab(sorted, 0, 0, n - 1);
     const ArrayView keep_later = Slab(keep, 0, 1, n - 1);
     AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kNotEqual, {later, earlier}, keep_later));
@@ -868,15 +873,15 @@ class ArrayOpSteps {
                                {Slab(nan, 0, 1, n - 1), Slab(nan, 0, 0, n - 1)}, both));
       AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kGreater, {keep_later, both}, keep_later));
     }
-    AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend(caller_).CountNonzero(keep));
+    AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend(caller_).indexing().CountNonzero(keep));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
-    AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_),
+    AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_).indexing(),
                                    NonzeroCall{.input = keep, .coordinates = {positions}}, count));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(array->dtype, {count}));
     ArrayView source = sorted;
     source.shape = {count};
     source.strides = {0};
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).Gather(GatherCall{
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Gather(GatherCall{
         .source = source,
         .indices = {IndexOperand{.indices = positions, .extent = n, .stride = 1, .axis = 0}},
         .output = ViewOf(result)}));
@@ -922,13 +927,13 @@ class ArrayOpSteps {
       }
     } else {
       AH_ASSIGN_OR_RETURN(needles, Scratch(dtype, {}));
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).CopyFromHost(
+      AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().CopyFromHost(
           *needles.buffer, 0,
           std::span(types.scalar_bytes[1].data(), static_cast<size_t>(ItemSize(dtype)))));
     }
     AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(DType::kInt64, needles.shape));
     if (result.size() > 0) {
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).SearchSorted(SearchSortedCall{
+      AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().SearchSorted(SearchSortedCall{
           .sorted = haystack, .values = needles, .right = spec_.right, .output = ViewOf(result)}));
     }
     return Register(std::move(result));
@@ -963,7 +968,7 @@ class ArrayOpSteps {
       bounds = converted;
     }
     AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(DType::kInt64, {edges->shape[0] - 1}));
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).Histogram(
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Histogram(
         HistogramCall{.input = input, .edges = bounds, .counts = ViewOf(result)}));
     return Register(std::move(result));
   }

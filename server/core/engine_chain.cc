@@ -313,7 +313,7 @@ class ChainGroup {
         if (operand >= kStepBase) operand = operand - kStepBase + inputs;
       }
     }
-    return engine_.backend(caller_).FusedElementwise(call_);
+    return engine_.backend(caller_).compute().FusedElementwise(call_);
   }
 
   // An input of the group: an array (by record) or a scalar (by its bytes).

@@ -63,7 +63,7 @@ absl::Status Engine::CopyInto(const Caller& caller, const ArrayView& source,
                        .operands = {ElementwiseOperand{.array = Broadcast(input, output.shape),
                                                        .dtype = input.dtype}},
                        .output = output};
-  return backend(caller).Elementwise(call);
+  return backend(caller).compute().Elementwise(call);
 }
 
 absl::Status Engine::CheckArity(const ElementwiseSpec& spec) {
@@ -160,7 +160,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
           ElementwiseOperand{.scalar = types.scalar_bytes[i], .dtype = types.scalar_dtypes[i]});
     }
   }
-  AH_RETURN_IF_ERROR(backend(caller).Elementwise(call));
+  AH_RETURN_IF_ERROR(backend(caller).compute().Elementwise(call));
   if (out) return out;
   return Register(std::move(*created));
 }
@@ -176,8 +176,9 @@ absl::Status Engine::ReduceNothing(const Caller& caller, const ReduceSpec& spec,
   int64_t count = 1;
   for (int64_t extent : target.shape) count *= extent;
   const int64_t itemsize = ItemSize(target.dtype);
-  return backend(caller).FillPattern(*target.buffer, target.offset_bytes, count, itemsize,
-                                     std::span(value.data(), static_cast<size_t>(itemsize)));
+  return backend(caller).memory().FillPattern(
+      *target.buffer, target.offset_bytes, count, itemsize,
+      std::span(value.data(), static_cast<size_t>(itemsize)));
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const ReduceSpec& spec) {
@@ -238,12 +239,13 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::ReduceArray(const Caller& caller,
   if (axes.empty()) {  // axis=() or a 0-d input: every element is its own reduction.
     AH_RETURN_IF_ERROR(ReduceNothing(caller, spec, *input, target));
   } else {
-    AH_RETURN_IF_ERROR(backend(caller).Reduce(ReduceCall{.op = spec.op,
-                                                         .input = source,
-                                                         .axes = axes,
-                                                         .accumulate_dtype = r.accumulate_dtype,
-                                                         .ddof = spec.ddof,
-                                                         .output = target}));
+    AH_RETURN_IF_ERROR(
+        backend(caller).compute().Reduce(ReduceCall{.op = spec.op,
+                                                    .input = source,
+                                                    .axes = axes,
+                                                    .accumulate_dtype = r.accumulate_dtype,
+                                                    .ddof = spec.ddof,
+                                                    .output = target}));
   }
   if (!out) return Register(std::move(*result));
   if (result) {

@@ -20,8 +20,8 @@ absl::StatusOr<ArrayRecord> Engine::CopyAcross(const Caller& caller, ArrayTable:
   const int64_t nbytes = contiguous->nbytes();
   AH_ASSIGN_OR_RETURN(ArrayRecord copy,
                       NewArray(caller, source->dtype, source->shape, nbytes, temporary));
-  AH_RETURN_IF_ERROR(backend(caller).CopyFromDevice(*copy.buffer, 0, *contiguous->buffer,
-                                                    contiguous->offset_bytes, nbytes));
+  AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromDevice(*copy.buffer, 0, *contiguous->buffer,
+                                                             contiguous->offset_bytes, nbytes));
   return copy;
 }
 
@@ -141,7 +141,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Collective(const Call
       results.push_back(std::move(result));
     }
   }
-  if (plan.count > 0) AH_RETURN_IF_ERROR(backend(OnDevice(caller, devices[0])).Collective(call));
+  if (plan.count > 0)
+    AH_RETURN_IF_ERROR(backend(OnDevice(caller, devices[0])).collectives().Collective(call));
   return RegisterAll(std::move(results));
 }
 

@@ -186,10 +186,10 @@ absl::StatusOr<std::shared_ptr<const ArrayRecord>> Engine::ReadDataFile(
   // The owner's memory, from a queue of the owner's: whoever attaches first, the publication
   // is the owner's as if it had just published it.
   AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue,
-                      devices_.front()->NewQueue(described.owner));
+                      devices_.front()->queues().NewQueue(described.owner));
   // Bound while the memory is allocated: it is then the owner's (the pool CUDA IPC exports).
   const std::unique_ptr<QueueBinding> bound =
-      devices_.front()->Bind(queue, fmt::format("restore (tenant '{}')", described.owner));
+      devices_.front()->queues().Bind(queue, fmt::format("restore (tenant '{}')", described.owner));
   const int64_t nbytes = described.nbytes();
   ArrayRecord record = described;
   AH_ASSIGN_OR_RETURN(record.buffer, AllocateCharged(*devices_.front(), described.owner, nbytes));

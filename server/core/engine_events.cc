@@ -11,7 +11,8 @@ absl::Status Engine::RecordEvent(const Caller& caller, uint64_t event_id) {
   // Refused before anything is recorded; Put checks again for a racing thread of the session.
   AH_RETURN_IF_ERROR(events_.CheckRoom(caller.session, event_id));
   const auto bound = Bind(caller, "record_event");
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Timestamp> timestamp, backend(caller).RecordTimestamp());
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Timestamp> timestamp,
+                      backend(caller).queues().RecordTimestamp());
   AH_RETURN_IF_ERROR(
       events_.Put(caller.session, event_id,
                   RecordedEvent{.timestamp = std::move(timestamp), .device = caller.device}));
@@ -45,7 +46,7 @@ absl::StatusOr<double> Engine::EventElapsedMilliseconds(const Caller& caller, ui
         start_id, start.device, end_id, end.device));
   }
   // Held here, the timestamps outlive a re-record of their ids or the session's end meanwhile.
-  return devices_[start.device]->ElapsedMilliseconds(*start.timestamp, *end.timestamp);
+  return devices_[start.device]->queues().ElapsedMilliseconds(*start.timestamp, *end.timestamp);
 }
 
 }  // namespace arrayhub

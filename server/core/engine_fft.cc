@@ -44,7 +44,7 @@ class FftSteps {
       out_shape[step.axis] = step.output_length;
       AH_ASSIGN_OR_RETURN(ArrayRecord output, NewArray(out_dtype, out_shape));
       const bool last = i + 1 == plan.steps.size();
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).Fft(
+      AH_RETURN_IF_ERROR(engine_.backend(caller_).fft().Fft(
           FftCall{.kind = step.kind,
                   .forward = step.forward,
                   .n = step.n,
@@ -80,7 +80,7 @@ class FftSteps {
       AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
       AH_ASSIGN_OR_RETURN(ElementBytes zero, EncodeScalar(Scalar::Int(0), dtype));
       const int64_t itemsize = ItemSize(dtype);
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).FillPattern(
+      AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().FillPattern(
           *target.buffer, target.offset_bytes, count, itemsize,
           std::span(zero.data(), static_cast<size_t>(itemsize))));
     }

@@ -18,8 +18,9 @@ absl::StatusOr<IpcExport> Engine::ExportIpc(const Caller& caller, std::string_vi
   // Another process maps the memory from now on: it stays on the device for good (back in
   // its owner's memory if it was spilled).
   AH_RETURN_IF_ERROR(spiller_->Keep(array->buffer));
-  AH_ASSIGN_OR_RETURN(ExportedMemory memory,
-                      backend(found.caller).ExportMemory(*array->buffer, caller.tenant));
+  AH_ASSIGN_OR_RETURN(
+      ExportedMemory memory,
+      backend(found.caller).host_exchange().ExportMemory(*array->buffer, caller.tenant));
   AH_ASSIGN_OR_RETURN(std::string lease, ipc_.Grant(caller.session, array->buffer));
   // A session closed since Find would never see this lease again.
   if (absl::StatusOr<Session> open = sessions_.Find(caller.tenant, caller.session); !open.ok()) {
@@ -42,7 +43,7 @@ absl::StatusOr<PoolDescriptor> Engine::RedeemPoolTicket(std::string_view ticket)
   // Pool ids are unique in the process: the device that made the pool answers.
   absl::StatusOr<int> fd = absl::NotFoundError(fmt::format("no exportable pool '{}'", pool_id));
   for (const std::unique_ptr<Backend>& device : devices_) {
-    fd = device->ExportPoolDescriptor(pool_id);
+    fd = device->host_exchange().ExportPoolDescriptor(pool_id);
     if (!absl::IsNotFound(fd.status())) break;
   }
   AH_RETURN_IF_ERROR(fd.status());

@@ -80,8 +80,8 @@ class LinalgSteps {
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(value, view.dtype));
     const int64_t itemsize = ItemSize(view.dtype);
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(view.shape));
-    return backend().FillPattern(*view.buffer, view.offset_bytes, count, itemsize,
-                                 std::span(bytes.data(), static_cast<size_t>(itemsize)));
+    return backend().memory().FillPattern(*view.buffer, view.offset_bytes, count, itemsize,
+                                          std::span(bytes.data(), static_cast<size_t>(itemsize)));
   }
 
   // A C-contiguous stack of square matrices set to identities.
@@ -92,7 +92,7 @@ class LinalgSteps {
     const int64_t itemsize = ItemSize(view.dtype);
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(view.shape));
     for (int64_t start = 0; start < count; start += n * n) {
-      AH_RETURN_IF_ERROR(backend().FillPattern(
+      AH_RETURN_IF_ERROR(backend().memory().FillPattern(
           *view.buffer, view.offset_bytes + start * itemsize, n, (n + 1) * itemsize,
           std::span(one.data(), static_cast<size_t>(itemsize))));
     }
@@ -102,12 +102,12 @@ class LinalgSteps {
   // output = op(operands...) over output's shape, computed in `compute`, giving `result`.
   absl::Status Elementwise(ElementwiseOp op, DType compute, DType result,
                            std::vector<ElementwiseOperand> operands, const ArrayView& output) {
-    return backend().Elementwise(ElementwiseCall{.op = op,
-                                                 .compute_dtype = compute,
-                                                 .result_dtype = result,
-                                                 .shape = output.shape,
-                                                 .operands = std::move(operands),
-                                                 .output = output});
+    return backend().compute().Elementwise(ElementwiseCall{.op = op,
+                                                           .compute_dtype = compute,
+                                                           .result_dtype = result,
+                                                           .shape = output.shape,
+                                                           .operands = std::move(operands),
+                                                           .output = output});
   }
 
   // output = op over `axes` of input, accumulated as numpy.<op> does. A max over no elements
@@ -119,12 +119,12 @@ class LinalgSteps {
     }
     AH_ASSIGN_OR_RETURN(ReduceResolution r,
                         ResolveReduce(op, input.dtype, input.shape, axes, std::nullopt, 0));
-    return backend().Reduce(ReduceCall{.op = op,
-                                       .input = input,
-                                       .axes = r.axes,
-                                       .accumulate_dtype = r.accumulate_dtype,
-                                       .ddof = 0,
-                                       .output = output});
+    return backend().compute().Reduce(ReduceCall{.op = op,
+                                                 .input = input,
+                                                 .axes = r.axes,
+                                                 .accumulate_dtype = r.accumulate_dtype,
+                                                 .ddof = 0,
+                                                 .output = output});
   }
 
   // Runs a product whose call reads the operands and writes `out_layout`, the call's view of
@@ -146,7 +146,7 @@ class LinalgSteps {
     call.out.shape = out_layout.shape;
     call.out.strides = out_layout.strides;
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(result_shape));
-    if (count > 0) AH_RETURN_IF_ERROR(backend().Matmul(call));
+    if (count > 0) AH_RETURN_IF_ERROR(backend().linalg().Matmul(call));
     if (!out) return Register(std::move(*result));
     if (result) AH_RETURN_IF_ERROR(CopyInto(ViewOf(*result), ViewOf(*out)));
     return out;
@@ -278,7 +278,7 @@ absl::Status RunSolve(LinalgSteps& steps, const LinalgPlan& plan, const ArrayVie
     }
     call.b = BroadcastStack(rhs, plan.batch_shape);
   }
-  return steps.backend().Solve(call);
+  return steps.backend().linalg().Solve(call);
 }
 
 ElementwiseOperand ArrayOperand(const ArrayView& view) {
@@ -295,7 +295,8 @@ absl::Status RunDet(LinalgSteps& steps, DType dtype, const ArrayView& a, const A
   const DType real = RealDType(dtype);
   AH_ASSIGN_OR_RETURN(ArrayView sign, steps.Scratch(dtype, det.shape));
   AH_ASSIGN_OR_RETURN(ArrayView logabsdet, steps.Scratch(real, det.shape));
-  AH_RETURN_IF_ERROR(steps.backend().Slogdet({.a = a, .sign = sign, .logabsdet = logabsdet}));
+  AH_RETURN_IF_ERROR(
+      steps.backend().linalg().Slogdet({.a = a, .sign = sign, .logabsdet = logabsdet}));
   AH_RETURN_IF_ERROR(
       steps.Elementwise(ElementwiseOp::kExp, real, real, {ArrayOperand(logabsdet)}, logabsdet));
   return steps.Elementwise(ElementwiseOp::kMultiply, dtype, dtype,
@@ -402,7 +403,7 @@ absl::Status RunNorm(LinalgSteps& steps, const NormPlan& plan, const ArrayView& 
       s_shape.push_back(k);
       AH_ASSIGN_OR_RETURN(ArrayView s, steps.Scratch(real, s_shape));
       if (ElementsOf(s_shape) > 0) {
-        AH_RETURN_IF_ERROR(steps.backend().Svd(
+        AH_RETURN_IF_ERROR(steps.backend().linalg().Svd(
             {.a = stack, .full_matrices = false, .compute_uv = false, .u = {}, .s = s, .vh = {}}));
       }
       const ReduceOp op = plan.kind == NormKind::kMaxSingular   ? ReduceOp::kMax
@@ -454,11 +455,11 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
   auto matmul = [&](const ArrayView& left, bool adjoint, const ArrayView& right,
                     const ArrayView& out) {
     if (ElementsOf(out.shape) == 0) return absl::OkStatus();
-    return steps.backend().Matmul({.a = adjoint ? Adjoint(left) : left,
-                                   .b = right,
-                                   .out = out,
-                                   .compute_dtype = compute,
-                                   .conjugate_a = adjoint});
+    return steps.backend().linalg().Matmul({.a = adjoint ? Adjoint(left) : left,
+                                            .b = right,
+                                            .out = out,
+                                            .compute_dtype = compute,
+                                            .conjugate_a = adjoint});
   };
 
   int64_t rank = 0;
@@ -467,11 +468,11 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
   } else {
     AH_ASSIGN_OR_RETURN(ArrayView u, steps.Scratch(compute, {m, kmin}));
     AH_ASSIGN_OR_RETURN(ArrayView vh, steps.Scratch(compute, {kmin, n}));
-    AH_RETURN_IF_ERROR(steps.backend().Svd(
+    AH_RETURN_IF_ERROR(steps.backend().linalg().Svd(
         {.a = a, .full_matrices = false, .compute_uv = true, .u = u, .s = s, .vh = vh}));
     std::vector<double> values(static_cast<size_t>(kmin));
-    AH_RETURN_IF_ERROR(steps.backend().CopyToHost(*s.buffer, s.offset_bytes,
-                                                  std::as_writable_bytes(std::span(values))));
+    AH_RETURN_IF_ERROR(steps.backend().memory().CopyToHost(
+        *s.buffer, s.offset_bytes, std::as_writable_bytes(std::span(values))));
     // Singular values come sorted: those above the cutoff are the leading `rank`.
     std::vector<double> inverse(values.size(), 0.0);
     for (size_t i = 0; i < values.size() && values[i] > plan.rcond * values[0]; ++i) {
@@ -479,8 +480,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
       ++rank;
     }
     AH_ASSIGN_OR_RETURN(ArrayView scale, steps.Scratch(DType::kFloat64, {kmin}));
-    AH_RETURN_IF_ERROR(steps.backend().CopyFromHost(*scale.buffer, scale.offset_bytes,
-                                                    std::as_bytes(std::span(inverse))));
+    AH_RETURN_IF_ERROR(steps.backend().memory().CopyFromHost(*scale.buffer, scale.offset_bytes,
+                                                             std::as_bytes(std::span(inverse))));
     // c = diag(1/s) U^H b, then x = Vh^H c.
     AH_ASSIGN_OR_RETURN(ArrayView c, steps.Scratch(compute, {kmin, k}));
     AH_RETURN_IF_ERROR(matmul(u, true, b, c));
@@ -642,43 +643,44 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
   } else if (!empty) {
     switch (spec.op) {
       case LinalgOp::kSvd:
-        status = backend(caller).Svd(spec.compute_uv ? SvdCall{.a = a,
-                                                               .full_matrices = spec.full_matrices,
-                                                               .compute_uv = true,
-                                                               .u = v[0],
-                                                               .s = v[1],
-                                                               .vh = v[2]}
-                                                     : SvdCall{.a = a,
-                                                               .full_matrices = false,
-                                                               .compute_uv = false,
-                                                               .u = {},
-                                                               .s = v[0],
-                                                               .vh = {}});
+        status = backend(caller).linalg().Svd(spec.compute_uv
+                                                  ? SvdCall{.a = a,
+                                                            .full_matrices = spec.full_matrices,
+                                                            .compute_uv = true,
+                                                            .u = v[0],
+                                                            .s = v[1],
+                                                            .vh = v[2]}
+                                                  : SvdCall{.a = a,
+                                                            .full_matrices = false,
+                                                            .compute_uv = false,
+                                                            .u = {},
+                                                            .s = v[0],
+                                                            .vh = {}});
         break;
       case LinalgOp::kQr:
-        status = backend(caller).Qr({.a = a,
-                                     .complete = plan.complete,
-                                     .compute_q = plan.compute_q,
-                                     .q = plan.compute_q ? v[0] : ArrayView{},
-                                     .r = v.back()});
+        status = backend(caller).linalg().Qr({.a = a,
+                                              .complete = plan.complete,
+                                              .compute_q = plan.compute_q,
+                                              .q = plan.compute_q ? v[0] : ArrayView{},
+                                              .r = v.back()});
         break;
       case LinalgOp::kCholesky:
-        status = backend(caller).Cholesky({.a = a, .upper = plan.upper, .out = v[0]});
+        status = backend(caller).linalg().Cholesky({.a = a, .upper = plan.upper, .out = v[0]});
         break;
       case LinalgOp::kEigh:
       case LinalgOp::kEigvalsh: {
         const bool vectors = spec.op == LinalgOp::kEigh;
-        status = backend(caller).Eigh({.a = a,
-                                       .upper = plan.upper,
-                                       .compute_vectors = vectors,
-                                       .w = v[0],
-                                       .v = vectors ? v[1] : ArrayView{}});
+        status = backend(caller).linalg().Eigh({.a = a,
+                                                .upper = plan.upper,
+                                                .compute_vectors = vectors,
+                                                .w = v[0],
+                                                .v = vectors ? v[1] : ArrayView{}});
         break;
       }
       case LinalgOp::kEig:
       case LinalgOp::kEigvals: {
         const bool vectors = spec.op == LinalgOp::kEig;
-        status = backend(caller).Eig(
+        status = backend(caller).linalg().Eig(
             {.a = a, .compute_vectors = vectors, .w = v[0], .v = vectors ? v[1] : ArrayView{}});
         break;
       }
@@ -690,7 +692,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
         status = RunDet(steps, plan.dtype, a, v[0]);
         break;
       case LinalgOp::kSlogdet:
-        status = backend(caller).Slogdet({.a = a, .sign = v[0], .logabsdet = v[1]});
+        status = backend(caller).linalg().Slogdet({.a = a, .sign = v[0], .logabsdet = v[1]});
         break;
       case LinalgOp::kNorm:
       case LinalgOp::kLstsq:

@@ -59,8 +59,8 @@ absl::Status Engine::RunRawKernel(const Caller& caller, const RunRawKernelSpec& 
     }
     call.arguments.push_back(std::move(converted));
   }
-  AH_ASSIGN_OR_RETURN(call.prepared, backend(caller).PrepareRawKernel(source));
-  return backend(caller).RunRawKernel(call);
+  AH_ASSIGN_OR_RETURN(call.prepared, backend(caller).raw_kernels().PrepareRawKernel(source));
+  return backend(caller).raw_kernels().RunRawKernel(call);
 }
 
 }  // namespace arrayhub

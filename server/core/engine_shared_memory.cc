@@ -85,8 +85,9 @@ absl::Status Engine::RegisterSharedMemory(const Caller& caller,
       !IsRegistrableObject(parked->fd.get(), parked->sender, registration.byte_size)) {
     return absl::PermissionDeniedError(kRegistrationRefused);
   }
-  AH_ASSIGN_OR_RETURN(std::unique_ptr<HostRegion> host,
-                      backend(caller).OpenHostRegion(parked->fd.get(), registration.byte_size));
+  AH_ASSIGN_OR_RETURN(
+      std::unique_ptr<HostRegion> host,
+      backend(caller).host_exchange().OpenHostRegion(parked->fd.get(), registration.byte_size));
   AH_RETURN_IF_ERROR(regions_.Add(caller.tenant, caller.session,
                                   std::make_shared<const SharedMemoryRegion>(SharedMemoryRegion{
                                       .charge = std::move(parked->charge),

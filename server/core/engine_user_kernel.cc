@@ -116,7 +116,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
             AH_ASSIGN_OR_RETURN(std::shared_ptr<const kernel::CheckedKernel> checked,
                                 kernel::CheckKernel(source, types));
             AH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedUserKernel> prepared,
-                                backend(caller).PrepareUserKernel(checked));
+                                backend(caller).user_kernels().PrepareUserKernel(checked));
             return CachedUserKernel{.checked = std::move(checked), .prepared = std::move(prepared)};
           }));
   const std::vector<kernel::Parameter>& parameters = compiled.checked->parameters();
@@ -245,7 +245,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
 
   AH_ASSIGN_OR_RETURN(int64_t written, ElementCount(iteration.written_shape));
   if (elements > 0 || (written > 0 && source.kind == kernel::KernelKind::kReduction)) {
-    AH_RETURN_IF_ERROR(backend(caller).RunUserKernel(call));
+    AH_RETURN_IF_ERROR(backend(caller).user_kernels().RunUserKernel(call));
   }
   for (const auto& [temporary, out] : copy_back)
     AH_RETURN_IF_ERROR(CopyInto(caller, temporary, out));

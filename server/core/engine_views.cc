@@ -213,7 +213,7 @@ class IndexSteps {
     if (array->dtype == DType::kBool) {
       entry.kind = IndexEntry::Kind::kBoolArray;
       AH_ASSIGN_OR_RETURN(entry.nonzero_count,
-                          engine_.backend(caller_).CountNonzero(ViewOf(*array)));
+                          engine_.backend(caller_).indexing().CountNonzero(ViewOf(*array)));
     } else if (IsInteger(array->dtype)) {
       entry.kind = IndexEntry::Kind::kIntArray;
     } else {
@@ -243,7 +243,8 @@ class IndexSteps {
         AH_ASSIGN_OR_RETURN(ArrayView axis, NewScratch(DType::kInt64, advanced.shape));
         call.coordinates.push_back(axis);
       }
-      AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_), call, advanced.shape.at(0)));
+      AH_RETURN_IF_ERROR(
+          FillNonzero(engine_.backend(caller_).indexing(), call, advanced.shape.at(0)));
       coordinates->second = std::move(call.coordinates);
     }
     return coordinates->second[advanced.component];
@@ -253,8 +254,8 @@ class IndexSteps {
   absl::StatusOr<ArrayView> ZeroIndices(const Shape& shape) {
     AH_ASSIGN_OR_RETURN(ArrayView zeros, NewScratch(DType::kInt64, shape));
     const std::array<std::byte, sizeof(int64_t)> zero{};
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).FillPattern(*zeros.buffer, zeros.offset_bytes,
-                                                            shape.at(0), sizeof(int64_t), zero));
+    AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().FillPattern(
+        *zeros.buffer, zeros.offset_bytes, shape.at(0), sizeof(int64_t), zero));
     return zeros;
   }
 
@@ -307,9 +308,10 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& call, const 
   AH_ASSIGN_OR_RETURN(ArrayRecord result,
                       NewArray(caller, array->dtype, plan.layout.shape, nbytes));
   AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
-  AH_RETURN_IF_ERROR(backend(caller).Gather(GatherCall{.source = WithLayout(*array, plan.layout),
-                                                       .indices = std::move(indices),
-                                                       .output = ViewOf(result)}));
+  AH_RETURN_IF_ERROR(
+      backend(caller).indexing().Gather(GatherCall{.source = WithLayout(*array, plan.layout),
+                                                   .indices = std::move(indices),
+                                                   .output = ViewOf(result)}));
   return Register(std::move(result));
 }
 
@@ -357,7 +359,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     AH_RETURN_IF_ERROR(CheckCombine(*spec.combine, array->dtype, dtype));
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, dtype));
     AH_ASSIGN_OR_RETURN(ArrayView scalar, NewScratch(caller, dtype, {}, steps.scratch()));
-    AH_RETURN_IF_ERROR(backend(caller).CopyFromHost(
+    AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromHost(
         *scalar.buffer, 0, std::span(bytes.data(), static_cast<size_t>(ItemSize(dtype)))));
     AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
     AH_RETURN_IF_ERROR(CopyInto(caller, scalar, value));
@@ -372,7 +374,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, array->dtype));
     const int64_t itemsize = ItemSize(array->dtype);
     AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
-    AH_RETURN_IF_ERROR(backend(caller).CopyFromHost(
+    AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromHost(
         *value.buffer, 0, std::span(bytes.data(), static_cast<size_t>(itemsize))));
   } else {
     return absl::InvalidArgumentError("value has no value: set a handle or a scalar");
@@ -389,7 +391,7 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
       AH_ASSIGN_OR_RETURN(operand.indices, CopyAside(caller, operand.indices, steps.scratch()));
     }
   }
-  return backend(caller).Scatter(ScatterCall{
+  return backend(caller).indexing().Scatter(ScatterCall{
       .target = target, .indices = std::move(indices), .values = value, .combine = spec.combine});
 }
 

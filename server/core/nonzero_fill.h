@@ -7,12 +7,12 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "server/backend/backend.h"
+#include "server/backend/indexing.h"
 
 namespace arrayhub {
 
 // Runs `call`, whose coordinates hold `count` positions each, and answers ABORTED when the
 // input did not have exactly `count` nonzero elements as it was filled.
-absl::Status FillNonzero(Backend& backend, const NonzeroCall& call, int64_t count);
+absl::Status FillNonzero(IndexingKernels& indexing, const NonzeroCall& call, int64_t count);
 
 }  // namespace arrayhub

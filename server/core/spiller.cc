@@ -130,7 +130,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> Spiller::AllocateResident(Backend& devic
       absl::MutexLock lock(&mutex_);
       spills_seen = spills_done_;
     }
-    absl::StatusOr<std::shared_ptr<Buffer>> allocated = device.Allocate(nbytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> allocated = device.memory().Allocate(nbytes);
     // Only the device's own refusal makes room: the tenant's quota was checked before.
     if (allocated.ok() || !absl::IsResourceExhausted(allocated.status())) return allocated;
     int64_t freed = 0;
@@ -187,7 +187,7 @@ absl::Status UseResident(Backend& device, const std::shared_ptr<Buffer>& buffer)
   if (spillable != nullptr && current_scope != nullptr) {
     AH_RETURN_IF_ERROR(spillable->spiller_->Use(*spillable, /*keep=*/false));
   }
-  return device.Use(buffer);
+  return device.queues().Use(buffer);
 }
 
 absl::Status Spiller::Use(SpillableBuffer& buffer, bool keep) {
@@ -330,8 +330,8 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
   const int64_t size = buffer.size();
   // On the backend's own queue, after the work queued on the memory so far (whichever
   // session queued it); the memory's free then comes after the copy in its owner's order.
-  const std::unique_ptr<QueueBinding> bound = device.Bind(nullptr, "spill");
-  AH_RETURN_IF_ERROR(device.Use(inner));
+  const std::unique_ptr<QueueBinding> bound = device.queues().Bind(nullptr, "spill");
+  AH_RETURN_IF_ERROR(device.queues().Use(inner));
   if (to_host) {
     int64_t tier_bytes = 0;
     {
@@ -341,7 +341,7 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
     // One copy of the whole buffer into the tier's pinned memory; where the tier's blocks
     // (rounded up to whole MiB) leave no room for this one, ordinary host memory, slower.
     absl::StatusOr<std::unique_ptr<StagingBuffer>> pinned =
-        device.AllocateHostTier(size, tier_bytes);
+        device.host_exchange().AllocateHostTier(size, tier_bytes);
     if (!pinned.ok() && pinned.status().code() != absl::StatusCode::kResourceExhausted) {
       return pinned.status();
     }
@@ -349,7 +349,7 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
     if (pinned.ok()) {
       copy = *std::move(pinned);
     } else {
-      AH_ASSIGN_OR_RETURN(copy, device.AllocateStaging(size));
+      AH_ASSIGN_OR_RETURN(copy, device.host_exchange().AllocateStaging(size));
     }
     AH_RETURN_IF_ERROR(copy->CopyFrom(*inner, 0, size));
     AH_RETURN_IF_ERROR(copy->Wait());
@@ -371,7 +371,7 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
   for (int64_t offset = 0; offset < size && written.ok(); offset += kFileChunkBytes) {
     const auto part =
         std::span(chunk).first(static_cast<size_t>(std::min(kFileChunkBytes, size - offset)));
-    written = device.CopyToHost(*inner, offset, part);
+    written = device.memory().CopyToHost(*inner, offset, part);
     if (written.ok()) {
       written =
           WriteAll(fd.get(),
@@ -394,7 +394,7 @@ absl::StatusOr<std::shared_ptr<WorkQueue>> Spiller::ReturnQueue(Backend& device,
       return it->second;
     }
   }
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, device.NewQueue(tenant));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, device.queues().NewQueue(tenant));
   absl::MutexLock lock(&mutex_);
   // Another return may have made one meanwhile: the first stays, this one goes.
   return return_queues_.try_emplace(std::pair{&device, tenant}, std::move(queue)).first->second;
@@ -408,8 +408,8 @@ absl::Status Spiller::MoveIn(SpillableBuffer& buffer) {
   // whole through IPC), and the caller may be another tenant using a publication. The
   // caller's calls are ordered after this queue's copy by their Use of the buffer.
   AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue, ReturnQueue(device, buffer.tenant_));
-  const std::unique_ptr<QueueBinding> bound =
-      device.Bind(std::move(queue), fmt::format("return from spill (tenant '{}')", buffer.tenant_));
+  const std::unique_ptr<QueueBinding> bound = device.queues().Bind(
+      std::move(queue), fmt::format("return from spill (tenant '{}')", buffer.tenant_));
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> inner,
                       AllocateResident(device, buffer.tenant_, size));
   if (buffer.host_copy_ != nullptr) {
@@ -427,8 +427,8 @@ absl::Status Spiller::MoveIn(SpillableBuffer& buffer) {
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) return ErrnoError("cannot read the spill file", path);
       if (got == 0) return absl::DataLossError(fmt::format("spill file {} ends early", path));
-      AH_RETURN_IF_ERROR(
-          device.CopyFromHost(*inner, offset, std::span(chunk).first(static_cast<size_t>(got))));
+      AH_RETURN_IF_ERROR(device.memory().CopyFromHost(
+          *inner, offset, std::span(chunk).first(static_cast<size_t>(got))));
       offset += got;
     }
   }

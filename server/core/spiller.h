@@ -100,7 +100,7 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   // `nbytes` of `device` memory charged to `tenant`, pinned in the current scope (the call
   // making it uses it). When the device is out of memory, unpinned arrays spill (the
   // tenant's own and those of tenants past their soft limit first, then the least recently
-  // used) and the allocation is tried again. RESOURCE_EXHAUSTED as Backend::Allocate, or as
+  // used) and the allocation is tried again. RESOURCE_EXHAUSTED as DeviceMemory::Allocate, or as
   // the tenant's quota refuses (the memory is then freed).
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Backend& device, const std::string& tenant,
                                                    int64_t nbytes);
@@ -178,7 +178,7 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   SpillStats stats_ ABSL_GUARDED_BY(mutex_);
 };
 
-// What core calls instead of Backend::Use: brings `buffer` back if it was spilled (waiting
+// What core calls instead of Queues::Use: brings `buffer` back if it was spilled (waiting
 // for it), pins it for the calling thread's PinScope, then calls `device.Use`; without a
 // PinScope (no bound call: nothing reads the memory) only the latter. A failed return (a disk
 // error, no device memory even after spilling others) answers its status and changes

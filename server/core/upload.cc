@@ -43,14 +43,15 @@ absl::Status PendingUpload::Append(int64_t size,
   AH_RETURN_IF_ERROR(CheckChunk(size));
   std::unique_ptr<StagingBuffer>& staging = staging_[next_staging_];
   if (staging == nullptr) {
-    AH_ASSIGN_OR_RETURN(staging, backend_.AllocateStaging(std::min(max_chunk_bytes_, expected())));
+    AH_ASSIGN_OR_RETURN(
+        staging, backend_.host_exchange().AllocateStaging(std::min(max_chunk_bytes_, expected())));
   } else {
     AH_RETURN_IF_ERROR(staging->Wait());  // The copy of the chunk before last.
   }
   write(staging->bytes().first(static_cast<size_t>(size)));
   // Pinned until the copy is enqueued (an existing array may spill between chunks).
   const PinScope pins;
-  const std::unique_ptr<QueueBinding> bound = backend_.Bind(queue_, "upload");
+  const std::unique_ptr<QueueBinding> bound = backend_.queues().Bind(queue_, "upload");
   // An existing array's earlier work, whichever session enqueued it, comes first.
   AH_RETURN_IF_ERROR(UseResident(backend_, record_.buffer));
   AH_RETURN_IF_ERROR(

@@ -36,7 +36,7 @@ class BackendTest : public ::testing::Test {
   Backend& backend() { return *backend_; }
 
   std::shared_ptr<Buffer> MustAllocate(int64_t nbytes) {
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend_->Allocate(nbytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend_->memory().Allocate(nbytes);
     EXPECT_TRUE(buffer.ok()) << buffer.status();
     return buffer.ok() ? *buffer : nullptr;
   }

@@ -19,9 +19,10 @@ template <typename T>
 absl::StatusOr<std::shared_ptr<Buffer>> Upload(Backend& backend, const std::vector<T>& values) {
   const std::span<const std::byte> bytes = std::as_bytes(std::span(values));
   absl::StatusOr<std::shared_ptr<Buffer>> buffer =
-      backend.Allocate(static_cast<int64_t>(bytes.size()));
+      backend.memory().Allocate(static_cast<int64_t>(bytes.size()));
   if (!buffer.ok()) return buffer.status();
-  if (absl::Status copied = backend.CopyFromHost(**buffer, 0, bytes); !copied.ok()) return copied;
+  if (absl::Status copied = backend.memory().CopyFromHost(**buffer, 0, bytes); !copied.ok())
+    return copied;
   return buffer;
 }
 
@@ -32,7 +33,7 @@ absl::StatusOr<std::vector<T>> Download(Backend& backend, const Buffer& buffer,
   const auto n = static_cast<size_t>(count >= 0 ? count : buffer.size() / int64_t{sizeof(T)});
   std::vector<T> values(n);
   if (absl::Status copied =
-          backend.CopyToHost(buffer, 0, std::as_writable_bytes(std::span(values)));
+          backend.memory().CopyToHost(buffer, 0, std::as_writable_bytes(std::span(values)));
       !copied.ok()) {
     return copied;
   }

@@ -124,7 +124,7 @@ TEST_F(CudaBackendTest, FillAffineMatchesHostForEveryDType) {
       // Random bytes beyond the last element show any write past the end.
       const Bytes initial = RandomBytes(fill.count * ItemSize(dtype) + 64, rng);
       ExpectSameOnBoth(initial, ItemSize(dtype), [&](Backend& backend, Buffer& buffer) {
-        return backend.FillAffine(buffer, fill);
+        return backend.memory().FillAffine(buffer, fill);
       });
     }
   }
@@ -144,7 +144,7 @@ TEST_F(CudaBackendTest, FillPatternMatchesHost) {
                                    pattern == &random ? " random" : " constant"));
           const Bytes initial = RandomBytes(offset + (kCount - 1) * stride + size + 64, rng);
           ExpectSameOnBoth(initial, 1, [&](Backend& backend, Buffer& buffer) {
-            return backend.FillPattern(buffer, offset, kCount, stride, *pattern);
+            return backend.memory().FillPattern(buffer, offset, kCount, stride, *pattern);
           });
         }
       }

@@ -572,7 +572,7 @@ class ElementwiseTest : public CudaComputeTest {
       for (const TestOperand& operand : operands)
         call.operands.push_back(operand.On(on_cuda, c.shape));
       const absl::Status status =
-          (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).Elementwise(call);
+          (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).compute().Elementwise(call);
       if (!status.ok()) return fmt::format("{}: {}", on_cuda ? "cuda" : "host", status.ToString());
     }
     std::optional<std::string> mismatch = CompareBuffers(
@@ -747,7 +747,7 @@ TEST_F(ElementwiseTest, BatchedTransposingCopiesMatchHost) {
                              .operands = {ElementwiseOperand{.array = source, .dtype = dtype}},
                              .output = target};
         Backend& backend = on_cuda ? *cuda_ : static_cast<Backend&>(host_);
-        ASSERT_TRUE(backend.Elementwise(call).ok());
+        ASSERT_TRUE(backend.compute().Elementwise(call).ok());
       }
       const std::optional<std::string> mismatch = CompareBuffers(*out, dtype, 0);
       EXPECT_FALSE(mismatch.has_value())
@@ -810,7 +810,8 @@ TEST_F(ElementwiseTest, ComplexInverseFunctionsMatchHostAtSpecialValues) {
             .shape = {count},
             .operands = {ElementwiseOperand{.array = view(*in), .dtype = dtype}},
             .output = view(*out)};
-        ASSERT_TRUE((on_cuda ? *cuda_ : static_cast<Backend&>(host_)).Elementwise(call).ok());
+        ASSERT_TRUE(
+            (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).compute().Elementwise(call).ok());
       }
       absl::StatusOr<Bytes> actual = Download(*cuda_, *out->cuda);
       absl::StatusOr<Bytes> expected = Download(host_, *out->host);
@@ -913,10 +914,10 @@ TEST_F(CudaComputeTest, FusedChainsMatchHostStepByStep) {
       host_call.outputs.push_back({.step = step, .view = *output->On(false, shape).array});
       outputs.push_back(*std::move(output));
     }
-    if (absl::Status status = cuda_->FusedElementwise(cuda_call); !status.ok()) {
+    if (absl::Status status = cuda_->compute().FusedElementwise(cuda_call); !status.ok()) {
       return std::optional<std::string>("cuda: " + status.ToString() + program);
     }
-    if (absl::Status status = host_.FusedElementwise(host_call); !status.ok()) {
+    if (absl::Status status = host_.compute().FusedElementwise(host_call); !status.ok()) {
       return std::optional<std::string>("host: " + status.ToString() + program);
     }
     for (const TestOperand& output : outputs) {
@@ -931,7 +932,7 @@ TEST_F(CudaComputeTest, FusedChainsMatchHostStepByStep) {
 }
 
 TEST_F(CudaComputeTest, LoopsNumPyLacksAreUnimplemented) {
-  absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->Allocate(64);
+  absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->memory().Allocate(64);
   ASSERT_TRUE(buffer.ok());
   const ArrayView view{.buffer = buffer->get(),
                        .offset_bytes = 0,
@@ -946,7 +947,7 @@ TEST_F(CudaComputeTest, LoopsNumPyLacksAreUnimplemented) {
                              .shape = {16},
                              .operands = {operand, operand},
                              .output = view};
-  EXPECT_EQ(cuda_->Elementwise(call).code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(cuda_->compute().Elementwise(call).code(), absl::StatusCode::kUnimplemented);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1054,7 +1055,8 @@ class ReduceTest : public CudaComputeTest {
                                        .dtype = resolution->result_dtype,
                                        .shape = resolution->result_shape,
                                        .strides = ContiguousStrides(resolution->result_shape)}};
-      const absl::Status status = (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).Reduce(call);
+      const absl::Status status =
+          (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).compute().Reduce(call);
       if (!status.ok())
         return fmt::format("{} {}: {}", c.Name(), on_cuda ? "cuda" : "host", status.ToString());
     }
@@ -1204,7 +1206,7 @@ TEST_F(CudaComputeTest, FusedReductionsMatchHost) {
         fmt::format("{} of {} {}", OpName(c.op), DTypeName(c.dtype), FormatShape(c.shape));
     absl::StatusOr<Bytes> first;
     for (int run = 0; run < 2; ++run) {
-      if (absl::Status status = cuda_->FusedElementwise(cuda_call); !status.ok()) {
+      if (absl::Status status = cuda_->compute().FusedElementwise(cuda_call); !status.ok()) {
         return std::optional<std::string>(name + " cuda: " + status.ToString());
       }
       absl::StatusOr<Bytes> bits = Download(*cuda_, *result->cuda);
@@ -1213,7 +1215,7 @@ TEST_F(CudaComputeTest, FusedReductionsMatchHost) {
       if (run == 1 && *bits != *first)
         return std::optional<std::string>(name + ": a repeat differs");
     }
-    if (absl::Status status = host_.FusedElementwise(host_call); !status.ok()) {
+    if (absl::Status status = host_.compute().FusedElementwise(host_call); !status.ok()) {
       return std::optional<std::string>(name + " host: " + status.ToString());
     }
     for (const auto& [pair, dtype, tolerance] :
@@ -1231,10 +1233,10 @@ TEST_F(CudaComputeTest, FusedReductionsMatchHost) {
 // NumPy divides the complex sum 0+0j by the count 0 as complex numbers: nan+nanj.
 // Rows too few to fill the device are split over blocks, and the last block of each row (of
 // each column of blocks, for columns) folds the blocks' partial results in the same launch,
-// counting the blocks in counters of the queue's own (cuda_reduce.cuh). The results must equal the host's, be the same bits on every
-// repeat (the fold's order is fixed), and stay so when shapes of different splits follow each
-// other on one queue and when four queues reduce at once (each queue's counters are its own
-// and are zero again after every reduction).
+// counting the blocks in counters of the queue's own (cuda_reduce.cuh). The results must equal the
+// host's, be the same bits on every repeat (the fold's order is fixed), and stay so when shapes of
+// different splits follow each other on one queue and when four queues reduce at once (each queue's
+// counters are its own and are zero again after every reduction).
 TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
   Rng rng(BaseSeed());
   const int64_t n = 12'000'000;
@@ -1266,7 +1268,7 @@ TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
     int64_t outputs = 1;
     for (int64_t extent : out_shape) outputs *= extent;
     AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out,
-                        backend.Allocate(outputs * ItemSize(c.output)));
+                        backend.memory().Allocate(outputs * ItemSize(c.output)));
     const ReduceCall call{.op = c.op,
                           .input = {.buffer = const_cast<Buffer*>(&input),
                                     .offset_bytes = 0,
@@ -1281,7 +1283,7 @@ TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
                                      .dtype = c.output,
                                      .shape = out_shape,
                                      .strides = ContiguousStrides(out_shape)}};
-    AH_RETURN_IF_ERROR(backend.Reduce(call));
+    AH_RETURN_IF_ERROR(backend.compute().Reduce(call));
     return Download(backend, *out);
   };
   std::vector<Bytes> first;
@@ -1298,12 +1300,12 @@ TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue("tenant");
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->queues().NewQueue("tenant");
       if (!queue.ok()) {
         failures[t] = queue.status().ToString();
         return;
       }
-      const std::unique_ptr<QueueBinding> bound = cuda_->Bind(*queue, "split reductions");
+      const std::unique_ptr<QueueBinding> bound = cuda_->queues().Bind(*queue, "split reductions");
       for (int round = 0; round < 3; ++round) {
         for (size_t k = 0; k < cases.size(); ++k) {
           const size_t i = (k + static_cast<size_t>(t)) % cases.size();
@@ -1341,7 +1343,7 @@ TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
   for (const Sum& s : {Sum{{n}, {0}}, Sum{{10000, 10000}, {0}}, Sum{{10000, 10000}, {1}}}) {
     const int64_t outputs = s.shape.size() == 1 ? 1 : 10000;
     const Shape out_shape = s.shape.size() == 1 ? Shape{} : Shape{10000};
-    absl::StatusOr<std::shared_ptr<Buffer>> out = cuda_->Allocate(outputs * 4);
+    absl::StatusOr<std::shared_ptr<Buffer>> out = cuda_->memory().Allocate(outputs * 4);
     ASSERT_TRUE(out.ok());
     const ReduceCall call{.op = ReduceOp::kSum,
                           .input = {.buffer = in->get(),
@@ -1357,7 +1359,7 @@ TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
                                      .dtype = DType::kFloat32,
                                      .shape = out_shape,
                                      .strides = ContiguousStrides(out_shape)}};
-    ASSERT_TRUE(cuda_->Reduce(call).ok());
+    ASSERT_TRUE(cuda_->compute().Reduce(call).ok());
     absl::StatusOr<Bytes> result = Download(*cuda_, **out);
     ASSERT_TRUE(result.ok());
     std::vector<float> sums(static_cast<size_t>(outputs));

@@ -70,18 +70,18 @@ TEST(CudaDeviceLossTest, AFaultingKernelLosesTheDeviceOnceWithTheCallThatFoundIt
     ++heard;
     what = w;
   });
-  absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda.NewQueue("test");
+  absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda.queues().NewQueue("test");
   ASSERT_TRUE(queue.ok()) << queue.status();
-  const auto bound = cuda.Bind(*queue, "fill (tenant 'mallory')");
-  absl::StatusOr<std::shared_ptr<Buffer>> real = cuda.Allocate(8);
+  const auto bound = cuda.queues().Bind(*queue, "fill (tenant 'mallory')");
+  absl::StatusOr<std::shared_ptr<Buffer>> real = cuda.memory().Allocate(8);
   ASSERT_TRUE(real.ok()) << real.status();
   Unallocated nowhere;
   // A strided pattern takes the fill kernel (a contiguous one-byte pattern would be a memset,
   // which the runtime refuses at once). The launch succeeds; the fault surfaces when the queue
   // is waited for, if not already at the launch's check.
-  (void)cuda.FillPattern(nowhere, 0, 256, 16, std::array<std::byte, 8>{std::byte{1}});
+  (void)cuda.memory().FillPattern(nowhere, 0, 256, 16, std::array<std::byte, 8>{std::byte{1}});
   std::array<std::byte, 8> bytes{};
-  const absl::Status status = cuda.CopyToHost(**real, 0, bytes);
+  const absl::Status status = cuda.memory().CopyToHost(**real, 0, bytes);
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_NE(status.message().find("cudaErrorIllegalAddress"), std::string::npos) << status;
   EXPECT_TRUE(cuda.device_health().lost());
@@ -89,7 +89,7 @@ TEST(CudaDeviceLossTest, AFaultingKernelLosesTheDeviceOnceWithTheCallThatFoundIt
   EXPECT_NE(what.find("cudaErrorIllegalAddress"), std::string::npos) << what;
   EXPECT_NE(what.find("found while serving 'fill (tenant 'mallory')'"), std::string::npos) << what;
   // Every later call fails the same way, and the loss is not reported again.
-  EXPECT_EQ(cuda.CopyToHost(**real, 0, bytes).code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(cuda.memory().CopyToHost(**real, 0, bytes).code(), absl::StatusCode::kInternal);
   EXPECT_EQ(heard, 1);
 }
 

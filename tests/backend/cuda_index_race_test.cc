@@ -50,19 +50,21 @@ class IndexRaceTest : public CudaFixture {
   void StartWriter(std::shared_ptr<Buffer> buffer, int64_t count, std::array<std::byte, N> a,
                    std::array<std::byte, N> b) {
     writer_ = std::thread([this, buffer, count, a, b] {
-      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue("writer");
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->queues().NewQueue("writer");
       if (!queue.ok()) {
         writer_status_ = queue.status();
         started_ = true;
         return;
       }
-      const auto bound = cuda_->Bind(*queue, "flip");
+      const auto bound = cuda_->queues().Bind(*queue, "flip");
       std::byte probe[1];
       while (!stop_) {
         for (int i = 0; i < 8 && writer_status_.ok(); ++i) {
-          writer_status_.Update(cuda_->FillPattern(*buffer, 0, count, N, i % 2 == 0 ? a : b));
+          writer_status_.Update(
+              cuda_->memory().FillPattern(*buffer, 0, count, N, i % 2 == 0 ? a : b));
         }
-        writer_status_.Update(cuda_->CopyToHost(*buffer, 0, probe));  // Waits for the flips.
+        writer_status_.Update(
+            cuda_->memory().CopyToHost(*buffer, 0, probe));  // Waits for the flips.
         started_ = true;
         if (!writer_status_.ok()) return;
       }
@@ -73,9 +75,10 @@ class IndexRaceTest : public CudaFixture {
   // A new buffer of `count` elements, each `value`'s bytes.
   template <size_t N>
   absl::StatusOr<std::shared_ptr<Buffer>> Filled(int64_t count, std::array<std::byte, N> value) {
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->Allocate(count * int64_t{N});
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->memory().Allocate(count * int64_t{N});
     if (!buffer.ok()) return buffer;
-    if (absl::Status filled = cuda_->FillPattern(**buffer, 0, count, N, value); !filled.ok()) {
+    if (absl::Status filled = cuda_->memory().FillPattern(**buffer, 0, count, N, value);
+        !filled.ok()) {
       return filled;
     }
     return buffer;
@@ -117,7 +120,7 @@ class IndexRaceTest : public CudaFixture {
 // message or returns data[0] everywhere, and the device stays usable.
 TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> data, Filled(kExtent, PatternOf<int64_t>(42)));
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> output, cuda_->Allocate(kIndices * 8));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> output, cuda_->memory().Allocate(kIndices * 8));
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, FlippingIndices(kOutside));
 
   const GatherCall call{.source = Vector(*data, DType::kInt64, kIndices, 0),
@@ -125,7 +128,7 @@ TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
                         .output = Vector(*output, DType::kInt64, kIndices)};
   int refused = 0;
   for (int i = 0; i < kCalls; ++i) {
-    const absl::Status status = cuda_->Gather(call);
+    const absl::Status status = cuda_->indexing().Gather(call);
     if (status.code() == absl::StatusCode::kInvalidArgument) {
       ++refused;
       continue;
@@ -136,8 +139,9 @@ TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
   }
   Stop();
   EXPECT_GT(refused, 0) << "the writer never showed the gathers an index out of bounds";
-  ASSERT_TRUE(cuda_->FillPattern(*indices, 0, kIndices, 8, PatternOf<int64_t>(kExtent - 1)).ok());
-  EXPECT_TRUE(cuda_->Gather(call).ok()) << "the device no longer works";
+  ASSERT_TRUE(
+      cuda_->memory().FillPattern(*indices, 0, kIndices, 8, PatternOf<int64_t>(kExtent - 1)).ok());
+  EXPECT_TRUE(cuda_->indexing().Gather(call).ok()) << "the device no longer works";
 }
 
 // data[indices] = 5 where the indices flip between 0 and 2^40 + 12345: each scatter writes data[0]
@@ -155,7 +159,7 @@ TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
                          .values = Vector(*five, DType::kInt64, kIndices, 0)};
   int refused = 0;
   for (int i = 0; i < kCalls; ++i) {
-    const absl::Status status = cuda_->Scatter(call);
+    const absl::Status status = cuda_->indexing().Scatter(call);
     if (status.code() == absl::StatusCode::kInvalidArgument) {
       ++refused;
       continue;
@@ -175,7 +179,8 @@ TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
 TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
   constexpr int64_t kLimit = kNonzeroInput / 2;
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> input, Filled(kNonzeroInput, PatternOf<int8_t>(0)));
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> coordinates, cuda_->Allocate((kLimit + 1) * 8));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> coordinates,
+                 cuda_->memory().Allocate((kLimit + 1) * 8));
   ASSERT_TRUE(Download<int8_t>(*cuda_, *input, 1).ok());
   StartWriter(input, kNonzeroInput, PatternOf<int8_t>(0), PatternOf<int8_t>(1));
 
@@ -183,8 +188,9 @@ TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
                          .coordinates = {Vector(*coordinates, DType::kInt64, kLimit)}};
   int64_t most = 0;
   for (int i = 0; i < kCalls / 2; ++i) {
-    ASSERT_TRUE(cuda_->FillPattern(*coordinates, 0, kLimit + 1, 8, PatternOf<int64_t>(-1)).ok());
-    const absl::StatusOr<int64_t> found = cuda_->Nonzero(call);
+    ASSERT_TRUE(
+        cuda_->memory().FillPattern(*coordinates, 0, kLimit + 1, 8, PatternOf<int64_t>(-1)).ok());
+    const absl::StatusOr<int64_t> found = cuda_->indexing().Nonzero(call);
     ASSERT_TRUE(found.ok()) << "call " << i << ": " << found.status();
     ASSERT_GE(*found, 0);
     ASSERT_LE(*found, kNonzeroInput);
@@ -213,18 +219,18 @@ TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
 TEST_F(IndexRaceTest, PartitionOfAnInputRewrittenMeanwhileFillsEveryPosition) {
   constexpr int64_t kRow = int64_t{1} << 21;  // Long enough to select (PartitionSelects).
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> input, Filled(kRow, PatternOf<float>(1.0f)));
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> values, cuda_->Allocate(kRow * 4));
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, cuda_->Allocate(kRow * 8));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> values, cuda_->memory().Allocate(kRow * 4));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, cuda_->memory().Allocate(kRow * 8));
   ASSERT_TRUE(Download<float>(*cuda_, *input, 1).ok());
   StartWriter(input, kRow, PatternOf<float>(1.0f), PatternOf<float>(-1.0f));
   for (int i = 0; i < kCalls / 10; ++i) {
-    ASSERT_TRUE(cuda_->FillPattern(*values, 0, kRow, 4, PatternOf<float>(-7.0f)).ok());
-    ASSERT_TRUE(cuda_->FillPattern(*indices, 0, kRow, 8, PatternOf<int64_t>(-7)).ok());
+    ASSERT_TRUE(cuda_->memory().FillPattern(*values, 0, kRow, 4, PatternOf<float>(-7.0f)).ok());
+    ASSERT_TRUE(cuda_->memory().FillPattern(*indices, 0, kRow, 8, PatternOf<int64_t>(-7)).ok());
     const PartitionCall call{.input = Vector(*input, DType::kFloat32, kRow),
                              .kth = {0, kRow / 2, kRow - 1},
                              .values = Vector(*values, DType::kFloat32, kRow),
                              .indices = Vector(*indices, DType::kInt64, kRow)};
-    ASSERT_TRUE(cuda_->Partition(call).ok()) << "call " << i;
+    ASSERT_TRUE(cuda_->indexing().Partition(call).ok()) << "call " << i;
     AH_TEST_ASSIGN(const std::vector<float> got_values, Download<float>(*cuda_, *values));
     AH_TEST_ASSIGN(std::vector<int64_t> got_indices, Download<int64_t>(*cuda_, *indices));
     for (int64_t r = 0; r < kRow; ++r) {

@@ -41,12 +41,12 @@ ElementwiseOperand Scalar(float value) {
 // target = a + b, float32, elementwise.
 absl::Status Add(Backend& backend, ElementwiseOperand a, ElementwiseOperand b, Buffer& target,
                  int64_t count) {
-  return backend.Elementwise(ElementwiseCall{.op = ElementwiseOp::kAdd,
-                                             .compute_dtype = DType::kFloat32,
-                                             .result_dtype = DType::kFloat32,
-                                             .shape = {count},
-                                             .operands = {std::move(a), std::move(b)},
-                                             .output = Whole(target, count)});
+  return backend.compute().Elementwise(ElementwiseCall{.op = ElementwiseOp::kAdd,
+                                                       .compute_dtype = DType::kFloat32,
+                                                       .result_dtype = DType::kFloat32,
+                                                       .shape = {count},
+                                                       .operands = {std::move(a), std::move(b)},
+                                                       .output = Whole(target, count)});
 }
 
 // Small integers, so that every sum and product below is exact in float32.
@@ -72,8 +72,8 @@ class CudaQueueTest : public CudaFixture {
   void SetUp() override {
     CudaFixture::SetUp();
     if (Stopped()) return;
-    absl::StatusOr<std::shared_ptr<WorkQueue>> a = cuda_->NewQueue("test");
-    absl::StatusOr<std::shared_ptr<WorkQueue>> b = cuda_->NewQueue("test");
+    absl::StatusOr<std::shared_ptr<WorkQueue>> a = cuda_->queues().NewQueue("test");
+    absl::StatusOr<std::shared_ptr<WorkQueue>> b = cuda_->queues().NewQueue("test");
     ASSERT_TRUE(a.ok() && b.ok());
     queue_a_ = *a;
     queue_b_ = *b;
@@ -82,7 +82,7 @@ class CudaQueueTest : public CudaFixture {
   // A new buffer of `queue`'s holding `values`.
   absl::StatusOr<std::shared_ptr<Buffer>> UploadOn(const std::shared_ptr<WorkQueue>& queue,
                                                    const std::vector<float>& values) {
-    const auto bound = cuda_->Bind(queue, "upload");
+    const auto bound = cuda_->queues().Bind(queue, "upload");
     return Upload(*cuda_, values);
   }
 
@@ -92,7 +92,7 @@ class CudaQueueTest : public CudaFixture {
 
 TEST_F(CudaQueueTest, OneQueueRunsItsChainInOrder) {
   const std::vector<float> start = RandomFloats(kCount, 1);
-  const auto bound = cuda_->Bind(queue_a_, "test chain");
+  const auto bound = cuda_->queues().Bind(queue_a_, "test chain");
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> x, Upload(*cuda_, start));
   for (int i = 0; i < kChain; ++i) {
     ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
@@ -105,15 +105,15 @@ TEST_F(CudaQueueTest, AQueueUsingAnotherQueuesBufferWaitsForItsWork) {
   const std::vector<float> start = RandomFloats(kCount, 2);
   std::shared_ptr<Buffer> x;
   {
-    const auto bound = cuda_->Bind(queue_a_, "writer");
+    const auto bound = cuda_->queues().Bind(queue_a_, "writer");
     AH_TEST_ASSIGN(x, Upload(*cuda_, start));
     for (int i = 0; i < kChain; ++i) {
       ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
     }
   }  // Queue A's chain is still running: nothing waited for it.
-  const auto bound = cuda_->Bind(queue_b_, "reader");
-  ASSERT_TRUE(cuda_->Use(x).ok());
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> copy, cuda_->Allocate(kCount * 4));
+  const auto bound = cuda_->queues().Bind(queue_b_, "reader");
+  ASSERT_TRUE(cuda_->queues().Use(x).ok());
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> copy, cuda_->memory().Allocate(kCount * 4));
   ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(0), *copy, kCount).ok());
   AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *copy));
   EXPECT_EQ(FirstMismatch(got, start, kChain), -1);
@@ -125,10 +125,10 @@ TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
   std::shared_ptr<Buffer> sum;
   {
     // sum = x + x + ... (kChain times), reading x all along.
-    const auto bound = cuda_->Bind(queue_b_, "borrower");
-    ASSERT_TRUE(cuda_->Use(x).ok());
-    AH_TEST_ASSIGN(sum, cuda_->Allocate(kCount * 4));
-    ASSERT_TRUE(cuda_->FillPattern(*sum, 0, kCount, 4, std::array<std::byte, 4>{}).ok());
+    const auto bound = cuda_->queues().Bind(queue_b_, "borrower");
+    ASSERT_TRUE(cuda_->queues().Use(x).ok());
+    AH_TEST_ASSIGN(sum, cuda_->memory().Allocate(kCount * 4));
+    ASSERT_TRUE(cuda_->memory().FillPattern(*sum, 0, kCount, 4, std::array<std::byte, 4>{}).ok());
     for (int i = 0; i < kChain; ++i) {
       ASSERT_TRUE(Add(*cuda_, Operand(*sum, kCount), Operand(*x, kCount), *sum, kCount).ok());
     }
@@ -136,15 +136,15 @@ TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
   {
     // The owner frees x and at once fills new memory of the same size (the pool hands x's
     // memory back first): without the wait the borrower would read the fill.
-    const auto bound = cuda_->Bind(queue_a_, "owner again");
+    const auto bound = cuda_->queues().Bind(queue_a_, "owner again");
     x.reset();
-    AH_TEST_ASSIGN(const std::shared_ptr<Buffer> reuse, cuda_->Allocate(kCount * 4));
+    AH_TEST_ASSIGN(const std::shared_ptr<Buffer> reuse, cuda_->memory().Allocate(kCount * 4));
     const float seven = 7;
     std::array<std::byte, 4> pattern;
     std::memcpy(pattern.data(), &seven, 4);
-    ASSERT_TRUE(cuda_->FillPattern(*reuse, 0, kCount, 4, pattern).ok());
+    ASSERT_TRUE(cuda_->memory().FillPattern(*reuse, 0, kCount, 4, pattern).ok());
   }
-  const auto bound = cuda_->Bind(queue_b_, "check");
+  const auto bound = cuda_->queues().Bind(queue_b_, "check");
   AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *sum));
   std::vector<float> want(values.size());
   for (size_t i = 0; i < values.size(); ++i) want[i] = values[i] * kChain;
@@ -170,8 +170,8 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
     threads.emplace_back([&, t] {
       const std::shared_ptr<WorkQueue>& queue = t == 0 ? queue_a_ : queue_b_;
       for (int i = 0; i < kAdds && failures[t].ok(); ++i) {
-        const auto bound = cuda_->Bind(queue, "add");
-        failures[t].Update(cuda_->Use(x));
+        const auto bound = cuda_->queues().Bind(queue, "add");
+        failures[t].Update(cuda_->queues().Use(x));
         std::this_thread::sleep_for(kCoreWork);
         failures[t].Update(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount));
         std::this_thread::sleep_for(kCoreWork);
@@ -180,8 +180,8 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures, std::vector<absl::Status>(2));
-  const auto bound = cuda_->Bind(queue_b_, "check");
-  ASSERT_TRUE(cuda_->Use(x).ok());
+  const auto bound = cuda_->queues().Bind(queue_b_, "check");
+  ASSERT_TRUE(cuda_->queues().Use(x).ok());
   AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *x));
   EXPECT_EQ(FirstMismatch(got, start, 2 * kAdds), -1);
 }
@@ -205,25 +205,26 @@ TEST_F(CudaQueueTest, MatmulsOnManyQueuesAtOnce) {
   std::vector<int> failures(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->NewQueue("test");
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda_->queues().NewQueue("test");
       if (!queue.ok()) {
         ++failures[t];
         return;
       }
-      const auto bound = cuda_->Bind(*queue, "matmul");
+      const auto bound = cuda_->queues().Bind(*queue, "matmul");
       for (int round = 0; round < 20; ++round) {
         const std::vector<float> a = RandomFloats(n * n, 100 * t + round, 8);
         const std::vector<float> b = RandomFloats(n * n, 1000 * t + round, 8);
-        auto da = matrix(*cuda_, a), db = matrix(*cuda_, b), dc = cuda_->Allocate(n * n * 4);
-        auto ha = matrix(host, a), hb = matrix(host, b), hc = host.Allocate(n * n * 4);
+        auto da = matrix(*cuda_, a), db = matrix(*cuda_, b),
+             dc = cuda_->memory().Allocate(n * n * 4);
+        auto ha = matrix(host, a), hb = matrix(host, b), hc = host.memory().Allocate(n * n * 4);
         if (!da.ok() || !db.ok() || !dc.ok() || !ha.ok() || !hb.ok() || !hc.ok()) {
           ++failures[t];
           return;
         }
         const absl::Status device =
-            cuda_->Matmul({.a = view(**da), .b = view(**db), .out = view(**dc)});
+            cuda_->linalg().Matmul({.a = view(**da), .b = view(**db), .out = view(**dc)});
         const absl::Status reference =
-            host.Matmul({.a = view(**ha), .b = view(**hb), .out = view(**hc)});
+            host.linalg().Matmul({.a = view(**ha), .b = view(**hb), .out = view(**hc)});
         auto got = Download<float>(*cuda_, **dc);
         auto want = Download<float>(host, **hc);
         // Sums of 192 products of at most 64: exact in float32.

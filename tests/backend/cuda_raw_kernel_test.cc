@@ -1,4 +1,4 @@
-// Raw CUDA kernels (Backend::PrepareRawKernel and RunRawKernel) on the CUDA backend: a saxpy
+// Raw CUDA kernels (RawKernels::PrepareRawKernel and RunRawKernel) on the CUDA backend: a saxpy
 // with pointer and scalar arguments against a host reference on fresh random data (the seed is
 // printed with every failure), a module's second kernel, and the refusals of arguments that do
 // not match the kernel's parameters, of a block larger than the device allows and of code that
@@ -48,7 +48,8 @@ class CudaRawKernelTest : public CudaFixture {
  protected:
   std::shared_ptr<const PreparedRawKernel> Prepare(const char* name) {
     absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> prepared =
-        cuda_->PrepareRawKernel({.code = kCode, .name = name, .options = {"-std=c++17"}});
+        cuda_->raw_kernels().PrepareRawKernel(
+            {.code = kCode, .name = name, .options = {"-std=c++17"}});
     EXPECT_TRUE(prepared.ok()) << prepared.status();
     return prepared.ok() ? *prepared : nullptr;
   }
@@ -74,7 +75,7 @@ TEST_F(CudaRawKernelTest, SaxpyMatchesTheHostWithPointerAndScalarArguments) {
       .arguments = {Pointer(**dx, DType::kFloat32, kN), Pointer(**dy, DType::kFloat32, kN),
                     ScalarArgument(a), Pointer(**out, DType::kFloat32, kN), ScalarArgument(kN)}};
   ASSERT_NE(call.prepared, nullptr);
-  ASSERT_TRUE(cuda_->RunRawKernel(call).ok());
+  ASSERT_TRUE(cuda_->raw_kernels().RunRawKernel(call).ok());
   absl::StatusOr<std::vector<float>> got = Download<float>(*cuda_, **out);
   ASSERT_TRUE(got.ok()) << got.status();
   for (unsigned int i = 0; i < kN; ++i) {
@@ -95,7 +96,7 @@ TEST_F(CudaRawKernelTest, SaxpyMatchesTheHostWithPointerAndScalarArguments) {
                       .shared_mem = 0,
                       .arguments = {Pointer(**dz, DType::kFloat64, 1000), ScalarArgument(-2.5),
                                     ScalarArgument(static_cast<long long>(1000))}};
-  ASSERT_TRUE(cuda_->RunRawKernel(scale).ok());
+  ASSERT_TRUE(cuda_->raw_kernels().RunRawKernel(scale).ok());
   absl::StatusOr<std::vector<double>> scaled = Download<double>(*cuda_, **dz);
   ASSERT_TRUE(scaled.ok());
   for (size_t i = 0; i < z.size(); ++i) ASSERT_EQ((*scaled)[i], z[i] * -2.5) << i;
@@ -103,26 +104,28 @@ TEST_F(CudaRawKernelTest, SaxpyMatchesTheHostWithPointerAndScalarArguments) {
   // Arguments that do not match the parameters, and a block too large: refused, not launched.
   RawKernelCall wrong = call;
   wrong.arguments.pop_back();
-  EXPECT_EQ(cuda_->RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
   wrong = call;
   wrong.arguments[2] = ScalarArgument(static_cast<double>(a));
-  EXPECT_EQ(cuda_->RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
   wrong = call;
   wrong.block = {1024, 2, 1};
-  EXPECT_EQ(cuda_->RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(CudaRawKernelTest, CodeThatDoesNotCompileOrLacksTheKernelIsTheClients) {
   EXPECT_EQ(
-      cuda_
-          ->PrepareRawKernel(
+      cuda_->raw_kernels()
+          .PrepareRawKernel(
               {.code = "extern \"C\" __global__ void k() { nope }", .name = "k", .options = {}})
           .status()
           .code(),
       absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(
-      cuda_->PrepareRawKernel({.code = kCode, .name = "missing", .options = {}}).status().code(),
-      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda_->raw_kernels()
+                .PrepareRawKernel({.code = kCode, .name = "missing", .options = {}})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

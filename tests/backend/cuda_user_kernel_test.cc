@@ -117,13 +117,13 @@ class CudaUserKernelTest : public CudaFixture {
   absl::Status Run(const std::shared_ptr<const CheckedKernel>& kernel, Shape shape,
                    std::vector<UserKernelArgument> arguments,
                    std::vector<int64_t> reduce_axes = {}) {
-    auto prepared = cuda_->PrepareUserKernel(kernel);
+    auto prepared = cuda_->user_kernels().PrepareUserKernel(kernel);
     if (!prepared.ok()) return prepared.status();
-    return cuda_->RunUserKernel({.kernel = kernel,
-                                 .prepared = *prepared,
-                                 .shape = std::move(shape),
-                                 .reduce_axes = std::move(reduce_axes),
-                                 .arguments = std::move(arguments)});
+    return cuda_->user_kernels().RunUserKernel({.kernel = kernel,
+                                                .prepared = *prepared,
+                                                .shape = std::move(shape),
+                                                .reduce_axes = std::move(reduce_axes),
+                                                .arguments = std::move(arguments)});
   }
 
   std::mt19937_64 rng_;
@@ -524,9 +524,9 @@ TEST_F(CudaUserKernelTest, CompileTimes) {
                      {std::nullopt, std::nullopt}});
   ASSERT_NE(bs, nullptr);
   const Clock::time_point t0 = Clock::now();
-  ASSERT_TRUE(cuda_->PrepareUserKernel(bs).ok());
+  ASSERT_TRUE(cuda_->user_kernels().PrepareUserKernel(bs).ok());
   const Clock::time_point t1 = Clock::now();
-  ASSERT_TRUE(cuda_->PrepareUserKernel(bs).ok());
+  ASSERT_TRUE(cuda_->user_kernels().PrepareUserKernel(bs).ok());
   const Clock::time_point t2 = Clock::now();
 
   char pattern[] = "/tmp/cuda_user_kernel_test-XXXXXX";

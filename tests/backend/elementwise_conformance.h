@@ -28,7 +28,7 @@ TYPED_TEST_P(ElementwiseConformanceTest, MissingLoopIsUnimplemented) {
       .shape = {2},
       .operands = {{.array = a, .dtype = DType::kFloat64}, {.array = a, .dtype = DType::kFloat64}},
       .output = this->Output(DType::kFloat64, {2})};
-  const absl::Status status = this->backend().Elementwise(call);
+  const absl::Status status = this->backend().compute().Elementwise(call);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
   EXPECT_EQ(status.message(), "the backend has no float64 loop for bitwise_and");
 }
@@ -47,7 +47,7 @@ TYPED_TEST_P(ElementwiseConformanceTest, ClipTiesOfSignedZerosFollowTheLoopDType
                      {.array = this->Array(dtype, low, shape), .dtype = dtype},
                      {.array = this->Array(dtype, high, shape), .dtype = dtype}},
         .output = this->Output(dtype, shape)};
-    const absl::Status status = this->backend().Elementwise(call);
+    const absl::Status status = this->backend().compute().Elementwise(call);
     EXPECT_TRUE(status.ok()) << status;
     return this->template Read<T>(call.output);
   };

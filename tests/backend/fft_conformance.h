@@ -107,13 +107,13 @@ class FftConformanceTest : public BackendTest<Factory> {
     const int64_t out_count = outer * out_length * inner;
     const ArrayView output = Shifted(this->Output(out_dtype, {out_count + 1}),
                                      {outer, out_length, inner}, shifted && out_dtype == real);
-    const absl::Status status = this->backend().Fft({.kind = kind,
-                                                     .forward = forward,
-                                                     .n = n,
-                                                     .input = input,
-                                                     .output = output,
-                                                     .scale = scale,
-                                                     .conjugate = conjugate});
+    const absl::Status status = this->backend().fft().Fft({.kind = kind,
+                                                           .forward = forward,
+                                                           .n = n,
+                                                           .input = input,
+                                                           .output = output,
+                                                           .scale = scale,
+                                                           .conjugate = conjugate});
     ASSERT_TRUE(status.ok()) << status;
     const std::vector<LongComplex> expected =
         DirectFft(values, kind, forward, n, outer, in_length, inner, out_length, scale, conjugate);

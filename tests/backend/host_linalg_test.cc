@@ -87,7 +87,7 @@ class HostLinalgTest : public ::testing::Test {
  protected:
   TestArray Allocate(DType dtype, Shape shape, Strides strides, int64_t offset, int64_t capacity) {
     absl::StatusOr<std::shared_ptr<Buffer>> buffer =
-        backend_.Allocate(std::max<int64_t>(capacity, 1) * ItemSize(dtype));
+        backend_.memory().Allocate(std::max<int64_t>(capacity, 1) * ItemSize(dtype));
     EXPECT_TRUE(buffer.ok()) << buffer.status();
     // Garbage everywhere, so that reads outside the view and unwritten outputs show.
     std::memset((*buffer)->data(), 0x7f, static_cast<size_t>((*buffer)->size()));
@@ -188,7 +188,7 @@ class HostMatmulTest : public HostLinalgTest {
                           .compute_dtype = DTypeOf<T>(),
                           .conjugate_a = conjugate_a,
                           .conjugate_b = conjugate_b};
-    ASSERT_TRUE(backend_.Matmul(call).ok());
+    ASSERT_TRUE(backend_.linalg().Matmul(call).ok());
     const auto as = Read<T>(a);
     const auto bs = Read<T>(b);
     const auto cs = Read<T>(out);
@@ -238,7 +238,8 @@ TEST_F(HostMatmulTest, Float16AccumulatesInFloat32) {
   Fill<Half>(a, [](int64_t, int64_t, int64_t) { return Half(1.0f); });
   Fill<Half>(b, [](int64_t, int64_t, int64_t) { return Half(1.0f); });
   ASSERT_TRUE(
-      backend_.Matmul({.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kFloat16})
+      backend_.linalg()
+          .Matmul({.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kFloat16})
           .ok());
   EXPECT_EQ(static_cast<float>(c.at<Half>({0, 0})), 4096.0f);
 }
@@ -287,9 +288,9 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   a.at<int8_t>({0, 1}) = -7;
   b.at<int8_t>({0, 0}) = 3;
   b.at<int8_t>({1, 0}) = 9;
-  ASSERT_TRUE(
-      backend_.Matmul({.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kInt8})
-          .ok());
+  ASSERT_TRUE(backend_.linalg()
+                  .Matmul({.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kInt8})
+                  .ok());
   EXPECT_EQ(c.at<int8_t>({0, 0}), static_cast<int8_t>(300 - 63));  // NumPy: 237 wraps to -19.
 
   // int32 with random values, transposed b: exact modulo 2^32.
@@ -299,9 +300,9 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   std::uniform_int_distribution<int32_t> any;
   Fill<int32_t>(x, [&](int64_t, int64_t, int64_t) { return any(rng_); });
   Fill<int32_t>(y, [&](int64_t, int64_t, int64_t) { return any(rng_); });
-  ASSERT_TRUE(
-      backend_.Matmul({.a = x.view, .b = y.view, .out = z.view, .compute_dtype = DType::kInt32})
-          .ok());
+  ASSERT_TRUE(backend_.linalg()
+                  .Matmul({.a = x.view, .b = y.view, .out = z.view, .compute_dtype = DType::kInt32})
+                  .ok());
   for (int64_t i = 0; i < 5; ++i) {
     for (int64_t j = 0; j < 4; ++j) {
       uint32_t expected = 0;
@@ -320,7 +321,8 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   u.at<uint64_t>({0, 0}) = (uint64_t{1} << 60) + 1;
   v.at<uint64_t>({0, 0}) = 3;
   ASSERT_TRUE(
-      backend_.Matmul({.a = u.view, .b = v.view, .out = w.view, .compute_dtype = DType::kUInt64})
+      backend_.linalg()
+          .Matmul({.a = u.view, .b = v.view, .out = w.view, .compute_dtype = DType::kUInt64})
           .ok());
   EXPECT_EQ(w.at<uint64_t>({0, 0}), (uint64_t{3} << 60) + 3);
 
@@ -332,9 +334,9 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   const uint8_t q_bytes[] = {0, 2, 1, 0};
   std::memcpy(p.buffer->data(), p_bytes, 4);
   std::memcpy(q.buffer->data(), q_bytes, 4);
-  ASSERT_TRUE(
-      backend_.Matmul({.a = p.view, .b = q.view, .out = r.view, .compute_dtype = DType::kBool})
-          .ok());
+  ASSERT_TRUE(backend_.linalg()
+                  .Matmul({.a = p.view, .b = q.view, .out = r.view, .compute_dtype = DType::kBool})
+                  .ok());
   uint8_t r_bytes[4];
   std::memcpy(r_bytes, r.buffer->data(), 4);
   EXPECT_THAT(r_bytes, ::testing::ElementsAre(0, 1, 0, 0));
@@ -362,7 +364,7 @@ class HostFactorizationTest : public HostLinalgTest {
     ArrayView s_view = s.view;
     s_view.shape = {batch, k};
     s_view.strides = {k, 1};
-    ASSERT_TRUE(backend_
+    ASSERT_TRUE(backend_.linalg()
                     .Svd({.a = a.view,
                           .full_matrices = full_matrices,
                           .compute_uv = true,
@@ -414,7 +416,7 @@ TEST_F(HostFactorizationTest, SvdWithoutVectorsAndOfNonFiniteInput) {
   ArrayView s_view = s.view;
   s_view.shape = {4};
   s_view.strides = {1};
-  ASSERT_TRUE(backend_
+  ASSERT_TRUE(backend_.linalg()
                   .Svd({.a = a.view,
                         .full_matrices = false,
                         .compute_uv = false,
@@ -427,7 +429,7 @@ TEST_F(HostFactorizationTest, SvdWithoutVectorsAndOfNonFiniteInput) {
     EXPECT_NEAR(s.at<double>({0, j}), expected[j], 1e-12 * expected[0]);
 
   a.at<double>({2, 3}) = std::nan("");
-  const absl::Status status = backend_.Svd(
+  const absl::Status status = backend_.linalg().Svd(
       {.a = a.view, .full_matrices = false, .compute_uv = false, .u = {}, .s = s_view, .vh = {}});
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(status.message(), "SVD did not converge");
@@ -448,7 +450,8 @@ TEST_F(HostFactorizationTest, QrReconstructsWithOrthonormalQ) {
       FillRandom<Complex>(a);
       TestArray q = Contiguous(DType::kComplex128, {2, m, complete ? m : k});
       TestArray r = Contiguous(DType::kComplex128, {2, complete ? m : k, n});
-      ASSERT_TRUE(backend_.Qr({.a = a.view, .complete = complete, .q = q.view, .r = r.view}).ok());
+      ASSERT_TRUE(
+          backend_.linalg().Qr({.a = a.view, .complete = complete, .q = q.view, .r = r.view}).ok());
       const auto as = Read<Complex>(a);
       const auto qs = Read<Complex>(q);
       const auto rs = Read<Complex>(r);
@@ -460,7 +463,7 @@ TEST_F(HostFactorizationTest, QrReconstructsWithOrthonormalQ) {
       }
       // mode "r": R alone, the same R.
       TestArray r_only = Contiguous(DType::kComplex128, {2, complete ? m : k, n});
-      ASSERT_TRUE(backend_
+      ASSERT_TRUE(backend_.linalg()
                       .Qr({.a = a.view,
                            .complete = complete,
                            .compute_q = false,
@@ -501,7 +504,7 @@ class HostSpdTest : public HostLinalgTest {
     TestArray a = Contiguous(DTypeOf<T>(), {n, n});
     const Matrix spd = FillPositiveDefinite<T>(a, n);
     TestArray factor = Contiguous(DTypeOf<T>(), {n, n});
-    ASSERT_TRUE(backend_.Cholesky({.a = a.view, .upper = upper, .out = factor.view}).ok());
+    ASSERT_TRUE(backend_.linalg().Cholesky({.a = a.view, .upper = upper, .out = factor.view}).ok());
     const Matrix f = Read<T>(factor)[0];
     const Matrix product =
         upper ? Multiply(ConjugateTranspose(f), f) : Multiply(f, ConjugateTranspose(f));
@@ -530,7 +533,8 @@ class HostSpdTest : public HostLinalgTest {
     w_view.shape = {n};
     w_view.strides = {1};
     TestArray v = Contiguous(DTypeOf<T>(), {n, n});
-    ASSERT_TRUE(backend_.Eigh({.a = a.view, .upper = upper, .w = w_view, .v = v.view}).ok());
+    ASSERT_TRUE(
+        backend_.linalg().Eigh({.a = a.view, .upper = upper, .w = w_view, .v = v.view}).ok());
     const Matrix vs = Read<T>(v)[0];
     const auto ws = Read<R>(w)[0][0];
     EXPECT_LE(OrthogonalityError(vs), 10 * Tolerance<T>());
@@ -585,9 +589,9 @@ class HostSolveTest : public HostLinalgTest {
     TestArray b = Allocate(dtype, {2, n, k}, {0, k, 1}, 0, n * k);
     FillRandom<T>(b);
     TestArray x = Contiguous(dtype, {2, n, k});
-    ASSERT_TRUE(backend_.Solve({.a = a.view, .b = b.view, .x = x.view}).ok());
+    ASSERT_TRUE(backend_.linalg().Solve({.a = a.view, .b = b.view, .x = x.view}).ok());
     TestArray inverse = Contiguous(dtype, {2, n, n});
-    ASSERT_TRUE(backend_.Solve({.a = a.view, .b = std::nullopt, .x = inverse.view}).ok());
+    ASSERT_TRUE(backend_.linalg().Solve({.a = a.view, .b = std::nullopt, .x = inverse.view}).ok());
     const auto as = Read<T>(a);
     const auto bs = Read<T>(b);
     const auto xs = Read<T>(x);
@@ -626,7 +630,8 @@ TEST_F(HostSolveTest, SlogdetMatchesTheProductOfPivots) {
   ArrayView log_view = logabsdet.view;
   sign_view.shape = log_view.shape = {};
   sign_view.strides = log_view.strides = {};
-  ASSERT_TRUE(backend_.Slogdet({.a = a.view, .sign = sign_view, .logabsdet = log_view}).ok());
+  ASSERT_TRUE(
+      backend_.linalg().Slogdet({.a = a.view, .sign = sign_view, .logabsdet = log_view}).ok());
   const double det = 2 * -0.5 * 3 * 1.5 * -4;  // 18, positive.
   EXPECT_EQ(sign.at<double>({0}), 1.0);
   EXPECT_NEAR(logabsdet.at<double>({0}), std::log(std::abs(det)), 1e-14);
@@ -642,13 +647,15 @@ TEST_F(HostSolveTest, SlogdetMatchesTheProductOfPivots) {
   ArrayView c_log_view = c_log.view;
   c_sign_view.shape = c_log_view.shape = {};
   c_sign_view.strides = c_log_view.strides = {};
-  ASSERT_TRUE(backend_.Slogdet({.a = c.view, .sign = c_sign_view, .logabsdet = c_log_view}).ok());
+  ASSERT_TRUE(
+      backend_.linalg().Slogdet({.a = c.view, .sign = c_sign_view, .logabsdet = c_log_view}).ok());
   EXPECT_NEAR(std::abs(c_sign.at<Complex>({0}) - Complex(0, 1)), 0, 1e-15);
   EXPECT_NEAR(c_log.at<double>({0}), std::log(2.0), 1e-15);
 
   // Singular: sign 0, logabsdet -inf, as NumPy (no error).
   Fill<double>(a, [](int64_t, int64_t i, int64_t) { return i == 0 ? 1.0 : 0.0; });
-  ASSERT_TRUE(backend_.Slogdet({.a = a.view, .sign = sign_view, .logabsdet = log_view}).ok());
+  ASSERT_TRUE(
+      backend_.linalg().Slogdet({.a = a.view, .sign = sign_view, .logabsdet = log_view}).ok());
   EXPECT_EQ(sign.at<double>({0}), 0.0);
   EXPECT_EQ(logabsdet.at<double>({0}), -std::numeric_limits<double>::infinity());
 }

@@ -32,7 +32,7 @@ class IndexingConformanceTest : public BackendTest<Factory> {
     ArrayView where = target;
     where.shape = {count};
     where.strides = {0};
-    return this->backend().Scatter(
+    return this->backend().indexing().Scatter(
         {.target = where,
          .indices = {{.indices = this->Array(DType::kInt64, indices, {count}),
                       .extent = target.shape.at(0),
@@ -50,7 +50,7 @@ TYPED_TEST_SUITE_P(IndexingConformanceTest);
 TYPED_TEST_P(IndexingConformanceTest, GatherOutOfBoundsNamesIndexAxisAndSize) {
   // data[[1, -4]] of a float32 (3,): a 1-D index broadcast along nothing.
   const ArrayView data = this->Array(DType::kFloat32, std::vector<float>{1, 2, 3}, {2}, {0});
-  absl::Status status = this->backend().Gather(
+  absl::Status status = this->backend().indexing().Gather(
       {.source = data,
        .indices = {{.indices = this->Array(DType::kInt64, std::vector<int64_t>{1, -4}, {2}),
                     .extent = 3,
@@ -63,7 +63,7 @@ TYPED_TEST_P(IndexingConformanceTest, GatherOutOfBoundsNamesIndexAxisAndSize) {
   // data[[1, -6, 7]] of an int64 (5, 7), the index broadcast along the rows of a (3, 7) result:
   // -6 is the first bad index in C order.
   const ArrayView rows = this->Array(DType::kInt64, std::vector<int64_t>(35, 1), {3, 7}, {0, 1});
-  status = this->backend().Gather(
+  status = this->backend().indexing().Gather(
       {.source = rows,
        .indices = {{.indices =
                         this->Array(DType::kInt64, std::vector<int64_t>{1, -6, 7}, {3, 7}, {1, 0}),
@@ -82,7 +82,7 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
     ArrayView where = target;
     where.shape = {3};
     where.strides = {0};
-    return this->backend().Scatter(
+    return this->backend().indexing().Scatter(
         {.target = where,
          .indices = {{.indices = this->Array(DType::kInt64, indices, {3}),
                       .extent = 5,
@@ -103,6 +103,7 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
   small_where.strides = {0};
   ASSERT_TRUE(
       this->backend()
+          .indexing()
           .Scatter({.target = small_where,
                     .indices = {{.indices =
                                      this->Array(DType::kInt64, std::vector<int64_t>{0, 0, 2}, {3}),
@@ -130,6 +131,7 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
   many_where.shape = {writes};
   many_where.strides = {0};
   ASSERT_TRUE(this->backend()
+                  .indexing()
                   .Scatter({.target = many_where,
                             .indices = {{.indices = this->Array(DType::kInt64, indices, {writes}),
                                          .extent = extent,

@@ -78,10 +78,13 @@ class LinalgConformanceTest : public BackendTest<Factory> {
     const ArrayView input = this->Array(dtype, values, shape);
     const ArrayView w = this->Output(complex, w_shape);
     const ArrayView v = this->Output(complex, shape);
-    ASSERT_TRUE(this->backend().Eig({.a = input, .compute_vectors = true, .w = w, .v = v}).ok());
-    const ArrayView w_only = this->Output(complex, w_shape);
     ASSERT_TRUE(
-        this->backend().Eig({.a = input, .compute_vectors = false, .w = w_only, .v = {}}).ok());
+        this->backend().linalg().Eig({.a = input, .compute_vectors = true, .w = w, .v = v}).ok());
+    const ArrayView w_only = this->Output(complex, w_shape);
+    ASSERT_TRUE(this->backend()
+                    .linalg()
+                    .Eig({.a = input, .compute_vectors = false, .w = w_only, .v = {}})
+                    .ok());
     const std::vector<C> wv = this->template Read<C>(w);
     const std::vector<C> vv = this->template Read<C>(v);
     const std::vector<C> wo = this->template Read<C>(w_only);
@@ -117,10 +120,10 @@ class LinalgConformanceTest : public BackendTest<Factory> {
     for (const size_t k : {values.size() - 1, size_t{0}}) {
       std::vector<T> bad = values;
       bad[k] = T(k == 0 ? INFINITY : NAN);
-      const absl::Status status = this->backend().Eig({.a = this->Array(dtype, bad, shape),
-                                                       .compute_vectors = true,
-                                                       .w = this->Output(complex, w_shape),
-                                                       .v = this->Output(complex, shape)});
+      const absl::Status status = this->backend().linalg().Eig({.a = this->Array(dtype, bad, shape),
+                                                                .compute_vectors = true,
+                                                                .w = this->Output(complex, w_shape),
+                                                                .v = this->Output(complex, shape)});
       EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
       EXPECT_EQ(status.message(), "Array must not contain infs or NaNs");
     }
@@ -135,7 +138,7 @@ TYPED_TEST_SUITE_P(LinalgConformanceTest);
 TYPED_TEST_P(LinalgConformanceTest, CholeskyRefusesMatricesNotPositiveDefinite) {
   auto expect_refused = [&](const ArrayView& a) {
     const absl::Status status =
-        this->backend().Cholesky({.a = a, .out = this->Output(DType::kFloat64, a.shape)});
+        this->backend().linalg().Cholesky({.a = a, .out = this->Output(DType::kFloat64, a.shape)});
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_EQ(status.message(), "Matrix is not positive definite");
   };
@@ -153,8 +156,8 @@ TYPED_TEST_P(LinalgConformanceTest, CholeskyRefusesMatricesNotPositiveDefinite) 
 
 TYPED_TEST_P(LinalgConformanceTest, SingularMatricesAreRefused) {
   auto expect_refused = [&](const ArrayView& a) {
-    const absl::Status status =
-        this->backend().Solve({.a = a, .b = std::nullopt, .x = this->Output(a.dtype, a.shape)});
+    const absl::Status status = this->backend().linalg().Solve(
+        {.a = a, .b = std::nullopt, .x = this->Output(a.dtype, a.shape)});
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_EQ(status.message(), "Singular matrix");
   };
@@ -179,6 +182,7 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   const std::vector<int8_t> hundreds(32, 100);
   const ArrayView out = this->Output(DType::kInt8, {4, 4});
   ASSERT_TRUE(this->backend()
+                  .linalg()
                   .Matmul({.a = this->Array(DType::kInt8, hundreds, {4, 8}),
                            .b = this->Array(DType::kInt8, hundreds, {8, 4}),
                            .out = out,
@@ -188,6 +192,7 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   // Empty contractions, (3, 0) @ (0, 2) and (5, 0) @ (0, 6): zeros, written over the garbage.
   const ArrayView zeros64 = this->Output(DType::kFloat64, {3, 2});
   ASSERT_TRUE(this->backend()
+                  .linalg()
                   .Matmul({.a = this->Array(DType::kFloat64, std::vector<double>{}, {3, 0}),
                            .b = this->Array(DType::kFloat64, std::vector<double>{}, {0, 2}),
                            .out = zeros64,
@@ -196,6 +201,7 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   EXPECT_EQ(this->template Read<double>(zeros64), std::vector<double>(6, 0.0));
   const ArrayView zeros32 = this->Output(DType::kFloat32, {5, 6});
   ASSERT_TRUE(this->backend()
+                  .linalg()
                   .Matmul({.a = this->Array(DType::kFloat32, std::vector<float>{}, {5, 0}),
                            .b = this->Array(DType::kFloat32, std::vector<float>{}, {0, 6}),
                            .out = zeros32,
@@ -215,6 +221,7 @@ TYPED_TEST_P(LinalgConformanceTest, EigSatisfiesTheDefinition) {
   // A rotation by 90 degrees: eigenvalues +-i, a conjugate pair of a real matrix.
   const ArrayView w = this->Output(DType::kComplex128, {2});
   ASSERT_TRUE(this->backend()
+                  .linalg()
                   .Eig({.a = this->Array(DType::kFloat64, std::vector<double>{0, -1, 1, 0}, {2, 2}),
                         .compute_vectors = false,
                         .w = w,

@@ -91,11 +91,13 @@ class RandomConformanceTest : public BackendTest<Factory> {
  protected:
   // `n` values of `dtype` drawn by `call`, in a buffer of their own.
   absl::StatusOr<Bytes> Fill(RandomCall call, DType dtype, int64_t n) {
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = this->backend().Allocate(n * ItemSize(dtype));
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        this->backend().memory().Allocate(n * ItemSize(dtype));
     if (!buffer.ok()) return buffer.status();
     call.output = {
         .buffer = buffer->get(), .offset_bytes = 0, .dtype = dtype, .shape = {n}, .strides = {1}};
-    if (absl::Status filled = this->backend().FillRandom(call); !filled.ok()) return filled;
+    if (absl::Status filled = this->backend().compute().FillRandom(call); !filled.ok())
+      return filled;
     return Download(this->backend(), **buffer);
   }
 };

@@ -17,13 +17,14 @@ template <typename Factory>
 class TimestampConformanceTest : public BackendTest<Factory> {
  protected:
   std::shared_ptr<Timestamp> Record() {
-    absl::StatusOr<std::shared_ptr<Timestamp>> timestamp = this->backend().RecordTimestamp();
+    absl::StatusOr<std::shared_ptr<Timestamp>> timestamp =
+        this->backend().queues().RecordTimestamp();
     EXPECT_TRUE(timestamp.ok()) << timestamp.status();
     return timestamp.ok() ? *timestamp : nullptr;
   }
 
   double Elapsed(Timestamp& start, Timestamp& end) {
-    absl::StatusOr<double> milliseconds = this->backend().ElapsedMilliseconds(start, end);
+    absl::StatusOr<double> milliseconds = this->backend().queues().ElapsedMilliseconds(start, end);
     EXPECT_TRUE(milliseconds.ok()) << milliseconds.status();
     return milliseconds.value_or(0);
   }
@@ -32,15 +33,17 @@ class TimestampConformanceTest : public BackendTest<Factory> {
   // microseconds on a GPU, milliseconds on a CPU), against none between two timestamps in a row.
   void Fill(Buffer& buffer) {
     const std::byte pattern[8] = {std::byte{0x5a}};
-    ASSERT_TRUE(this->backend().FillPattern(buffer, 0, buffer.size() / 8, 8, pattern).ok());
+    ASSERT_TRUE(
+        this->backend().memory().FillPattern(buffer, 0, buffer.size() / 8, 8, pattern).ok());
   }
 };
 
 TYPED_TEST_SUITE_P(TimestampConformanceTest);
 
 TYPED_TEST_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo) {
-  AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().NewQueue("tenant"));
-  const std::unique_ptr<QueueBinding> bound = this->backend().Bind(queue, "timestamp test");
+  AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().queues().NewQueue("tenant"));
+  const std::unique_ptr<QueueBinding> bound =
+      this->backend().queues().Bind(queue, "timestamp test");
   const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{64} << 20);
   ASSERT_NE(buffer, nullptr);
   const std::shared_ptr<Timestamp> first = this->Record();
@@ -63,8 +66,9 @@ TYPED_TEST_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo) {
 TYPED_TEST_P(TimestampConformanceTest, OutlivesItsQueue) {
   std::shared_ptr<Timestamp> start, end;
   {
-    AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().NewQueue("tenant"));
-    const std::unique_ptr<QueueBinding> bound = this->backend().Bind(queue, "timestamp test");
+    AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().queues().NewQueue("tenant"));
+    const std::unique_ptr<QueueBinding> bound =
+        this->backend().queues().Bind(queue, "timestamp test");
     const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{1} << 20);
     ASSERT_NE(buffer, nullptr);
     start = this->Record();

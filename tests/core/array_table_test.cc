@@ -26,7 +26,7 @@ class ArrayTableTest : public ::testing::Test {
     record->dtype = DType::kFloat32;
     record->shape = {elements};
     record->strides = ContiguousStrides(record->shape);
-    record->buffer = backend_.Allocate(elements * 4).value();
+    record->buffer = backend_.memory().Allocate(elements * 4).value();
     record->owner = owner.tenant;
     record->holder = owner.tenant;
     record->session = owner.session;

@@ -22,7 +22,7 @@ class CapabilitiesTest : public ::testing::Test {
     record->dtype = DType::kFloat64;
     record->shape = {2, 3};
     record->strides = {3, 1};
-    record->buffer = backend_.Allocate(48).value();
+    record->buffer = backend_.memory().Allocate(48).value();
     record->owner = "alice";
     return record;
   }

@@ -129,8 +129,9 @@ class DurableStoreTest : public ::testing::Test {
     record->dtype = DType::kFloat32;
     record->shape = {static_cast<int64_t>(values.size())};
     record->strides = {1};
-    record->buffer = *backend_.Allocate(static_cast<int64_t>(values.size() * 4));
-    EXPECT_TRUE(backend_.CopyFromHost(*record->buffer, 0, std::as_bytes(std::span(values))).ok());
+    record->buffer = *backend_.memory().Allocate(static_cast<int64_t>(values.size() * 4));
+    EXPECT_TRUE(
+        backend_.memory().CopyFromHost(*record->buffer, 0, std::as_bytes(std::span(values))).ok());
     DurableManifest metadata;
     metadata.name = name;
     metadata.owner = "alice";

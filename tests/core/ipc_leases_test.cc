@@ -11,7 +11,7 @@ namespace {
 
 class IpcLeasesTest : public ::testing::Test {
  protected:
-  std::shared_ptr<const Buffer> NewBuffer() { return backend_.Allocate(64).value(); }
+  std::shared_ptr<const Buffer> NewBuffer() { return backend_.memory().Allocate(64).value(); }
 
   HostBackend backend_;
   IpcLeases leases_{/*max_per_session=*/3};

@@ -44,6 +44,7 @@ class SetItemCombineTest : public ::testing::Test {
     if (!array.ok()) return "";
     const auto* bytes = reinterpret_cast<const std::byte*>(values.data());
     EXPECT_TRUE(engine_.backend()
+                    .memory()
                     .CopyFromHost(*(*array)->buffer, (*array)->offset_bytes,
                                   std::span(bytes, values.size() * sizeof(T)))
                     .ok());

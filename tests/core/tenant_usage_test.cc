@@ -23,13 +23,13 @@ std::shared_ptr<ArrayRecord> Record(std::string owner, std::shared_ptr<Buffer> b
 
 TEST(TenantUsageTest, CountsHandlesAndSessionsPerOwnerAndSharedBuffersOnce) {
   HostBackend backend;
-  std::shared_ptr<Buffer> shared = backend.Allocate(400).value();
+  std::shared_ptr<Buffer> shared = backend.memory().Allocate(400).value();
   auto base = Record("alice", shared);
   auto view = Record("alice", shared);  // A second handle on the same memory.
   view->base = base->handle;
-  const std::vector<ArrayTable::RecordPtr> records = {base, view,
-                                                      Record("alice", backend.Allocate(40).value()),
-                                                      Record("bob", backend.Allocate(8).value())};
+  const std::vector<ArrayTable::RecordPtr> records = {
+      base, view, Record("alice", backend.memory().Allocate(40).value()),
+      Record("bob", backend.memory().Allocate(8).value())};
 
   const auto usage = TallyUsage(records, {{"alice", 2}, {"carol", 1}});
 

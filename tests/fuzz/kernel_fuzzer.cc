@@ -66,7 +66,7 @@ class Runner {
     int64_t n = 1;
     for (int64_t e : shape) n *= e;
     const int64_t bytes = n * ItemSize(dtype);
-    auto buffer = backend_.Allocate(bytes);
+    auto buffer = backend_.memory().Allocate(bytes);
     Require(buffer.ok(), "allocation failed");
     auto* data = static_cast<char*>((*buffer)->data());
     for (int64_t k = 0; k < bytes; ++k) data[k] = fill_[k % fill_.size()];
@@ -104,12 +104,12 @@ class Runner {
     }
     const int64_t work = checked->WorkPerElement(scalars, raw_sizes);
     if (work > kMaxWork / 6) return;  // Core would charge it; nothing new to find here.
-    auto prepared = backend_.PrepareUserKernel(checked);
+    auto prepared = backend_.user_kernels().PrepareUserKernel(checked);
     Require(prepared.ok(), "PrepareUserKernel failed: " + prepared.status().ToString());
     const UserKernelCall call{checked, *prepared, shape,
                               reduction ? std::vector<int64_t>{1} : std::vector<int64_t>{},
                               std::move(arguments)};
-    const absl::Status status = backend_.RunUserKernel(call);
+    const absl::Status status = backend_.user_kernels().RunUserKernel(call);
     Require(status.ok() || (status.code() == absl::StatusCode::kInvalidArgument &&
                             status.message().find("is out of bounds for raw parameter") !=
                                 std::string_view::npos),

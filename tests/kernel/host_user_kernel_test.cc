@@ -35,8 +35,8 @@ class HostUserKernelTest : public ::testing::Test {
   template <typename T>
   ArrayView Place(const std::vector<T>& values, Shape shape, Strides strides = {},
                   int64_t offset = 0) {
-    auto buffer =
-        backend_.Allocate(static_cast<int64_t>(std::max<size_t>(values.size(), 1) * sizeof(T)));
+    auto buffer = backend_.memory().Allocate(
+        static_cast<int64_t>(std::max<size_t>(values.size(), 1) * sizeof(T)));
     EXPECT_TRUE(buffer.ok());
     buffers_.push_back(*buffer);
     if (!values.empty()) std::memcpy((*buffer)->data(), values.data(), values.size() * sizeof(T));
@@ -96,11 +96,11 @@ class HostUserKernelTest : public ::testing::Test {
                    std::vector<UserKernelArgument> arguments, std::vector<int64_t> axes = {}) {
     auto checked = CheckKernel(source, types);
     if (!checked.ok()) return checked.status();
-    auto prepared = backend_.PrepareUserKernel(*checked);
+    auto prepared = backend_.user_kernels().PrepareUserKernel(*checked);
     if (!prepared.ok()) return prepared.status();
     UserKernelCall call{*checked, *prepared, std::move(shape), std::move(axes),
                         std::move(arguments)};
-    return backend_.RunUserKernel(call);
+    return backend_.user_kernels().RunUserKernel(call);
   }
 
   template <typename T>

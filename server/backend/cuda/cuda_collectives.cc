@@ -1,11 +1,11 @@
-// CudaBackend::Collective: NCCL on the ranks' session streams (collectives.h), one rank per
+// CudaCollectives::Collective: NCCL on the ranks' session streams (collectives.h), one rank per
 // device of a communicator made once per set of devices (nccl_communicators.h).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstddef>
 
-#include "server/backend/cuda/cuda_backend.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/nccl_communicators.h"
 #include "server/common/status_macros.h"
@@ -117,7 +117,7 @@ absl::Status EnqueueRank(const CollectiveCall& call, size_t r, ncclComm_t comm, 
 
 }  // namespace
 
-absl::Status CudaBackend::Collective(const CollectiveCall& call) {
+absl::Status CudaCollectives::Collective(const CollectiveCall& call) {
   AH_ASSIGN_OR_RETURN(const NcclType type, NcclTypeOf(call.dtype));
   std::vector<int> ordinals;
   std::vector<QueueGroupSection::Member> members;

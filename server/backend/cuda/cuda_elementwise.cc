@@ -1,21 +1,21 @@
-// CudaBackend::Elementwise and FusedElementwise: kernels generated per signature and compiled
+// CudaCompute::Elementwise and FusedElementwise: kernels generated per signature and compiled
 // with NVRTC (see elementwise_launch.h), enqueued on the session's stream and not waited for.
 // A fused chain is one kernel whose intermediate values never reach memory.
 #include "server/backend/cuda/compute_context.h"
-#include "server/backend/cuda/cuda_backend.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/elementwise_launch.h"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
 
-absl::Status CudaBackend::Elementwise(const ElementwiseCall& call) {
+absl::Status CudaCompute::Elementwise(const ElementwiseCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return EnqueueElementwise(call, context);
 }
 
-absl::Status CudaBackend::FusedElementwise(const FusedElementwiseCall& call) {
+absl::Status CudaCompute::FusedElementwise(const FusedElementwiseCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return EnqueueFusedElementwise(call, context);

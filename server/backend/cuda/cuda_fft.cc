@@ -1,4 +1,4 @@
-// CudaBackend::Fft on cuFFT (cufft_plans.h): the (outer, length, inner) batch as one advanced
+// CudaFft::Fft on cuFFT (cufft_plans.h): the (outer, length, inner) batch as one advanced
 // layout, over the outer axis when inner is 1, else over the longer of the two with one
 // execution per index of the shorter; then the scale and conjugation NumPy's functions ask for
 // (fft_kernels.cuh). Everything is enqueued on the call's stream and nothing waits.
@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "server/backend/cuda/compute_context.h"
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cufft_plans.h"
 #include "server/backend/cuda/fft_kernels.cuh"
@@ -60,7 +60,7 @@ cufftResult Execute(cufftHandle plan, FftKind kind, bool wide, bool forward, voi
 
 }  // namespace
 
-absl::Status CudaBackend::Fft(const FftCall& call) {
+absl::Status CudaFft::Fft(const FftCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const bool wide = RealDType(call.input.dtype) == DType::kFloat64;

@@ -11,8 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/common/status_macros.h"
 
@@ -69,7 +69,7 @@ class CudaHostRegion final : public HostRegion {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<HostRegion>> CudaBackend::OpenHostRegion(int fd, int64_t size) {
+absl::StatusOr<std::unique_ptr<HostRegion>> CudaExchange::OpenHostRegion(int fd, int64_t size) {
   AH_RETURN_IF_ERROR(Activate());
   int device = 0;
   AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));

@@ -1,4 +1,4 @@
-// CudaBackend's indexing and manipulation calls (see indexing.h): gathers and scatters through
+// CudaIndexing: the indexing and manipulation calls (see indexing.h): gathers and scatters through
 // index arrays, sorts, scans, nonzero and searchsorted. This file plans each call on the host
 // (coalesced walks over the views, scratch memory, the index-check layout), enqueues the
 // kernels of index_kernels.cu, sort_kernels.cu, select_kernels.cu and scan_kernels.cu on the
@@ -23,8 +23,8 @@
 
 #include "server/backend/cuda/coalesced_walk.h"
 #include "server/backend/cuda/compute_context.h"
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/histogram_kernels.cuh"
 #include "server/backend/cuda/index_kernels.cuh"
@@ -253,7 +253,7 @@ void BindNonzero(NonzeroPlan& plan, const DeviceTable& table) {
 
 }  // namespace
 
-absl::Status CudaBackend::Gather(const GatherCall& call) {
+absl::Status CudaIndexing::Gather(const GatherCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const Shape& shape = call.output.shape;
@@ -283,7 +283,7 @@ absl::Status CudaBackend::Gather(const GatherCall& call) {
   return IndexStatus(plan, table, shape, call.indices, context.stream);
 }
 
-absl::Status CudaBackend::Scatter(const ScatterCall& call) {
+absl::Status CudaIndexing::Scatter(const ScatterCall& call) {
   if (call.combine && !ScatterCombines(*call.combine, call.target.dtype)) {
     return absl::InvalidArgumentError(fmt::format("a scatter cannot combine with {} of {}",
                                                   OpName(*call.combine),
@@ -342,7 +342,7 @@ absl::Status CudaBackend::Scatter(const ScatterCall& call) {
 
 namespace {
 
-// A SortCall on the current context's stream (CudaBackend::Sort, and Partition where it sorts).
+// A SortCall on the current context's stream (CudaIndexing::Sort, and Partition where it sorts).
 absl::Status SortOn(const SortCall& call, cudaStream_t stream) {
   const int64_t count = CountOf(call.input.shape);
   if (count == 0) return absl::OkStatus();
@@ -372,7 +372,7 @@ absl::Status SortOn(const SortCall& call, cudaStream_t stream) {
 
 }  // namespace
 
-absl::Status CudaBackend::Sort(const SortCall& call) {
+absl::Status CudaIndexing::Sort(const SortCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return SortOn(call, context.stream);
@@ -380,7 +380,7 @@ absl::Status CudaBackend::Sort(const SortCall& call) {
 
 // A radix select where select_kernels.cuh's PartitionSelects says it pays; else a sort, which
 // is a valid partition for any kth.
-absl::Status CudaBackend::Partition(const PartitionCall& call) {
+absl::Status CudaIndexing::Partition(const PartitionCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.input.shape);
@@ -417,7 +417,7 @@ absl::Status CudaBackend::Partition(const PartitionCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::Scan(const ScanCall& call) {
+absl::Status CudaIndexing::Scan(const ScanCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.data.shape);
@@ -439,7 +439,7 @@ absl::Status CudaBackend::Scan(const ScanCall& call) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<int64_t> CudaBackend::CountNonzero(const ArrayView& input) {
+absl::StatusOr<int64_t> CudaIndexing::CountNonzero(const ArrayView& input) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   if (CountOf(input.shape) == 0) return 0;
@@ -454,7 +454,7 @@ absl::StatusOr<int64_t> CudaBackend::CountNonzero(const ArrayView& input) {
   return static_cast<int64_t>(total);
 }
 
-absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
+absl::StatusOr<int64_t> CudaIndexing::Nonzero(const NonzeroCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t limit = call.coordinates.empty() ? 0 : CountOf(call.coordinates[0].shape);
@@ -500,7 +500,7 @@ absl::StatusOr<int64_t> CudaBackend::Nonzero(const NonzeroCall& call) {
   return static_cast<int64_t>(total);
 }
 
-absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {
+absl::Status CudaIndexing::SearchSorted(const SearchSortedCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const int64_t count = CountOf(call.output.shape);
@@ -527,7 +527,7 @@ absl::Status CudaBackend::SearchSorted(const SearchSortedCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::Histogram(const HistogramCall& call) {
+absl::Status CudaIndexing::Histogram(const HistogramCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   AH_ASSIGN_OR_RETURN(const char* input, Base(call.input));

@@ -1,4 +1,4 @@
-// CudaBackend's factorizations other than the SVD (cuda_svd.cc): QR, Cholesky, eigh, eig, solve
+// CudaLinalg's factorizations other than the SVD (cuda_svd.cc): QR, Cholesky, eigh, eig, solve
 // and inv, slogdet, on cuSOLVER (and cuBLAS's batched LU for stacks of small matrices).
 //
 // cuSOLVER works in place on column-major matrices, so each input is first copied into
@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <climits>
 
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/linalg_context.h"
 #include "server/backend/cuda/linalg_kernels.cuh"
@@ -122,7 +122,7 @@ absl::Status LuSolve(const MatrixStack& lu, const int* pivots, const MatrixStack
 
 }  // namespace
 
-absl::Status CudaBackend::Qr(const QrCall& call) {
+absl::Status CudaLinalg::Qr(const QrCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const int64_t count = StackOf(call.a).count;
   const int64_t m = call.a.shape.end()[-2];
@@ -181,7 +181,7 @@ absl::Status CudaBackend::Qr(const QrCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::Cholesky(const CholeskyCall& call) {
+absl::Status CudaLinalg::Cholesky(const CholeskyCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const MatrixStack out = StackOf(call.out);
   const int n = static_cast<int>(out.rows);
@@ -226,7 +226,7 @@ absl::Status CudaBackend::Cholesky(const CholeskyCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::Eigh(const EighCall& call) {
+absl::Status CudaLinalg::Eigh(const EighCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
@@ -273,7 +273,7 @@ absl::Status CudaBackend::Eigh(const EighCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::Eig(const EigCall& call) {
+absl::Status CudaLinalg::Eig(const EigCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
@@ -334,7 +334,7 @@ absl::Status CudaBackend::Eig(const EigCall& call) {
   return CopyOut(vectors, n, n, Keep::kAll, call.v, linalg);
 }
 
-absl::Status CudaBackend::Solve(const SolveCall& call) {
+absl::Status CudaLinalg::Solve(const SolveCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const MatrixStack x = StackOf(call.x);
   const int64_t n = x.rows;
@@ -363,7 +363,7 @@ absl::Status CudaBackend::Solve(const SolveCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::Slogdet(const SlogdetCall& call) {
+absl::Status CudaLinalg::Slogdet(const SlogdetCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;

@@ -1,4 +1,4 @@
-// CudaBackend::Matmul: cuBLAS GEMM for float, complex and float16 stacks, a plain kernel for
+// CudaLinalg::Matmul: cuBLAS GEMM for float, complex and float16 stacks, a plain kernel for
 // integers and bool.
 //
 // cuBLAS is column-major, and a row-major matrix is its transpose to cuBLAS: a row-major C is
@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstring>
 
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/linalg_context.h"
 #include "server/backend/cuda/linalg_kernels.cuh"
@@ -148,7 +148,7 @@ absl::Status Gemm(const MatmulCall& call, LinalgCall& linalg) {
 
 }  // namespace
 
-absl::Status CudaBackend::Matmul(const MatmulCall& call) {
+absl::Status CudaLinalg::Matmul(const MatmulCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const MatrixStack out = StackOf(call.out);
   if (out.count == 0 || out.rows == 0 || out.cols == 0) return absl::OkStatus();

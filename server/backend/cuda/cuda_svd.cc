@@ -1,4 +1,4 @@
-// CudaBackend::Svd. The algorithm per shape, from measurements on an H100 against
+// CudaLinalg::Svd. The algorithm per shape, from measurements on an H100 against
 // cupy.linalg.svd (cuSOLVER's gesvd) at equal accuracy (bench/RESULTS.md):
 // - Matrices up to 64 on their longer side: the batched one-sided Jacobi kernel of
 //   jacobi_svd.cu, the whole stack in one launch (cuSOLVER's gesvdjBatched stops at 32, and a
@@ -18,8 +18,8 @@
 #include <cmath>
 #include <map>
 
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/jacobi_svd.cuh"
 #include "server/backend/cuda/linalg_context.h"
@@ -341,7 +341,7 @@ absl::Status SvdJob::WriteVectors(int64_t b, const void* u, const void* v, bool 
 
 }  // namespace
 
-absl::Status CudaBackend::Svd(const SvdCall& call) {
+absl::Status CudaLinalg::Svd(const SvdCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
   SvdJob job(call, linalg);

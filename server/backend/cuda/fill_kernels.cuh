@@ -27,13 +27,13 @@ struct AffineFillArgs {
 };
 
 // Writes `pattern` (1..16 bytes) `count` times from `base`, each copy `stride_bytes` after the
-// previous one. Bit for bit what HostBackend::FillPattern writes.
+// previous one. Bit for bit what CpuMemory::FillPattern writes.
 // (Pointer and size rather than std::span: the kernels compile as C++17, see CMakeLists.txt.)
 cudaError_t LaunchFillPattern(std::byte* base, int64_t count, int64_t stride_bytes,
                               const std::byte* pattern, int64_t pattern_size, cudaStream_t stream);
 
 // Writes `args.count` elements of `args.dtype` from `out`. Bit for bit what
-// HostBackend::FillAffine writes.
+// CpuMemory::FillAffine writes.
 cudaError_t LaunchFillAffine(void* out, const AffineFillArgs& args, cudaStream_t stream);
 
 }  // namespace arrayhub

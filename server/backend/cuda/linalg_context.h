@@ -27,7 +27,7 @@ namespace arrayhub {
 
 class LinalgCall {
  public:
-  // A worker of the calling thread's current device (CudaBackend::Activate first).
+  // A worker of the calling thread's current device (OnCudaDevice::Activate first).
   static absl::StatusOr<LinalgCall> Begin();
 
   LinalgCall(LinalgCall&& other) noexcept;

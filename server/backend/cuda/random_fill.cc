@@ -1,4 +1,4 @@
-// CudaBackend::FillRandom: cuRAND's Philox4_32_10 generator (host API, on the compute stream)
+// CudaCompute::FillRandom: cuRAND's Philox4_32_10 generator (host API, on the compute stream)
 // seeded with the call's seed, so equal seeds give equal values on the same device. cuRAND
 // draws uniform floats, normal floats or 32-bit words into scratch memory, and a kernel of
 // cuda_random.cu turns them into the output's dtype and range. The other distributions are
@@ -10,8 +10,8 @@
 #include <type_traits>
 
 #include "server/backend/cuda/compute_context.h"
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cuda_random.cuh"
 #include "server/backend/cuda/scratch.h"
@@ -96,7 +96,7 @@ absl::Status Integers(curandGenerator_t generator, const RandomCall& call, void*
 
 }  // namespace
 
-absl::Status CudaBackend::FillRandom(const RandomCall& call) {
+absl::Status CudaCompute::FillRandom(const RandomCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   int64_t n = 1;

@@ -1,4 +1,4 @@
-// CudaBackend::PrepareRawKernel and RunRawKernel: a client's CUDA source compiled once with its
+// CudaRawKernels::PrepareRawKernel and RunRawKernel: a client's CUDA source compiled once with its
 // options through the kernel cache (on the RPC's thread, so --kernel-cache-dir applies), its
 // parameters' sizes read back from the loaded kernel, and each launch checked against them and
 // the device's limits before it is enqueued on the session's stream. The parameter check is
@@ -10,8 +10,8 @@
 
 #include "server/backend/compiled_code_store.h"
 #include "server/backend/cuda/compute_context.h"
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/kernel_cache.h"
 #include "server/common/status_macros.h"
@@ -106,7 +106,7 @@ absl::Status ClientsFault(const absl::Status& status) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CudaBackend::PrepareRawKernel(
+absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CudaRawKernels::PrepareRawKernel(
     const RawKernelSource& source) {
   AH_RETURN_IF_ERROR(Activate());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
@@ -122,7 +122,7 @@ absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CudaBackend::PrepareRaw
   return std::make_shared<const CudaRawKernel>(source.name, *kernel, std::move(sizes));
 }
 
-absl::Status CudaBackend::RunRawKernel(const RawKernelCall& call) {
+absl::Status CudaRawKernels::RunRawKernel(const RawKernelCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const auto* prepared = dynamic_cast<const CudaRawKernel*>(call.prepared.get());

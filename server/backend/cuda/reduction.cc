@@ -1,4 +1,4 @@
-// CudaBackend::Reduce: stages the input into a form the kernels of cuda_reduce.cu read (their
+// CudaCompute::Reduce: stages the input into a form the kernels of cuda_reduce.cu read (their
 // accumulate dtype, reduced axes mergeable into one), runs them, and casts the result into
 // the output's dtype where it differs. The staging copies go through the elementwise path.
 #include <algorithm>
@@ -7,8 +7,8 @@
 
 #include "server/backend/compute.h"
 #include "server/backend/cuda/compute_context.h"
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/cuda_reduce.cuh"
 #include "server/backend/cuda/elementwise_launch.h"
@@ -173,7 +173,7 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
 
 }  // namespace
 
-absl::Status CudaBackend::Reduce(const ReduceCall& call) {
+absl::Status CudaCompute::Reduce(const ReduceCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   return EnqueueReduce(call, context);

@@ -1,5 +1,5 @@
 // Temporary device memory for the duration of one compute call, from the device's
-// stream-ordered pool (the pool CudaBackend allocates from, which keeps freed memory cached).
+// stream-ordered pool (the pool CudaMemory allocates from, which keeps freed memory cached).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,4 +1,4 @@
-// CudaBackend::PrepareUserKernel and RunUserKernel: a user kernel compiled once (on the RPC's
+// CudaUserKernels::PrepareUserKernel and RunUserKernel: a user kernel compiled once (on the RPC's
 // thread, through the kernel cache, so --kernel-cache-dir applies) and launched on the session's
 // stream with its call's shapes, strides, scalars and loop plans in the argument block
 // (user_kernel_codegen.h). Only kernels with raw parameters wait for the device: they read the
@@ -14,8 +14,8 @@
 #include "server/backend/compiled_code_store.h"
 #include "server/backend/cuda/coalesced_walk.h"
 #include "server/backend/cuda/compute_context.h"
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/kernel_cache.h"
 #include "server/backend/cuda/scratch.h"
@@ -118,7 +118,7 @@ absl::Status TooManyDimensions(const kernel::CheckedKernel& kernel, int64_t word
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CudaBackend::PrepareUserKernel(
+absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CudaUserKernels::PrepareUserKernel(
     std::shared_ptr<const kernel::CheckedKernel> kernel) {
   AH_RETURN_IF_ERROR(Activate());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
@@ -138,7 +138,7 @@ absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CudaBackend::PrepareUs
   return std::make_shared<const CudaPreparedKernel>(compiled, layout);
 }
 
-absl::Status CudaBackend::RunUserKernel(const UserKernelCall& call) {
+absl::Status CudaUserKernels::RunUserKernel(const UserKernelCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
   const auto* prepared = dynamic_cast<const CudaPreparedKernel*>(call.prepared.get());

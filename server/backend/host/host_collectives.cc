@@ -7,7 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 
@@ -104,7 +104,7 @@ void ReduceRanks(const CollectiveCall& call, const std::vector<const std::byte*>
 
 }  // namespace
 
-absl::Status HostBackend::Collective(const CollectiveCall& call) {
+absl::Status CpuCollectives::Collective(const CollectiveCall& call) {
   // One binding borrows every buffer, so the call's section holds every queue they belong to.
   HostQueueBinding binding(std::static_pointer_cast<HostQueue>(call.ranks.front().queue));
   for (const CollectiveRank& rank : call.ranks) {

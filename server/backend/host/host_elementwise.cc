@@ -1,4 +1,4 @@
-// HostBackend::Elementwise and FusedElementwise (one step at a time, fused_steps.h), and the
+// CpuCompute::Elementwise and FusedElementwise (one step at a time, fused_steps.h), and the
 // strided casts the whole host backend shares.
 //
 // A call runs as NumPy's buffered iterator does: the loop nest is coalesced, and each row is
@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "server/backend/fused_steps.h"
-#include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
@@ -299,14 +299,14 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
 }  // namespace
 }  // namespace host
 
-absl::Status HostBackend::Elementwise(const ElementwiseCall& call) {
+absl::Status CpuCompute::Elementwise(const ElementwiseCall& call) {
   const HostCall held;
   return host::RunStoppable("an elementwise operation", [&] { return host::RunElementwise(call); });
 }
 
-absl::Status HostBackend::FusedElementwise(const FusedElementwiseCall& call) {
+absl::Status CpuCompute::FusedElementwise(const FusedElementwiseCall& call) {
   const HostCall held;
-  return RunFusedStepByStep(*this, call);
+  return RunFusedStepByStep(memory_, *this, call);
 }
 
 }  // namespace arrayhub

@@ -1,4 +1,4 @@
-// HostBackend::Fft on FFTW (fftw_plans.h): one new-array execution per call over the whole
+// CpuFft::Fft on FFTW (fftw_plans.h): one new-array execution per call over the whole
 // (outer, length, inner) batch, then the scale and conjugation NumPy's functions ask for.
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "server/backend/host/fftw_plans.h"
-#include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 
 namespace arrayhub {
@@ -96,7 +96,7 @@ absl::Status FftTyped(const FftCall& call) {
 
 }  // namespace
 
-absl::Status HostBackend::Fft(const FftCall& call) {
+absl::Status CpuFft::Fft(const FftCall& call) {
   const HostCall held;
   const DType real =
       RealDType(call.kind == FftKind::kComplexToReal ? call.output.dtype : call.input.dtype);

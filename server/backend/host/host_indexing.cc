@@ -1,4 +1,4 @@
-// HostBackend's gathers, scatters, nonzero and searchsorted (indexing.h). Elements move as raw
+// CpuIndexing's gathers, scatters, nonzero and searchsorted (indexing.h). Elements move as raw
 // bytes of their item size; only searchsorted looks at values, through numpy.sort's order.
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_ops.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
 #include "server/backend/host/host_types.h"
@@ -155,7 +155,7 @@ absl::Status CombineInto(const ScatterCall& call, ElementwiseOp op) {
 
 }  // namespace
 
-absl::Status HostBackend::Gather(const GatherCall& call) {
+absl::Status CpuIndexing::Gather(const GatherCall& call) {
   const HostCall held;
   // The output is the call's own new array: a failure part way leaves only it written, and
   // core frees it.
@@ -170,7 +170,7 @@ absl::Status HostBackend::Gather(const GatherCall& call) {
                         });
 }
 
-absl::Status HostBackend::Scatter(const ScatterCall& call) {
+absl::Status CpuIndexing::Scatter(const ScatterCall& call) {
   const HostCall held;
   if (call.combine && !ScatterCombines(*call.combine, call.target.dtype)) {
     return absl::InvalidArgumentError(fmt::format("a scatter cannot combine with {} of {}",
@@ -213,14 +213,14 @@ void ForEachTruth(const ArrayView& input, F&& visit) {
 
 }  // namespace
 
-absl::StatusOr<int64_t> HostBackend::CountNonzero(const ArrayView& input) {
+absl::StatusOr<int64_t> CpuIndexing::CountNonzero(const ArrayView& input) {
   const HostCall held;
   int64_t count = 0;
   ForEachTruth(input, [&](bool nonzero) { count += nonzero; });
   return count;
 }
 
-absl::StatusOr<int64_t> HostBackend::Nonzero(const NonzeroCall& call) {
+absl::StatusOr<int64_t> CpuIndexing::Nonzero(const NonzeroCall& call) {
   const HostCall held;
   const size_t rank = call.input.shape.size();
   // Never more positions than the coordinates hold, whatever the input holds now.
@@ -243,7 +243,7 @@ absl::StatusOr<int64_t> HostBackend::Nonzero(const NonzeroCall& call) {
   return found;
 }
 
-absl::Status HostBackend::SearchSorted(const SearchSortedCall& call) {
+absl::Status CpuIndexing::SearchSorted(const SearchSortedCall& call) {
   const HostCall held;
   return host::VisitDType(call.sorted.dtype, [&]<typename T>(host::TypeTag<T>) {
     const std::byte* sorted = BytesOf(call.sorted);
@@ -278,7 +278,7 @@ absl::Status HostBackend::SearchSorted(const SearchSortedCall& call) {
   });
 }
 
-absl::Status HostBackend::Histogram(const HistogramCall& call) {
+absl::Status CpuIndexing::Histogram(const HistogramCall& call) {
   const HostCall held;
   const int64_t bins = call.counts.shape[0];
   // The edges are read once: another call may write them meanwhile.

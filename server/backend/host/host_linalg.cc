@@ -1,4 +1,4 @@
-// HostBackend's linear algebra: OpenBLAS's cblas_?gemm for float and complex products (float16
+// CpuLinalg: OpenBLAS's cblas_?gemm for float and complex products (float16
 // through float32; a CPU has no TF32, so MatmulCall::precision changes nothing), plain loops
 // for bool and integer products, and LAPACKE for the factorizations. Every matrix is reached
 // through its view's strides. LAPACK overwrites its input, so each matrix is first packed into
@@ -21,7 +21,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 #include "server/common/scratch_payer.h"
@@ -644,7 +644,7 @@ absl::Status Guarded(std::string_view what, F&& body) {
 }  // namespace
 }  // namespace host
 
-absl::Status HostBackend::Matmul(const MatmulCall& call) {
+absl::Status CpuLinalg::Matmul(const MatmulCall& call) {
   const HostCall held;
   return host::Guarded("matmul", [&] {
     return host::VisitDType(call.compute_dtype, [&](auto tag) {
@@ -653,7 +653,7 @@ absl::Status HostBackend::Matmul(const MatmulCall& call) {
   });
 }
 
-absl::Status HostBackend::Svd(const SvdCall& call) {
+absl::Status CpuLinalg::Svd(const SvdCall& call) {
   const HostCall held;
   const size_t rank = call.a.shape.size();
   return host::Guarded("svd", [&] {
@@ -663,7 +663,7 @@ absl::Status HostBackend::Svd(const SvdCall& call) {
   });
 }
 
-absl::Status HostBackend::Qr(const QrCall& call) {
+absl::Status CpuLinalg::Qr(const QrCall& call) {
   const HostCall held;
   const size_t rank = call.a.shape.size();
   return host::Guarded("qr", [&] {
@@ -673,7 +673,7 @@ absl::Status HostBackend::Qr(const QrCall& call) {
   });
 }
 
-absl::Status HostBackend::Cholesky(const CholeskyCall& call) {
+absl::Status CpuLinalg::Cholesky(const CholeskyCall& call) {
   const HostCall held;
   return host::Guarded("cholesky", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
@@ -682,7 +682,7 @@ absl::Status HostBackend::Cholesky(const CholeskyCall& call) {
   });
 }
 
-absl::Status HostBackend::Eigh(const EighCall& call) {
+absl::Status CpuLinalg::Eigh(const EighCall& call) {
   const HostCall held;
   return host::Guarded("eigh", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
@@ -691,7 +691,7 @@ absl::Status HostBackend::Eigh(const EighCall& call) {
   });
 }
 
-absl::Status HostBackend::Eig(const EigCall& call) {
+absl::Status CpuLinalg::Eig(const EigCall& call) {
   const HostCall held;
   return host::Guarded("eig", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
@@ -700,7 +700,7 @@ absl::Status HostBackend::Eig(const EigCall& call) {
   });
 }
 
-absl::Status HostBackend::Solve(const SolveCall& call) {
+absl::Status CpuLinalg::Solve(const SolveCall& call) {
   const HostCall held;
   return host::Guarded("solve", [&] {
     return host::VisitLapackDType(
@@ -709,7 +709,7 @@ absl::Status HostBackend::Solve(const SolveCall& call) {
   });
 }
 
-absl::Status HostBackend::Slogdet(const SlogdetCall& call) {
+absl::Status CpuLinalg::Slogdet(const SlogdetCall& call) {
   const HostCall held;
   return host::Guarded("slogdet", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {

@@ -1,6 +1,6 @@
 // The CPU backend's work queues. Its calls run on the calling thread, so a queue orders work
 // by mutual exclusion rather than by a stream: every backend call is a critical section over
-// the bound queue and the home queues of the buffers the binding borrowed (Backend::Use). That
+// the bound queue and the home queues of the buffers the binding borrowed (Queues::Use). That
 // gives the CUDA backend's model (docs/execution.md): the calls of one session run one at a
 // time, in the order their threads reach them, and a call that uses another session's array
 // runs while that session runs nothing, so neither sees the other's work half done.
@@ -41,7 +41,7 @@ class HostQueuedBuffer : public Buffer {
   std::shared_ptr<HostQueue> home_;
 };
 
-// Makes the calling thread's backend calls run on `queue` while it lives (HostBackend::Bind);
+// Makes the calling thread's backend calls run on `queue` while it lives (CpuQueues::Bind);
 // restores the thread's previous binding at the end.
 class HostQueueBinding final : public QueueBinding {
  public:

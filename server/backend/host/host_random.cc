@@ -1,4 +1,4 @@
-// HostBackend::FillRandom: a std::mt19937_64 seeded with the call's seed, its 64-bit draws
+// CpuCompute::FillRandom: a std::mt19937_64 seeded with the call's seed, its 64-bit draws
 // mapped to values by the explicit arithmetic below rather than by the std distributions, whose
 // algorithms differ between standard libraries: the values depend only on the seed, the dtype
 // and the element index.
@@ -19,7 +19,7 @@
 #include <numbers>
 #include <random>
 
-#include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/random_samplers.h"
@@ -203,7 +203,7 @@ absl::Status FillRandom(const RandomCall& call) {
 }  // namespace
 }  // namespace host
 
-absl::Status HostBackend::FillRandom(const RandomCall& call) {
+absl::Status CpuCompute::FillRandom(const RandomCall& call) {
   const HostCall held;
   return host::FillRandom(call);
 }

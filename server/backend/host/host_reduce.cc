@@ -1,4 +1,4 @@
-// HostBackend::Reduce.
+// CpuCompute::Reduce.
 //
 // The input's dimensions split into kept ones (the output's, in C order) and reduced ones.
 // Reduced elements are converted in chunks into the accumulator's type by the shared strided
@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "server/backend/compute.h"
-#include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_cast.h"
 #include "server/backend/host/host_ops.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
@@ -475,7 +475,7 @@ absl::Status RunReduce(const ReduceCall& call) {
 }  // namespace
 }  // namespace host
 
-absl::Status HostBackend::Reduce(const ReduceCall& call) {
+absl::Status CpuCompute::Reduce(const ReduceCall& call) {
   const HostCall held;
   return host::RunStoppable("a reduction", [&] { return host::RunReduce(call); });
 }

@@ -1,12 +1,12 @@
-// HostBackend's sorts (numpy.sort's order, stable), partitions (numpy.partition, argpartition)
+// CpuIndexing's sorts (numpy.sort's order, stable), partitions (numpy.partition, argpartition)
 // and scans (numpy.cumsum, numpy.cumprod) over the rows of C-contiguous buffers.
 #include <algorithm>
 #include <memory>
 #include <numeric>
 #include <vector>
 
-#include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_ops.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
 #include "server/backend/host/host_stop.h"
@@ -92,7 +92,7 @@ void SelectKth(It first, It last, const std::vector<int64_t>& kth, const Less& l
 
 }  // namespace
 
-absl::Status HostBackend::Sort(const SortCall& call) {
+absl::Status CpuIndexing::Sort(const SortCall& call) {
   const HostCall held;
   try {
     return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
@@ -120,7 +120,7 @@ absl::Status HostBackend::Sort(const SortCall& call) {
   }
 }
 
-absl::Status HostBackend::Partition(const PartitionCall& call) {
+absl::Status CpuIndexing::Partition(const PartitionCall& call) {
   const HostCall held;
   try {
     return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
@@ -159,7 +159,7 @@ absl::Status HostBackend::Partition(const PartitionCall& call) {
   }
 }
 
-absl::Status HostBackend::Scan(const ScanCall& call) {
+absl::Status CpuIndexing::Scan(const ScanCall& call) {
   const HostCall held;
   try {
     return host::VisitDType(call.data.dtype, [&]<typename T>(host::TypeTag<T>) {

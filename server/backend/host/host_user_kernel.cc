@@ -1,13 +1,13 @@
-// HostBackend's user kernels: compiled to slot code (user_kernel_compile.cc), run over blocks
+// CpuUserKernels and CpuRawKernels: compiled to slot code (user_kernel_compile.cc), run over blocks
 // of indices on the calling thread (user_kernel_run.cc). Raw CUDA kernels need the CUDA backend.
-#include "server/backend/host/host_backend.h"
+#include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/user_kernel_program.h"
 
 namespace arrayhub {
 
-absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> HostBackend::PrepareUserKernel(
+absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CpuUserKernels::PrepareUserKernel(
     std::shared_ptr<const kernel::CheckedKernel> kernel) {
   try {
     return std::shared_ptr<const PreparedUserKernel>(host::CompileUserKernel(std::move(kernel)));
@@ -16,17 +16,17 @@ absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> HostBackend::PrepareUs
   }
 }
 
-absl::Status HostBackend::RunUserKernel(const UserKernelCall& call) {
+absl::Status CpuUserKernels::RunUserKernel(const UserKernelCall& call) {
   const HostCall held;
   return host::RunStoppable("a user kernel", [&] { return host::RunHostUserKernel(call); });
 }
 
-absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> HostBackend::PrepareRawKernel(
+absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CpuRawKernels::PrepareRawKernel(
     const RawKernelSource&) {
   return absl::FailedPreconditionError("raw CUDA kernels need the CUDA backend");
 }
 
-absl::Status HostBackend::RunRawKernel(const RawKernelCall&) {
+absl::Status CpuRawKernels::RunRawKernel(const RawKernelCall&) {
   return absl::FailedPreconditionError("raw CUDA kernels need the CUDA backend");
 }
 

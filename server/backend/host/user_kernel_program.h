@@ -1,4 +1,4 @@
-// The host backend's compiled form of a user kernel (HostBackend::PrepareUserKernel): the
+// The host backend's compiled form of a user kernel (CpuUserKernels::PrepareUserKernel): the
 // checked tree turned into lists of slot operations. A slot holds one value per lane of a
 // block of indices (up to `lanes` of them), so each operation is one typed loop over a block:
 // the dispatch cost is paid once per block, not per element (user_kernel_run.cc runs it).

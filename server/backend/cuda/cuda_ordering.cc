@@ -1,4 +1,5 @@
-// The CUDA backend's timestamps: a CUDA event created with default flags (so that it keeps
+// CudaQueues: a stream per session (cuda_queue.h), the thread's binding to one, and timestamps:
+// a CUDA event created with default flags (so that it keeps
 // time) and recorded on the session's stream inside the call's critical section, so it lies
 // after the work the session enqueued before it (and after the fences with the queues it
 // borrowed from) and before what it enqueues next. Recording waits for nothing; measuring
@@ -8,8 +9,9 @@
 
 #include <memory>
 
-#include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
+#include "server/backend/cuda/cuda_device_state.h"
+#include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/common/status_macros.h"
 
@@ -56,7 +58,57 @@ class CudaTimestamp final : public Timestamp {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<Timestamp>> CudaBackend::RecordTimestamp() {
+CudaQueues::CudaQueues(std::shared_ptr<CudaDeviceState> state)
+    : OnCudaDevice(state->device), state_(std::move(state)) {}
+
+absl::StatusOr<std::shared_ptr<WorkQueue>> CudaQueues::NewQueue(std::string_view memory_owner) {
+  AH_RETURN_IF_ERROR(Activate());
+  cudaMemPool_t pool = nullptr;  // The default pool.
+  if (state_->exportable != nullptr) {
+    // A tenant whose pool cannot be made still computes, from the default pool; only the
+    // export of its memory is refused then (ExportablePools::IdFor says why).
+    absl::StatusOr<cudaMemPool_t> own = state_->exportable->ForOwner(memory_owner);
+    if (own.ok()) {
+      pool = *own;
+    } else {
+      spdlog::warn("no exportable memory pool for tenant '{}': {}", memory_owner,
+                   own.status().ToString());
+    }
+  }
+  return CudaQueue::Create(state_->device, pool);
+}
+
+std::unique_ptr<QueueBinding> CudaQueues::Bind(std::shared_ptr<WorkQueue> queue,
+                                               std::string_view label) {
+  // Queues come from NewQueue; null asks for the device's default queue.
+  std::shared_ptr<CudaQueue> cuda_queue = std::dynamic_pointer_cast<CudaQueue>(std::move(queue));
+  if (cuda_queue == nullptr) {
+    absl::StatusOr<std::shared_ptr<CudaQueue>> fallback = CudaQueue::DeviceDefault(state_->device);
+    if (!fallback.ok()) {
+      // Unbound, the calls go to the default queue all the same (CurrentQueue); only the
+      // label is lost.
+      spdlog::error("cuda backend: {}", fallback.status().ToString());
+      return std::make_unique<QueueBinding>();
+    }
+    cuda_queue = *std::move(fallback);
+  }
+  if (const CudaQueueBinding* bound = CurrentBinding();
+      bound != nullptr && bound->queue() == cuda_queue) {
+    return std::make_unique<QueueBinding>();
+  }
+  return std::make_unique<CudaQueueBinding>(std::move(cuda_queue), label);
+}
+
+absl::Status CudaQueues::Use(const std::shared_ptr<Buffer>& buffer) {
+  CudaQueueBinding* binding = CurrentBinding();
+  if (binding == nullptr) return absl::OkStatus();
+  // Every buffer this backend hands out is a CudaQueuedBuffer, usually behind core's wrapper.
+  const auto* queued = dynamic_cast<const CudaQueuedBuffer*>(&buffer->backend_buffer());
+  if (queued != nullptr) binding->Borrow(*queued);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<Timestamp>> CudaQueues::RecordTimestamp() {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   AH_ASSIGN_OR_RETURN(cudaStream_t stream, CurrentStream());
   int device = 0;
@@ -69,7 +121,7 @@ absl::StatusOr<std::shared_ptr<Timestamp>> CudaBackend::RecordTimestamp() {
   return timestamp;
 }
 
-absl::StatusOr<double> CudaBackend::ElapsedMilliseconds(Timestamp& start, Timestamp& end) {
+absl::StatusOr<double> CudaQueues::ElapsedMilliseconds(Timestamp& start, Timestamp& end) {
   AH_RETURN_IF_ERROR(Activate());
   AH_RETURN_IF_ERROR(start.Wait());
   AH_RETURN_IF_ERROR(end.Wait());
