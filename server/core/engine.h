@@ -17,6 +17,7 @@
 #include "server/backend/backend.h"
 #include "server/core/array_table.h"
 #include "server/core/byte_range.h"
+#include "server/core/call_context.h"
 #include "server/core/capabilities.h"
 #include "server/core/collective_rules.h"
 #include "server/core/compute_specs.h"
@@ -374,11 +375,8 @@ class Engine {
   int64_t TenantBytesInUse(const std::string& tenant) const;
 
  private:
-  friend class LinalgSteps;   // engine_linalg.cc: scratch arrays and backend calls on views.
-  friend class FftSteps;      // engine_fft.cc: intermediate arrays and backend calls.
-  friend class IndexSteps;    // engine_views.cc: index arrays, gathers and scatters.
-  friend class ArrayOpSteps;  // engine_array_ops.cc.
-  friend class ChainGroup;    // engine_chain.cc: the fused group being built.
+  // The op families' view of one call: its steps forward to the private ones below.
+  friend class CallContext;
 
   // A record for a new array of the caller's session, memory allocated (and charged to its
   // tenant), contents undefined. A `temporary` array never gets a handle (a copy made for a
@@ -411,22 +409,6 @@ class Engine {
   Binding Bind(const Caller& caller, std::string_view label);
   // The binding's payer refers to the caller's tenant: a caller that dies first cannot bind.
   Binding Bind(const Caller&& caller, std::string_view label) = delete;
-  // INVALID_ARGUMENT unless `spec` has as many operands as its op takes.
-  static absl::Status CheckArity(const ElementwiseSpec& spec);
-  // An elementwise op's operands, looked up and typed for ResolveUfunc: what Elementwise and
-  // each op of a fused chain share.
-  struct ElementwiseOperands {
-    std::vector<ArrayTable::RecordPtr> arrays;  // Null where the operand names no handle.
-    std::vector<UfuncOperand> typed;
-    std::vector<Shape> shapes;  // Of the operands that are arrays or chain values, in order.
-  };
-  // `chain_value(v)`: the dtype and shape of a chain's value v (an earlier op's result), or
-  // why the op may not read it.
-  using ChainValueLookup =
-      absl::FunctionRef<absl::StatusOr<std::pair<DType, Shape>>(int64_t value)>;
-  absl::StatusOr<ElementwiseOperands> LookUpOperands(const Caller& caller,
-                                                     const ElementwiseSpec& spec,
-                                                     ChainValueLookup chain_value);
   // RESOURCE_EXHAUSTED when `needed` more handles or publications would take the tenant past
   // max_arrays. Exact under handle_quota_mutex_; without it, a refusal before the work.
   absl::Status CheckArrayQuota(const std::string& tenant, int64_t needed = 1) const;

@@ -68,8 +68,8 @@ absl::Status NegativeDimensions() {
 // the internal ufunc and copy calls the ops are built from.
 class ArrayOpSteps {
  public:
-  ArrayOpSteps(Engine& engine, const Caller& caller, const ArrayOpSpec& spec)
-      : engine_(engine), caller_(caller), spec_(spec) {}
+  ArrayOpSteps(const CallContext& context, const ArrayOpSpec& spec)
+      : context_(context), spec_(spec) {}
 
   absl::StatusOr<Records> Run() {
     switch (spec_.op) {
@@ -142,7 +142,7 @@ class ArrayOpSteps {
       return absl::InvalidArgumentError(
           fmt::format("{}: operands[{}] must be an array handle", Name(), i));
     }
-    return engine_.Find(caller_, *operand.handle, fmt::format("operands[{}]", i));
+    return context_.Find(*operand.handle, fmt::format("operands[{}]", i));
   }
 
   // The single axis argument, normalized against `rank`; `fallback` when absent.
@@ -159,27 +159,22 @@ class ArrayOpSteps {
   }
 
   absl::StatusOr<ArrayView> Scratch(DType dtype, const Shape& shape) {
-    return engine_.NewScratch(caller_, dtype, shape, scratch_);
+    return context_.NewScratch(dtype, shape, scratch_);
   }
 
   // The array's elements in C order as a 1-D view: itself when C-contiguous, else a copy.
   absl::StatusOr<ArrayView> Flat(const ArrayRecord& array) {
     ArrayView view = ViewOf(array);
     if (!array.c_contiguous()) {
-      AH_ASSIGN_OR_RETURN(view, engine_.CopyAside(caller_, view, scratch_));
+      AH_ASSIGN_OR_RETURN(view, context_.CopyAside(view, scratch_));
     }
     view.shape = {array.size()};
     view.strides = {1};
     return view;
   }
 
-  absl::StatusOr<ArrayRecord> NewArray(DType dtype, const Shape& shape) {
-    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, engine_.limits_));
-    return engine_.NewArray(caller_, dtype, shape, nbytes);
-  }
-
   absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record) {
-    return engine_.Register(std::move(record));
+    return context_.Register(std::move(record));
   }
 
   // One elementwise op on views, typed as NumPy types it for arrays of those dtypes.
@@ -197,7 +192,7 @@ class ArrayOpSteps {
     for (const ArrayView& input : inputs) {
       call.operands.push_back({.array = input, .dtype = input.dtype});
     }
-    return engine_.backend(caller_).compute().Elementwise(call);
+    return context_.backend().compute().Elementwise(call);
   }
 
   // ---- copy, ascontiguousarray, astype ----------------------------------------------------
@@ -205,8 +200,8 @@ class ArrayOpSteps {
   absl::StatusOr<ArrayTable::RecordPtr> CopyOf(size_t operand, std::optional<DType> dtype) {
     AH_RETURN_IF_ERROR(Arity(1, 1));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(operand));
-    AH_ASSIGN_OR_RETURN(ArrayRecord copy, engine_.CopyToNewArray(caller_, ViewOf(*array),
-                                                                 dtype.value_or(array->dtype)));
+    AH_ASSIGN_OR_RETURN(ArrayRecord copy,
+                        context_.CopyToNewArray(ViewOf(*array), dtype.value_or(array->dtype)));
     return Register(std::move(copy));
   }
 
@@ -240,13 +235,14 @@ class ArrayOpSteps {
     } else {
       entries.push_back({.kind = IndexEntry::Kind::kInteger, .integer = integer});
     }
-    AH_ASSIGN_OR_RETURN(IndexPlan plan, PlanIndex({data.shape, data.strides, data.offset_bytes},
-                                                  ItemSize(data.dtype), entries, engine_.limits_));
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(data.dtype, plan.layout.shape));
+    AH_ASSIGN_OR_RETURN(IndexPlan plan,
+                        PlanIndex({data.shape, data.strides, data.offset_bytes},
+                                  ItemSize(data.dtype), entries, context_.limits()));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(data.dtype, plan.layout.shape));
     const ArrayView source{data.buffer.get(), plan.layout.offset_bytes, data.dtype,
                            plan.layout.shape, plan.layout.strides};
     if (!index) {
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, ViewOf(result)));
+      AH_RETURN_IF_ERROR(context_.CopyInto(source, ViewOf(result)));
       return Register(std::move(result));
     }
     const AdvancedIndex& advanced = plan.arrays.front();
@@ -257,7 +253,7 @@ class ArrayOpSteps {
               strides.begin() + static_cast<std::ptrdiff_t>(plan.block_start));
     indices.shape = plan.layout.shape;
     indices.strides = strides;
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Gather(
+    AH_RETURN_IF_ERROR(context_.backend().indexing().Gather(
         GatherCall{.source = source,
                    .indices = {IndexOperand{.indices = indices,
                                             .extent = advanced.extent,
@@ -275,7 +271,7 @@ class ArrayOpSteps {
     }
     if (index.dtype == DType::kInt64) return ViewOf(index);
     AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(DType::kInt64, index.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, ViewOf(index), converted));
+    AH_RETURN_IF_ERROR(context_.CopyInto(ViewOf(index), converted));
     return converted;
   }
 
@@ -304,10 +300,10 @@ class ArrayOpSteps {
     }
     AH_ASSIGN_OR_RETURN(auto along, AlongAxis(*array));
     AH_ASSIGN_OR_RETURN(int64_t count,
-                        engine_.backend(caller_).indexing().CountNonzero(ViewOf(*condition)));
+                        context_.backend().indexing().CountNonzero(ViewOf(*condition)));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
     AH_RETURN_IF_ERROR(
-        FillNonzero(engine_.backend(caller_).indexing(),
+        FillNonzero(context_.backend().indexing(),
                     NonzeroCall{.input = ViewOf(*condition), .coordinates = {positions}}, count));
     return TakeAlong(along.first, along.second, positions);
   }
@@ -322,17 +318,16 @@ class ArrayOpSteps {
           "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
           "instead.");
     }
-    AH_ASSIGN_OR_RETURN(int64_t count,
-                        engine_.backend(caller_).indexing().CountNonzero(ViewOf(*array)));
+    AH_ASSIGN_OR_RETURN(int64_t count, context_.backend().indexing().CountNonzero(ViewOf(*array)));
     std::vector<ArrayRecord> results;
     NonzeroCall call{.input = ViewOf(*array), .coordinates = {}};
     for (size_t d = 0; d < array->shape.size(); ++d) {
-      AH_ASSIGN_OR_RETURN(ArrayRecord axis, NewArray(DType::kInt64, {count}));
+      AH_ASSIGN_OR_RETURN(ArrayRecord axis, context_.NewArray(DType::kInt64, {count}));
       call.coordinates.push_back(ViewOf(axis));
       results.push_back(std::move(axis));
     }
-    AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_).indexing(), call, count));
-    return engine_.RegisterAll(std::move(results));
+    AH_RETURN_IF_ERROR(FillNonzero(context_.backend().indexing(), call, count));
+    return context_.RegisterAll(std::move(results));
   }
 
   // ---- concatenate, stack ----------------------------------------------------------------
@@ -408,11 +403,11 @@ class ArrayOpSteps {
       }
       shape[axis] += other[axis];
     }
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(dtype, shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(dtype, shape));
     int64_t start = 0;
     for (const ArrayView& input : inputs) {
       AH_RETURN_IF_ERROR(
-          engine_.CopyInto(caller_, input, Slab(ViewOf(result), axis, start, input.shape[axis])));
+          context_.CopyInto(input, Slab(ViewOf(result), axis, start, input.shape[axis])));
       start += input.shape[axis];
     }
     return Register(std::move(result));
@@ -431,12 +426,12 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(int64_t axis, SingleAxis(rank, 0));
     Shape stacked = shape;
     stacked.insert(stacked.begin() + axis, static_cast<int64_t>(arrays.size()));
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(dtype, stacked));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(dtype, stacked));
     for (size_t i = 0; i < arrays.size(); ++i) {
       ArrayView target = Slab(ViewOf(result), axis, static_cast<int64_t>(i), 1);
       target.shape.erase(target.shape.begin() + axis);
       target.strides.erase(target.strides.begin() + axis);
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, ViewOf(*arrays[i]), target));
+      AH_RETURN_IF_ERROR(context_.CopyInto(ViewOf(*arrays[i]), target));
     }
     return Register(std::move(result));
   }
@@ -482,10 +477,9 @@ class ArrayOpSteps {
     for (size_t i = 0; i + 1 < bounds.size(); ++i) {
       const int64_t count = std::max<int64_t>(bounds[i + 1] - bounds[i], 0);
       ArrayView part = Slab(ViewOf(*array), axis, count > 0 ? bounds[i] : 0, count);
-      parts.push_back(
-          Engine::ViewRecord(caller_, *array, {part.shape, part.strides, part.offset_bytes}));
+      parts.push_back(context_.ViewRecord(*array, {part.shape, part.strides, part.offset_bytes}));
     }
-    return engine_.RegisterAll(std::move(parts));
+    return context_.RegisterAll(std::move(parts));
   }
 
   // ---- tile, repeat -----------------------------------------------------------------------
@@ -495,8 +489,8 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
     // The result has max(len(reps), ndim) axes: a longer reps list is refused before the
     // padding below, which is quadratic in its length.
-    AH_RETURN_IF_ERROR(
-        CheckRank(static_cast<int64_t>(spec_.ints.size()), engine_.limits_, "tile's reps (ints)"));
+    AH_RETURN_IF_ERROR(CheckRank(static_cast<int64_t>(spec_.ints.size()), context_.limits(),
+                                 "tile's reps (ints)"));
     std::vector<int64_t> reps = spec_.ints;
     ArrayView source = ViewOf(*array);
     if (std::any_of(reps.begin(), reps.end(), [](int64_t r) { return r < 0; })) {
@@ -528,13 +522,13 @@ class ArrayOpSteps {
   absl::StatusOr<ArrayTable::RecordPtr> CopyThrough(ArrayView source, const Shape& shape,
                                                     const Strides& strides,
                                                     const Shape& result_shape) {
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(source.dtype, result_shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(source.dtype, result_shape));
     source.shape = shape;
     source.strides = strides;
     ArrayView target = ViewOf(result);
     target.shape = shape;
     target.strides = ContiguousStrides(shape);
-    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, target));
+    AH_RETURN_IF_ERROR(context_.CopyInto(source, target));
     return Register(std::move(result));
   }
 
@@ -582,12 +576,13 @@ class ArrayOpSteps {
     ArrayView counts_source = ViewOf(*counts_array);
     counts_source.shape = {given};
     counts_source.strides = {counts_array->shape.empty() ? 0 : counts_array->strides[0]};
-    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, counts_source, counts_view));
+    AH_RETURN_IF_ERROR(context_.CopyInto(counts_source, counts_view));
     // Host vectors are charged as scratch is, for as long as this call holds them.
-    AH_ASSIGN_OR_RETURN(TenantCharge counts_charge,
-                        engine_.ledger_->Reserve(caller_.tenant, given * ItemSize(DType::kInt64)));
+    AH_ASSIGN_OR_RETURN(
+        TenantCharge counts_charge,
+        context_.ledger().Reserve(context_.caller().tenant, given * ItemSize(DType::kInt64)));
     std::vector<int64_t> counts(static_cast<size_t>(given));
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().CopyToHost(
+    AH_RETURN_IF_ERROR(context_.backend().memory().CopyToHost(
         *counts_view.buffer, 0,
         std::span(reinterpret_cast<std::byte*>(counts.data()), counts.size() * sizeof(int64_t))));
     int64_t total = 0;
@@ -603,24 +598,24 @@ class ArrayOpSteps {
     Shape result_shape = data.shape;
     result_shape[axis] = total;
     AH_ASSIGN_OR_RETURN(int64_t result_bytes,
-                        CheckedArrayBytes(result_shape, data.dtype, engine_.limits_));
+                        CheckedArrayBytes(result_shape, data.dtype, context_.limits()));
     const Shape index_shape = {total};
     AH_ASSIGN_OR_RETURN(int64_t index_bytes,
-                        CheckedArrayBytes(index_shape, DType::kInt64, engine_.limits_));
+                        CheckedArrayBytes(index_shape, DType::kInt64, context_.limits()));
     int64_t needed = result_bytes;
     if (__builtin_add_overflow(needed, index_bytes, &needed) ||
         __builtin_add_overflow(needed, index_bytes, &needed)) {
       return absl::InvalidArgumentError("repeat: the result is too large");
     }
-    AH_RETURN_IF_ERROR(engine_.ledger_->CheckRoom(caller_.tenant, needed));
+    AH_RETURN_IF_ERROR(context_.ledger().CheckRoom(context_.caller().tenant, needed));
     AH_ASSIGN_OR_RETURN(TenantCharge positions_charge,
-                        engine_.ledger_->Reserve(caller_.tenant, index_bytes));
+                        context_.ledger().Reserve(context_.caller().tenant, index_bytes));
     AH_ASSIGN_OR_RETURN(ArrayView index, Scratch(DType::kInt64, index_shape));
     std::vector<int64_t> positions;
     positions.reserve(static_cast<size_t>(total));
     for (int64_t i = 0; i < extent; ++i)
       positions.insert(positions.end(), counts[given == 1 ? 0 : i], i);
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().CopyFromHost(
+    AH_RETURN_IF_ERROR(context_.backend().memory().CopyFromHost(
         *index.buffer, 0,
         std::span(reinterpret_cast<const std::byte*>(positions.data()),
                   positions.size() * sizeof(int64_t))));
@@ -651,7 +646,7 @@ class ArrayOpSteps {
       }
       layout.strides[axis] = -layout.strides[axis];
     }
-    return engine_.RegisterView(caller_, *array, layout);
+    return context_.RegisterView(*array, layout);
   }
 
   absl::StatusOr<ArrayTable::RecordPtr> Roll() {
@@ -678,7 +673,7 @@ class ArrayOpSteps {
       const int64_t extent = std::max<int64_t>(source.shape[axis], 1);
       total[axis] = ((total[axis] + shifts[i] % extent) % extent + extent) % extent;
     }
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(array->dtype, source.shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(array->dtype, source.shape));
     ArrayView current = source;
     // One axis at a time: two slab copies per rolled axis, alternating with a scratch copy.
     std::vector<int64_t> rolled;
@@ -686,7 +681,7 @@ class ArrayOpSteps {
       if (total[axis] != 0) rolled.push_back(axis);
     }
     if (rolled.empty()) {
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, current, ViewOf(result)));
+      AH_RETURN_IF_ERROR(context_.CopyInto(current, ViewOf(result)));
     }
     for (size_t i = 0; i < rolled.size(); ++i) {
       const int64_t axis = rolled[i], shift = total[axis], extent = current.shape[axis];
@@ -699,10 +694,10 @@ class ArrayOpSteps {
       } else {
         AH_ASSIGN_OR_RETURN(target, Scratch(array->dtype, source.shape));
       }
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, Slab(current, axis, 0, extent - shift),
-                                          Slab(target, axis, shift, extent - shift)));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, Slab(current, axis, extent - shift, shift),
-                                          Slab(target, axis, 0, shift)));
+      AH_RETURN_IF_ERROR(context_.CopyInto(Slab(current, axis, 0, extent - shift),
+                                           Slab(target, axis, shift, extent - shift)));
+      AH_RETURN_IF_ERROR(context_.CopyInto(Slab(current, axis, extent - shift, shift),
+                                           Slab(target, axis, 0, shift)));
       current = target;
     }
     result.shape = array->shape;
@@ -725,7 +720,7 @@ class ArrayOpSteps {
   absl::StatusOr<std::pair<ArrayView, int64_t>> CopiedRows(
       const std::pair<ArrayView, int64_t>& in_place, DType dtype) {
     AH_ASSIGN_OR_RETURN(ArrayView rows, Scratch(dtype, in_place.first.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, in_place.first, rows));
+    AH_RETURN_IF_ERROR(context_.CopyInto(in_place.first, rows));
     return std::pair{rows, in_place.second};
   }
 
@@ -753,8 +748,7 @@ class ArrayOpSteps {
   // the axis moved back where it was.
   absl::StatusOr<ArrayTable::RecordPtr> FromRows(const ArrayView& rows, int64_t axis) {
     const ArrayView arranged = axis < 0 ? rows : AxisBack(rows, axis);
-    AH_ASSIGN_OR_RETURN(ArrayRecord result,
-                        engine_.CopyToNewArray(caller_, arranged, arranged.dtype));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.CopyToNewArray(arranged, arranged.dtype));
     return Register(std::move(result));
   }
 
@@ -769,7 +763,7 @@ class ArrayOpSteps {
                         Scratch(indices ? DType::kInt64 : array->dtype, rows.shape));
     SortCall call{.input = rows, .values = std::nullopt, .indices = std::nullopt};
     (indices ? call.indices : call.values) = sorted;
-    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Sort(call));
+    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(context_.backend().indexing().Sort(call));
     return FromRows(sorted, axis);
   }
 
@@ -806,19 +800,17 @@ class ArrayOpSteps {
     // backend writes the new array itself.
     if (axis < 0 || axis == static_cast<int64_t>(array->shape.size()) - 1) {
       AH_ASSIGN_OR_RETURN(ArrayRecord result,
-                          NewArray(dtype, axis < 0 ? rows.shape : array->shape));
+                          context_.NewArray(dtype, axis < 0 ? rows.shape : array->shape));
       ArrayView output = ViewOf(result);
       output.shape = rows.shape;
       output.strides = rows.strides;
       (indices ? call.indices : call.values) = output;
-      if (SizeOf(rows.shape) > 0)
-        AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Partition(call));
+      if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(context_.backend().indexing().Partition(call));
       return Register(std::move(result));
     }
     AH_ASSIGN_OR_RETURN(ArrayView partitioned, Scratch(dtype, rows.shape));
     (indices ? call.indices : call.values) = partitioned;
-    if (SizeOf(rows.shape) > 0)
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Partition(call));
+    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(context_.backend().indexing().Partition(call));
     return FromRows(partitioned, axis);
   }
 
@@ -831,11 +823,10 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(auto input, RowsAlongAxis(*array, scan_dtype, std::nullopt));
     auto [rows, axis] = input;
     if (SizeOf(rows.shape) > 0) {
-      AH_RETURN_IF_ERROR(
-          engine_.backend(caller_).indexing().Scan(ScanCall{.op = op, .data = rows}));
+      AH_RETURN_IF_ERROR(context_.backend().indexing().Scan(ScanCall{.op = op, .data = rows}));
     }
     const ArrayView arranged = axis < 0 ? rows : AxisBack(rows, axis);
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, engine_.CopyToNewArray(caller_, arranged, dtype));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.CopyToNewArray(arranged, dtype));
     return Register(std::move(result));
   }
 
@@ -848,19 +839,19 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
     const int64_t n = array->size();
     if (n == 0) {
-      AH_ASSIGN_OR_RETURN(ArrayRecord empty, NewArray(array->dtype, {0}));
+      AH_ASSIGN_OR_RETURN(ArrayRecord empty, context_.NewArray(array->dtype, {0}));
       return Register(std::move(empty));
     }
     AH_ASSIGN_OR_RETURN(auto input, RowsAlongAxis(*array, array->dtype, std::nullopt));
     const ArrayView rows = input.first;
     AH_ASSIGN_OR_RETURN(ArrayView sorted, Scratch(array->dtype, {n}));
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Sort(
+    AH_RETURN_IF_ERROR(context_.backend().indexing().Sort(
         SortCall{.input = rows, .values = sorted, .indices = std::nullopt}));
 
     AH_ASSIGN_OR_RETURN(ArrayView keep, Scratch(DType::kBool, {n}));
     const std::byte first{1};
     AH_RETURN_IF_ERROR(
-        engine_.backend(caller_).memory().FillPattern(*keep.buffer, 0, 1, 1, std::span(&first, 1)));
+        context_.backend().memory().FillPattern(*keep.buffer, 0, 1, 1, std::span(&first, 1)));
     const ArrayView later = Slab(sorted, 0, 1, n - 1), earlier = Slab(sorted, 0, 0, n - 1);
     const ArrayView keep_later = Slab(keep, 0, 1, n - 1);
     AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kNotEqual, {later, earlier}, keep_later));
@@ -873,15 +864,15 @@ class ArrayOpSteps {
                                {Slab(nan, 0, 1, n - 1), Slab(nan, 0, 0, n - 1)}, both));
       AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kGreater, {keep_later, both}, keep_later));
     }
-    AH_ASSIGN_OR_RETURN(int64_t count, engine_.backend(caller_).indexing().CountNonzero(keep));
+    AH_ASSIGN_OR_RETURN(int64_t count, context_.backend().indexing().CountNonzero(keep));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
-    AH_RETURN_IF_ERROR(FillNonzero(engine_.backend(caller_).indexing(),
+    AH_RETURN_IF_ERROR(FillNonzero(context_.backend().indexing(),
                                    NonzeroCall{.input = keep, .coordinates = {positions}}, count));
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(array->dtype, {count}));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(array->dtype, {count}));
     ArrayView source = sorted;
     source.shape = {count};
     source.strides = {0};
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Gather(GatherCall{
+    AH_RETURN_IF_ERROR(context_.backend().indexing().Gather(GatherCall{
         .source = source,
         .indices = {IndexOperand{.indices = positions, .extent = n, .stride = 1, .axis = 0}},
         .output = ViewOf(result)}));
@@ -900,7 +891,7 @@ class ArrayOpSteps {
     ArrayTable::RecordPtr values_array;
     std::vector<UfuncOperand> typed = {{sorted->dtype, std::nullopt}};
     if (v.handle) {
-      AH_ASSIGN_OR_RETURN(values_array, engine_.Find(caller_, *v.handle, "operands[1]"));
+      AH_ASSIGN_OR_RETURN(values_array, context_.Find(*v.handle, "operands[1]"));
       typed.push_back({values_array->dtype, std::nullopt});
     } else if (v.scalar) {
       typed.push_back({std::nullopt, *v.scalar});
@@ -914,7 +905,7 @@ class ArrayOpSteps {
     ArrayView haystack = ViewOf(*sorted);
     if (haystack.dtype != dtype) {
       AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(dtype, haystack.shape));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, haystack, converted));
+      AH_RETURN_IF_ERROR(context_.CopyInto(haystack, converted));
       haystack = converted;
     }
     ArrayView needles;
@@ -922,18 +913,18 @@ class ArrayOpSteps {
       needles = ViewOf(*values_array);
       if (needles.dtype != dtype) {
         AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(dtype, needles.shape));
-        AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, needles, converted));
+        AH_RETURN_IF_ERROR(context_.CopyInto(needles, converted));
         needles = converted;
       }
     } else {
       AH_ASSIGN_OR_RETURN(needles, Scratch(dtype, {}));
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().CopyFromHost(
+      AH_RETURN_IF_ERROR(context_.backend().memory().CopyFromHost(
           *needles.buffer, 0,
           std::span(types.scalar_bytes[1].data(), static_cast<size_t>(ItemSize(dtype)))));
     }
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(DType::kInt64, needles.shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(DType::kInt64, needles.shape));
     if (result.size() > 0) {
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().SearchSorted(SearchSortedCall{
+      AH_RETURN_IF_ERROR(context_.backend().indexing().SearchSorted(SearchSortedCall{
           .sorted = haystack, .values = needles, .right = spec_.right, .output = ViewOf(result)}));
     }
     return Register(std::move(result));
@@ -958,23 +949,23 @@ class ArrayOpSteps {
     ArrayView input = ViewOf(*a);
     if (!a->c_contiguous()) {
       AH_ASSIGN_OR_RETURN(ArrayView copied, Scratch(a->dtype, a->shape));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, input, copied));
+      AH_RETURN_IF_ERROR(context_.CopyInto(input, copied));
       input = copied;
     }
     ArrayView bounds = ViewOf(*edges);
     if (edges->dtype != DType::kFloat64 || !edges->c_contiguous()) {
       AH_ASSIGN_OR_RETURN(ArrayView converted, Scratch(DType::kFloat64, edges->shape));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, bounds, converted));
+      AH_RETURN_IF_ERROR(context_.CopyInto(bounds, converted));
       bounds = converted;
     }
-    AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(DType::kInt64, {edges->shape[0] - 1}));
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).indexing().Histogram(
+    AH_ASSIGN_OR_RETURN(ArrayRecord result,
+                        context_.NewArray(DType::kInt64, {edges->shape[0] - 1}));
+    AH_RETURN_IF_ERROR(context_.backend().indexing().Histogram(
         HistogramCall{.input = input, .edges = bounds, .counts = ViewOf(result)}));
     return Register(std::move(result));
   }
 
-  Engine& engine_;
-  const Caller& caller_;
+  const CallContext& context_;
   const ArrayOpSpec& spec_;
   std::vector<std::shared_ptr<Buffer>> scratch_;
 };
@@ -982,7 +973,7 @@ class ArrayOpSteps {
 absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ArrayOp(const Caller& caller,
                                                                    const ArrayOpSpec& spec) {
   const auto bound = Bind(caller, ArrayOpName(spec.op));
-  return ArrayOpSteps(*this, caller, spec).Run();
+  return ArrayOpSteps(CallContext(*this, caller), spec).Run();
 }
 
 }  // namespace arrayhub

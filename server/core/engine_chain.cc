@@ -58,10 +58,9 @@ std::vector<int64_t> LastReaders(std::span<const ChainOp> ops) {
 // The group being built, and the results of the groups run before it.
 class ChainGroup {
  public:
-  ChainGroup(Engine& engine, const Caller& caller, std::span<const ChainOp> ops,
+  ChainGroup(const CallContext& context, std::span<const ChainOp> ops,
              const ChainReduction* reduction)
-      : engine_(engine),
-        caller_(caller),
+      : context_(context),
         ops_(ops),
         reduction_(reduction),
         last_reader_(LastReaders(ops)),
@@ -75,11 +74,11 @@ class ChainGroup {
   absl::StatusOr<TypedOp> Type(size_t i) {
     const ElementwiseSpec& spec = ops_[i].spec;
     if (!spec.out.empty()) return absl::InternalError("an op with out= in an elementwise chain");
-    AH_RETURN_IF_ERROR(Engine::CheckArity(spec));
+    AH_RETURN_IF_ERROR(CheckArity(spec));
     AH_ASSIGN_OR_RETURN(
-        Engine::ElementwiseOperands found,
-        engine_.LookUpOperands(
-            caller_, spec, [&](int64_t value) -> absl::StatusOr<std::pair<DType, Shape>> {
+        ElementwiseOperands found,
+        context_.LookUpOperands(
+            spec, [&](int64_t value) -> absl::StatusOr<std::pair<DType, Shape>> {
               if (value < 0 || static_cast<size_t>(value) >= i) {
                 return absl::InternalError("a chain op reads an op that is not before it");
               }
@@ -95,7 +94,7 @@ class ChainGroup {
     AH_ASSIGN_OR_RETURN(op.shape, BroadcastShapes(found.shapes));
     AH_ASSIGN_OR_RETURN(op.types, ResolveUfunc(spec.op, found.typed, spec.dtype));
     AH_RETURN_IF_ERROR(
-        CheckedArrayBytes(op.shape, op.types.result_dtype, engine_.limits()).status());
+        CheckedArrayBytes(op.shape, op.types.result_dtype, context_.limits()).status());
     for (size_t k = 0; k < op.operands.size(); ++k) {
       op.operands[k].scalar_bytes = op.types.scalar_bytes[k];
       op.operands[k].scalar_dtype = op.types.scalar_dtypes[k];
@@ -137,7 +136,7 @@ class ChainGroup {
       // writing it is enqueued before anything else can read it).
       if (ops_[j].keep) {
         absl::StatusOr<ArrayTable::RecordPtr> registered =
-            engine_.Register(ArrayRecord(*results_[j]));
+            context_.Register(ArrayRecord(*results_[j]));
         if (!registered.ok()) {
           return InBatchOp(registered.status(), ops_[j].batch_op, ops_[j].label);
         }
@@ -170,8 +169,7 @@ class ChainGroup {
     if (!reduction_ || reduced_) return absl::OkStatus();
     const std::shared_ptr<const ArrayRecord>& value = results_[reduction_->value];
     if (!value) return absl::InternalError("a reduced chain value was not written out");
-    absl::StatusOr<ArrayTable::RecordPtr> reduced =
-        engine_.ReduceArray(caller_, reduction_->spec, value);
+    absl::StatusOr<ArrayTable::RecordPtr> reduced = context_.Reduce(reduction_->spec, value);
     if (!reduced.ok()) {
       return InBatchOp(reduced.status(), reduction_->batch_op, reduction_->label);
     }
@@ -191,7 +189,7 @@ class ChainGroup {
       if (record) handles.push_back(record->handle);
     }
     if (reduced_) handles.push_back(reduced_->handle);
-    if (!handles.empty()) engine_.Free(caller_, handles).IgnoreError();
+    if (!handles.empty()) context_.Free(handles);
   }
 
  private:
@@ -199,8 +197,7 @@ class ChainGroup {
   // the Batch keeps it.
   absl::StatusOr<ArrayRecord> Allocate(size_t j) {
     const DType dtype = typed_[j].types.result_dtype;
-    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(call_.shape, dtype, engine_.limits()));
-    return engine_.NewArray(caller_, dtype, call_.shape, nbytes, /*temporary=*/!ops_[j].keep);
+    return context_.NewArray(dtype, call_.shape, /*temporary=*/!ops_[j].keep);
   }
 
   // Whether op j's result is needed outside the group that ends before op `end` (a value the
@@ -229,11 +226,8 @@ class ChainGroup {
     }
     const Shape& shape = spec.keepdims ? resolved->keepdims_shape : resolved->result_shape;
     absl::StatusOr<ArrayTable::RecordPtr> result = [&]() -> absl::StatusOr<ArrayTable::RecordPtr> {
-      AH_ASSIGN_OR_RETURN(int64_t nbytes,
-                          CheckedArrayBytes(shape, resolved->result_dtype, engine_.limits()));
-      AH_ASSIGN_OR_RETURN(ArrayRecord record,
-                          engine_.NewArray(caller_, resolved->result_dtype, shape, nbytes));
-      return engine_.Register(std::move(record));
+      AH_ASSIGN_OR_RETURN(ArrayRecord record, context_.NewArray(resolved->result_dtype, shape));
+      return context_.Register(std::move(record));
     }();
     if (!result.ok()) return InBatchOp(result.status(), reduction_->batch_op, reduction_->label);
     reduced_ = *std::move(result);
@@ -313,7 +307,7 @@ class ChainGroup {
         if (operand >= kStepBase) operand = operand - kStepBase + inputs;
       }
     }
-    return engine_.backend(caller_).compute().FusedElementwise(call_);
+    return context_.backend().compute().FusedElementwise(call_);
   }
 
   // An input of the group: an array (by record) or a scalar (by its bytes).
@@ -330,8 +324,7 @@ class ChainGroup {
   // Step value numbers while the group grows (inputs are numbered first once it runs).
   static constexpr int kStepBase = 1 << 20;
 
-  Engine& engine_;
-  const Caller& caller_;
+  const CallContext& context_;
   std::span<const ChainOp> ops_;
   const ChainReduction* reduction_;  // Null: the chain ends with its last op.
   ArrayTable::RecordPtr reduced_;    // The reduction's result, once made.
@@ -354,7 +347,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ElementwiseChain(
                     !reduction->spec.out.empty())) {
     return absl::InternalError("a chain's reduction reads no op of the chain");
   }
-  ChainGroup group(*this, caller, ops, reduction);
+  const CallContext context(*this, caller);
+  ChainGroup group(context, ops, reduction);
   for (size_t i = 0; i < ops.size(); ++i) {
     absl::StatusOr<TypedOp> typed = group.Type(i);
     absl::Status status = typed.ok() ? group.Add(i, *std::move(typed))

@@ -66,41 +66,6 @@ absl::Status Engine::CopyInto(const Caller& caller, const ArrayView& source,
   return backend(caller).compute().Elementwise(call);
 }
 
-absl::Status Engine::CheckArity(const ElementwiseSpec& spec) {
-  const auto count = static_cast<int>(spec.operands.size());
-  if (count == Arity(spec.op)) return absl::OkStatus();
-  return absl::InvalidArgumentError(fmt::format("{} takes {} operand{}, got {}", OpName(spec.op),
-                                                Arity(spec.op), Arity(spec.op) == 1 ? "" : "s",
-                                                count));
-}
-
-absl::StatusOr<Engine::ElementwiseOperands> Engine::LookUpOperands(const Caller& caller,
-                                                                   const ElementwiseSpec& spec,
-                                                                   ChainValueLookup chain_value) {
-  const size_t count = spec.operands.size();
-  ElementwiseOperands found{.arrays = std::vector<ArrayTable::RecordPtr>(count),
-                            .typed = std::vector<UfuncOperand>(count),
-                            .shapes = {}};
-  for (size_t i = 0; i < count; ++i) {
-    const OperandSpec& operand = spec.operands[i];
-    if (operand.chain_value) {
-      AH_ASSIGN_OR_RETURN(auto value, chain_value(*operand.chain_value));
-      found.typed[i].array_dtype = value.first;
-      found.shapes.push_back(std::move(value.second));
-    } else if (operand.handle) {
-      AH_ASSIGN_OR_RETURN(found.arrays[i],
-                          Find(caller, *operand.handle, fmt::format("operands[{}]", i)));
-      found.typed[i].array_dtype = found.arrays[i]->dtype;
-      found.shapes.push_back(found.arrays[i]->shape);
-    } else if (operand.scalar) {
-      found.typed[i].scalar = *operand.scalar;  // Kept for typing (NEP 50).
-    } else {
-      return absl::InvalidArgumentError(fmt::format("operands[{}] has no value", i));
-    }
-  }
-  return found;
-}
-
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
                                                           const ElementwiseSpec& spec) {
   const std::string_view name = OpName(spec.op);
@@ -110,9 +75,10 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
 
   AH_ASSIGN_OR_RETURN(
       ElementwiseOperands found,
-      LookUpOperands(caller, spec, [](int64_t) -> absl::StatusOr<std::pair<DType, Shape>> {
-        return absl::InternalError("an elementwise op reads a chain value outside a chain");
-      }));
+      CallContext(*this, caller)
+          .LookUpOperands(spec, [](int64_t) -> absl::StatusOr<std::pair<DType, Shape>> {
+            return absl::InternalError("an elementwise op reads a chain value outside a chain");
+          }));
   const std::vector<ArrayTable::RecordPtr>& arrays = found.arrays;
   std::vector<Shape>& shapes = found.shapes;
   ArrayTable::RecordPtr out;

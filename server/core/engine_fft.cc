@@ -18,14 +18,15 @@ namespace arrayhub {
 
 class FftSteps {
  public:
-  FftSteps(Engine& engine, const Caller& caller) : engine_(engine), caller_(caller) {}
+  explicit FftSteps(const CallContext& context) : context_(context) {}
 
   absl::StatusOr<ArrayTable::RecordPtr> Run(const ArrayView& input, const FftPlan& plan) {
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(plan.result_shape));
     if (plan.steps.empty() || count == 0) {  // fftn over no axes copies, as NumPy returns a.
-      AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(plan.result_dtype, plan.result_shape));
-      if (count > 0) AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, input, ViewOf(result)));
-      return engine_.Register(std::move(result));
+      AH_ASSIGN_OR_RETURN(ArrayRecord result,
+                          context_.NewArray(plan.result_dtype, plan.result_shape));
+      if (count > 0) AH_RETURN_IF_ERROR(context_.CopyInto(input, ViewOf(result)));
+      return context_.Register(std::move(result));
     }
     const DType complex =
         plan.real_dtype == DType::kFloat32 ? DType::kComplex64 : DType::kComplex128;
@@ -42,9 +43,9 @@ class FftSteps {
       }
       Shape out_shape = current.shape;
       out_shape[step.axis] = step.output_length;
-      AH_ASSIGN_OR_RETURN(ArrayRecord output, NewArray(out_dtype, out_shape));
+      AH_ASSIGN_OR_RETURN(ArrayRecord output, context_.NewArray(out_dtype, out_shape));
       const bool last = i + 1 == plan.steps.size();
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).fft().Fft(
+      AH_RETURN_IF_ERROR(context_.backend().fft().Fft(
           FftCall{.kind = step.kind,
                   .forward = step.forward,
                   .n = step.n,
@@ -56,31 +57,27 @@ class FftSteps {
       current_record = std::move(output);  // Frees the previous one, in its queue's order.
     }
     if (current.dtype != plan.result_dtype) {  // float16's irfft and hfft: computed in float32.
-      AH_ASSIGN_OR_RETURN(ArrayRecord result, NewArray(plan.result_dtype, plan.result_shape));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, current, ViewOf(result)));
-      return engine_.Register(std::move(result));
+      AH_ASSIGN_OR_RETURN(ArrayRecord result,
+                          context_.NewArray(plan.result_dtype, plan.result_shape));
+      AH_RETURN_IF_ERROR(context_.CopyInto(current, ViewOf(result)));
+      return context_.Register(std::move(result));
     }
-    return engine_.Register(std::move(*current_record));
+    return context_.Register(std::move(*current_record));
   }
 
  private:
-  absl::StatusOr<ArrayRecord> NewArray(DType dtype, const Shape& shape) {
-    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, engine_.limits_));
-    return engine_.NewArray(caller_, dtype, shape, nbytes);
-  }
-
   // `current` in `dtype`, C-contiguous, cut or zero-padded to the step's input length.
   absl::StatusOr<ArrayRecord> Prepared(const ArrayView& current, const FftStep& step, DType dtype) {
     Shape shape = current.shape;
     shape[step.axis] = step.input_length;
-    AH_ASSIGN_OR_RETURN(ArrayRecord prepared, NewArray(dtype, shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord prepared, context_.NewArray(dtype, shape));
     ArrayView target = ViewOf(prepared);
     const int64_t kept = std::min(current.shape[step.axis], step.input_length);
     if (kept < step.input_length) {
       AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
       AH_ASSIGN_OR_RETURN(ElementBytes zero, EncodeScalar(Scalar::Int(0), dtype));
       const int64_t itemsize = ItemSize(dtype);
-      AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().FillPattern(
+      AH_RETURN_IF_ERROR(context_.backend().memory().FillPattern(
           *target.buffer, target.offset_bytes, count, itemsize,
           std::span(zero.data(), static_cast<size_t>(itemsize))));
     }
@@ -88,7 +85,7 @@ class FftSteps {
       ArrayView source = current;
       source.shape[step.axis] = kept;
       target.shape[step.axis] = kept;
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, source, target));
+      AH_RETURN_IF_ERROR(context_.CopyInto(source, target));
     }
     return prepared;
   }
@@ -104,8 +101,7 @@ class FftSteps {
     return view;
   }
 
-  Engine& engine_;
-  const Caller& caller_;
+  const CallContext& context_;
 };
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Fft(const Caller& caller, const FftSpec& spec) {
@@ -113,7 +109,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Fft(const Caller& caller, const Ff
   if (!spec.input.handle) return absl::InvalidArgumentError("input must be an array handle");
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input, Find(caller, *spec.input.handle, "input"));
   AH_ASSIGN_OR_RETURN(FftPlan plan, ResolveFft(spec, input->dtype, input->shape));
-  return FftSteps(*this, caller).Run(ViewOf(*input), plan);
+  return FftSteps(CallContext(*this, caller)).Run(ViewOf(*input), plan);
 }
 
 }  // namespace arrayhub

@@ -21,33 +21,27 @@ namespace arrayhub {
 // results but never registered: they go when the LinalgSteps does.
 class LinalgSteps {
  public:
-  LinalgSteps(Engine& engine, const Caller& caller) : engine_(engine), caller_(caller) {}
+  explicit LinalgSteps(const CallContext& context) : context_(context) {}
 
-  Backend& backend() { return engine_.backend(caller_); }
+  const CallContext& context() const { return context_; }
 
   // An operand's array; a Python scalar becomes a 0-d array of its default dtype (NumPy's
   // asarray).
   absl::StatusOr<ArrayTable::RecordPtr> Operand(const OperandSpec& operand,
                                                 std::string_view field) {
-    if (operand.handle) return engine_.Find(caller_, *operand.handle, field);
+    if (operand.handle) return context_.Find(*operand.handle, field);
     if (!operand.scalar) {
       return absl::InvalidArgumentError(fmt::format("{} has no value", field));
     }
     const DType dtype = DefaultDType(*operand.scalar);
-    AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(dtype, {}));
+    AH_ASSIGN_OR_RETURN(ArrayRecord record, context_.NewArray(dtype, {}));
     AH_RETURN_IF_ERROR(Fill(ViewOf(record), *operand.scalar));
     return std::make_shared<const ArrayRecord>(std::move(record));
   }
 
-  // A new C-contiguous array of the caller's session (a result until registered).
-  absl::StatusOr<ArrayRecord> NewArray(DType dtype, const Shape& shape) {
-    AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, engine_.limits_));
-    return engine_.NewArray(caller_, dtype, shape, nbytes);
-  }
-
   // A scratch array, alive as long as this object.
   absl::StatusOr<ArrayView> Scratch(DType dtype, const Shape& shape) {
-    AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(dtype, shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord record, context_.NewArray(dtype, shape));
     scratch_.push_back(std::move(record));
     return ViewOf(scratch_.back());
   }
@@ -60,19 +54,19 @@ class LinalgSteps {
 
   absl::StatusOr<ArrayView> ContiguousCopy(const ArrayView& view, DType dtype) {
     AH_ASSIGN_OR_RETURN(ArrayView copy, Scratch(dtype, view.shape));
-    AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, view, copy));
+    AH_RETURN_IF_ERROR(context_.CopyInto(view, copy));
     return copy;
   }
 
   absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record) {
-    return engine_.Register(std::move(record));
+    return context_.Register(std::move(record));
   }
   absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RegisterAll(std::vector<ArrayRecord> records) {
-    return engine_.RegisterAll(std::move(records));
+    return context_.RegisterAll(std::move(records));
   }
 
   absl::Status CopyInto(const ArrayView& source, const ArrayView& target) {
-    return engine_.CopyInto(caller_, source, target);
+    return context_.CopyInto(source, target);
   }
 
   // Every element of a C-contiguous view set to `value`.
@@ -80,8 +74,9 @@ class LinalgSteps {
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(value, view.dtype));
     const int64_t itemsize = ItemSize(view.dtype);
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(view.shape));
-    return backend().memory().FillPattern(*view.buffer, view.offset_bytes, count, itemsize,
-                                          std::span(bytes.data(), static_cast<size_t>(itemsize)));
+    return context_.backend().memory().FillPattern(
+        *view.buffer, view.offset_bytes, count, itemsize,
+        std::span(bytes.data(), static_cast<size_t>(itemsize)));
   }
 
   // A C-contiguous stack of square matrices set to identities.
@@ -92,7 +87,7 @@ class LinalgSteps {
     const int64_t itemsize = ItemSize(view.dtype);
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(view.shape));
     for (int64_t start = 0; start < count; start += n * n) {
-      AH_RETURN_IF_ERROR(backend().memory().FillPattern(
+      AH_RETURN_IF_ERROR(context_.backend().memory().FillPattern(
           *view.buffer, view.offset_bytes + start * itemsize, n, (n + 1) * itemsize,
           std::span(one.data(), static_cast<size_t>(itemsize))));
     }
@@ -102,12 +97,12 @@ class LinalgSteps {
   // output = op(operands...) over output's shape, computed in `compute`, giving `result`.
   absl::Status Elementwise(ElementwiseOp op, DType compute, DType result,
                            std::vector<ElementwiseOperand> operands, const ArrayView& output) {
-    return backend().compute().Elementwise(ElementwiseCall{.op = op,
-                                                           .compute_dtype = compute,
-                                                           .result_dtype = result,
-                                                           .shape = output.shape,
-                                                           .operands = std::move(operands),
-                                                           .output = output});
+    return context_.backend().compute().Elementwise(ElementwiseCall{.op = op,
+                                                                    .compute_dtype = compute,
+                                                                    .result_dtype = result,
+                                                                    .shape = output.shape,
+                                                                    .operands = std::move(operands),
+                                                                    .output = output});
   }
 
   // output = op over `axes` of input, accumulated as numpy.<op> does. A max over no elements
@@ -119,12 +114,12 @@ class LinalgSteps {
     }
     AH_ASSIGN_OR_RETURN(ReduceResolution r,
                         ResolveReduce(op, input.dtype, input.shape, axes, std::nullopt, 0));
-    return backend().compute().Reduce(ReduceCall{.op = op,
-                                                 .input = input,
-                                                 .axes = r.axes,
-                                                 .accumulate_dtype = r.accumulate_dtype,
-                                                 .ddof = 0,
-                                                 .output = output});
+    return context_.backend().compute().Reduce(ReduceCall{.op = op,
+                                                          .input = input,
+                                                          .axes = r.axes,
+                                                          .accumulate_dtype = r.accumulate_dtype,
+                                                          .ddof = 0,
+                                                          .output = output});
   }
 
   // Runs a product whose call reads the operands and writes `out_layout`, the call's view of
@@ -140,21 +135,20 @@ class LinalgSteps {
                         });
     std::optional<ArrayRecord> result;
     if (!direct) {
-      AH_ASSIGN_OR_RETURN(result, NewArray(call.compute_dtype, result_shape));
+      AH_ASSIGN_OR_RETURN(result, context_.NewArray(call.compute_dtype, result_shape));
     }
     call.out = ViewOf(direct ? *out : *result);
     call.out.shape = out_layout.shape;
     call.out.strides = out_layout.strides;
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(result_shape));
-    if (count > 0) AH_RETURN_IF_ERROR(backend().linalg().Matmul(call));
+    if (count > 0) AH_RETURN_IF_ERROR(context_.backend().linalg().Matmul(call));
     if (!out) return Register(std::move(*result));
     if (result) AH_RETURN_IF_ERROR(CopyInto(ViewOf(*result), ViewOf(*out)));
     return out;
   }
 
  private:
-  Engine& engine_;
-  const Caller& caller_;
+  const CallContext& context_;
   std::deque<ArrayRecord> scratch_;
 };
 
@@ -223,7 +217,7 @@ struct Outputs {
 absl::StatusOr<Outputs> NewOutputs(LinalgSteps& steps, const LinalgPlan& plan) {
   Outputs outputs;
   for (const LinalgOutput& output : plan.outputs) {
-    AH_ASSIGN_OR_RETURN(ArrayRecord record, steps.NewArray(output.dtype, output.shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord record, steps.context().NewArray(output.dtype, output.shape));
     outputs.views.push_back(ViewOf(record));
     outputs.records.push_back(std::move(record));
   }
@@ -278,7 +272,7 @@ absl::Status RunSolve(LinalgSteps& steps, const LinalgPlan& plan, const ArrayVie
     }
     call.b = BroadcastStack(rhs, plan.batch_shape);
   }
-  return steps.backend().linalg().Solve(call);
+  return steps.context().backend().linalg().Solve(call);
 }
 
 ElementwiseOperand ArrayOperand(const ArrayView& view) {
@@ -296,7 +290,7 @@ absl::Status RunDet(LinalgSteps& steps, DType dtype, const ArrayView& a, const A
   AH_ASSIGN_OR_RETURN(ArrayView sign, steps.Scratch(dtype, det.shape));
   AH_ASSIGN_OR_RETURN(ArrayView logabsdet, steps.Scratch(real, det.shape));
   AH_RETURN_IF_ERROR(
-      steps.backend().linalg().Slogdet({.a = a, .sign = sign, .logabsdet = logabsdet}));
+      steps.context().backend().linalg().Slogdet({.a = a, .sign = sign, .logabsdet = logabsdet}));
   AH_RETURN_IF_ERROR(
       steps.Elementwise(ElementwiseOp::kExp, real, real, {ArrayOperand(logabsdet)}, logabsdet));
   return steps.Elementwise(ElementwiseOp::kMultiply, dtype, dtype,
@@ -403,7 +397,7 @@ absl::Status RunNorm(LinalgSteps& steps, const NormPlan& plan, const ArrayView& 
       s_shape.push_back(k);
       AH_ASSIGN_OR_RETURN(ArrayView s, steps.Scratch(real, s_shape));
       if (ElementsOf(s_shape) > 0) {
-        AH_RETURN_IF_ERROR(steps.backend().linalg().Svd(
+        AH_RETURN_IF_ERROR(steps.context().backend().linalg().Svd(
             {.a = stack, .full_matrices = false, .compute_uv = false, .u = {}, .s = s, .vh = {}}));
       }
       const ReduceOp op = plan.kind == NormKind::kMaxSingular   ? ReduceOp::kMax
@@ -420,7 +414,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Norm(LinalgSteps& steps, const ArrayRecord
   AH_ASSIGN_OR_RETURN(NormPlan plan, PlanNorm(x.dtype, x.shape, spec.ord, spec.axes));
   AH_ASSIGN_OR_RETURN(
       ArrayRecord result,
-      steps.NewArray(plan.result_dtype, spec.keepdims ? plan.keepdims_shape : plan.result_shape));
+      steps.context().NewArray(plan.result_dtype,
+                               spec.keepdims ? plan.keepdims_shape : plan.result_shape));
   // The steps write the result shape; keepdims only adds axes of extent 1 to the record.
   const ArrayView target =
       WithLayout(ViewOf(result), {plan.result_shape, ContiguousStrides(plan.result_shape)});
@@ -455,11 +450,11 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
   auto matmul = [&](const ArrayView& left, bool adjoint, const ArrayView& right,
                     const ArrayView& out) {
     if (ElementsOf(out.shape) == 0) return absl::OkStatus();
-    return steps.backend().linalg().Matmul({.a = adjoint ? Adjoint(left) : left,
-                                            .b = right,
-                                            .out = out,
-                                            .compute_dtype = compute,
-                                            .conjugate_a = adjoint});
+    return steps.context().backend().linalg().Matmul({.a = adjoint ? Adjoint(left) : left,
+                                                      .b = right,
+                                                      .out = out,
+                                                      .compute_dtype = compute,
+                                                      .conjugate_a = adjoint});
   };
 
   int64_t rank = 0;
@@ -468,10 +463,10 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
   } else {
     AH_ASSIGN_OR_RETURN(ArrayView u, steps.Scratch(compute, {m, kmin}));
     AH_ASSIGN_OR_RETURN(ArrayView vh, steps.Scratch(compute, {kmin, n}));
-    AH_RETURN_IF_ERROR(steps.backend().linalg().Svd(
+    AH_RETURN_IF_ERROR(steps.context().backend().linalg().Svd(
         {.a = a, .full_matrices = false, .compute_uv = true, .u = u, .s = s, .vh = vh}));
     std::vector<double> values(static_cast<size_t>(kmin));
-    AH_RETURN_IF_ERROR(steps.backend().memory().CopyToHost(
+    AH_RETURN_IF_ERROR(steps.context().backend().memory().CopyToHost(
         *s.buffer, s.offset_bytes, std::as_writable_bytes(std::span(values))));
     // Singular values come sorted: those above the cutoff are the leading `rank`.
     std::vector<double> inverse(values.size(), 0.0);
@@ -480,8 +475,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
       ++rank;
     }
     AH_ASSIGN_OR_RETURN(ArrayView scale, steps.Scratch(DType::kFloat64, {kmin}));
-    AH_RETURN_IF_ERROR(steps.backend().memory().CopyFromHost(*scale.buffer, scale.offset_bytes,
-                                                             std::as_bytes(std::span(inverse))));
+    AH_RETURN_IF_ERROR(steps.context().backend().memory().CopyFromHost(
+        *scale.buffer, scale.offset_bytes, std::as_bytes(std::span(inverse))));
     // c = diag(1/s) U^H b, then x = Vh^H c.
     AH_ASSIGN_OR_RETURN(ArrayView c, steps.Scratch(compute, {kmin, k}));
     AH_RETURN_IF_ERROR(matmul(u, true, b, c));
@@ -513,11 +508,11 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
   std::vector<ArrayRecord> results;
   for (const auto& [view, dtype] :
        {std::pair{x_result, plan.dtype}, std::pair{residuals, real}, std::pair{s, real}}) {
-    AH_ASSIGN_OR_RETURN(ArrayRecord record, steps.NewArray(dtype, view.shape));
+    AH_ASSIGN_OR_RETURN(ArrayRecord record, steps.context().NewArray(dtype, view.shape));
     AH_RETURN_IF_ERROR(steps.CopyInto(view, ViewOf(record)));
     results.push_back(std::move(record));
   }
-  AH_ASSIGN_OR_RETURN(ArrayRecord rank_record, steps.NewArray(DType::kInt32, {}));
+  AH_ASSIGN_OR_RETURN(ArrayRecord rank_record, steps.context().NewArray(DType::kInt32, {}));
   AH_RETURN_IF_ERROR(steps.Fill(ViewOf(rank_record), Scalar::Int(rank)));
   results.insert(results.begin() + 2, std::move(rank_record));
   return steps.RegisterAll(std::move(results));
@@ -527,7 +522,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Matmul(const Caller& caller, const MatmulSpec& spec) {
   const auto bound = Bind(caller, "matmul");
-  LinalgSteps steps(*this, caller);
+  const CallContext context(*this, caller);
+  LinalgSteps steps(context);
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr a, steps.Operand(spec.a, "a"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr b, steps.Operand(spec.b, "b"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr out, FindOut(*this, caller, spec.out));
@@ -554,7 +550,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Matmul(const Caller& caller, const
 absl::StatusOr<ArrayTable::RecordPtr> Engine::TensorProduct(const Caller& caller,
                                                             const TensorProductSpec& spec) {
   const auto bound = Bind(caller, "tensor product");
-  LinalgSteps steps(*this, caller);
+  const CallContext context(*this, caller);
+  LinalgSteps steps(context);
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr a, steps.Operand(spec.a, "a"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr b, steps.Operand(spec.b, "b"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr out, FindOut(*this, caller, spec.out));
@@ -596,7 +593,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::TensorProduct(const Caller& caller
 absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& caller,
                                                                   const LinalgSpec& spec) {
   const auto bound = Bind(caller, OpName(spec.op));
-  LinalgSteps steps(*this, caller);
+  const CallContext context(*this, caller);
+  LinalgSteps steps(context);
   std::vector<ArrayTable::RecordPtr> operands;
   std::vector<DType> dtypes;
   std::vector<Shape> shapes;

@@ -154,7 +154,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const Vie
 // coordinates, and building the backend's index operands. Scratch memory lives as long as this.
 class IndexSteps {
  public:
-  IndexSteps(Engine& engine, const Caller& caller) : engine_(engine), caller_(caller) {}
+  explicit IndexSteps(const CallContext& context) : context_(context) {}
 
   // The plan for indexing `data` with `index`; keeps what the gather or scatter needs.
   absl::StatusOr<IndexPlan> Plan(const ArrayRecord& data, const std::vector<IndexItemSpec>& index) {
@@ -178,7 +178,7 @@ class IndexSteps {
       entries.push_back(std::move(entry));
     }
     return PlanIndex({data.shape, data.strides, data.offset_bytes}, ItemSize(data.dtype), entries,
-                     engine_.limits_);
+                     context_.limits());
   }
 
   // The backend's index operands for an advanced plan: each index array as int64, broadcast
@@ -207,13 +207,13 @@ class IndexSteps {
  private:
   absl::StatusOr<IndexEntry> ArrayEntry(const IndexArraySpec& spec, size_t position) {
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array,
-                        engine_.Find(caller_, spec.handle, fmt::format("index[{}]", position)));
+                        context_.Find(spec.handle, fmt::format("index[{}]", position)));
     IndexEntry entry;
     entry.array_shape = array->shape;
     if (array->dtype == DType::kBool) {
       entry.kind = IndexEntry::Kind::kBoolArray;
       AH_ASSIGN_OR_RETURN(entry.nonzero_count,
-                          engine_.backend(caller_).indexing().CountNonzero(ViewOf(*array)));
+                          context_.backend().indexing().CountNonzero(ViewOf(*array)));
     } else if (IsInteger(array->dtype)) {
       entry.kind = IndexEntry::Kind::kIntArray;
     } else {
@@ -232,7 +232,7 @@ class IndexSteps {
     if (array.dtype == DType::kInt64) return ViewOf(array);
     if (array.dtype != DType::kBool) {
       AH_ASSIGN_OR_RETURN(ArrayView copy, NewScratch(DType::kInt64, array.shape));
-      AH_RETURN_IF_ERROR(engine_.CopyInto(caller_, ViewOf(array), copy));
+      AH_RETURN_IF_ERROR(context_.CopyInto(ViewOf(array), copy));
       return copy;
     }
     if (array.shape.empty()) return ZeroIndices(advanced.shape);  // a[True]: index 0, or none.
@@ -243,8 +243,7 @@ class IndexSteps {
         AH_ASSIGN_OR_RETURN(ArrayView axis, NewScratch(DType::kInt64, advanced.shape));
         call.coordinates.push_back(axis);
       }
-      AH_RETURN_IF_ERROR(
-          FillNonzero(engine_.backend(caller_).indexing(), call, advanced.shape.at(0)));
+      AH_RETURN_IF_ERROR(FillNonzero(context_.backend().indexing(), call, advanced.shape.at(0)));
       coordinates->second = std::move(call.coordinates);
     }
     return coordinates->second[advanced.component];
@@ -254,17 +253,16 @@ class IndexSteps {
   absl::StatusOr<ArrayView> ZeroIndices(const Shape& shape) {
     AH_ASSIGN_OR_RETURN(ArrayView zeros, NewScratch(DType::kInt64, shape));
     const std::array<std::byte, sizeof(int64_t)> zero{};
-    AH_RETURN_IF_ERROR(engine_.backend(caller_).memory().FillPattern(
-        *zeros.buffer, zeros.offset_bytes, shape.at(0), sizeof(int64_t), zero));
+    AH_RETURN_IF_ERROR(context_.backend().memory().FillPattern(*zeros.buffer, zeros.offset_bytes,
+                                                               shape.at(0), sizeof(int64_t), zero));
     return zeros;
   }
 
   absl::StatusOr<ArrayView> NewScratch(DType dtype, const Shape& shape) {
-    return engine_.NewScratch(caller_, dtype, shape, scratch_);
+    return context_.NewScratch(dtype, shape, scratch_);
   }
 
-  Engine& engine_;
-  const Caller& caller_;
+  const CallContext& context_;
   std::map<size_t, ArrayTable::RecordPtr> arrays_;    // By index position.
   std::map<size_t, std::vector<ArrayView>> nonzero_;  // Boolean arrays' coordinates.
   std::vector<std::shared_ptr<Buffer>> scratch_;
@@ -300,7 +298,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& call, const 
   const ArrayTable::RecordPtr& array = found.array;
   const auto bound = Bind(caller, "getitem");
   AH_RETURN_IF_ERROR(UseResident(backend(caller), array->buffer));
-  IndexSteps steps(*this, caller);
+  const CallContext context(*this, caller);
+  IndexSteps steps(context);
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
   if (!plan.advanced) return RegisterView(caller, *array, plan.layout);
 
@@ -320,7 +319,8 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
   AH_ASSIGN_OR_RETURN(
       ArrayTable::RecordPtr array,
       FindWritable(caller, spec.handle, "handle", "assignment destination is read-only"));
-  IndexSteps steps(*this, caller);
+  const CallContext context(*this, caller);
+  IndexSteps steps(context);
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
   const ArrayView target = WithLayout(*array, plan.layout);
   const Shape& selection = plan.layout.shape;
