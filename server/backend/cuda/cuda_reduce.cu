@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "server/backend/cuda/cuda_reduce.cuh"
+#include "server/backend/cuda/element_types.cuh"
 
 namespace arrayhub {
 
@@ -33,14 +34,8 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // ---- Value types and their arithmetic ----
 
-template <class T>
-struct Complex {
-  T re, im;
-};
-template <class T>
-inline constexpr bool kIsComplex = false;
-template <class T>
-inline constexpr bool kIsComplex<Complex<T>> = true;
+using cuda_types::Complex;
+using cuda_types::kIsComplex;
 
 template <class T>
 struct RealOf {

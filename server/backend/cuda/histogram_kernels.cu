@@ -1,7 +1,9 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <type_traits>
 
+#include "server/backend/cuda/element_types.cuh"
 #include "server/backend/cuda/grid_stride.cuh"
 #include "server/backend/cuda/histogram_kernels.cuh"
 
@@ -128,35 +130,16 @@ cudaError_t LaunchHistogram(const HistogramArgs& args, cudaStream_t stream) {
   cudaError_t status =
       cudaMemsetAsync(args.counts, 0, static_cast<size_t>(args.bins) * sizeof(int64_t), stream);
   if (status != cudaSuccess || args.count == 0) return status;
-  switch (args.dtype) {
-    case DType::kBool:
-    case DType::kUInt8:
-      return Launch<uint8_t>(args, stream);
-    case DType::kInt8:
-      return Launch<int8_t>(args, stream);
-    case DType::kInt16:
-      return Launch<int16_t>(args, stream);
-    case DType::kInt32:
-      return Launch<int32_t>(args, stream);
-    case DType::kInt64:
-      return Launch<int64_t>(args, stream);
-    case DType::kUInt16:
-      return Launch<uint16_t>(args, stream);
-    case DType::kUInt32:
-      return Launch<uint32_t>(args, stream);
-    case DType::kUInt64:
-      return Launch<uint64_t>(args, stream);
-    case DType::kFloat16:
-      return Launch<__half>(args, stream);
-    case DType::kFloat32:
-      return Launch<float>(args, stream);
-    case DType::kFloat64:
-      return Launch<double>(args, stream);
-    case DType::kComplex64:
-    case DType::kComplex128:
-      break;
-  }
-  return cudaErrorInvalidValue;
+  return cuda_types::VisitDType(args.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, cuda_types::Bool>) {
+      return Launch<uint8_t>(args, stream);  // Read as its byte: 0 or 1.
+    } else if constexpr (cuda_types::kIsComplex<T>) {
+      return cudaErrorInvalidValue;  // Core counts real data only.
+    } else {
+      return Launch<T>(args, stream);
+    }
+  });
 }
 
 }  // namespace arrayhub

@@ -168,9 +168,9 @@ __global__ void ScatterCombineKernel(ScatterArgs a, const Key* keys, const int64
 template <class Key>
 cudaError_t LaunchCombine(const ScatterArgs& a, const Key* keys, const int64_t* positions,
                           cudaStream_t stream) {
-  return scatter_combine::WithDType(a.dtype, [&](auto type) {
+  return cuda_types::VisitDType(a.dtype, [&](auto tag) {
     return scatter_combine::WithOp(*a.combine, [&](auto op) {
-      ScatterCombineKernel<decltype(op)::value, decltype(type)>
+      ScatterCombineKernel<decltype(op)::value, typename decltype(tag)::type>
           <<<BlocksFor(a.count), kThreads, 0, stream>>>(a, keys, positions);
       return cudaGetLastError();
     });

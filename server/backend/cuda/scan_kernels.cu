@@ -14,6 +14,7 @@
 #include <cuda/std/functional>
 #include <type_traits>
 
+#include "server/backend/cuda/element_types.cuh"
 #include "server/backend/cuda/scan_kernels.cuh"
 
 namespace arrayhub {
@@ -25,10 +26,7 @@ struct Half {
   unsigned short bits;
 };
 
-template <class T>
-struct Complex {
-  T re, im;
-};
+using cuda_types::Complex;
 
 template <class T>
 struct Sum {

@@ -11,27 +11,18 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "server/backend/cuda/element_types.cuh"
 #include "server/common/dtype.h"
 #include "server/common/ops.h"
 
 namespace arrayhub::scatter_combine {
 
-// Storage types of the dtypes whose C++ type would be ambiguous: bool (one byte, nonzero is
-// true) and complex (two parts, aligned as their part, as the arrays' views are).
-struct Bool {
-  uint8_t v;
-};
-template <class R>
-struct Complex {
-  R re, im;
-};
+using cuda_types::Bool;
+using cuda_types::Complex;
+using cuda_types::kIsComplex;
 
 template <class T>
 inline constexpr bool kIsInteger = std::is_integral_v<T>;
-template <class T>
-inline constexpr bool kIsComplex = false;
-template <class R>
-inline constexpr bool kIsComplex<Complex<R>> = true;
 
 // ---- Real arithmetic without contraction ----
 __device__ inline float Add(float a, float b) { return __fadd_rn(a, b); }
@@ -126,42 +117,6 @@ __device__ T Combine(T a, T b) {
   } else {
     return Step<kOp, false>(a, b);
   }
-}
-
-// Calls f(T{}) with the storage type of `dtype`.
-template <class F>
-cudaError_t WithDType(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kBool:
-      return f(Bool{});
-    case DType::kInt8:
-      return f(int8_t{});
-    case DType::kInt16:
-      return f(int16_t{});
-    case DType::kInt32:
-      return f(int32_t{});
-    case DType::kInt64:
-      return f(int64_t{});
-    case DType::kUInt8:
-      return f(uint8_t{});
-    case DType::kUInt16:
-      return f(uint16_t{});
-    case DType::kUInt32:
-      return f(uint32_t{});
-    case DType::kUInt64:
-      return f(uint64_t{});
-    case DType::kFloat16:
-      return f(__half{});
-    case DType::kFloat32:
-      return f(float{});
-    case DType::kFloat64:
-      return f(double{});
-    case DType::kComplex64:
-      return f(Complex<float>{});
-    case DType::kComplex128:
-      return f(Complex<double>{});
-  }
-  return cudaErrorInvalidValue;
 }
 
 // Calls f(std::integral_constant<ElementwiseOp, op>{}) for the ops a scatter combines with.

@@ -11,54 +11,31 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "server/common/dtype.h"
+#include "server/common/dtype_visit.h"
 #include "server/common/float16.h"
 
 namespace arrayhub::host {
 
 using Half = Imath::half;
 
-template <typename T>
-struct TypeTag {
-  using type = T;
+using arrayhub::TypeTag;
+
+// The host's element types (dtype_visit.h).
+struct HostTypes {
+  using Bool = bool;
+  using Half = Imath::half;
+  template <typename R>
+  using Complex = std::complex<R>;
 };
 
-// Calls f(TypeTag<T>{}) with T the element type of `dtype`: the single place a loop's dtype
-// becomes a C++ type, so that dtypes are dispatched once per call and never per element.
+// Calls f(TypeTag<T>{}) with T the host's element type of `dtype`: the single place a loop's
+// dtype becomes a C++ type.
 template <typename F>
 decltype(auto) VisitDType(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kBool:
-      return f(TypeTag<bool>{});
-    case DType::kInt8:
-      return f(TypeTag<int8_t>{});
-    case DType::kInt16:
-      return f(TypeTag<int16_t>{});
-    case DType::kInt32:
-      return f(TypeTag<int32_t>{});
-    case DType::kInt64:
-      return f(TypeTag<int64_t>{});
-    case DType::kUInt8:
-      return f(TypeTag<uint8_t>{});
-    case DType::kUInt16:
-      return f(TypeTag<uint16_t>{});
-    case DType::kUInt32:
-      return f(TypeTag<uint32_t>{});
-    case DType::kUInt64:
-      return f(TypeTag<uint64_t>{});
-    case DType::kFloat16:
-      return f(TypeTag<Half>{});
-    case DType::kFloat32:
-      return f(TypeTag<float>{});
-    case DType::kFloat64:
-      return f(TypeTag<double>{});
-    case DType::kComplex64:
-      return f(TypeTag<std::complex<float>>{});
-    case DType::kComplex128:
-      break;
-  }
-  return f(TypeTag<std::complex<double>>{});
+  return VisitDTypeAs<HostTypes>(dtype, std::forward<F>(f));
 }
 
 template <typename T>
