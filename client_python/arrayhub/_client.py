@@ -195,6 +195,7 @@ class Client:
         self._closed = False
         self._lease_lost = False
         self._pending_frees: collections.deque[str] = collections.deque()
+        self._free_lock = threading.Lock()
         self._context_tokens: list[contextvars.Token[Optional[Client]]] = []
         name = client_name or f"python-{os.getpid()}@{socket.gethostname()}"
         try:
@@ -346,9 +347,13 @@ class Client:
         self._send_queued_frees()
 
     def _send_queued_frees(self) -> None:
-        handles = self._take_frees()
-        if handles and not self._closed:
-            self._send_frees(handles)
+        # Held until the server has answered, so that a flush on one thread (before a List
+        # or GetServerInfo) waits for the frees the housekeeping thread took a moment before,
+        # rather than counting arrays whose Free is still on the wire.
+        with self._free_lock:
+            handles = self._take_frees()
+            if handles and not self._closed:
+                self._send_frees(handles)
         self._send_releases()
 
     def _send_releases(self) -> None:

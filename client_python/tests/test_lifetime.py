@@ -8,7 +8,9 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from concurrent import futures
 from typing import Any, Callable
 
 import pytest
@@ -82,6 +84,40 @@ def test_frees_are_batched_in_a_hot_loop(quiet_client: ah.Client, sync_mode: Non
     assert 1 <= calls["Free"] <= 300 // _client.FREE_BATCH + 1
     # Everything not yet freed is still queued; closing the client frees it.
     assert _session_arrays(quiet_client) - before == len(quiet_client._pending_frees)
+
+
+class _HeldFreeStub(_CountingStub):
+    """A stub whose Free calls wait until ``release`` is set, telling ``started`` first."""
+
+    def __init__(self, stub: Any) -> None:
+        super().__init__(stub)
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def Free(self, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 (the RPC's name)
+        self.started.set()
+        assert self.release.wait(30)
+        return self._stub.Free(*args, **kwargs)
+
+
+def test_a_listing_waits_for_the_frees_another_thread_is_sending(
+        quiet_client: ah.Client) -> None:
+    """The housekeeping thread may take the queued frees just before the user lists: the
+    listing must wait for that Free rather than show the arrays it is freeing."""
+    with quiet_client.use():
+        arrays = [ah.zeros(3) for _ in range(5)]
+    handles = {a.handle for a in arrays}
+    del arrays
+    gc.collect()
+    stub = quiet_client._connection.stub = _HeldFreeStub(quiet_client._connection.stub)
+    with futures.ThreadPoolExecutor(2) as pool:
+        housekeeping = pool.submit(quiet_client._send_queued_frees)  # as its thread would
+        assert stub.started.wait(30)
+        listing = pool.submit(quiet_client.list_arrays)
+        time.sleep(0.2)
+        assert not listing.done()
+        stub.release.set()
+        housekeeping.result(30)
+        assert not handles & {info.handle for info in listing.result(30)}
 
 
 def test_server_info_counts_only_referenced_arrays(client: ah.Client) -> None:
