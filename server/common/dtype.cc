@@ -27,9 +27,7 @@ constexpr DTypeProperties kProperties[] = {
     {DType::kComplex128, "complex128", 16, DTypeKind::kComplex},
 };
 
-const DTypeProperties& PropertiesOf(DType dtype) {
-  return kProperties[static_cast<int>(dtype) - static_cast<int>(DType::kBool)];
-}
+const DTypeProperties& PropertiesOf(DType dtype) { return kProperties[DTypeIndex(dtype)]; }
 
 }  // namespace
 
@@ -37,21 +35,8 @@ int64_t ItemSize(DType dtype) { return PropertiesOf(dtype).itemsize; }
 std::string_view DTypeName(DType dtype) { return PropertiesOf(dtype).name; }
 DTypeKind KindOf(DType dtype) { return PropertiesOf(dtype).kind; }
 
-char KindLetter(DTypeKind kind) {
-  switch (kind) {
-    case DTypeKind::kBool:
-      return 'b';
-    case DTypeKind::kSigned:
-      return 'i';
-    case DTypeKind::kUnsigned:
-      return 'u';
-    case DTypeKind::kFloat:
-      return 'f';
-    case DTypeKind::kComplex:
-      break;
-  }
-  return 'c';
-}
+// DTypeKind's enumerators are in this order.
+char KindLetter(DTypeKind kind) { return "biufc"[static_cast<int>(kind)]; }
 
 DType RealDType(DType dtype) {
   if (dtype == DType::kComplex64) return DType::kFloat32;

@@ -1,7 +1,9 @@
 // The element types of DESIGN.md and their fixed properties (size, NumPy name, kind).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -31,6 +33,12 @@ inline constexpr DType kAllDTypes[] = {
     DType::kUInt8,   DType::kUInt16,  DType::kUInt32,    DType::kUInt64,     DType::kFloat16,
     DType::kFloat32, DType::kFloat64, DType::kComplex64, DType::kComplex128,
 };
+
+// `dtype`'s position in kAllDTypes: an index into tables with a row per dtype in that order.
+constexpr size_t DTypeIndex(DType dtype) {
+  return static_cast<size_t>(dtype) - static_cast<size_t>(DType::kBool);
+}
+static_assert(DTypeIndex(DType::kComplex128) + 1 == std::size(kAllDTypes));
 
 // NumPy's dtype.kind: 'b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c' complex.
 enum class DTypeKind : uint8_t { kBool, kSigned, kUnsigned, kFloat, kComplex };

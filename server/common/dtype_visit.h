@@ -19,7 +19,7 @@ struct TypeTag {
 // the integer and real dtypes are the fixed-width types. Dtypes are dispatched once per call
 // this way, never per element. Every path calls f, so f's return type is the visit's.
 template <typename Types, typename F>
-decltype(auto) VisitDTypeAs(DType dtype, F&& f) {
+constexpr decltype(auto) VisitDTypeAs(DType dtype, F&& f) {
   switch (dtype) {
     case DType::kBool:
       return f(TypeTag<typename Types::Bool>{});
@@ -51,6 +51,26 @@ decltype(auto) VisitDTypeAs(DType dtype, F&& f) {
       break;
   }
   return f(TypeTag<typename Types::template Complex<double>>{});
+}
+
+// Calls f(TypeTag<W>{}) with W the unsigned integer of `size` bytes, or `Bytes16` for 16 (the
+// caller's two-word type): for code that moves elements by value, whatever their dtype, as
+// whole words. `size` is an item size: 1, 2, 4, 8 or 16.
+template <typename Bytes16, typename F>
+decltype(auto) VisitWordOfSize(int64_t size, F&& f) {
+  switch (size) {
+    case 1:
+      return f(TypeTag<uint8_t>{});
+    case 2:
+      return f(TypeTag<uint16_t>{});
+    case 4:
+      return f(TypeTag<uint32_t>{});
+    case 8:
+      return f(TypeTag<uint64_t>{});
+    default:
+      break;
+  }
+  return f(TypeTag<Bytes16>{});
 }
 
 }  // namespace arrayhub

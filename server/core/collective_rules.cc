@@ -2,42 +2,33 @@
 
 #include <fmt/format.h>
 
+#include "server/common/name_table.h"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
 
-std::string_view CollectiveName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kReduce:
-      return "reduce";
-    case CollectiveKind::kBroadcast:
-      return "broadcast";
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kAllToAll:
-      return "all_to_all";
-    case CollectiveKind::kAllReduce:
-      break;
-  }
-  return "all_reduce";
-}
+namespace {
+
+constexpr std::pair<CollectiveKind, std::string_view> kCollectiveNames[] = {
+    {CollectiveKind::kAllReduce, "all_reduce"},         {CollectiveKind::kReduce, "reduce"},
+    {CollectiveKind::kBroadcast, "broadcast"},          {CollectiveKind::kAllGather, "all_gather"},
+    {CollectiveKind::kReduceScatter, "reduce_scatter"}, {CollectiveKind::kAllToAll, "all_to_all"},
+};
+static_assert(std::size(kCollectiveNames) == static_cast<size_t>(CollectiveKind::kAllToAll) + 1);
+
+constexpr std::pair<CollectiveReduction, std::string_view> kReductionNames[] = {
+    {CollectiveReduction::kSum, "sum"}, {CollectiveReduction::kProd, "prod"},
+    {CollectiveReduction::kMin, "min"}, {CollectiveReduction::kMax, "max"},
+    {CollectiveReduction::kAvg, "avg"},
+};
+static_assert(std::size(kReductionNames) == static_cast<size_t>(CollectiveReduction::kAvg) + 1);
+
+}  // namespace
+
+std::string_view CollectiveName(CollectiveKind kind) { return NameOf(kCollectiveNames, kind); }
 
 std::string_view ReductionName(CollectiveReduction reduction) {
-  switch (reduction) {
-    case CollectiveReduction::kProd:
-      return "prod";
-    case CollectiveReduction::kMin:
-      return "min";
-    case CollectiveReduction::kMax:
-      return "max";
-    case CollectiveReduction::kAvg:
-      return "avg";
-    case CollectiveReduction::kSum:
-      break;
-  }
-  return "sum";
+  return NameOf(kReductionNames, reduction);
 }
 
 namespace {

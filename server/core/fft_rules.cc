@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "server/common/float16.h"
+#include "server/common/name_table.h"
 #include "server/common/status_macros.h"
 #include "server/core/axes.h"
-#include "server/core/name_table.h"
 
 namespace arrayhub {
 namespace {

@@ -11,10 +11,10 @@
 #include <numeric>
 #include <utility>
 
+#include "server/common/name_table.h"
 #include "server/common/status_macros.h"
 #include "server/core/axes.h"
 #include "server/core/broadcast.h"
-#include "server/core/name_table.h"
 #include "server/core/promotion.h"
 
 namespace arrayhub {

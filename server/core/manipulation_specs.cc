@@ -1,6 +1,6 @@
 #include "server/core/manipulation_specs.h"
 
-#include "server/core/name_table.h"
+#include "server/common/name_table.h"
 
 namespace arrayhub {
 namespace {

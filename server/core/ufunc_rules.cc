@@ -26,39 +26,12 @@ constexpr std::pair<ElementwiseOp, std::string_view> kLoopSignatures[] = {
 #include "server/core/ufunc_loops.inc"
 };
 
-// NumPy's type characters as ufunc_loops.inc writes them (q/Q for the 64-bit integers).
-DType DTypeOfChar(char c) {
-  switch (c) {
-    case '?':
-      return DType::kBool;
-    case 'b':
-      return DType::kInt8;
-    case 'h':
-      return DType::kInt16;
-    case 'i':
-      return DType::kInt32;
-    case 'q':
-      return DType::kInt64;
-    case 'B':
-      return DType::kUInt8;
-    case 'H':
-      return DType::kUInt16;
-    case 'I':
-      return DType::kUInt32;
-    case 'Q':
-      return DType::kUInt64;
-    case 'e':
-      return DType::kFloat16;
-    case 'f':
-      return DType::kFloat32;
-    case 'd':
-      return DType::kFloat64;
-    case 'F':
-      return DType::kComplex64;
-    default:
-      return DType::kComplex128;  // 'D', the only other character the generator writes.
-  }
-}
+// NumPy's type characters as ufunc_loops.inc writes them (q/Q for the 64-bit integers), in
+// kAllDTypes' order. The generator writes no other character.
+constexpr std::string_view kTypeChars = "?bhiqBHIQefdFD";
+static_assert(kTypeChars.size() == std::size(kAllDTypes));
+
+DType DTypeOfChar(char c) { return kAllDTypes[kTypeChars.find(c)]; }
 
 // One signature such as "bb->?".
 Loop ParseLoop(std::string_view signature) {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/status/status.h"
+#include "server/common/name_table.h"
 #include "server/kernel/bind_params.h"
 #include "server/kernel/kernel_error.h"
 #include "server/kernel/lexer.h"
@@ -15,31 +16,19 @@
 
 namespace arrayhub::kernel {
 
-std::string_view PartName(Part part) {
-  switch (part) {
-    case Part::kInParams:
-      return "in_params";
-    case Part::kOutParams:
-      return "out_params";
-    case Part::kOperation:
-      return "operation";
-    case Part::kMapExpr:
-      return "map_expr";
-    case Part::kReduceExpr:
-      return "reduce_expr";
-    case Part::kPostMapExpr:
-      return "post_map_expr";
-    case Part::kIdentity:
-      return "identity";
-    case Part::kReduceType:
-      return "reduce_type";
-    case Part::kPreamble:
-      return "preamble";
-    case Part::kName:
-      return "name";
-  }
-  return "kernel";
-}
+namespace {
+
+constexpr std::pair<Part, std::string_view> kPartNames[] = {
+    {Part::kInParams, "in_params"},     {Part::kOutParams, "out_params"},
+    {Part::kOperation, "operation"},    {Part::kMapExpr, "map_expr"},
+    {Part::kReduceExpr, "reduce_expr"}, {Part::kPostMapExpr, "post_map_expr"},
+    {Part::kIdentity, "identity"},      {Part::kReduceType, "reduce_type"},
+    {Part::kPreamble, "preamble"},      {Part::kName, "name"}};
+static_assert(std::size(kPartNames) == static_cast<size_t>(Part::kName) + 1);
+
+}  // namespace
+
+std::string_view PartName(Part part) { return NameOf(kPartNames, part); }
 
 struct CheckedKernel::State {
   KernelKind kind = KernelKind::kElementwise;

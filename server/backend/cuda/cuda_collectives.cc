@@ -8,6 +8,7 @@
 #include "server/backend/cuda/cuda_parts.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/cuda/nccl_communicators.h"
+#include "server/common/name_table.h"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
@@ -22,53 +23,30 @@ struct NcclType {
   size_t per_element;
 };
 
+// No 16-bit integers: NCCL has none.
+constexpr std::pair<DType, NcclType> kNcclTypes[] = {
+    {DType::kBool, {ncclUint8, 1}},        {DType::kUInt8, {ncclUint8, 1}},
+    {DType::kInt8, {ncclInt8, 1}},         {DType::kInt32, {ncclInt32, 1}},
+    {DType::kUInt32, {ncclUint32, 1}},     {DType::kInt64, {ncclInt64, 1}},
+    {DType::kUInt64, {ncclUint64, 1}},     {DType::kFloat16, {ncclFloat16, 1}},
+    {DType::kFloat32, {ncclFloat32, 1}},   {DType::kFloat64, {ncclFloat64, 1}},
+    {DType::kComplex64, {ncclFloat32, 2}}, {DType::kComplex128, {ncclFloat64, 2}},
+};
+
 absl::StatusOr<NcclType> NcclTypeOf(DType dtype) {
-  switch (dtype) {
-    case DType::kBool:
-    case DType::kUInt8:
-      return NcclType{ncclUint8, 1};
-    case DType::kInt8:
-      return NcclType{ncclInt8, 1};
-    case DType::kInt32:
-      return NcclType{ncclInt32, 1};
-    case DType::kUInt32:
-      return NcclType{ncclUint32, 1};
-    case DType::kInt64:
-      return NcclType{ncclInt64, 1};
-    case DType::kUInt64:
-      return NcclType{ncclUint64, 1};
-    case DType::kFloat16:
-      return NcclType{ncclFloat16, 1};
-    case DType::kFloat32:
-      return NcclType{ncclFloat32, 1};
-    case DType::kFloat64:
-      return NcclType{ncclFloat64, 1};
-    case DType::kComplex64:
-      return NcclType{ncclFloat32, 2};
-    case DType::kComplex128:
-      return NcclType{ncclFloat64, 2};
-    case DType::kInt16:
-    case DType::kUInt16:
-      break;
-  }
+  if (const std::optional<NcclType> type = LookUp(kNcclTypes, dtype)) return *type;
   return absl::InternalError(
       fmt::format("NCCL has no type for {} (core refuses it first)", DTypeName(dtype)));
 }
 
+constexpr std::pair<CollectiveReduction, ncclRedOp_t> kNcclOps[] = {
+    {CollectiveReduction::kSum, ncclSum}, {CollectiveReduction::kProd, ncclProd},
+    {CollectiveReduction::kMin, ncclMin}, {CollectiveReduction::kMax, ncclMax},
+    {CollectiveReduction::kAvg, ncclAvg},
+};
+
 ncclRedOp_t NcclOp(CollectiveReduction reduction) {
-  switch (reduction) {
-    case CollectiveReduction::kProd:
-      return ncclProd;
-    case CollectiveReduction::kMin:
-      return ncclMin;
-    case CollectiveReduction::kMax:
-      return ncclMax;
-    case CollectiveReduction::kAvg:
-      return ncclAvg;
-    case CollectiveReduction::kSum:
-      break;
-  }
-  return ncclSum;
+  return LookUp(kNcclOps, reduction).value_or(ncclSum);
 }
 
 std::byte* At(const std::shared_ptr<Buffer>& buffer, int64_t offset) {

@@ -10,39 +10,29 @@
 
 namespace arrayhub {
 
-std::string_view StorageType(DType dtype) {
-  switch (dtype) {
-    case DType::kBool:
-      return "ah_b8";
-    case DType::kInt8:
-      return "signed char";
-    case DType::kInt16:
-      return "short";
-    case DType::kInt32:
-      return "int";
-    case DType::kInt64:
-      return "long long";
-    case DType::kUInt8:
-      return "unsigned char";
-    case DType::kUInt16:
-      return "unsigned short";
-    case DType::kUInt32:
-      return "unsigned int";
-    case DType::kUInt64:
-      return "unsigned long long";
-    case DType::kFloat16:
-      return "ah_half";
-    case DType::kFloat32:
-      return "float";
-    case DType::kFloat64:
-      return "double";
-    case DType::kComplex64:
-      return "ah_c64";
-    case DType::kComplex128:
-      return "ah_c128";
-  }
-  return "void";
-}
+namespace {
+
+// The C type of each dtype's elements in generated code, in kAllDTypes' order (device_math.h
+// defines the ah_ ones).
+constexpr std::string_view kStorageTypes[] = {"ah_b8",
+                                              "signed char",
+                                              "short",
+                                              "int",
+                                              "long long",
+                                              "unsigned char",
+                                              "unsigned short",
+                                              "unsigned int",
+                                              "unsigned long long",
+                                              "ah_half",
+                                              "float",
+                                              "double",
+                                              "ah_c64",
+                                              "ah_c128"};
+static_assert(std::size(kStorageTypes) == std::size(kAllDTypes));
+
+}  // namespace
+
+std::string_view StorageType(DType dtype) { return kStorageTypes[DTypeIndex(dtype)]; }
 
 // The type a loop computes in: float16 loops compute in float (NumPy's half loops do too) and
 // round each result to float16.

@@ -1,11 +1,13 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <type_traits>
 
 #include "server/backend/cuda/fill_kernels.cuh"
 #include "server/backend/cuda/grid_stride.cuh"
+#include "server/common/dtype_visit.h"
 
 namespace arrayhub {
 
@@ -194,21 +196,13 @@ cudaError_t LaunchFillPattern(std::byte* base, int64_t count, int64_t stride_byt
     return cudaMemsetAsync(base, std::to_integer<int>(pattern[0]),
                            static_cast<size_t>(count * size), stream);
   }
-  if (reinterpret_cast<uintptr_t>(base) % size == 0 && stride_bytes % size == 0) {
-    switch (size) {
-      case 1:
-        return LaunchTypedPattern<uint8_t>(base, count, stride_bytes, pattern, stream);
-      case 2:
-        return LaunchTypedPattern<uint16_t>(base, count, stride_bytes, pattern, stream);
-      case 4:
-        return LaunchTypedPattern<uint32_t>(base, count, stride_bytes, pattern, stream);
-      case 8:
-        return LaunchTypedPattern<uint64_t>(base, count, stride_bytes, pattern, stream);
-      case 16:
-        return LaunchTypedPattern<uint4>(base, count, stride_bytes, pattern, stream);
-      default:
-        break;
-    }
+  // A pattern of one word's size (1, 2, 4, 8 or 16 bytes), aligned, is stored a word at a time.
+  const bool word = std::has_single_bit(static_cast<uint64_t>(size)) && size <= 16;
+  if (word && reinterpret_cast<uintptr_t>(base) % size == 0 && stride_bytes % size == 0) {
+    return VisitWordOfSize<uint4>(size, [&](auto tag) {
+      return LaunchTypedPattern<typename decltype(tag)::type>(base, count, stride_bytes, pattern,
+                                                              stream);
+    });
   }
   PatternBytes bytes{};
   std::memcpy(bytes.bytes, pattern, static_cast<size_t>(size));

@@ -10,6 +10,7 @@
 
 #include "server/backend/cuda/index_kernels.cuh"
 #include "server/backend/cuda/scatter_combine.cuh"
+#include "server/common/dtype_visit.h"
 
 namespace arrayhub {
 
@@ -53,23 +54,10 @@ struct Item16 {
   unsigned long long lo, hi;
 };
 
-// Calls f(Item{}) with the type of `itemsize` bytes.
+// Calls f(TypeTag<Item>{}) with the type of `itemsize` bytes.
 template <class F>
 cudaError_t WithItem(int64_t itemsize, F&& f) {
-  switch (itemsize) {
-    case 1:
-      return f(uint8_t{});
-    case 2:
-      return f(uint16_t{});
-    case 4:
-      return f(uint32_t{});
-    case 8:
-      return f(uint64_t{});
-    case 16:
-      return f(Item16{});
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return VisitWordOfSize<Item16>(itemsize, static_cast<F&&>(f));
 }
 
 // ---- Index operands ----
@@ -373,7 +361,8 @@ __global__ void SearchSortedKernel(SearchSortedArgs a) {
 cudaError_t LaunchGather(const GatherArgs& args, cudaStream_t stream) {
   if (args.count == 0) return cudaSuccess;
   return WithItem(args.itemsize, [&](auto item) {
-    GatherKernel<decltype(item)><<<BlocksFor(args.count), kThreads, 0, stream>>>(args);
+    GatherKernel<typename decltype(item)::type>
+        <<<BlocksFor(args.count), kThreads, 0, stream>>>(args);
     return cudaGetLastError();
   });
 }
@@ -403,7 +392,7 @@ cudaError_t LaunchScatter(ScatterArgs& args, cudaStream_t stream) {
   }
   if (args.combine) return ScatterWith<uint8_t, uint64_t>(args, stream);
   return WithItem(args.itemsize, [&](auto item) {
-    using Item = decltype(item);
+    using Item = typename decltype(item)::type;
     // 32-bit keys where the destinations fit: half the key traffic of the sort.
     return args.key_bits <= 32 ? ScatterWith<Item, uint32_t>(args, stream)
                                : ScatterWith<Item, uint64_t>(args, stream);
@@ -423,7 +412,7 @@ cudaError_t NonzeroScanTempBytes(int64_t chunks, size_t* bytes) {
 cudaError_t LaunchCountNonzero(const NonzeroArgs& args, cudaStream_t stream) {
   if (args.count == 0) return cudaSuccess;
   return WithItem(args.itemsize, [&](auto item) {
-    CountNonzeroKernel<decltype(item)>
+    CountNonzeroKernel<typename decltype(item)::type>
         <<<static_cast<unsigned>(NonzeroChunks(args.count)), kThreads, 0, stream>>>(args);
     return cudaGetLastError();
   });

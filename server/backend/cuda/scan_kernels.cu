@@ -84,35 +84,22 @@ cudaError_t ScanOf(void* temp, size_t& bytes, const ScanArgs& a) {
   return a.product ? ScanRows<T, Product>(temp, bytes, a) : ScanRows<T, Sum>(temp, bytes, a);
 }
 
-// The scan (or, with temp null, its storage query) in the type that `dtype` scans in.
+// The scan (or, with temp null, its storage query) in the type that `dtype` scans in: integers
+// in the unsigned integer of their size (wrapping, as NumPy's do), float16 as its bits, the
+// others in their storage type (element_types.cuh).
 cudaError_t Dispatch(void* temp, size_t& bytes, const ScanArgs& a) {
-  switch (a.dtype) {
-    case DType::kInt8:
-    case DType::kUInt8:
-      return ScanOf<uint8_t>(temp, bytes, a);
-    case DType::kInt16:
-    case DType::kUInt16:
-      return ScanOf<uint16_t>(temp, bytes, a);
-    case DType::kInt32:
-    case DType::kUInt32:
-      return ScanOf<uint32_t>(temp, bytes, a);
-    case DType::kInt64:
-    case DType::kUInt64:
-      return ScanOf<uint64_t>(temp, bytes, a);
-    case DType::kFloat16:
+  return cuda_types::VisitDType(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, cuda_types::Bool>) {
+      return cudaErrorInvalidValue;  // Core scans bools as int64.
+    } else if constexpr (std::is_integral_v<T>) {
+      return ScanOf<std::make_unsigned_t<T>>(temp, bytes, a);
+    } else if constexpr (std::is_same_v<T, __half>) {
       return ScanOf<Half>(temp, bytes, a);
-    case DType::kFloat32:
-      return ScanOf<float>(temp, bytes, a);
-    case DType::kFloat64:
-      return ScanOf<double>(temp, bytes, a);
-    case DType::kComplex64:
-      return ScanOf<Complex<float>>(temp, bytes, a);
-    case DType::kComplex128:
-      return ScanOf<Complex<double>>(temp, bytes, a);
-    case DType::kBool:  // Core scans bools as int64.
-      break;
-  }
-  return cudaErrorInvalidValue;
+    } else {
+      return ScanOf<T>(temp, bytes, a);
+    }
+  });
 }
 
 }  // namespace

@@ -63,6 +63,10 @@ cudaError_t LaunchSort(SortArgs& args);
 }  // namespace arrayhub
 
 #ifdef __CUDACC__
+#include <type_traits>
+
+#include "server/backend/cuda/element_types.cuh"
+
 namespace arrayhub::sort_order {
 
 // numpy.sort's order, as unsigned integer keys whose order is the elements' order: for each
@@ -143,41 +147,31 @@ struct ComplexOrder {
   }
 };
 
+// The Order of the elements of device storage type T (element_types.cuh).
+template <class T>
+constexpr auto OrderOf() {
+  if constexpr (std::is_same_v<T, cuda_types::Bool>) {
+    return BoolOrder{};
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return Float16Order{};
+  } else if constexpr (std::is_same_v<T, float>) {
+    return Float32Order{};
+  } else if constexpr (std::is_same_v<T, double>) {
+    return Float64Order{};
+  } else if constexpr (cuda_types::kIsComplex<T>) {
+    return ComplexOrder<decltype(OrderOf<decltype(T::re)>())>{};
+  } else if constexpr (std::is_signed_v<T>) {
+    return SignedOrder<std::make_unsigned_t<T>>{};
+  } else {
+    return UnsignedOrder<T>{};
+  }
+}
+
 // Calls f(Order{}) with the Order of `dtype` and returns its result.
 template <class F>
 __host__ cudaError_t WithOrder(arrayhub::DType dtype, F&& f) {
-  using arrayhub::DType;
-  switch (dtype) {
-    case DType::kBool:
-      return f(BoolOrder{});
-    case DType::kInt8:
-      return f(SignedOrder<uint8_t>{});
-    case DType::kInt16:
-      return f(SignedOrder<uint16_t>{});
-    case DType::kInt32:
-      return f(SignedOrder<uint32_t>{});
-    case DType::kInt64:
-      return f(SignedOrder<uint64_t>{});
-    case DType::kUInt8:
-      return f(UnsignedOrder<uint8_t>{});
-    case DType::kUInt16:
-      return f(UnsignedOrder<uint16_t>{});
-    case DType::kUInt32:
-      return f(UnsignedOrder<uint32_t>{});
-    case DType::kUInt64:
-      return f(UnsignedOrder<uint64_t>{});
-    case DType::kFloat16:
-      return f(Float16Order{});
-    case DType::kFloat32:
-      return f(Float32Order{});
-    case DType::kFloat64:
-      return f(Float64Order{});
-    case DType::kComplex64:
-      return f(ComplexOrder<Float32Order>{});
-    case DType::kComplex128:
-      return f(ComplexOrder<Float64Order>{});
-  }
-  return cudaErrorInvalidValue;
+  return cuda_types::VisitDType(
+      dtype, [&](auto tag) { return f(OrderOf<typename decltype(tag)::type>()); });
 }
 
 }  // namespace arrayhub::sort_order

@@ -142,92 +142,6 @@ std::string Literal(const Expr& e) {
 // The address of parameter `index`'s element where the code is: off<index> is its byte offset.
 std::string ParamAddress(int index) { return fmt::format("(args.base[{0}] + off{0})", index); }
 
-// The C name of a real math function of one or two arguments.
-std::string_view MathName(MathFn fn) {
-  switch (fn) {
-    case MathFn::kSqrt:
-      return "sqrt";
-    case MathFn::kCbrt:
-      return "cbrt";
-    case MathFn::kExp:
-      return "exp";
-    case MathFn::kExp2:
-      return "exp2";
-    case MathFn::kExpm1:
-      return "expm1";
-    case MathFn::kLog:
-      return "log";
-    case MathFn::kLog2:
-      return "log2";
-    case MathFn::kLog10:
-      return "log10";
-    case MathFn::kLog1p:
-      return "log1p";
-    case MathFn::kSin:
-      return "sin";
-    case MathFn::kCos:
-      return "cos";
-    case MathFn::kTan:
-      return "tan";
-    case MathFn::kAsin:
-      return "asin";
-    case MathFn::kAcos:
-      return "acos";
-    case MathFn::kAtan:
-      return "atan";
-    case MathFn::kSinh:
-      return "sinh";
-    case MathFn::kCosh:
-      return "cosh";
-    case MathFn::kTanh:
-      return "tanh";
-    case MathFn::kAsinh:
-      return "asinh";
-    case MathFn::kAcosh:
-      return "acosh";
-    case MathFn::kAtanh:
-      return "atanh";
-    case MathFn::kErf:
-      return "erf";
-    case MathFn::kErfc:
-      return "erfc";
-    case MathFn::kLgamma:
-      return "lgamma";
-    case MathFn::kTgamma:
-      return "tgamma";
-    case MathFn::kFloor:
-      return "floor";
-    case MathFn::kCeil:
-      return "ceil";
-    case MathFn::kTrunc:
-      return "trunc";
-    case MathFn::kRound:
-      return "round";
-    case MathFn::kRint:
-      return "rint";
-    case MathFn::kFabs:
-      return "fabs";
-    case MathFn::kRsqrt:
-      return "rsqrt";
-    case MathFn::kPow:
-      return "pow";
-    case MathFn::kFmod:
-      return "fmod";
-    case MathFn::kHypot:
-      return "hypot";
-    case MathFn::kAtan2:
-      return "atan2";
-    case MathFn::kCopysign:
-      return "copysign";
-    case MathFn::kFmin:
-      return "fmin";
-    case MathFn::kFmax:
-      return "fmax";
-    default:
-      return "";
-  }
-}
-
 class Printer {
  public:
   Printer(const UserKernelDefinition& d, std::vector<int> raw_slot)
@@ -480,10 +394,9 @@ class Printer {
         return IsComplexType(arg)
                    ? fmt::format("{}{{({}).re, -({}).im}}", WorkingType(arg), args[0], args[0])
                    : args[0];
-      default: {
-        const std::string_view name = MathName(e.math);
-        if (name.empty() || !IsFloat(arg)) break;
-        std::string call = fmt::format("{}{}(", name, single ? "f" : "");
+      default: {  // The real functions of one or two arguments: the C library's names.
+        if (!IsFloat(arg)) break;
+        std::string call = fmt::format("{}{}(", kernel::MathFnName(e.math), single ? "f" : "");
         for (size_t k = 0; k < args.size(); ++k) call += (k ? ", " : "") + args[k];
         return rounded(call + ")");
       }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -34,7 +35,7 @@ struct HostTypes {
 // Calls f(TypeTag<T>{}) with T the host's element type of `dtype`: the single place a loop's
 // dtype becomes a C++ type.
 template <typename F>
-decltype(auto) VisitDType(DType dtype, F&& f) {
+constexpr decltype(auto) VisitDType(DType dtype, F&& f) {
   return VisitDTypeAs<HostTypes>(dtype, std::forward<F>(f));
 }
 
@@ -49,38 +50,19 @@ inline constexpr bool kIsReal = std::is_floating_point_v<T> || std::is_same_v<T,
 template <typename T>
 inline constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
+// The dtype whose host element type is T: VisitDType's inverse.
 template <typename T>
 constexpr DType DTypeOf() {
-  if constexpr (std::is_same_v<T, bool>) {
-    return DType::kBool;
-  } else if constexpr (std::is_same_v<T, int8_t>) {
-    return DType::kInt8;
-  } else if constexpr (std::is_same_v<T, int16_t>) {
-    return DType::kInt16;
-  } else if constexpr (std::is_same_v<T, int32_t>) {
-    return DType::kInt32;
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    return DType::kInt64;
-  } else if constexpr (std::is_same_v<T, uint8_t>) {
-    return DType::kUInt8;
-  } else if constexpr (std::is_same_v<T, uint16_t>) {
-    return DType::kUInt16;
-  } else if constexpr (std::is_same_v<T, uint32_t>) {
-    return DType::kUInt32;
-  } else if constexpr (std::is_same_v<T, uint64_t>) {
-    return DType::kUInt64;
-  } else if constexpr (std::is_same_v<T, Half>) {
-    return DType::kFloat16;
-  } else if constexpr (std::is_same_v<T, float>) {
-    return DType::kFloat32;
-  } else if constexpr (std::is_same_v<T, double>) {
-    return DType::kFloat64;
-  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-    return DType::kComplex64;
-  } else {
-    static_assert(std::is_same_v<T, std::complex<double>>, "not the type of a dtype");
-    return DType::kComplex128;
-  }
+  constexpr std::optional<DType> kFound = [] {
+    for (const DType dtype : kAllDTypes) {
+      const bool match = VisitDType(
+          dtype, [](auto tag) { return std::is_same_v<typename decltype(tag)::type, T>; });
+      if (match) return std::optional<DType>(dtype);
+    }
+    return std::optional<DType>();
+  }();
+  static_assert(kFound.has_value(), "not the type of a dtype");
+  return *kFound;
 }
 
 // The type arithmetic runs in: NumPy's float16 loops convert to float, compute, and round back

@@ -10,6 +10,7 @@
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/host/user_kernel_program.h"
+#include "server/common/dtype_visit.h"
 #include "server/kernel/loop_bounds.h"
 
 namespace arrayhub::host {
@@ -44,22 +45,11 @@ struct Bytes16 {
   uint64_t low, high;
 };
 
-// Calls f(T{}) with T an unsigned type of `size` bytes (Bytes16 for 16): lane copies move
-// elements as whole words, which the compiler inlines and vectorises.
+// Calls f(TypeTag<W>{}) with W an unsigned type of `size` bytes (Bytes16 for 16): lane copies
+// move elements as whole words, which the compiler inlines and vectorises.
 template <typename F>
 void BySize(int64_t size, F&& f) {
-  switch (size) {
-    case 1:
-      return f(uint8_t{});
-    case 2:
-      return f(uint16_t{});
-    case 4:
-      return f(uint32_t{});
-    case 8:
-      return f(uint64_t{});
-    default:
-      return f(Bytes16{});
-  }
+  VisitWordOfSize<Bytes16>(size, static_cast<F&&>(f));
 }
 
 template <typename W>
@@ -89,7 +79,7 @@ void Gather(std::byte* dst, const std::byte* base, const int64_t* offsets, int n
     return;
   }
   BySize(size, [&](auto tag) {
-    using W = decltype(tag);
+    using W = typename decltype(tag)::type;
     W* out = reinterpret_cast<W*>(dst);
     for (int l = 0; l < n; ++l) out[l] = LoadWord<W>(base + offsets[l]);
   });
@@ -97,7 +87,7 @@ void Gather(std::byte* dst, const std::byte* base, const int64_t* offsets, int n
 
 void Scatter(std::byte* base, const int64_t* offsets, const std::byte* src, int n, int64_t size) {
   BySize(size, [&](auto tag) {
-    using W = decltype(tag);
+    using W = typename decltype(tag)::type;
     const W* in = reinterpret_cast<const W*>(src);
     for (int l = 0; l < n; ++l) std::memcpy(base + offsets[l], &in[l], sizeof(W));
   });
@@ -583,7 +573,7 @@ class Runner {
           return;
         }
         BySize(item, [&](auto tag) {
-          using W = decltype(tag);
+          using W = typename decltype(tag)::type;
           W* dst = reinterpret_cast<W*>(slot_[op.dst]);
           const W* src = reinterpret_cast<const W*>(slot_[op.src[0]]);
           for (int l = 0; l < n_; ++l) {
@@ -619,7 +609,7 @@ class Runner {
       case SlotOp::Kind::kReturn: {
         const int64_t item = ItemSize(program_.slots[op.dst]);
         BySize(item, [&](auto tag) {
-          using W = decltype(tag);
+          using W = typename decltype(tag)::type;
           W* dst = reinterpret_cast<W*>(slot_[op.dst]);
           const W* src = reinterpret_cast<const W*>(slot_[op.src[0]]);
           for (int l = 0; l < n_; ++l) {
@@ -660,7 +650,7 @@ class Runner {
 
   void Fill(int slot, const void* value) {
     BySize(ItemSize(program_.slots[slot]), [&](auto tag) {
-      using W = decltype(tag);
+      using W = typename decltype(tag)::type;
       const W word = LoadWord<W>(static_cast<const std::byte*>(value));
       W* dst = reinterpret_cast<W*>(slot_[slot]);
       for (int l = 0; l < n_; ++l) dst[l] = word;
