@@ -1,6 +1,7 @@
 // Collective: one call across the daemon's devices (docs/devices.md).
 #include <fmt/format.h>
 
+#include "server/common/name_table.h"
 #include "server/common/status_macros.h"
 #include "server/transport/convert.h"
 #include "server/transport/service.h"
@@ -11,23 +12,24 @@ namespace {
 
 using Request = v1::CollectiveRequest;
 
+constexpr std::pair<Request::Kind, CollectiveKind> kKinds[] = {
+    {Request::ALL_REDUCE, CollectiveKind::kAllReduce},
+    {Request::REDUCE, CollectiveKind::kReduce},
+    {Request::BROADCAST, CollectiveKind::kBroadcast},
+    {Request::ALL_GATHER, CollectiveKind::kAllGather},
+    {Request::REDUCE_SCATTER, CollectiveKind::kReduceScatter},
+    {Request::ALL_TO_ALL, CollectiveKind::kAllToAll},
+};
+
+// REDUCE_OP_UNSPECIFIED is no reduction, not in the table.
+constexpr std::pair<Request::ReduceOp, CollectiveReduction> kReductions[] = {
+    {Request::SUM, CollectiveReduction::kSum}, {Request::PROD, CollectiveReduction::kProd},
+    {Request::MIN, CollectiveReduction::kMin}, {Request::MAX, CollectiveReduction::kMax},
+    {Request::AVG, CollectiveReduction::kAvg},
+};
+
 absl::StatusOr<CollectiveKind> KindFromProto(Request::Kind kind) {
-  switch (kind) {
-    case Request::ALL_REDUCE:
-      return CollectiveKind::kAllReduce;
-    case Request::REDUCE:
-      return CollectiveKind::kReduce;
-    case Request::BROADCAST:
-      return CollectiveKind::kBroadcast;
-    case Request::ALL_GATHER:
-      return CollectiveKind::kAllGather;
-    case Request::REDUCE_SCATTER:
-      return CollectiveKind::kReduceScatter;
-    case Request::ALL_TO_ALL:
-      return CollectiveKind::kAllToAll;
-    default:
-      break;
-  }
+  if (const std::optional<CollectiveKind> known = LookUp(kKinds, kind)) return *known;
   return absl::InvalidArgumentError(fmt::format(
       "kind must be ALL_REDUCE, REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER or ALL_TO_ALL, "
       "got {}",
@@ -35,22 +37,8 @@ absl::StatusOr<CollectiveKind> KindFromProto(Request::Kind kind) {
 }
 
 absl::StatusOr<std::optional<CollectiveReduction>> ReductionFromProto(Request::ReduceOp op) {
-  switch (op) {
-    case Request::REDUCE_OP_UNSPECIFIED:
-      return std::nullopt;
-    case Request::SUM:
-      return CollectiveReduction::kSum;
-    case Request::PROD:
-      return CollectiveReduction::kProd;
-    case Request::MIN:
-      return CollectiveReduction::kMin;
-    case Request::MAX:
-      return CollectiveReduction::kMax;
-    case Request::AVG:
-      return CollectiveReduction::kAvg;
-    default:
-      break;
-  }
+  if (op == Request::REDUCE_OP_UNSPECIFIED) return std::nullopt;
+  if (const std::optional<CollectiveReduction> known = LookUp(kReductions, op)) return *known;
   return absl::InvalidArgumentError(
       fmt::format("op must be SUM, PROD, MIN, MAX or AVG, got {}", static_cast<int>(op)));
 }

@@ -199,6 +199,18 @@ absl::StatusOr<std::string> OutFromProto(const Request& request, const BatchResu
 
 }  // namespace
 
+absl::StatusOr<std::vector<OperandSpec>> OperandsFromProto(
+    const google::protobuf::RepeatedPtrField<v1::Operand>& operands, const BatchResults* batch) {
+  std::vector<OperandSpec> specs;
+  specs.reserve(operands.size());
+  for (int i = 0; i < operands.size(); ++i) {
+    AH_ASSIGN_OR_RETURN(OperandSpec operand,
+                        OperandFromProto(operands[i], fmt::format("operands[{}]", i), batch));
+    specs.push_back(std::move(operand));
+  }
+  return specs;
+}
+
 std::optional<std::vector<int64_t>> AxesFromProto(bool present, const v1::AxisList& axes) {
   if (!present) return std::nullopt;
   return std::vector<int64_t>(axes.axes().begin(), axes.axes().end());
@@ -212,12 +224,7 @@ absl::StatusOr<ElementwiseSpec> ElementwiseSpecFromProto(const v1::ElementwiseRe
     return absl::InvalidArgumentError(fmt::format("unknown elementwise op '{}'", request.op()));
   }
   spec.op = *op;
-  for (int i = 0; i < request.operands_size(); ++i) {
-    AH_ASSIGN_OR_RETURN(
-        OperandSpec operand,
-        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
-    spec.operands.push_back(std::move(operand));
-  }
+  AH_ASSIGN_OR_RETURN(spec.operands, OperandsFromProto(request.operands(), batch));
   AH_ASSIGN_OR_RETURN(spec.out, OutFromProto(request, batch));
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));
   return spec;
@@ -300,12 +307,7 @@ absl::StatusOr<LinalgSpec> LinalgSpecFromProto(const v1::LinalgRequest& request,
     return absl::InvalidArgumentError(fmt::format("unknown linalg op '{}'", request.op()));
   }
   spec.op = *op;
-  for (int i = 0; i < request.operands_size(); ++i) {
-    AH_ASSIGN_OR_RETURN(
-        OperandSpec operand,
-        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
-    spec.operands.push_back(std::move(operand));
-  }
+  AH_ASSIGN_OR_RETURN(spec.operands, OperandsFromProto(request.operands(), batch));
   spec.full_matrices = request.full_matrices();
   spec.compute_uv = request.compute_uv();
   spec.mode = request.mode();

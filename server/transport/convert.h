@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "arrayhub/v1/service.pb.h"
@@ -50,6 +51,9 @@ absl::StatusOr<std::string> CopyToDeviceHandleFromProto(const v1::CopyToDeviceRe
                                                         const BatchResults* batch);
 absl::StatusOr<OperandSpec> OperandFromProto(const v1::Operand& operand, std::string_view field,
                                              const BatchResults* batch = nullptr);
+// A request's `operands`, each named operands[i] in messages.
+absl::StatusOr<std::vector<OperandSpec>> OperandsFromProto(
+    const google::protobuf::RepeatedPtrField<v1::Operand>& operands, const BatchResults* batch);
 // An AxisList field: nullopt when absent (NumPy's axis=None).
 std::optional<std::vector<int64_t>> AxesFromProto(bool present, const v1::AxisList& axes);
 

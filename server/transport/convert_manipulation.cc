@@ -158,12 +158,7 @@ absl::StatusOr<ArrayOpSpec> ArrayOpSpecFromProto(const v1::ArrayOpRequest& reque
     return absl::InvalidArgumentError(fmt::format("unknown array op \"{}\"", request.op()));
   }
   spec.op = *op;
-  for (int i = 0; i < request.operands_size(); ++i) {
-    AH_ASSIGN_OR_RETURN(
-        OperandSpec operand,
-        OperandFromProto(request.operands(i), fmt::format("operands[{}]", i), batch));
-    spec.operands.push_back(std::move(operand));
-  }
+  AH_ASSIGN_OR_RETURN(spec.operands, OperandsFromProto(request.operands(), batch));
   AH_ASSIGN_OR_RETURN(spec.dtype, OptionalDType(request.dtype(), "dtype"));
   spec.axes = AxesFromProto(request.has_axis(), request.axis());
   spec.ints = Ints(request.ints());

@@ -7,25 +7,14 @@ namespace arrayhub {
 
 grpc::Status ArrayHubService::Matmul(grpc::ServerContext* context, const v1::MatmulRequest* request,
                                      v1::ArrayInfo* response) {
-  return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
-    AH_ASSIGN_OR_RETURN(MatmulSpec spec, MatmulSpecFromProto(*request));
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.Matmul(caller, spec));
-    FillInfo(*result, response);
-    return absl::OkStatus();
-  }());
+  return AnswerArray(*context, *request, response, MatmulSpecFromProto, &Engine::Matmul);
 }
 
 grpc::Status ArrayHubService::TensorProduct(grpc::ServerContext* context,
                                             const v1::TensorProductRequest* request,
                                             v1::ArrayInfo* response) {
-  return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
-    AH_ASSIGN_OR_RETURN(TensorProductSpec spec, TensorProductSpecFromProto(*request));
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.TensorProduct(caller, spec));
-    FillInfo(*result, response);
-    return absl::OkStatus();
-  }());
+  return AnswerArray(*context, *request, response, TensorProductSpecFromProto,
+                     &Engine::TensorProduct);
 }
 
 grpc::Status ArrayHubService::Linalg(grpc::ServerContext* context, const v1::LinalgRequest* request,

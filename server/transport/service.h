@@ -8,11 +8,13 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "arrayhub/v1/service.grpc.pb.h"
+#include "server/common/status_macros.h"
 #include "server/core/engine.h"
 #include "server/transport/auth.h"
 #include "server/transport/batch_lanes.h"
 #include "server/transport/batch_streams.h"
 #include "server/transport/call_stop.h"
+#include "server/transport/convert.h"
 #include "server/transport/ipc_socket.h"
 #include "server/transport/peer_client.h"
 #include "server/transport/transfer_counters.h"
@@ -209,6 +211,23 @@ class ArrayHubService final : public ArrayHubServiceBase {
   void FillInfo(const ArrayRecord& record, v1::ArrayInfo* info) const;
 
  private:
+  // The handlers whose request decodes to one spec (`decode`, from convert.h) and whose answer
+  // is the one array the Engine makes of it (`run`).
+  template <typename Request, typename Spec>
+  grpc::Status AnswerArray(grpc::ServerContext& context, const Request& request,
+                           v1::ArrayInfo* response,
+                           absl::StatusOr<Spec> (*decode)(const Request&, const BatchResults*),
+                           absl::StatusOr<ArrayTable::RecordPtr> (Engine::*run)(const Caller&,
+                                                                                const Spec&)) {
+    return ToGrpcStatus([&]() -> absl::Status {
+      AH_ASSIGN_OR_RETURN(const Caller caller, CallerOf(context, request));
+      AH_ASSIGN_OR_RETURN(const Spec spec, decode(request, nullptr));
+      AH_ASSIGN_OR_RETURN(const ArrayTable::RecordPtr result, (engine_.*run)(caller, spec));
+      FillInfo(*result, response);
+      return absl::OkStatus();
+    }());
+  }
+
   // The tenant the call's credentials map to; UNAUTHENTICATED without valid ones.
   absl::StatusOr<std::string> TenantOf(const grpc::ServerContextBase& context) const;
   // The descriptor socket's path, started on first use (a server that nobody exports from and

@@ -7,24 +7,12 @@ namespace arrayhub {
 
 grpc::Status ArrayHubService::View(grpc::ServerContext* context, const v1::ViewRequest* request,
                                    v1::ArrayInfo* response) {
-  return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
-    AH_ASSIGN_OR_RETURN(ViewSpec spec, ViewSpecFromProto(*request));
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.View(caller, spec));
-    FillInfo(*result, response);
-    return absl::OkStatus();
-  }());
+  return AnswerArray(*context, *request, response, ViewSpecFromProto, &Engine::View);
 }
 
 grpc::Status ArrayHubService::GetItem(grpc::ServerContext* context,
                                       const v1::GetItemRequest* request, v1::ArrayInfo* response) {
-  return ToGrpcStatus([&]() -> absl::Status {
-    AH_ASSIGN_OR_RETURN(Caller caller, CallerOf(*context, *request));
-    AH_ASSIGN_OR_RETURN(GetItemSpec spec, GetItemSpecFromProto(*request));
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, engine_.GetItem(caller, spec));
-    FillInfo(*result, response);
-    return absl::OkStatus();
-  }());
+  return AnswerArray(*context, *request, response, GetItemSpecFromProto, &Engine::GetItem);
 }
 
 grpc::Status ArrayHubService::SetItem(grpc::ServerContext* context,
