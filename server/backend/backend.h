@@ -33,7 +33,9 @@ struct DeviceDescription {
 };
 
 // The parts a backend is made of, one per family of calls; each is an interface of its own
-// header, so that code that needs one family depends on that family only.
+// header, so that code that needs one family depends on that family only. Members are
+// destroyed last to first, and a part may hold a reference to one declared above it (the CPU
+// compute and exchange parts use `memory`): keep that order.
 struct BackendParts {
   std::unique_ptr<Queues> queues;
   std::unique_ptr<DeviceMemory> memory;
