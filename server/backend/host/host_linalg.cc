@@ -3,6 +3,7 @@
 // for bool and integer products, and LAPACKE for the factorizations. Every matrix is reached
 // through its view's strides. LAPACK overwrites its input, so each matrix is first packed into
 // a column-major work copy; results are written back through the output views.
+#include <cblas.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,15 +16,10 @@
 #include <type_traits>
 #include <vector>
 
-// LAPACK's complex types as std::complex, so that complex matrices pass as they are stored.
-#define lapack_complex_float std::complex<float>
-#define lapack_complex_double std::complex<double>
-#include <cblas.h>
-#include <lapacke.h>
-
 #include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
+#include "server/backend/host/lapack_drivers.h"
 #include "server/common/scratch_payer.h"
 #include "server/common/status_macros.h"
 
@@ -301,20 +297,6 @@ bool FitsLapack(int64_t value) {
   return value >= 0 && value <= std::numeric_limits<lapack_int>::max();
 }
 
-// Calls the column-major LAPACKE routine of T's precision: s, d, c or z.
-template <typename T, typename S, typename D, typename C, typename Z, typename... Args>
-lapack_int Lapack(S s, D d, C c, Z z, Args... args) {
-  if constexpr (std::is_same_v<T, float>) {
-    return s(LAPACK_COL_MAJOR, args...);
-  } else if constexpr (std::is_same_v<T, double>) {
-    return d(LAPACK_COL_MAJOR, args...);
-  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-    return c(LAPACK_COL_MAJOR, args...);
-  } else {
-    return z(LAPACK_COL_MAJOR, args...);
-  }
-}
-
 // Negative info names an invalid argument: a bug here, not a property of the data.
 absl::Status ArgumentError(std::string_view routine, lapack_int info) {
   return absl::InternalError(
@@ -373,30 +355,34 @@ absl::Status SvdTyped(const SvdCall& call) {
   const char job = !call.compute_uv ? 'N' : call.full_matrices ? 'A' : 'S';
   const int64_t u_cols = call.full_matrices ? m : k;
   const int64_t vt_rows = call.full_matrices ? n : k;
-  const lapack_int ldu = std::max<lapack_int>(m, 1);
-  const lapack_int ldvt = std::max<lapack_int>(vt_rows, 1);
-  // The copies below, the input's included (LAPACK's own workspace is not counted).
+  const lapack::SvdShape shape{.job = job,
+                               .m = static_cast<lapack_int>(m),
+                               .n = static_cast<lapack_int>(n),
+                               .ldu = std::max<lapack_int>(m, 1),
+                               .ldvt = std::max<lapack_int>(vt_rows, 1)};
+  // The copies below, the input's included; LAPACK's workspace is paid for on its own.
   AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
                       PayForScratch(static_cast<int64_t>(sizeof(T)) *
                                         (m * n + (call.compute_uv ? m * u_cols + vt_rows * n : 2)) +
-                                    static_cast<int64_t>(sizeof(R)) * 2 * std::max<int64_t>(k, 1)));
+                                    static_cast<int64_t>(sizeof(R)) * std::max<int64_t>(k, 1)));
+  AH_ASSIGN_OR_RETURN(lapack::Workspace<T> gesdd, lapack::GesddWorkspace<T>(shape));
   std::vector<T> u(call.compute_uv ? m * u_cols : 1);
   std::vector<T> vt(call.compute_uv ? vt_rows * n : 1);
   std::vector<R> s(std::max<int64_t>(k, 1));
-  std::vector<R> superb(std::max<int64_t>(k, 1));  // gesvd's unconverged superdiagonal.
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     const Matrix<const T> a = MatrixOf<const T>(call.a, index);
     std::vector<T> work = Packed(a, n);
     // NumPy's gesdd fails on NaN and infinity: say so before LAPACK spends time on them.
     if (!AllFinite(work)) return SvdDidNotConverge();
-    lapack_int info = Lapack<T>(LAPACKE_sgesdd, LAPACKE_dgesdd, LAPACKE_cgesdd, LAPACKE_zgesdd, job,
-                                m, n, work.data(), ldu, s.data(), u.data(), ldu, vt.data(), ldvt);
+    lapack_int info =
+        lapack::Gesdd<T>(shape, work.data(), s.data(), u.data(), vt.data(), gesdd.work.data(),
+                         gesdd.lwork(), gesdd.rwork.data(), gesdd.iwork.data());
     if (info > 0) {
       // The divide-and-conquer driver occasionally fails where plain QR iteration converges.
       work = Packed(a, n);
-      info =
-          Lapack<T>(LAPACKE_sgesvd, LAPACKE_dgesvd, LAPACKE_cgesvd, LAPACKE_zgesvd, job, job, m, n,
-                    work.data(), ldu, s.data(), u.data(), ldu, vt.data(), ldvt, superb.data());
+      AH_ASSIGN_OR_RETURN(lapack::Workspace<T> gesvd, lapack::GesvdWorkspace<T>(shape));
+      info = lapack::Gesvd<T>(shape, work.data(), s.data(), u.data(), vt.data(), gesvd.work.data(),
+                              gesvd.lwork(), gesvd.rwork.data());
     }
     if (info > 0) return SvdDidNotConverge();
     if (info < 0) return ArgumentError("gesdd", info);
@@ -417,23 +403,26 @@ absl::Status QrTyped(const QrCall& call) {
   const int64_t k = std::min(m, n);
   const int64_t q_cols = call.complete ? m : k;
   const int64_t r_rows = call.complete ? m : k;
-  const lapack_int lda = std::max<lapack_int>(m, 1);
   AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
                       PayForScratch(static_cast<int64_t>(sizeof(T)) *
                                     (std::max<int64_t>(k, 1) + m * std::max(n, q_cols))));
+  AH_ASSIGN_OR_RETURN(lapack::Workspace<T> workspace,
+                      lapack::QrWorkspace<T>(static_cast<lapack_int>(m), static_cast<lapack_int>(n),
+                                             static_cast<lapack_int>(q_cols),
+                                             static_cast<lapack_int>(k), call.compute_q));
   std::vector<T> tau(std::max<int64_t>(k, 1));
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     // Room for Q's columns too: orgqr builds Q in place of the reflectors.
     std::vector<T> work = Packed(MatrixOf<const T>(call.a, index), std::max(n, q_cols));
-    lapack_int info = Lapack<T>(LAPACKE_sgeqrf, LAPACKE_dgeqrf, LAPACKE_cgeqrf, LAPACKE_zgeqrf, m,
-                                n, work.data(), lda, tau.data());
+    lapack_int info =
+        lapack::Geqrf<T>(m, n, work.data(), tau.data(), workspace.work.data(), workspace.lwork());
     if (info < 0) return ArgumentError("geqrf", info);
     // R is the upper triangle of the first r_rows rows (rows past n are all zero).
     CopyMatrix(ColumnMajor<const T>(work.data(), r_rows, n, m), MatrixOf<T>(call.r, index),
                Part::kUpper);
     if (!call.compute_q) continue;
-    info = Lapack<T>(LAPACKE_sorgqr, LAPACKE_dorgqr, LAPACKE_cungqr, LAPACKE_zungqr, m, q_cols, k,
-                     work.data(), lda, tau.data());
+    info = lapack::Orgqr<T>(m, q_cols, k, work.data(), tau.data(), workspace.work.data(),
+                            workspace.lwork());
     if (info < 0) return ArgumentError("orgqr", info);
     CopyMatrix(ColumnMajor<const T>(work.data(), m, q_cols), MatrixOf<T>(call.q, index));
   }
@@ -449,8 +438,8 @@ absl::Status CholeskyTyped(const CholeskyCall& call) {
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     std::vector<T> work = Packed(MatrixOf<const T>(call.a, index), n);
     const lapack_int info =
-        Lapack<T>(LAPACKE_spotrf, LAPACKE_dpotrf, LAPACKE_cpotrf, LAPACKE_zpotrf, uplo, n,
-                  work.data(), std::max<int64_t>(n, 1));
+        lapack::Call<T>(LAPACKE_spotrf, LAPACKE_dpotrf, LAPACKE_cpotrf, LAPACKE_zpotrf, uplo, n,
+                        work.data(), std::max<int64_t>(n, 1));
     if (info > 0) return absl::FailedPreconditionError("Matrix is not positive definite");
     if (info < 0) return ArgumentError("potrf", info);
     CopyMatrix(ColumnMajor<const T>(work.data(), n, n), MatrixOf<T>(call.out, index),
@@ -468,12 +457,14 @@ absl::Status EighTyped(const EighCall& call) {
   AH_ASSIGN_OR_RETURN(const std::unique_ptr<ScratchReceipt> receipt,
                       PayForScratch(static_cast<int64_t>(sizeof(T)) * n * n +
                                     static_cast<int64_t>(sizeof(R)) * std::max<int64_t>(n, 1)));
+  AH_ASSIGN_OR_RETURN(lapack::Workspace<T> workspace,
+                      lapack::EvdWorkspace<T>(job, uplo, static_cast<lapack_int>(n)));
   std::vector<R> w(std::max<int64_t>(n, 1));
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     std::vector<T> work = Packed(MatrixOf<const T>(call.a, index), n);
-    const lapack_int info =
-        Lapack<T>(LAPACKE_ssyevd, LAPACKE_dsyevd, LAPACKE_cheevd, LAPACKE_zheevd, job, uplo, n,
-                  work.data(), std::max<int64_t>(n, 1), w.data());
+    const lapack_int info = lapack::Evd<T>(
+        job, uplo, n, work.data(), w.data(), workspace.work.data(), workspace.lwork(),
+        workspace.rwork.data(), workspace.lrwork(), workspace.iwork.data(), workspace.liwork());
     if (info > 0) return absl::FailedPreconditionError("Eigenvalues did not converge");
     if (info < 0) return ArgumentError("syevd", info);
     CopyMatrix(Matrix<const R>{w.data(), 1, n, 0, 1}, VectorOf<R>(call.w, index));
@@ -499,25 +490,24 @@ bool AllFinite(const Matrix<const T>& m) {
   return true;
 }
 
-// geev of one column-major n x n matrix (overwritten): complex eigenvalues into w and, with
-// vectors, complex right eigenvectors as the columns of the column-major v. Real matrices give
-// LAPACK's packed pairs: for wi[j] > 0, columns j and j + 1 of vr hold the real and imaginary
-// parts of the eigenvector of wr[j] + i wi[j], whose conjugate is the eigenvector of the next.
+// geev (lapack_drivers.h) of one column-major n x n matrix (overwritten): complex eigenvalues into
+// w and, with vectors, complex right eigenvectors as the columns of the column-major v. Real
+// matrices give LAPACK's packed pairs: for wi[j] > 0, columns j and j + 1 of vr hold the real and
+// imaginary parts of the eigenvector of wr[j] + i wi[j], whose conjugate is the eigenvector of the
+// next.
 template <typename T>
-lapack_int Geev(T* a, int64_t n, bool vectors, std::complex<RealType<T>>* w,
-                std::complex<RealType<T>>* v) {
+lapack_int Eig(T* a, int64_t n, bool vectors, std::complex<RealType<T>>* w,
+               std::complex<RealType<T>>* v, lapack::Workspace<T>& workspace) {
   using R = RealType<T>;
   const char jobvr = vectors ? 'V' : 'N';
-  const lapack_int ld = static_cast<lapack_int>(std::max<int64_t>(n, 1));
   if constexpr (kIsComplex<T>) {
-    return Lapack<T>(LAPACKE_sgeev, LAPACKE_dgeev, LAPACKE_cgeev, LAPACKE_zgeev, 'N', jobvr, n, a,
-                     ld, w, nullptr, 1, v, ld);
+    return lapack::Geev<T>(jobvr, n, a, w, nullptr, v, workspace.work.data(), workspace.lwork(),
+                           workspace.rwork.data());
   } else {
     std::vector<R> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
     std::vector<R> vr(vectors ? static_cast<size_t>(n * n) : 1);
-    const lapack_int info =
-        Lapack<T>(LAPACKE_sgeev, LAPACKE_dgeev, LAPACKE_cgeev, LAPACKE_zgeev, 'N', jobvr, n, a, ld,
-                  wr.data(), wi.data(), nullptr, 1, vr.data(), ld);
+    const lapack_int info = lapack::Geev<T>(jobvr, n, a, wr.data(), wi.data(), vr.data(),
+                                            workspace.work.data(), workspace.lwork(), nullptr);
     if (info != 0) return info;
     for (int64_t j = 0; j < n; ++j) w[j] = {wr[j], wi[j]};
     if (!vectors) return 0;
@@ -550,13 +540,17 @@ absl::Status EigTyped(const EigCall& call) {
                     (kIsComplex<T> ? 0
                                    : static_cast<int64_t>(sizeof(RealType<T>)) *
                                          (2 * n + (call.compute_vectors ? n * n : 1)))));
+  AH_ASSIGN_OR_RETURN(
+      lapack::Workspace<T> workspace,
+      lapack::GeevWorkspace<T>(call.compute_vectors ? 'V' : 'N', static_cast<lapack_int>(n)));
   std::vector<C> w(static_cast<size_t>(std::max<int64_t>(n, 1)));
   std::vector<C> v(call.compute_vectors ? static_cast<size_t>(n * n) : 1);
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     const Matrix<const T> a = MatrixOf<const T>(call.a, index);
     if (!AllFinite(a)) return absl::FailedPreconditionError("Array must not contain infs or NaNs");
     std::vector<T> work = Packed(a, n);
-    const lapack_int info = Geev(work.data(), n, call.compute_vectors, w.data(), v.data());
+    const lapack_int info =
+        Eig(work.data(), n, call.compute_vectors, w.data(), v.data(), workspace);
     if (info > 0) return absl::FailedPreconditionError("Eigenvalues did not converge");
     if (info < 0) return ArgumentError("geev", info);
     CopyMatrix(Matrix<const C>{w.data(), 1, n, 0, 1}, VectorOf<C>(call.w, index));
@@ -586,8 +580,9 @@ absl::Status SolveTyped(const SolveCall& call) {
       x.assign(static_cast<size_t>(n * n), T(0));
       for (int64_t i = 0; i < n; ++i) x[i * n + i] = T(1);
     }
-    const lapack_int info = Lapack<T>(LAPACKE_sgesv, LAPACKE_dgesv, LAPACKE_cgesv, LAPACKE_zgesv, n,
-                                      columns, a.data(), ld, pivots.data(), x.data(), ld);
+    const lapack_int info =
+        lapack::Call<T>(LAPACKE_sgesv, LAPACKE_dgesv, LAPACKE_cgesv, LAPACKE_zgesv, n, columns,
+                        a.data(), ld, pivots.data(), x.data(), ld);
     if (info > 0) return absl::FailedPreconditionError("Singular matrix");
     if (info < 0) return ArgumentError("gesv", info);
     CopyMatrix(ColumnMajor<const T>(x.data(), n, columns), MatrixOf<T>(call.x, index));
@@ -607,8 +602,8 @@ absl::Status SlogdetTyped(const SlogdetCall& call) {
   for (int64_t index = 0; index < BatchCount(call.a, 2); ++index) {
     std::vector<T> lu = Packed(MatrixOf<const T>(call.a, index), n);
     const lapack_int info =
-        Lapack<T>(LAPACKE_sgetrf, LAPACKE_dgetrf, LAPACKE_cgetrf, LAPACKE_zgetrf, n, n, lu.data(),
-                  std::max<int64_t>(n, 1), pivots.data());
+        lapack::Call<T>(LAPACKE_sgetrf, LAPACKE_dgetrf, LAPACKE_cgetrf, LAPACKE_zgetrf, n, n,
+                        lu.data(), std::max<int64_t>(n, 1), pivots.data());
     if (info < 0) return ArgumentError("getrf", info);
     // det = prod(diag(U)) * (-1)^(row swaps): its sign (a unit complex number) and log|det|.
     T sign(1);
