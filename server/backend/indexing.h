@@ -137,6 +137,17 @@ struct SearchSortedCall {
   ArrayView output;
 };
 
+// numpy.unique's selection from the 1-D C-contiguous `sorted` (in numpy.sort's order, not
+// checked): the first element of each run of equal elements goes to `output` (1-D,
+// C-contiguous, of sorted's dtype and length), in order, and the call answers how many it
+// wrote. Equal as numpy.unique compares with equal_nan=True: by value (-0.0 equals 0.0, the
+// run's first is kept), every NaN equal to every other NaN (a complex value is NaN when either
+// part is).
+struct UniqueCall {
+  ArrayView sorted;
+  ArrayView output;
+};
+
 // numpy.histogram's counting: each element x of `input` (C-contiguous, of a real or bool
 // dtype) falls into the bin i with edges[i] <= x < edges[i + 1], the last bin also taking
 // x == edges[n]; x and the edges compare as doubles, which is the comparison NumPy makes for
@@ -167,6 +178,8 @@ class IndexingKernels {
   // answers how many it found: another call may have written the input since CountNonzero.
   virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
   virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+  // Waits for the device: the count is read back.
+  virtual absl::StatusOr<int64_t> SelectUnique(const UniqueCall& call) = 0;
   virtual absl::Status Histogram(const HistogramCall& call) = 0;
 };
 

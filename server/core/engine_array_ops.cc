@@ -833,7 +833,8 @@ class ArrayOpSteps {
   // ---- unique, searchsorted -------------------------------------------------------------
 
   // numpy.unique(a): the sorted distinct values of the flattened array, NaNs collapsed into one
-  // (NumPy's equal_nan=True). Sort, mark each value that differs from its predecessor, gather.
+  // (NumPy's equal_nan=True). Sort, then the backend keeps the first of each run of equal
+  // values (SelectUnique); the result takes as many as it kept.
   absl::StatusOr<ArrayTable::RecordPtr> Unique() {
     AH_RETURN_IF_ERROR(Arity(1, 1));
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, Array(0));
@@ -848,34 +849,11 @@ class ArrayOpSteps {
     AH_RETURN_IF_ERROR(context_.backend().indexing().Sort(
         SortCall{.input = rows, .values = sorted, .indices = std::nullopt}));
 
-    AH_ASSIGN_OR_RETURN(ArrayView keep, Scratch(DType::kBool, {n}));
-    const std::byte first{1};
-    AH_RETURN_IF_ERROR(
-        context_.backend().memory().FillPattern(*keep.buffer, 0, 1, 1, std::span(&first, 1)));
-    const ArrayView later = Slab(sorted, 0, 1, n - 1), earlier = Slab(sorted, 0, 0, n - 1);
-    const ArrayView keep_later = Slab(keep, 0, 1, n - 1);
-    AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kNotEqual, {later, earlier}, keep_later));
-    if (IsFloating(array->dtype) || IsComplex(array->dtype)) {
-      // NaN != NaN: keep only the first NaN (they sort last, and together).
-      AH_ASSIGN_OR_RETURN(ArrayView nan, Scratch(DType::kBool, {n}));
-      AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kIsnan, {sorted}, nan));
-      AH_ASSIGN_OR_RETURN(ArrayView both, Scratch(DType::kBool, {n - 1}));
-      AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kLogicalAnd,
-                               {Slab(nan, 0, 1, n - 1), Slab(nan, 0, 0, n - 1)}, both));
-      AH_RETURN_IF_ERROR(Ufunc(ElementwiseOp::kGreater, {keep_later, both}, keep_later));
-    }
-    AH_ASSIGN_OR_RETURN(int64_t count, context_.backend().indexing().CountNonzero(keep));
-    AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
-    AH_RETURN_IF_ERROR(FillNonzero(context_.backend().indexing(),
-                                   NonzeroCall{.input = keep, .coordinates = {positions}}, count));
+    AH_ASSIGN_OR_RETURN(ArrayView firsts, Scratch(array->dtype, {n}));
+    AH_ASSIGN_OR_RETURN(const int64_t count, context_.backend().indexing().SelectUnique(
+                                                 UniqueCall{.sorted = sorted, .output = firsts}));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(array->dtype, {count}));
-    ArrayView source = sorted;
-    source.shape = {count};
-    source.strides = {0};
-    AH_RETURN_IF_ERROR(context_.backend().indexing().Gather(GatherCall{
-        .source = source,
-        .indices = {IndexOperand{.indices = positions, .extent = n, .stride = 1, .axis = 0}},
-        .output = ViewOf(result)}));
+    AH_RETURN_IF_ERROR(context_.CopyInto(Slab(firsts, 0, 0, count), ViewOf(result)));
     return Register(std::move(result));
   }
 

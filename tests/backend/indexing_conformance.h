@@ -2,17 +2,21 @@
 // of bounds fails with NumPy's IndexError message, naming the first bad index in C order, and a
 // scatter refused so writes nothing; among duplicate destinations the last in C order wins, as
 // NumPy's sequential assignment, also with negative indices and over many writes; a combining
-// scatter (ufunc.at) folds every value into its destination in that same order.
+// scatter (ufunc.at) folds every value into its destination in that same order; numpy.unique's
+// selection keeps the first of each run of equal elements, with every NaN equal.
 #pragma once
 
 #include <Imath/half.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
@@ -234,8 +238,72 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterCombinesRepeatedIndicesInOrder) {
   EXPECT_EQ(this->template Read<double>(f64), (std::vector<double>{7, 15, 3.5}));
 }
 
+TYPED_TEST_P(IndexingConformanceTest, SelectUniqueKeepsTheFirstOfEachRunAndOneNaN) {
+  IndexingKernels& indexing = this->backend().indexing();
+  auto select = [&](DType dtype, const ArrayView& sorted) {
+    const ArrayView output = this->Output(dtype, sorted.shape);
+    const absl::StatusOr<int64_t> count =
+        indexing.SelectUnique({.sorted = sorted, .output = output});
+    EXPECT_TRUE(count.ok()) << count.status();
+    return std::pair(output, count.value_or(-1));
+  };
+
+  // float64: -0.0 equals 0.0 and comes first, so it stays; the NaNs (two bit patterns) are one
+  // value, the first of them.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> reals{-kInf, -1, -0.0, 0.0, 0.0, 2, 2, kInf, nan, -nan};
+  const auto [real_output, real_count] =
+      select(DType::kFloat64, this->Array(DType::kFloat64, reals, {10}));
+  const std::vector<double> real_firsts{-kInf, -1, -0.0, 2, kInf, nan};
+  ASSERT_EQ(real_count, 6);
+  const std::vector<double> got = this->template Read<double>(real_output);
+  for (size_t i = 0; i < real_firsts.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(real_firsts[i])) << i;
+  }
+
+  // float16, through its own order.
+  using Imath::half;
+  const std::vector<half> halves{half(-0.0f), half(0.0f), half(1.0f), half(1.0f), half(nan)};
+  const auto [half_output, half_count] =
+      select(DType::kFloat16, this->Array(DType::kFloat16, halves, {5}));
+  ASSERT_EQ(half_count, 3);
+  const std::vector<half> half_firsts = this->template Read<half>(half_output);
+  EXPECT_EQ(half_firsts[0].bits(), half(-0.0f).bits());
+  EXPECT_EQ(half_firsts[1].bits(), half(1.0f).bits());
+  EXPECT_TRUE(half_firsts[2].isNan());
+
+  // complex128: a value with a NaN in either part equals every other such value (numpy.unique's
+  // equal_nan), though numpy.sort orders them by class.
+  using C = std::complex<double>;
+  const std::vector<C> complexes{C(1, 1), C(1, 1), C(1, 2), C(1, nan), C(nan, 0), C(nan, nan)};
+  const auto [complex_output, complex_count] =
+      select(DType::kComplex128, this->Array(DType::kComplex128, complexes, {6}));
+  ASSERT_EQ(complex_count, 3);
+  const std::vector<C> complex_firsts = this->template Read<C>(complex_output);
+  EXPECT_EQ(complex_firsts[0], C(1, 1));
+  EXPECT_EQ(complex_firsts[1], C(1, 2));
+  EXPECT_EQ(complex_firsts[2].real(), 1);
+  EXPECT_TRUE(std::isnan(complex_firsts[2].imag()));
+
+  // int32 on fresh random data: std::unique's answer.
+  std::mt19937_64 rng(testing::BaseSeed() + 5);
+  std::vector<int32_t> integers(5000);
+  for (int32_t& v : integers) v = static_cast<int32_t>(rng() % 300) - 150;
+  std::sort(integers.begin(), integers.end());
+  const auto [integer_output, integer_count] =
+      select(DType::kInt32, this->Array(DType::kInt32, integers, {5000}));
+  std::vector<int32_t> expected = integers;
+  expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+  ASSERT_EQ(integer_count, static_cast<int64_t>(expected.size()));
+  std::vector<int32_t> firsts = this->template Read<int32_t>(integer_output);
+  firsts.resize(expected.size());
+  EXPECT_EQ(firsts, expected);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(IndexingConformanceTest, GatherOutOfBoundsNamesIndexAxisAndSize,
                             ScatterLastDuplicateWinsAndBadIndexWritesNothing,
-                            ScatterCombinesRepeatedIndicesInOrder);
+                            ScatterCombinesRepeatedIndicesInOrder,
+                            SelectUniqueKeepsTheFirstOfEachRunAndOneNaN);
 
 }  // namespace arrayhub

@@ -32,6 +32,7 @@
 #include "server/backend/cuda/scratch.h"
 #include "server/backend/cuda/select_kernels.cuh"
 #include "server/backend/cuda/sort_kernels.cuh"
+#include "server/backend/cuda/unique_kernels.cuh"
 #include "server/common/status_macros.h"
 
 namespace arrayhub {
@@ -525,6 +526,27 @@ absl::Status CudaIndexing::SearchSorted(const SearchSortedCall& call) {
                               .count = count};
   AH_CUDA_RETURN_IF_ERROR(LaunchSearchSorted(args, context.stream));
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> CudaIndexing::SelectUnique(const UniqueCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  UniqueArgs args{.dtype = call.sorted.dtype, .count = call.sorted.shape.at(0)};
+  if (args.count == 0) return 0;
+  AH_ASSIGN_OR_RETURN(args.sorted, Base(call.sorted));
+  AH_ASSIGN_OR_RETURN(args.output, Base(call.output));
+  AH_CUDA_RETURN_IF_ERROR(LaunchUnique(args, context.stream));  // Sizes CUB's storage only.
+  // One scratch buffer: the count CUB writes, then its storage.
+  const int64_t count_bytes = AlignUp(sizeof(int64_t));
+  AH_ASSIGN_OR_RETURN(
+      const std::unique_ptr<ScratchBuffer> scratch,
+      AllocateScratch(count_bytes + static_cast<int64_t>(args.temp_bytes), context.stream));
+  args.selected = static_cast<int64_t*>(scratch->data());
+  args.temp = static_cast<char*>(scratch->data()) + count_bytes;
+  AH_CUDA_RETURN_IF_ERROR(LaunchUnique(args, context.stream));
+  int64_t selected = 0;
+  AH_RETURN_IF_ERROR(Read(args.selected, &selected, sizeof selected, context.stream));
+  return selected;
 }
 
 absl::Status CudaIndexing::Histogram(const HistogramCall& call) {

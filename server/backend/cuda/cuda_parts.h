@@ -145,6 +145,7 @@ class CudaIndexing final : public IndexingKernels, private OnCudaDevice {
   absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
   absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
   absl::Status SearchSorted(const SearchSortedCall& call) override;
+  absl::StatusOr<int64_t> SelectUnique(const UniqueCall& call) override;
   absl::Status Histogram(const HistogramCall& call) override;
 };
 

@@ -10,6 +10,7 @@
 #include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_sort_order.h"
+#include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
 #include "server/common/status_macros.h"
 
@@ -276,6 +277,28 @@ absl::Status CpuIndexing::SearchSorted(const SearchSortedCall& call) {
     });
     return absl::OkStatus();
   });
+}
+
+absl::StatusOr<int64_t> CpuIndexing::SelectUnique(const UniqueCall& call) {
+  const HostCall held;
+  int64_t count = 0;
+  const absl::Status status = host::RunStoppable("unique", [&] {
+    return host::VisitDType(call.sorted.dtype, [&]<typename T>(host::TypeTag<T>) {
+      const T* sorted = reinterpret_cast<const T*>(BytesOf(call.sorted));
+      T* output = reinterpret_cast<T*>(BytesOf(call.output));
+      const int64_t n = call.sorted.shape.at(0);
+      constexpr int64_t kChunk = int64_t{1} << 16;
+      for (int64_t start = 0; start < n; start += kChunk) {
+        for (int64_t i = start; i < std::min(n, start + kChunk); ++i) {
+          if (i == 0 || !host::UniqueEqual(sorted[i - 1], sorted[i])) output[count++] = sorted[i];
+        }
+        host::PollStop(kChunk);
+      }
+      return absl::OkStatus();
+    });
+  });
+  AH_RETURN_IF_ERROR(status);
+  return count;
 }
 
 absl::Status CpuIndexing::Histogram(const HistogramCall& call) {
