@@ -1,6 +1,7 @@
 // Calls whose inputs another call rewrites while they run, on the CPU backend: index arrays
 // rewritten out of bounds under gathers, takes and scatters; boolean arrays flipped under
-// nonzero, compress and masks; the same array incremented from several sessions and tenants.
+// nonzero, compress and masks; values negated under partition, unique and histogram; the same
+// array incremented from several sessions and tenants.
 // Each must answer a result NumPy could give or a clean error, never read or write outside an
 // array, and never lose an update. Part of core_state_test, so that CI runs it under
 // AddressSanitizer and ThreadSanitizer too (scripts/sanitizer-tests.sh).
@@ -334,6 +335,37 @@ TEST_F(HostileTimingTest, ValuesNegatedUnderPartitionStayInTheRow) {
     ASSERT_TRUE(engine_.Free(caller, {result.handle.ToString()}).ok());
   };
   RunTogether(40, negate, {[&] { partition(false); }, [&] { partition(true); }});
+  for (const Caller& each : {caller, writer}) ASSERT_TRUE(engine_.CloseSession(each).ok());
+  ExpectNothingLeft();
+}
+
+// unique sorts a copy of its input and selects from that copy: values negated while it runs
+// give distinct values, strictly increasing, each of the values' two states, never more of
+// them than the array holds.
+TEST_F(HostileTimingTest, ValuesNegatedUnderUniqueGiveDistinctValuesOfTheArray) {
+  const Caller caller = Open("alice"), writer = Open("alice");
+  constexpr int64_t kCount = 4000;
+  const std::string data =
+      Make(caller, DType::kFloat64, {},
+           ArangeKind{.start = Scalar::Int(1), .stop = Scalar::Int(kCount + 1)});
+  auto negate = [&] {
+    ASSERT_TRUE(InPlace(writer, ElementwiseOp::kNegative, {HandleOperand(data)}, data).ok());
+  };
+  auto unique = [&] {
+    const ArrayOpSpec spec{.op = ArrayOpKind::kUnique, .operands = {HandleOperand(data)}};
+    absl::StatusOr<std::vector<ArrayTable::RecordPtr>> results = engine_.ArrayOp(caller, spec);
+    ASSERT_TRUE(results.ok()) << results.status();
+    const ArrayRecord& result = *results->front();
+    const std::vector<double> values = Read<double>(caller, result);
+    ASSERT_GE(values.size(), 1u);
+    ASSERT_LE(values.size(), static_cast<size_t>(kCount));
+    for (size_t i = 0; i < values.size(); ++i) {
+      ASSERT_TRUE(std::abs(values[i]) >= 1 && std::abs(values[i]) <= kCount) << values[i];
+      if (i > 0) ASSERT_LT(values[i - 1], values[i]);
+    }
+    ASSERT_TRUE(engine_.Free(caller, {result.handle.ToString()}).ok());
+  };
+  RunTogether(40, negate, {unique, unique});
   for (const Caller& each : {caller, writer}) ASSERT_TRUE(engine_.CloseSession(each).ok());
   ExpectNothingLeft();
 }
