@@ -849,7 +849,8 @@ class ArrayOpSteps {
     AH_RETURN_IF_ERROR(context_.backend().indexing().Sort(
         SortCall{.input = rows, .values = sorted, .indices = std::nullopt}));
 
-    AH_ASSIGN_OR_RETURN(ArrayView firsts, Scratch(array->dtype, {n}));
+    // The flattened copy has been read: the selection writes over it.
+    const ArrayView firsts = rows;
     AH_ASSIGN_OR_RETURN(const int64_t count, context_.backend().indexing().SelectUnique(
                                                  UniqueCall{.sorted = sorted, .output = firsts}));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(array->dtype, {count}));

@@ -85,11 +85,12 @@ absl::StatusOr<Workspace<T>> NewWorkspace(int64_t lwork, int64_t lrwork, int64_t
   return workspace;
 }
 
-// Runs `call(work, lwork, rwork, lrwork, iwork, liwork)` as a workspace query (every size -1),
-// returning the sizes it asked for.
+// The sizes a workspace query asked for, in elements.
 struct QueriedSizes {
   int64_t lwork = 1, lrwork = 1, liwork = 1;
 };
+
+// Runs `call(work, lwork, rwork, lrwork, iwork, liwork)` as a workspace query (every size -1).
 template <typename T, typename F>
 QueriedSizes Query(F&& call) {
   T work{};
