@@ -464,7 +464,7 @@ def test_creation_matches_numpy() -> None:
     for _ in range(CASES):
         shape = _shape(rng)
         dtype = _dtype(rng)
-        kind = int(rng.integers(0, 7))
+        kind = int(rng.integers(0, 8))
         if kind == 0:
             _check(lambda: ah.zeros(shape, dtype), lambda: np.zeros(shape, dtype), view=False)
         elif kind == 1:
@@ -483,8 +483,25 @@ def test_creation_matches_numpy() -> None:
         elif kind == 5:
             n, m, k = (int(v) for v in rng.integers(0, 4, size=3))
             _check(lambda: ah.eye(n, m, k), lambda: np.eye(n, m, k), view=False)
-        else:
+        elif kind == 6:
             _check(lambda: ah.random.random(shape), lambda: np.random.random(shape), view=False)
+        else:  # A float range: its length is a float64 ceil, rounding included.
+            start, stop = (float(v) for v in rng.choice([0, 0.1, -1.5, 1 / 3, 2.7, 1e-9], 2))
+            step = float(rng.choice([0.1, 0.25, -0.3, 1 / 3, 0.7, -1e-3, 0.0]))
+            dtype = [None, np.float32, np.float64][int(rng.integers(0, 3))]
+            _check(lambda: ah.arange(start, stop, step, dtype=dtype),
+                   lambda: np.arange(start, stop, step, dtype=dtype), view=False)
+
+
+def test_float_ranges_match_numpy_in_length_at_rounding_edges() -> None:
+    """Lengths where (stop - start) / step rounds onto or just past an integer."""
+    for start, stop, step in [(0, 1, 0.1), (0, 0.3, 0.1), (1, 1.3, 0.1), (0, 1, 1 / 3),
+                              (0.1, 0.7, 0.2), (-1, 1, 0.1), (1, 0, -0.1), (0, 10, 0.7),
+                              (0, 1e-9, 1e-10), (5, 5.0, 0.5), (0, -1, 0.5)]:
+        _check(lambda: ah.arange(start, stop, step), lambda: np.arange(start, stop, step),
+               view=False)
+        np.testing.assert_array_equal(ah.arange(start, stop, step).get(),
+                                      np.arange(start, stop, step))
 
 
 def test_chains_of_queued_results_match_numpy() -> None:
