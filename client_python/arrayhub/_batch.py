@@ -38,7 +38,7 @@ _OP_FIELDS = {"Elementwise": "elementwise", "Matmul": "matmul", "Reduce": "reduc
 _NO_RESULT = ("RecordEvent",)
 
 #: ArrayOp ops that answer several arrays, whose number the client cannot know in advance.
-_SEVERAL_ARRAYS = ("split", "nonzero")
+SEVERAL_ARRAYS = ("split", "nonzero")
 
 
 def _label(op: compute_pb2.BatchRequest.Op) -> str:
@@ -74,7 +74,8 @@ class Batch:
         # The ops are recorded straight into the request that will be sent: each request is
         # copied once, into its op (labels for messages are made from the ops when needed).
         self._request = compute_pb2.BatchRequest()
-        self._sites: list[tuple[str, int]] = []  # Where user code issued each op (pipeline).
+        # Where user code issued each op (pipeline), None for one raised at its call.
+        self._sites: list[Optional[tuple[str, int]]] = []
         # Per op, its pending array while it may still be referenced (None for an op that
         # wrote into an existing array with out=).
         self._results: list[Optional[weakref.ref[_ndarray.ndarray]]] = []
@@ -121,7 +122,7 @@ class Batch:
 
     def record(self, client: _client.Client, method: str, request: Any,
                out: Optional[_ndarray.ndarray] = None, meta: Any = None,
-               site: tuple[str, int] = ("", 0)) -> Optional[_ndarray.ndarray]:
+               site: Optional[tuple[str, int]] = ("", 0)) -> Optional[_ndarray.ndarray]:
         """Records one request (a message, or its fields as a dict: made in place, without
         a copy); answers its pending result (with ``meta``, the inferred
         shape and dtype, when known), ``out`` when it writes into an existing array, or None
@@ -137,7 +138,7 @@ class Batch:
                 f"an arrayhub.batch() runs on one device (device {self.device_index}, current "
                 f"when it began); this operation is on device "
                 f"{self._client._current_device()}: change the device outside the block")
-        if method == "ArrayOp" and request.op in _SEVERAL_ARRAYS:
+        if method == "ArrayOp" and request.op in SEVERAL_ARRAYS:
             raise client_error(
                 ArrayHubBatchError,
                 f"{request.op} cannot be recorded in an arrayhub.batch(): it gives several "

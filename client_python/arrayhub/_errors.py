@@ -193,14 +193,18 @@ def error_from_rpc(error: grpc.RpcError) -> ArrayHubError:
 
 
 def batch_op_error(code: grpc.StatusCode, details: str,
-                   sites: list[tuple[str, int]]) -> ArrayHubError:
+                   sites: list[Optional[tuple[str, int]]]) -> ArrayHubError:
     """The error of a failed Batch that a pipelined client sent: the op's own class, and a
-    message naming the op and where user code issued it (``sites[k]`` for "ops[k]")."""
+    message naming the op and where user code issued it (``sites[k]`` for "ops[k]"). An op
+    whose site is None is raised at the call that issued it, with the server's message alone,
+    as a unary call's."""
     cls = error_class(code, details)
     match = _BATCH_OP_LABEL.match(details)
     if match and int(match.group(1)) < len(sites):
-        filename, line = sites[int(match.group(1))]
-        details = f"{match.group(2)} at {filename}:{line}: {details[match.end():]}"
+        site = sites[int(match.group(1))]
+        details = details[match.end():]
+        if site is not None:
+            details = f"{match.group(2)} at {site[0]}:{site[1]}: {details}"
     return _make(cls, code, details)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional, SupportsIndex, Union
 import numpy as np
 from numpy.typing import DTypeLike
 
-from arrayhub import _client, _dtypes, _infer, _ndarray, _pipeline
+from arrayhub import _batch, _client, _dtypes, _infer, _ndarray, _pipeline
 from arrayhub._errors import (ArrayHubBatchError, ArrayHubIndexError, ArrayHubOverflowError,
                               ArrayHubTypeError, ArrayHubValueError, ArrayNotFoundError,
                               client_error)
@@ -255,16 +255,22 @@ def _submit(client: _client.Client, method: str, build: Callable[[_Refs], Any], 
             out: Optional[_ndarray.ndarray] = None, meta: Any = None,
             arrays: Sequence[Any] = ()) -> _ndarray.ndarray:
     """One request that gives one array (``out`` if it writes there): recorded in the
-    arrayhub.batch() block being recorded, queued in the client's pipeline when ``meta`` (the
-    inferred result) is known, else sent now. ``build(refs)`` makes the request (the message,
-    or its fields as a dict, which a Batch records without copying a message); ``arrays``
-    are the arrays it names."""
+    arrayhub.batch() block being recorded, else queued in the client's pipeline, else (sync
+    mode, or a server without the pipelined Batch fields) sent now. ``build(refs)`` makes the
+    request (the message, or its fields as a dict, which a Batch records without copying a
+    message); ``arrays`` are the arrays it names.
+
+    ``meta`` is the inferred result. Without it (a shape that depends on the data, as
+    unique's, or a request the server will refuse) the op is queued all the same, and the
+    queue sent and waited for at once: one Batch round trip (on the batch lane where the
+    daemon is on this host), where a drain and a unary call took up to two. Its error, if
+    any, is raised here, with the server's message alone, as a unary call's."""
     block = _client.recording.get()
     if block is not None:
         refs = _Refs(client, block)
         return block.record(client, method, build(refs), out)
     pipeline = client._pipeline
-    if meta is not None and pipeline.active:
+    if pipeline.active and (meta is not None or pipeline.batch_fields):
         # Queued arrays this request must name by handle are waited for first: another
         # pipeline's, and an out= array where the server takes no out_batch_result.
         for array in arrays:
@@ -450,10 +456,13 @@ def array_op(op: str, operands: Sequence[Operand], *, dtype: DTypeLike | None = 
             side=side, stable=stable, split_at_indices=split_at_indices)
 
     meta = None
-    if pipelined(client) and all(is_operand(o) for o in operands):
+    queued = pipelined(client)
+    if queued and all(is_operand(o) for o in operands):
         meta = _infer.array_op(op, [meta_of(o) for o in operands],
                                None if dtype is None else _dtypes.normalize(dtype), axis, ints)
-    if meta is not None or _client.recording.get() is not None:
+    if (_client.recording.get() is not None or meta is not None
+            or queued and client._pipeline.batch_fields and op not in _batch.SEVERAL_ARRAYS):
+        # (An op of several arrays, split or nonzero, cannot be a Batch's op: sent now.)
         return [_submit(client, "ArrayOp", build, meta=meta, arrays=operands)]
     refs = _Refs(client, None)
     response = client._rpc("ArrayOp", build(refs))
@@ -554,9 +563,10 @@ def getitem(a: _ndarray.ndarray, key: Any) -> _ndarray.ndarray:
     client = client_for(a, *(key if isinstance(key, tuple) else (key,)))
     entries = _index_entries(key, client)
     meta = None
-    if pipelined(client) and client._pipeline.batch_fields:
+    queued = pipelined(client) and client._pipeline.batch_fields
+    if queued:
         meta = _infer.getitem(meta_of(a), tuple(meta_of(e) for e in entries))
-    if meta is None:  # Not in an arrayhub.batch() block either: sent now.
+    if not queued:  # Sync mode, an older server, or an arrayhub.batch() block (which raises).
         refs = _Refs(client, None)
         request = compute_pb2.GetItemRequest(handle=refs.handle(a),
                                              index=_index_items(entries, refs))

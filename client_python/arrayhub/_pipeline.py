@@ -6,6 +6,8 @@ sends that Batch (a *flush*) when
 
 - a host read needs a value: the Batch carries ``read``, so a read is one round trip;
 - a call that cannot ride in a Batch is made (it waits for the queue first, keeping order);
+- an op is queued whose result the client cannot describe (a shape that depends on the
+  data): it rides at the end of the queue, which is sent and waited for at once;
 - :meth:`Pipeline.drain` (``arrayhub.synchronize()``) is called;
 - the Batch reaches :data:`MAX_OPS` ops, or no op came for :data:`IDLE_SECONDS` (a daemon
   thread sends it, so the server never waits on a quiet client);
@@ -153,8 +155,12 @@ class Pipeline:
     def submit(self, client: Any, method: str, build: Callable[[_batch.Batch], Any],
                out: Any, meta: Any) -> Any:
         """Queues the request ``build(batch)`` makes (it names queued operands by their index
-        in ``batch``); answers the queued result, or ``out``."""
-        site = user_site()
+        in ``batch``); answers the queued result, or ``out``.
+
+        Without ``meta`` (a result the client cannot describe) the queue is sent at once and
+        waited for, and the op's error, if any, raised here with the server's message alone,
+        as a unary call raises it."""
+        site = user_site() if meta is not None else None
         device = self._current_device.get()  # (Client._call_device inlined: it runs per op)
         if device is not None and device == self._client._device:
             device = None
@@ -165,6 +171,8 @@ class Pipeline:
                 discarded = _batch.Batch(self._client, self, device)
                 result = discarded.record(client, method, _EMPTY[method], out, meta, site)
                 discarded.fail(self._error)
+                if meta is None:  # Waited for: the error is raised now.
+                    self._raise()
                 return result
             current = self._current
             if current is not None and current.device != device:
@@ -183,6 +191,10 @@ class Pipeline:
             batch.note_forwards(first, forwards)
             self._last_op = time.monotonic()
             queued = len(batch)
+            if meta is None:
+                self._send(wait=True)
+                self._raise()
+                return result
             if self._in_flight is None:
                 send = queued >= self._max_ops
             else:  # Sent as soon as the server is done with the Batch before.

@@ -399,6 +399,53 @@ def test_a_small_upload_rides_in_the_batch_of_the_ops_that_use_it(logged: Daemon
         np.testing.assert_array_equal(x.get(), [[3, -1], [2**40, 7]])
 
 
+def test_ops_whose_shape_depends_on_the_data_go_with_the_queue_in_one_round_trip(
+        logged: Daemon) -> None:
+    """unique and a boolean mask: the client cannot say their shapes, so each is queued
+    behind the ops before it and the queue sent at once, one Batch each (on the lane or
+    stream where there is one), not a drain and a unary call."""
+    with ah.connect(logged.address) as client, client.use():
+        if not client._pipeline.batch_fields:
+            pytest.skip("this server takes no GetItem or read in a Batch")
+        x = ah.asarray(np.array([3, 1, 3, 2, 1], dtype=np.int32))
+        assert float(x[0]) == 3  # the lane or stream opens
+        time.sleep(0.1)
+        start = len(logged.log.read_text())
+        y = x * 2  # queued
+        assert _queued(y)
+        u = ah.unique(y)
+        assert not _queued(u) and not _queued(y) and u.shape == (3,) and u.dtype == np.int32
+        m = y[y > 2]
+        assert not _queued(m) and m.shape == (3,)
+        time.sleep(0.1)
+        log = logged.log.read_text()
+        streamed = len(re.findall(r"batch on a (stream|lane): ", log[start:]))
+        assert _count_rpcs(log, start) == ([] if streamed else ["Batch"] * 2)
+        assert streamed == (2 if client._pipeline._stream is not None else 0)
+        np.testing.assert_array_equal(u.get(), [2, 4, 6])
+        np.testing.assert_array_equal(m.get(), [6, 6, 4])
+
+
+def test_an_error_the_client_cannot_foresee_is_raised_at_the_call_as_numpy_words_it() -> None:
+    x = ah.arange(5.0)
+    y = x + 1  # queued before the failing op, in its Batch
+    with pytest.raises(ah.ArrayHubValueError,
+                       match="^repeats may not contain negative values$"):
+        ah.repeat(x, -1)
+    np.testing.assert_array_equal(y.get(), np.arange(1.0, 6.0))  # made again: it survives
+    np.testing.assert_array_equal((x * 2).get(), np.arange(0.0, 10.0, 2))  # raised once
+
+
+def test_an_earlier_op_s_error_is_raised_at_an_op_the_client_cannot_describe() -> None:
+    x = ah.arange(5)
+    ah.take(x, ah.asarray(np.array([7])))  # the earlier failure
+    with pytest.raises(ah.ArrayHubIndexError) as raised:
+        ah.unique(x)  # waits: the earlier op's error, named with its line, comes first
+    assert str(raised.value) == (f"array_op take at {__file__}:{_line_of('# the earlier fa')}: "
+                                 f"index 7 is out of bounds for axis 0 with size 5")
+    np.testing.assert_array_equal(ah.unique(x).get(), np.arange(5))  # raised once
+
+
 def test_small_uploads_from_many_threads_each_get_their_own_bytes(client: ah.Client) -> None:
     """Threads queue small uploads into one pipeline at once, each changing its host buffer
     right after the call: every array holds the bytes its thread had at the call."""
