@@ -279,7 +279,7 @@ def _submit(client: _client.Client, method: str, build: Callable[[_Refs], Any], 
                          or array is out and not pipeline.batch_fields)):
                 array._info
         return pipeline.submit(client, method, lambda batch: build(_Refs(client, batch)),
-                               out, meta)
+                               out, meta, wait=meta is None)
     refs = _Refs(client, None)
     request = build(refs)
     if isinstance(request, dict):

@@ -153,14 +153,15 @@ class Pipeline:
     # -- Queueing -----------------------------------------------------------------------------
 
     def submit(self, client: Any, method: str, build: Callable[[_batch.Batch], Any],
-               out: Any, meta: Any) -> Any:
+               out: Any, meta: Any, wait: bool = False) -> Any:
         """Queues the request ``build(batch)`` makes (it names queued operands by their index
-        in ``batch``); answers the queued result, or ``out``.
+        in ``batch``); answers the queued result (described by ``meta``, when known), ``out``,
+        or None for an op that gives no array.
 
-        Without ``meta`` (a result the client cannot describe) the queue is sent at once and
+        With ``wait`` (a result the client cannot describe) the queue is sent at once and
         waited for, and the op's error, if any, raised here with the server's message alone,
         as a unary call raises it."""
-        site = user_site() if meta is not None else None
+        site = None if wait else user_site()
         device = self._current_device.get()  # (Client._call_device inlined: it runs per op)
         if device is not None and device == self._client._device:
             device = None
@@ -171,7 +172,7 @@ class Pipeline:
                 discarded = _batch.Batch(self._client, self, device)
                 result = discarded.record(client, method, _EMPTY[method], out, meta, site)
                 discarded.fail(self._error)
-                if meta is None:  # Waited for: the error is raised now.
+                if wait:  # The error is raised now.
                     self._raise()
                 return result
             current = self._current
@@ -191,7 +192,7 @@ class Pipeline:
             batch.note_forwards(first, forwards)
             self._last_op = time.monotonic()
             queued = len(batch)
-            if meta is None:
+            if wait:
                 self._send(wait=True)
                 self._raise()
                 return result

@@ -426,6 +426,28 @@ def test_ops_whose_shape_depends_on_the_data_go_with_the_queue_in_one_round_trip
         np.testing.assert_array_equal(m.get(), [6, 6, 4])
 
 
+def test_events_recorded_around_queued_ops_ride_in_their_batch(logged: Daemon) -> None:
+    """An event's record gives no array, and is queued like the ops it times (what
+    profiler.benchmark's device times rely on): one Batch, then the elapsed time's call."""
+    with ah.connect(logged.address) as client, client.use():
+        x = ah.ones(8)
+        assert float(x[0]) == 1.0  # the lane or stream opens
+        time.sleep(0.1)
+        start = len(logged.log.read_text())
+        begin, end = ah.cuda.Event(), ah.cuda.Event()
+        begin.record()
+        y = x + 1
+        end.record()
+        assert _queued(y)
+        assert ah.cuda.get_elapsed_time(begin, end) >= 0
+        time.sleep(0.1)
+        log = logged.log.read_text()
+        streamed = len(re.findall(r"batch on a (stream|lane): ", log[start:]))
+        assert _count_rpcs(log, start) == (["EventElapsedTime"] if streamed
+                                           else ["Batch", "EventElapsedTime"])
+        assert streamed == (1 if client._pipeline._stream is not None else 0)
+
+
 def test_an_error_the_client_cannot_foresee_is_raised_at_the_call_as_numpy_words_it() -> None:
     x = ah.arange(5.0)
     y = x + 1  # queued before the failing op, in its Batch
