@@ -337,6 +337,24 @@ def _special_values(op: str, dtype: np.dtype) -> np.ndarray:
     return values
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+def test_complex_log_keeps_the_tiny_real_part_near_the_unit_circle(dtype: type) -> None:
+    """log|z| for |z| close to 1 is tiny; log(hypot(x, y)) rounds it to 0 or to noise, NumPy's
+    clog keeps it (log|1e-30 - i| = 5e-61). cpow's b log a depends on it when b is infinite."""
+    z = np.array([1e-30 - 1j, 1 + 1e-10j, 0.6 + 0.8j, 0.8 - 0.6j, 1.5 + 0.2j, 0.7 + 0.71j,
+                  0.9999999 + 1e-4j, -0.5 + 0.866j, 3 + 4j, 1e-300 + 1e-300j], dtype)
+    got = ah.log(ah.asarray(z)).get()
+    with np.errstate(divide="ignore"):  # complex64's 1e-300 is 0
+        want = np.log(z)
+    rtol = 1e-12 if dtype == np.complex128 else 2e-6
+    np.testing.assert_allclose(got.real, want.real, rtol=rtol, atol=0)
+    np.testing.assert_allclose(got.imag, want.imag, rtol=rtol, atol=0)
+    b = np.array([np.inf - np.inf * 1j], dtype)
+    with np.errstate(all="ignore"):
+        expected = np.float_power(z[:1], b)  # NaN: b log z's real part is inf * 5e-61 - inf
+    assert_matches(ah.float_power(ah.asarray(z[:1]), ah.asarray(b)), expected)
+
+
 def _signs(values: np.ndarray) -> np.ndarray:
     """Signs of the real (and imaginary) parts, NaN's sign left out."""
     parts = [values.real, values.imag] if values.dtype.kind == "c" else [values]

@@ -203,7 +203,37 @@ __device__ ah_c128 ah_z_exp(ah_c128 z) {
   const double e = exp(z.re);
   return {e * cos(z.im), e * sin(z.im)};
 }
-__device__ ah_c128 ah_z_log(ah_c128 z) { return {log(hypot(z.re, z.im)), atan2(z.im, z.re)}; }
+// log|z| as glibc's clog takes it (NumPy's and the host backend's complex log): near the unit
+// circle, log1p(|z|^2 - 1) / 2 with |z|^2 - 1 summed from the squares' exact parts (glibc's
+// __x2y2m1), so that a tiny real part survives: log|1e-30 - i| is 5e-61 where log(hypot) gives
+// 0, and cpow's b log a then differs in kind when b is infinite.
+__device__ void ah_two_sum(double a, double b, double& sum, double& error) {
+  sum = a + b;
+  const double b_part = sum - a;
+  error = (a - (sum - b_part)) + (b - b_part);
+}
+__device__ double ah_squares_minus_one(double x, double y) {
+  const double xx = x * x, yy = y * y;
+  const double xx_low = fma(x, x, -xx), yy_low = fma(y, y, -yy);
+  double s1, e1, s2, e2;
+  ah_two_sum(xx, -1.0, s1, e1);
+  ah_two_sum(s1, yy, s2, e2);
+  return s2 + (((e1 + e2) + xx_low) + yy_low);
+}
+__device__ double ah_log_abs(double x, double y) {
+  double big = fabs(x), small = fabs(y);
+  if (big < small) {
+    const double t = big;
+    big = small;
+    small = t;
+  }
+  if (big == 1) return log1p(small * small) / 2;
+  if (big >= 0.5 && big < 2 && small < 1 && (big > 1 || big * big + small * small >= 0.5)) {
+    return log1p(ah_squares_minus_one(big, small)) / 2;
+  }
+  return log(hypot(big, small));
+}
+__device__ ah_c128 ah_z_log(ah_c128 z) { return {ah_log_abs(z.re, z.im), atan2(z.im, z.re)}; }
 __device__ ah_c128 ah_z_expm1(ah_c128 z) {
   const double a = sin(z.im / 2);
   return {expm1(z.re) * cos(z.im) - 2 * a * a, exp(z.re) * sin(z.im)};
