@@ -260,6 +260,10 @@ def elementwise_case(name, dtype):
                                    )[output_index(name)]
         else:
             expected = ufunc(name)(*operands, signature=(dtype,) * arity + (None,))
+        if name == "nextafter" and dtype == "float16":
+            # NumPy 2.5's float16 loop gives the second of equal operands, +0.0 and -0.0 too,
+            # as C and its other loops do (numpy#31475); 2.4's gave the first.
+            expected = np.where(operands[0] == operands[1], operands[1], expected)
     return (name, dtype, expected.dtype.name, operand_dtypes, [hexbytes(o) for o in operands],
             hexbytes(expected), tolerance_ulps(name, dtype))
 

@@ -820,11 +820,11 @@ template <class T> __device__ __forceinline__ bool ah_op_signbit(T a) {
   else return __double_as_longlong(a) < 0;
 }
 // kHalf: a float16 loop, which steps float16's bits as NumPy's npy_half_nextafter (equal
-// operands, +0.0 and -0.0 too, give a there).
+// operands, +0.0 and -0.0 too, give b there, as C's nextafter: NumPy 2.5's fix, numpy#31475).
 template <bool kHalf, class T> __device__ T ah_op_nextafter(T a, T b) {
   if constexpr (kHalf) {
     if (ah_isnan(a) || ah_isnan(b)) return ah_nan<T>();
-    if (a == b) return a;
+    if (a == b) return b;
     const unsigned short x = ah_f2h(a).bits, y = ah_f2h(b).bits;
     ah_half r;
     if (a == 0) {

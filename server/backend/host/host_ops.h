@@ -707,7 +707,8 @@ struct Copysign : UniformInputs {
 };
 
 // NumPy's nextafter. Its float16 loop steps float16's bits (npy_half_nextafter), not a float's:
-// T is the storage type, M float for it. Equal operands (also +0.0 and -0.0) give x there.
+// T is the storage type, M float for it. Equal operands (also +0.0 and -0.0) give y there, as
+// C's nextafter and NumPy's other loops (NumPy 2.5's fix of its float16 loop, numpy#31475).
 template <typename T>
 struct Nextafter : UniformInputs {
   template <typename M>
@@ -722,7 +723,7 @@ struct Nextafter : UniformInputs {
  private:
   static Half HalfNextafter(Half x, Half y) {
     if (x.isNan() || y.isNan()) return std::numeric_limits<Half>::quiet_NaN();
-    if (x == y) return x;
+    if (x == y) return y;
     const uint16_t xbits = x.bits();
     const uint16_t ybits = y.bits();
     uint16_t bits;
