@@ -5,6 +5,7 @@
 
 #include "arrayhub/batch.h"
 #include "arrayhub/client.h"
+#include "arrayhub/fft.h"
 #include "arrayhub/functions.h"
 #include "arrayhub/histograms.h"
 #include "arrayhub/operators.h"
