@@ -135,6 +135,29 @@ std::optional<LinalgOp> LinalgOpFromName(std::string_view name) {
 }
 std::string_view OpName(LinalgOp op) { return NameOf(kLinalgNames, op); }
 
+bool LinalgGivesSeveral(LinalgOp op, bool compute_uv, std::string_view qr_mode) {
+  switch (op) {
+    case LinalgOp::kSvd:
+      return compute_uv;
+    case LinalgOp::kQr:
+      return qr_mode != "r";
+    case LinalgOp::kEigh:
+    case LinalgOp::kEig:
+    case LinalgOp::kSlogdet:
+    case LinalgOp::kLstsq:
+      return true;
+    case LinalgOp::kCholesky:
+    case LinalgOp::kEigvalsh:
+    case LinalgOp::kEigvals:
+    case LinalgOp::kSolve:
+    case LinalgOp::kInv:
+    case LinalgOp::kDet:
+    case LinalgOp::kNorm:
+      return false;
+  }
+  return false;
+}
+
 absl::StatusOr<MatmulShapes> ResolveMatmul(const MatmulOperand& a, const MatmulOperand& b,
                                            const std::optional<Shape>& out_shape) {
   const MatmulOperand* operands[] = {&a, &b};

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "server/common/status_macros.h"
+#include "server/core/linalg_rules.h"
 
 namespace arrayhub {
 namespace {
@@ -123,12 +124,11 @@ bool HasOut(const Request& request) {
   return request.out_array_case() == Request::kOutBatchResult || !request.out().empty();
 }
 
-// The linalg routines that give several arrays (NumPy's tuples), as the request asks for them.
+// The linalg routines that give several arrays (NumPy's tuples), as the request asks for them;
+// an unknown routine is refused when the op is decoded.
 bool LinalgGivesSeveral(const v1::LinalgRequest& request) {
-  const std::string& op = request.op();
-  if (op == "svd") return request.compute_uv();
-  if (op == "qr") return request.mode() != "r";
-  return op == "eigh" || op == "slogdet" || op == "lstsq";
+  const std::optional<LinalgOp> op = LinalgOpFromName(request.op());
+  return op && LinalgGivesSeveral(*op, request.compute_uv(), request.mode());
 }
 
 }  // namespace
