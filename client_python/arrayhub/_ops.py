@@ -492,17 +492,30 @@ def tensor_product(op: str, a: Operand, b: Operand, *, axes: int = 0,
         out=out, meta=meta, arrays=(a, b, out))
 
 
+def _linalg_gives_several(op: str, fields: dict[str, Any]) -> bool:
+    """Whether a routine answers a tuple (the server's LinalgGivesSeveral, linalg_rules.cc):
+    svd with compute_uv, qr but in mode "r", eigh, eig, slogdet, lstsq."""
+    if op == "svd":
+        return bool(fields.get("compute_uv", False))
+    if op == "qr":
+        return fields.get("mode", "") != "r"
+    return op in ("eigh", "eig", "slogdet", "lstsq")
+
+
 def linalg(op: str, *operands: _ndarray.ndarray, **fields: Any) -> list[_ndarray.ndarray]:
-    """Linalg RPC: results in NumPy's order. A routine giving one array whose result the
-    client can infer (norm, det, inv) is queued like any op; the others are sent now."""
+    """Linalg RPC: results in NumPy's order. A routine giving one array is queued like any op
+    (norm, det, inv and eigvals with their result inferred; solve, cholesky, eigvalsh and the
+    like waited for at once, see _submit); the routines giving tuples are sent now."""
     client = client_for(*(require_array(o, op) for o in operands))
     meta = None
-    if pipelined(client) and len(operands) == 1:
+    queued = pipelined(client)
+    if queued and len(operands) == 1:
         axis = fields.get("axis")
         meta = _infer.linalg(op, meta_of(operands[0]),
                              None if axis is None else tuple(axis.axes),
                              bool(fields.get("keepdims", False)), fields.get("ord", ""))
-    if meta is not None:
+    if (meta is not None or queued and client._pipeline.batch_fields
+            and not _linalg_gives_several(op, fields)):
         return [_submit(client, "Linalg", lambda refs: compute_pb2.LinalgRequest(
             op=op, operands=[refs.array(o) for o in operands], **fields),
             meta=meta, arrays=operands)]

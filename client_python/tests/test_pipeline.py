@@ -426,6 +426,33 @@ def test_ops_whose_shape_depends_on_the_data_go_with_the_queue_in_one_round_trip
         np.testing.assert_array_equal(m.get(), [6, 6, 4])
 
 
+def test_linalg_routines_giving_one_array_ride_the_queue(logged: Daemon) -> None:
+    """solve and cholesky (their results not inferred) go as one Batch each, waited for at
+    once; svd's tuple is a Linalg call of its own; a singular matrix raises at the call."""
+    with ah.connect(logged.address) as client, client.use():
+        if not client._pipeline.batch_fields:
+            pytest.skip("this server takes no pipelined Batch fields")
+        a = ah.asarray(np.array([[4.0, 2.0], [2.0, 3.0]]))
+        assert float(a[0, 0]) == 4.0  # the lane or stream opens
+        time.sleep(0.1)
+        start = len(logged.log.read_text())
+        b = a * 1  # queued before them
+        x = ah.linalg.solve(b, ah.asarray(np.array([2.0, 1.0])))
+        c = ah.linalg.cholesky(b)
+        assert not _queued(x) and not _queued(c)
+        u, sv, vt = ah.linalg.svd(b)
+        time.sleep(0.1)
+        log = logged.log.read_text()
+        streamed = len(re.findall(r"batch on a (stream|lane): ", log[start:]))
+        assert _count_rpcs(log, start) == (["Linalg"] if streamed else ["Batch", "Batch", "Linalg"])
+        assert streamed == (2 if client._pipeline._stream is not None else 0)
+        np.testing.assert_allclose(x.get(), np.linalg.solve([[4.0, 2.0], [2.0, 3.0]], [2.0, 1.0]))
+        np.testing.assert_allclose(c.get(), np.linalg.cholesky([[4.0, 2.0], [2.0, 3.0]]))
+        np.testing.assert_allclose(sv.get(), np.linalg.svd([[4.0, 2.0], [2.0, 3.0]])[1])
+        with pytest.raises(ah.ArrayHubLinAlgError, match="^Singular matrix$"):
+            ah.linalg.solve(ah.zeros((2, 2)), ah.ones(2))
+
+
 def test_events_recorded_around_queued_ops_ride_in_their_batch(logged: Daemon) -> None:
     """An event's record gives no array, and is queued like the ops it times (what
     profiler.benchmark's device times rely on): one Batch, then the elapsed time's call."""
