@@ -151,6 +151,16 @@ absl::Status BatchRunner::Run(const BatchOps& ops) {
     }();
     if (!results.ok()) return InBatchOp(results.status(), i, steps_[i].label);
     Set(i, *std::move(results), !ops.WritesIntoOut(i));
+    // An op planned as one array must give one: keeping or reading it takes the first, and
+    // any other would stay registered under no handle the client knows. Set first, so that
+    // the destructor frees them all.
+    if (const BatchStep& step = steps_[i];
+        arrays_[i].size() != 1 && !step.gives_several && !step.gives_none) {
+      return InBatchOp(absl::InternalError(fmt::format("gave {} arrays where the batch's plan "
+                                                       "has one",
+                                                       arrays_[i].size())),
+                       i, step.label);
+    }
     for (int64_t done : plan_.free_after[i]) Free(done);
     ++i;
   }

@@ -112,6 +112,39 @@ TEST_F(BatchRunnerTest, AFailingOpIsNamedAndLeavesNothingBehind) {
   EXPECT_EQ(Arrays(), 0);
 }
 
+// Op 0: ones(4); op 1: op 0 split in two, planned (wrongly) as one array.
+class SplittingOps final : public BatchOps {
+ public:
+  bool Chainable(int64_t) const override { return false; }
+  bool WritesIntoOut(int64_t) const override { return false; }
+  std::optional<int64_t> ReducedResult(int64_t) const override { return std::nullopt; }
+  absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t, const BatchResults&) const override {
+    return absl::InternalError("no chains here");
+  }
+  absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
+    if (op == 0) return CreateSpec{.dtype = DType::kFloat64, .shape = {4}, .kind = OnesKind{}};
+    return ArrayOpSpec{.op = ArrayOpKind::kSplit, .operands = {results.OperandOf(0)}, .ints = {2}};
+  }
+};
+
+// Defence in depth behind the plan's rules (eig once counted as one array there).
+TEST_F(BatchRunnerTest, AnOpGivingSeveralArraysWhereThePlanHasOneIsRefusedAndFreed) {
+  steps_ = {BatchStep{.label = "create ones", .references = {}},
+            BatchStep{.label = "array_op split",
+                      .references = {{.field = "operands[0].batch_result", .op = 0}}}};
+  keep_ = {};
+  const BatchPlan plan = PlanBatch(steps_, keep_).value();
+  absl::Status status;
+  {
+    BatchRunner runner(engine_, caller_, steps_, plan);
+    status = runner.Run(SplittingOps());
+  }
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(status.message(),
+            "ops[1] (array_op split): gave 2 arrays where the batch's plan has one");
+  EXPECT_EQ(Arrays(), 0);
+}
+
 // Op 0: ones(4, 3); op 1: op 0 * 3; op 2: op 1 + 1; op 3: `reduce` of op 2. Ops 1 and 2 are a
 // chain, and op 3 reduces its last value.
 class ReducedChainOps final : public BatchOps {
