@@ -295,3 +295,21 @@ def test_kernels_in_a_batch_block() -> None:
     with pytest.raises(ah.ArrayHubBatchError, match="several outputs"):
         with ah.batch():
             pair(a)
+
+
+def test_a_batch_kernel_with_several_new_outputs_is_refused_and_leaves_nothing() -> None:
+    """The client never sends one (it makes the outputs first, or raises, as above); the
+    server's refusal comes after the kernel made its outputs, which go with the failed op."""
+    from arrayhub.v1 import compute_pb2
+    client = ah.get_client()
+    a = ah.asarray(np.arange(4, dtype=np.float32))
+    pair = ah.ElementwiseKernel("float32 x", "float32 y, float32 z", "y = x; z = x + 1",
+                                "pair_raw")
+    request = compute_pb2.RunKernelRequest(
+        source=compute_pb2.KernelSource(kind=pair._kind, **pair._source_fields),
+        arguments=[compute_pb2.KernelArgument(handle=a.handle)])
+    before = {info.handle for info in client.list_arrays()}
+    with pytest.raises(ah.ArrayHubValueError, match="several outputs writes them into existing"):
+        client._rpc("Batch", compute_pb2.BatchRequest(
+            ops=[compute_pb2.BatchRequest.Op(run_kernel=request)]))
+    assert {info.handle for info in client.list_arrays()} == before

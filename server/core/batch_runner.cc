@@ -78,6 +78,11 @@ absl::StatusOr<BatchRecords> RunBatchOp(Engine& engine, const Caller& caller,
             AH_ASSIGN_OR_RETURN(BatchRecords outputs, engine.RunKernel(caller, kernel.spec));
             if (outputs.size() > 1 && !kernel.writes_into_out) {
               // Its new arrays could be neither read nor kept: a Batch result is one array.
+              // They are made already (the kernel's outputs are known once it is checked):
+              // freed, so that the failed op leaves nothing behind.
+              std::vector<Handle> made;
+              for (const ArrayTable::RecordPtr& output : outputs) made.push_back(output->handle);
+              FreeEach(engine, caller, made);
               return absl::InvalidArgumentError(
                   "a kernel with several outputs writes them into existing arrays in a Batch "
                   "(every outputs entry names one)");
