@@ -313,3 +313,31 @@ def test_a_batch_kernel_with_several_new_outputs_is_refused_and_leaves_nothing()
         client._rpc("Batch", compute_pb2.BatchRequest(
             ops=[compute_pb2.BatchRequest.Op(run_kernel=request)]))
     assert {info.handle for info in client.list_arrays()} == before
+
+
+@pytest.mark.parametrize("use", ["keep", "read", "later op"])
+def test_a_batch_that_uses_a_kernel_giving_no_array_is_refused_and_the_server_lives(
+        use: str) -> None:
+    """A kernel with no outputs gives no array; a Batch that kept it, read it back or named it
+    from a later op once took the first of none and brought the daemon down."""
+    from arrayhub.v1 import compute_pb2
+    client = ah.get_client()
+    a = ah.asarray(np.arange(4, dtype=np.float32))
+    silent = ah.ElementwiseKernel("float32 x", "", "float32 t = x", "no_outputs")
+    ops = [compute_pb2.BatchRequest.Op(run_kernel=compute_pb2.RunKernelRequest(
+        source=compute_pb2.KernelSource(kind=silent._kind, **silent._source_fields),
+        arguments=[compute_pb2.KernelArgument(handle=a.handle)]))]
+    request = compute_pb2.BatchRequest(ops=ops)
+    if use == "keep":
+        request.keep.append(0)
+    elif use == "read":
+        request.read = 0
+    else:
+        request.ops.add(elementwise=compute_pb2.ElementwiseRequest(
+            op="negative", operands=[compute_pb2.Operand(batch_result=0)]))
+    before = {info.handle for info in client.list_arrays()}
+    with pytest.raises(ah.ArrayHubError, match=r"ops\[0\] \(run_kernel no_outputs\): gave 0 "
+                                               r"arrays where the batch's plan has one"):
+        client._rpc("Batch", request)
+    assert {info.handle for info in client.list_arrays()} == before
+    np.testing.assert_array_equal((a + 1).get(), np.arange(1, 5, dtype=np.float32))

@@ -145,6 +145,39 @@ TEST_F(BatchRunnerTest, AnOpGivingSeveralArraysWhereThePlanHasOneIsRefusedAndFre
   EXPECT_EQ(Arrays(), 0);
 }
 
+// Op 0: an event's record, which gives no array, planned (wrongly) as one array that a later op
+// reads: the runner once took the first of none there, and the daemon fell.
+class SilentOps final : public BatchOps {
+ public:
+  bool Chainable(int64_t) const override { return false; }
+  bool WritesIntoOut(int64_t) const override { return false; }
+  std::optional<int64_t> ReducedResult(int64_t) const override { return std::nullopt; }
+  absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t, const BatchResults&) const override {
+    return absl::InternalError("no chains here");
+  }
+  absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
+    if (op == 0) return BatchRecordEventOp{.event_id = 1};
+    return WithScalar(ElementwiseOp::kAdd, results.OperandOf(0), 1.0);
+  }
+};
+
+TEST_F(BatchRunnerTest, AnOpGivingNoArrayWhereThePlanHasOneIsRefusedBeforeItIsRead) {
+  steps_ = {BatchStep{.label = "run_kernel silent", .references = {}},
+            BatchStep{.label = "elementwise add",
+                      .references = {{.field = "operands[0].batch_result", .op = 0}}}};
+  keep_ = {0};
+  const BatchPlan plan = PlanBatch(steps_, keep_).value();
+  absl::Status status;
+  {
+    BatchRunner runner(engine_, caller_, steps_, plan);
+    status = runner.Run(SilentOps());
+  }
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(status.message(),
+            "ops[0] (run_kernel silent): gave 0 arrays where the batch's plan has one");
+  EXPECT_EQ(Arrays(), 0);
+}
+
 // Op 0: ones(4, 3); op 1: op 0 * 3; op 2: op 1 + 1; op 3: `reduce` of op 2. Ops 1 and 2 are a
 // chain, and op 3 reduces its last value.
 class ReducedChainOps final : public BatchOps {
