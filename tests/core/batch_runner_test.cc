@@ -35,16 +35,21 @@ ReduceSpec Reduction(ReduceOp op, std::optional<std::vector<int64_t>> axes = std
   return spec;
 }
 
-// Op 0: ones(4); op k > 0: op k-1 + 1, or, at `failing`, a decoding failure.
-class AddingOps final : public BatchOps {
+// Ops that run one at a time: no chains, no out= writes.
+class UnchainedOps : public BatchOps {
  public:
-  explicit AddingOps(int64_t failing = -1) : failing_(failing) {}
   bool Chainable(int64_t) const override { return false; }
   bool WritesIntoOut(int64_t) const override { return false; }
   std::optional<int64_t> ReducedResult(int64_t) const override { return std::nullopt; }
   absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t, const BatchResults&) const override {
     return absl::InternalError("no chains here");
   }
+};
+
+// Op 0: ones(4); op k > 0: op k-1 + 1, or, at `failing`, a decoding failure.
+class AddingOps final : public UnchainedOps {
+ public:
+  explicit AddingOps(int64_t failing = -1) : failing_(failing) {}
   absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
     if (op == failing_) return absl::InvalidArgumentError("bad operand");
     if (op == 0) {
@@ -113,14 +118,8 @@ TEST_F(BatchRunnerTest, AFailingOpIsNamedAndLeavesNothingBehind) {
 }
 
 // Op 0: ones(4); op 1: op 0 split in two, planned (wrongly) as one array.
-class SplittingOps final : public BatchOps {
+class SplittingOps final : public UnchainedOps {
  public:
-  bool Chainable(int64_t) const override { return false; }
-  bool WritesIntoOut(int64_t) const override { return false; }
-  std::optional<int64_t> ReducedResult(int64_t) const override { return std::nullopt; }
-  absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t, const BatchResults&) const override {
-    return absl::InternalError("no chains here");
-  }
   absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
     if (op == 0) return CreateSpec{.dtype = DType::kFloat64, .shape = {4}, .kind = OnesKind{}};
     return ArrayOpSpec{.op = ArrayOpKind::kSplit, .operands = {results.OperandOf(0)}, .ints = {2}};
@@ -147,14 +146,8 @@ TEST_F(BatchRunnerTest, AnOpGivingSeveralArraysWhereThePlanHasOneIsRefusedAndFre
 
 // Op 0: an event's record, which gives no array, planned (wrongly) as one array that a later op
 // reads: the runner once took the first of none there, and the daemon fell.
-class SilentOps final : public BatchOps {
+class SilentOps final : public UnchainedOps {
  public:
-  bool Chainable(int64_t) const override { return false; }
-  bool WritesIntoOut(int64_t) const override { return false; }
-  std::optional<int64_t> ReducedResult(int64_t) const override { return std::nullopt; }
-  absl::StatusOr<ElementwiseSpec> ChainSpec(int64_t, const BatchResults&) const override {
-    return absl::InternalError("no chains here");
-  }
   absl::StatusOr<BatchOpSpec> Decode(int64_t op, const BatchResults& results) const override {
     if (op == 0) return BatchRecordEventOp{.event_id = 1};
     return WithScalar(ElementwiseOp::kAdd, results.OperandOf(0), 1.0);
