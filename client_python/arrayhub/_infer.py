@@ -492,27 +492,6 @@ def view(a: Meta, kind: str, spec: Any) -> Optional[Meta]:
 
 # -- Indexing ---------------------------------------------------------------------------------
 
-def _float_arange(start: Any, stop: Any, step: Any, dtype: Optional[np.dtype]
-                  ) -> Optional[Meta]:
-    """arange with a float bound or step, into a floating dtype: its length is NumPy's
-    ceil((stop - start) / step) in float64, which the server computes the same way. Other
-    dtypes (a float range cast to integers, which the server checks element by element) and
-    the lengths the server refuses are left to it."""
-    if dtype is not None and dtype.kind != "f":
-        return None
-    values = (start, stop, step)
-    if not all(isinstance(v, (int, float, np.integer, np.floating)) for v in values):
-        return None  # complex bounds: the server's error
-    start, stop, step = (float(v) for v in values)
-    if step == 0.0:
-        return None
-    length = (stop - start) / step
-    if not math.isfinite(length) or math.ceil(length) >= 9.2e18:
-        return None
-    return contiguous((max(math.ceil(length), 0),), dtype if dtype is not None
-                      else np.dtype(np.float64))
-
-
 def _is_int(entry: Any) -> bool:
     return isinstance(entry, (int, np.integer)) and not isinstance(entry, (bool, np.bool_))
 
@@ -694,6 +673,27 @@ def _scalar(message: Any) -> Any:
 
 
 @_guard
+def _float_arange(start: Any, stop: Any, step: Any, dtype: Optional[np.dtype]
+                  ) -> Optional[Meta]:
+    """arange with a float bound or step, into a floating dtype: its length is NumPy's
+    ceil((stop - start) / step) in float64, which the server computes the same way. Other
+    dtypes (a float range cast to integers, which the server checks element by element) and
+    the lengths the server refuses are left to it."""
+    if dtype is not None and dtype.kind != "f":
+        return None
+    values = (start, stop, step)
+    if not all(isinstance(v, (int, float, np.integer, np.floating)) for v in values):
+        return None  # complex bounds: the server's error
+    start, stop, step = (float(v) for v in values)
+    if step == 0.0:
+        return None
+    length = (stop - start) / step
+    if not math.isfinite(length) or math.ceil(length) >= 9.2e18:
+        return None
+    return contiguous((max(math.ceil(length), 0),), dtype if dtype is not None
+                      else np.dtype(np.float64))
+
+
 def created(request: Any) -> Optional[Meta]:
     """A CreateRequest's result (the Create RPC's NumPy rules for each kind)."""
     kind = request.WhichOneof("kind")
