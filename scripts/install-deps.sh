@@ -26,6 +26,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
   libopenblas-dev liblapacke-dev libimath-dev libssl-dev
   libfftw3-dev  # FFTW (double and single precision): the CPU backend's numpy.fft.
+  libgoogle-perftools-dev  # tcmalloc, the daemon's allocator (server/CMakeLists.txt).
   prometheus-cpp-dev  # Metrics: the Prometheus data model and text format.
   clang-format
   clang libclang-rt-dev  # Sanitizer and libFuzzer builds (scripts/sanitizer-tests.sh).

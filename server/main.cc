@@ -20,7 +20,6 @@
 #include "server/backend/backend_factory.h"
 #include "server/descriptor_limit.h"
 #include "server/environment_args.h"
-#include "server/host_allocator.h"
 #include "server/shutdown_signals.h"
 #include "server/transport/server.h"
 
@@ -294,7 +293,6 @@ int main(int argc, char** argv) {
   // global graph: a tenth of the daemon's time per op in a Batch (gperftools on the H100,
   // bench/RESULTS.md). The test binaries keep it, and TSan checks the lock order there.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  const bool allocator_tuned = arrayhub::KeepLargeBlocksForReuse();
   CLI::App app("arrayhubd: serves device-resident arrays over gRPC", "arrayhubd");
   Config config;
   DefineOptions(app, config);
@@ -318,9 +316,6 @@ int main(int argc, char** argv) {
   if (hash_token) return HashToken();
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
-  if (!allocator_tuned) {
-    spdlog::warn("malloc refused the large-block settings: streamed transfers will be slower");
-  }
   arrayhub::Limits& limits = config.limits;
   limits.transfer_idle_timeout = std::chrono::seconds(config.transfer_idle_seconds);
   if (limits.default_chunk_bytes > limits.max_chunk_bytes) {

@@ -24,7 +24,9 @@ constexpr int64_t kAlignment = 64;  // A cache line, and enough for any SIMD loa
 class CpuMemory::HostBuffer final : public HostQueuedBuffer {
  public:
   HostBuffer(void* data, int64_t size, std::shared_ptr<MemoryCounters> counters)
-      : HostQueuedBuffer(data, size, CurrentHostQueue()), counters_(std::move(counters)) {}
+      : HostQueuedBuffer(data, size, CurrentHostQueue()), counters_(std::move(counters)) {
+    NoteHostMemoryAllocated(size);
+  }
   ~HostBuffer() override {
     std::free(data());
     counters_->Remove(size());

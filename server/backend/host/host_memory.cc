@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <condition_variable>
 #include <fstream>
@@ -11,8 +12,21 @@
 #include <string>
 #include <thread>
 
+// tcmalloc's C entry point, present where the process links it (arrayhubd): a weak reference,
+// so that the binaries that keep glibc's malloc (the tests, the sanitizer builds) still link.
+extern "C" void MallocExtension_ReleaseFreeMemory() __attribute__((weak));
+
 namespace arrayhub {
 namespace {
+
+// Hands the allocator's free memory back to the system.
+void ReleaseFreeMemory() {
+  if (MallocExtension_ReleaseFreeMemory != nullptr) {
+    MallocExtension_ReleaseFreeMemory();
+  } else {
+    malloc_trim(0);
+  }
+}
 
 // The number in a cgroup limit file; 0 when it is absent or says "max" (no limit).
 int64_t CgroupLimit(const char* path) {
@@ -24,7 +38,7 @@ int64_t CgroupLimit(const char* path) {
   return error == std::errc() && end == text.data() + text.size() && value > 0 ? value : 0;
 }
 
-// The process's one trimmer (malloc_trim works on the whole process). Never destroyed: its
+// The process's one trimmer (the release works on the whole process). Never destroyed: its
 // thread may still wait when the process exits.
 class Trimmer {
  public:
@@ -33,11 +47,19 @@ class Trimmer {
     return *trimmer;
   }
 
+  void Allocated(int64_t bytes) {
+    const int64_t now = in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    int64_t high = high_water_.load(std::memory_order_relaxed);
+    while (now > high && !high_water_.compare_exchange_weak(high, now, std::memory_order_relaxed)) {
+    }
+  }
+
   void Freed(int64_t bytes) {
+    const int64_t now = in_use_.fetch_sub(bytes, std::memory_order_relaxed) - bytes;
+    if (high_water_.load(std::memory_order_relaxed) - now < kTrimAfterShrinkBytes) return;
     {
       std::lock_guard lock(mutex_);
-      freed_ += bytes;
-      if (freed_ < kTrimAfterFreedBytes) return;
+      due_ = true;
       if (!started_) {
         started_ = true;
         std::thread([this] { Run(); }).detach();
@@ -52,27 +74,36 @@ class Trimmer {
     while (true) {
       {
         std::unique_lock lock(mutex_);
-        wakeup_.wait(lock, [this] { return freed_ >= kTrimAfterFreedBytes; });
+        wakeup_.wait(lock, [this] { return due_; });
       }
-      // Rate-limited: what is freed while this waits goes with the same trim.
+      // Rate-limited: what is freed while this waits goes with the same release.
       std::this_thread::sleep_until(last_trim + kTrimInterval);
       {
         std::lock_guard lock(mutex_);
-        freed_ = 0;
+        due_ = false;
       }
-      malloc_trim(0);
+      // The release gives back what was freed up to here: the next one waits for the arrays
+      // to shrink as much again from where they are now.
+      high_water_.store(in_use_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      ReleaseFreeMemory();
       last_trim = std::chrono::steady_clock::now();
     }
   }
 
+  // The arrays' bytes, and their most since the last release. A steady load (arrays made and
+  // freed as fast) keeps the two together and never releases: memory the allocator would
+  // only have to fault in again.
+  std::atomic<int64_t> in_use_{0};
+  std::atomic<int64_t> high_water_{0};
   std::mutex mutex_;
   std::condition_variable wakeup_;
-  int64_t freed_ = 0;  // Since the last trim.
+  bool due_ = false;
   bool started_ = false;
 };
 
 }  // namespace
 
+void NoteHostMemoryAllocated(int64_t bytes) { Trimmer::Get().Allocated(bytes); }
 void NoteHostMemoryFreed(int64_t bytes) { Trimmer::Get().Freed(bytes); }
 
 int64_t HostMemoryCapacity() {
