@@ -59,6 +59,17 @@ class HostileTimingTest : public ::testing::Test {
     return engine_.Elementwise(caller, spec).status();
   }
 
+  // float64 1, 2, ..., count: the values the negation tests flip between their two states.
+  std::string Counting(const Caller& caller, int64_t count) {
+    return Make(caller, DType::kFloat64, {},
+                ArangeKind{.start = Scalar::Int(1), .stop = Scalar::Int(count + 1)});
+  }
+
+  // `handle` negated in place: every element changes sign, each at its own moment.
+  absl::Status Negate(const Caller& caller, const std::string& handle) {
+    return InPlace(caller, ElementwiseOp::kNegative, {HandleOperand(handle)}, handle);
+  }
+
   // The array `handle`'s elements, read as the Download RPC reads them.
   template <typename T>
   std::vector<T> ReadArray(const Caller& caller, const std::string& handle) {
@@ -309,12 +320,8 @@ TEST_F(HostileTimingTest, CountsFlippedUnderNonzeroNeverOverflow) {
 TEST_F(HostileTimingTest, ValuesNegatedUnderPartitionStayInTheRow) {
   const Caller caller = Open("alice"), writer = Open("alice");
   constexpr int64_t kCount = 4000;
-  const std::string data =
-      Make(caller, DType::kFloat64, {},
-           ArangeKind{.start = Scalar::Int(1), .stop = Scalar::Int(kCount + 1)});
-  auto negate = [&] {
-    ASSERT_TRUE(InPlace(writer, ElementwiseOp::kNegative, {HandleOperand(data)}, data).ok());
-  };
+  const std::string data = Counting(caller, kCount);
+  auto negate = [&] { ASSERT_TRUE(Negate(writer, data).ok()); };
   auto partition = [&](bool indices) {
     ArrayOpSpec spec{.op = indices ? ArrayOpKind::kArgpartition : ArrayOpKind::kPartition,
                      .operands = {HandleOperand(data)}};
@@ -345,12 +352,8 @@ TEST_F(HostileTimingTest, ValuesNegatedUnderPartitionStayInTheRow) {
 TEST_F(HostileTimingTest, ValuesNegatedUnderUniqueGiveDistinctValuesOfTheArray) {
   const Caller caller = Open("alice"), writer = Open("alice");
   constexpr int64_t kCount = 4000;
-  const std::string data =
-      Make(caller, DType::kFloat64, {},
-           ArangeKind{.start = Scalar::Int(1), .stop = Scalar::Int(kCount + 1)});
-  auto negate = [&] {
-    ASSERT_TRUE(InPlace(writer, ElementwiseOp::kNegative, {HandleOperand(data)}, data).ok());
-  };
+  const std::string data = Counting(caller, kCount);
+  auto negate = [&] { ASSERT_TRUE(Negate(writer, data).ok()); };
   auto unique = [&] {
     const ArrayOpSpec spec{.op = ArrayOpKind::kUnique, .operands = {HandleOperand(data)}};
     absl::StatusOr<std::vector<ArrayTable::RecordPtr>> results = engine_.ArrayOp(caller, spec);
@@ -385,7 +388,7 @@ TEST_F(HostileTimingTest, DataAndEdgesNegatedUnderHistogramCountEachElementAtMos
                                             .step = Scalar::Int(kCount / (kEdges - 1))});
   auto negate = [&] {
     for (const std::string& target : {data, edges}) {
-      ASSERT_TRUE(InPlace(writer, ElementwiseOp::kNegative, {HandleOperand(target)}, target).ok());
+      ASSERT_TRUE(Negate(writer, target).ok());
     }
   };
   auto histogram = [&] {
