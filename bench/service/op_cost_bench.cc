@@ -1,6 +1,7 @@
 // Host time of the calls one small op makes on the CUDA backend (scenario 2's per-op cost):
 // the raw CUDA calls (allocation from a pool, an enqueued memset, the free) beside the
-// backend's Allocate, Elementwise (add, 256 float32) and release, and the CPU backend's
+// backend's Allocate, Elementwise (add, 256 float32) and release, a timestamp (what a client's
+// event record costs), an FFT of 1024 complex64 points (plan cached), and the CPU backend's
 // Elementwise. Median microseconds over many calls, the stream drained every 64 ops outside
 // the timing (as a batch of 64 would run).
 //   op_cost_bench [--calls N]
@@ -119,6 +120,33 @@ int Main(int argc, char** argv) {
                           Check(
                               cuda.compute().Elementwise(Add(View(**a), View(**b), View(*result))),
                               "Elementwise");
+                        },
+                        drain));
+
+  rows.emplace_back(
+      "backend RecordTimestamp + release (one event record)",
+      MedianUs(
+          calls, [&] { Check(cuda.queues().RecordTimestamp().status(), "Record"); }, drain));
+  constexpr int64_t kPoints = 1024;
+  std::shared_ptr<Buffer> signal = cuda.memory().Allocate(kPoints * 8).value();
+  CheckCuda(cudaMemsetAsync(signal->data(), 0, kPoints * 8, stream), "memset");
+  auto fft_of = [&](Buffer& output) {
+    return FftCall{.kind = FftKind::kComplex,
+                   .n = kPoints,
+                   .input = bench::ContiguousView(*signal, DType::kComplex64, {1, kPoints, 1}),
+                   .output = bench::ContiguousView(output, DType::kComplex64, {1, kPoints, 1})};
+  };
+  std::shared_ptr<Buffer> spectrum = cuda.memory().Allocate(kPoints * 8).value();
+  rows.emplace_back("backend Fft, 1024 complex64 (plan cached)",
+                    MedianUs(
+                        calls, [&] { Check(cuda.fft().Fft(fft_of(*spectrum)), "Fft"); }, drain));
+  rows.emplace_back("backend Allocate + Fft + release, 1024 complex64",
+                    MedianUs(
+                        calls,
+                        [&] {
+                          std::shared_ptr<Buffer> result =
+                              cuda.memory().Allocate(kPoints * 8).value();
+                          Check(cuda.fft().Fft(fft_of(*result)), "Fft");
                         },
                         drain));
 
