@@ -46,6 +46,7 @@ struct Config {
   int64_t lease_warning_percent = 80;
   int64_t drain_seconds = 10;
   int64_t transfer_idle_seconds = 60;
+  int64_t lane_spin_microseconds = 250;
   std::string metrics_listen;
   arrayhub::TenantQuota quotas;
   std::string auth_file;
@@ -196,6 +197,11 @@ void DefineOptions(CLI::App& app, Config& config) {
   add("max-batch-lanes", config.limits.max_batch_lanes,
       "batch lanes open at once, all tenants together (each holds a thread of the daemon)")
       ->check(CLI::NonNegativeNumber);
+  add("lane-spin-microseconds", config.lane_spin_microseconds,
+      "how long a batch lane whose client answers quickly polls for its next batch before it "
+      "sleeps (a woken thread runs the batch slower); at most a quarter of the cores spin at "
+      "once; 0: never")
+      ->check(CLI::Range(int64_t{0}, int64_t{100'000}));
   add("cuda-ipc", config.limits.cuda_ipc,
       "let clients on this host map arrays' device memory in place (CUDA IPC; CUDA backend "
       "only; each tenant's memory then comes from a pool of its own) (true/false)");
@@ -318,6 +324,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   arrayhub::Limits& limits = config.limits;
   limits.transfer_idle_timeout = std::chrono::seconds(config.transfer_idle_seconds);
+  limits.lane_spin = std::chrono::microseconds(config.lane_spin_microseconds);
   if (limits.default_chunk_bytes > limits.max_chunk_bytes) {
     return Fail(absl::InvalidArgumentError("--default-chunk-bytes exceeds --max-chunk-bytes"));
   }

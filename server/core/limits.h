@@ -42,9 +42,11 @@ struct Limits {
   // most max_ipc_leases leases at once.
   // Batch lanes (OpenBatchLane): --batch-lanes=false switches them off; at most
   // max_batch_lanes are open at once, all tenants together (each holds a thread), and each
-  // counts against its tenant's transfers.
+  // counts against its tenant's transfers. A lane whose client is quick polls for its next
+  // frame for lane_spin before it sleeps (server/transport/lane_spin.h; zero: never).
   bool batch_lanes = true;
   int64_t max_batch_lanes = 256;
+  std::chrono::microseconds lane_spin{250};
   bool cuda_ipc = true;
   int64_t max_ipc_leases = 1024;
   // Events (RecordEvent): the most distinct event ids one session may hold at once

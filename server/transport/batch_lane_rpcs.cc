@@ -19,6 +19,7 @@
 #include "server/transport/batch_rpcs.h"
 #include "server/transport/code_name.h"
 #include "server/transport/convert.h"
+#include "server/transport/lane_spin.h"
 #include "server/transport/metrics.h"
 #include "server/transport/request_bounds.h"
 #include "server/transport/service.h"
@@ -170,7 +171,10 @@ void ArrayHubService::ServeLane(const BatchLanes::Holder& holder, int connection
   std::string frame;
   v1::BatchRequest request;
   v1::BatchStreamResponse answer;
-  while (ReadAll(connection, length_bytes.data(), length_bytes.size())) {
+  LaneSpin spin(engine_.limits().lane_spin, lane_spin_slots_);
+  while ((spin.AwaitFrame(connection),
+          ReadAll(connection, length_bytes.data(), length_bytes.size()))) {
+    spin.NoteArrived();
     const uint32_t length = LengthOf(length_bytes);
     // A frame the lane cannot take ends it: after it the stream of frames has lost its place.
     if (length > max_frame) {
@@ -207,6 +211,7 @@ void ArrayHubService::ServeLane(const BatchLanes::Holder& holder, int connection
     }
     Frame(answer, &frame);
     if (!WriteAll(connection, frame.data(), frame.size())) return;  // The client went.
+    spin.NoteAnswered();
   }
 }
 

@@ -16,6 +16,7 @@
 #include "server/transport/call_stop.h"
 #include "server/transport/convert.h"
 #include "server/transport/ipc_socket.h"
+#include "server/transport/lane_spin.h"
 #include "server/transport/peer_client.h"
 #include "server/transport/transfer_counters.h"
 
@@ -250,6 +251,7 @@ class ArrayHubService final : public ArrayHubServiceBase {
   std::unique_ptr<PeerClient> peer_;
   const std::string advertise_address_;
   TransferCounters counters_;
+  LaneSpinSlots lane_spin_slots_{LaneSpinSlots::DefaultSlots()};
   // Last, so that the lanes, which use everything above, end first.
   BatchLanes batch_lanes_;
 };
