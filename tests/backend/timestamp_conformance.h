@@ -80,7 +80,33 @@ TYPED_TEST_P(TimestampConformanceTest, OutlivesItsQueue) {
   EXPECT_GE(this->Elapsed(*start, *end), 0);
 }
 
+// A backend may reuse what a released timestamp held (the CUDA backend recycles its events):
+// the timestamps held meanwhile keep their own points, and new ones still time their work.
+TYPED_TEST_P(TimestampConformanceTest, ReleasedTimestampsLeaveTheHeldOnesTheirPoints) {
+  AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().queues().NewQueue("tenant"));
+  const std::unique_ptr<QueueBinding> bound =
+      this->backend().queues().Bind(queue, "timestamp test");
+  const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{64} << 20);
+  ASSERT_NE(buffer, nullptr);
+  const std::shared_ptr<Timestamp> held = this->Record();
+  this->Fill(*buffer);
+  const std::shared_ptr<Timestamp> after_fill = this->Record();
+  // More records released than any pool keeps, each re-recorded at once into a fresh one.
+  for (int i = 0; i < 300; ++i) this->Record();
+  const std::shared_ptr<Timestamp> start = this->Record();
+  this->Fill(*buffer);
+  const std::shared_ptr<Timestamp> end = this->Record();
+  ASSERT_NE(end, nullptr);
+  ASSERT_TRUE(end->Wait().ok());
+  const double first_fill = this->Elapsed(*held, *after_fill);
+  EXPECT_GT(first_fill, 0);
+  EXPECT_GT(this->Elapsed(*start, *end), 0);
+  // The held pair kept its place before the second fill: from it to the end spans both.
+  EXPECT_GT(this->Elapsed(*held, *end), first_fill);
+  EXPECT_GE(this->Elapsed(*after_fill, *start), 0);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo,
-                            OutlivesItsQueue);
+                            OutlivesItsQueue, ReleasedTimestampsLeaveTheHeldOnesTheirPoints);
 
 }  // namespace arrayhub

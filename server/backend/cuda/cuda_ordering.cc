@@ -1,14 +1,18 @@
 // CudaQueues: a stream per session (cuda_queue.h), the thread's binding to one, and timestamps:
-// a CUDA event created with default flags (so that it keeps
-// time) and recorded on the session's stream inside the call's critical section, so it lies
-// after the work the session enqueued before it (and after the fences with the queues it
-// borrowed from) and before what it enqueues next. Recording waits for nothing; measuring
-// waits for both events (cudaEventSynchronize), then asks cudaEventElapsedTime.
+// a CUDA event with default flags (so that it keeps time; reused, see IdleEvents) and recorded on
+// the session's stream inside the call's critical section, so it lies after the work the session
+// enqueued before it (and after the fences with the queues it borrowed from) and before what it
+// enqueues next. Recording waits for nothing; measuring waits for both events
+// (cudaEventSynchronize), then asks cudaEventElapsedTime.
 #include <cuda_runtime_api.h>
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/cuda_device_state.h"
 #include "server/backend/cuda/cuda_parts.h"
@@ -18,19 +22,69 @@
 namespace arrayhub {
 namespace {
 
+// Events of timestamps that are gone, per device, for the next records. Creating and destroying
+// one per record costs the host microseconds each time, and the destroy of the event a record
+// replaces lands between a client's start event and the work it times (docs/gpu-runs.md,
+// 2026-11-27 15:48 UTC). Recording an event again overwrites what it captured before, which no
+// one reads once its timestamp is gone.
+class IdleEvents {
+ public:
+  static constexpr size_t kMaxPerDevice = 256;
+
+  // An idle event of the current device `device`, or a new one.
+  static absl::StatusOr<cudaEvent_t> Take(int device) {
+    {
+      IdleEvents& idle = Instance();
+      absl::MutexLock lock(&idle.mutex_);
+      if (auto found = idle.events_.find(device);
+          found != idle.events_.end() && !found->second.empty()) {
+        const cudaEvent_t event = found->second.back();
+        found->second.pop_back();
+        return event;
+      }
+    }
+    cudaEvent_t event = nullptr;
+    // Default flags: cudaEventDisableTiming would leave cudaEventElapsedTime nothing to read.
+    AH_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventDefault));
+    return event;
+  }
+
+  static void Give(int device, cudaEvent_t event) {
+    {
+      IdleEvents& idle = Instance();
+      absl::MutexLock lock(&idle.mutex_);
+      std::vector<cudaEvent_t>& events = idle.events_[device];
+      if (events.size() < kMaxPerDevice) {
+        events.push_back(event);
+        return;
+      }
+    }
+    // An event destroyed before the stream reaches it is released once it does.
+    for (const absl::Status& status : {CudaStatus(cudaSetDevice(device), "cudaSetDevice"),
+                                       CudaStatus(cudaEventDestroy(event), "cudaEventDestroy")}) {
+      if (!status.ok()) spdlog::error("cuda timestamp: {}", status.ToString());
+    }
+  }
+
+ private:
+  // Never destroyed: timestamps may go during static destruction.
+  static IdleEvents& Instance() {
+    static auto* const idle = new IdleEvents;
+    return *idle;
+  }
+
+  absl::Mutex mutex_;
+  absl::flat_hash_map<int, std::vector<cudaEvent_t>> events_ ABSL_GUARDED_BY(mutex_);
+};
+
 class CudaTimestamp final : public Timestamp {
  public:
   CudaTimestamp(int device, cudaEvent_t event) : device_(device), event_(event) {}
   CudaTimestamp(const CudaTimestamp&) = delete;
   CudaTimestamp& operator=(const CudaTimestamp&) = delete;
-  // An event destroyed before the stream reaches it is released once it does. The last owner
-  // may be any thread (a session's end, a re-record), with another device current.
-  ~CudaTimestamp() override {
-    for (const absl::Status& status : {CudaStatus(cudaSetDevice(device_), "cudaSetDevice"),
-                                       CudaStatus(cudaEventDestroy(event_), "cudaEventDestroy")}) {
-      if (!status.ok()) spdlog::error("cuda timestamp: {}", status.ToString());
-    }
-  }
+  // The event goes back to IdleEvents (which destroys it when full). The last owner may be
+  // any thread (a session's end, a re-record), with another device current.
+  ~CudaTimestamp() override { IdleEvents::Give(device_, event_); }
 
   absl::StatusOr<bool> Reached() override {
     AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
@@ -113,10 +167,8 @@ absl::StatusOr<std::shared_ptr<Timestamp>> CudaQueues::RecordTimestamp() {
   AH_ASSIGN_OR_RETURN(cudaStream_t stream, CurrentStream());
   int device = 0;
   AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
-  cudaEvent_t event = nullptr;
-  // Default flags: cudaEventDisableTiming would leave cudaEventElapsedTime nothing to read.
-  AH_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventDefault));
-  auto timestamp = std::make_shared<CudaTimestamp>(device, event);  // Destroys it on failure.
+  AH_ASSIGN_OR_RETURN(const cudaEvent_t event, IdleEvents::Take(device));
+  auto timestamp = std::make_shared<CudaTimestamp>(device, event);  // Gives it back on failure.
   AH_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, stream));
   return timestamp;
 }
