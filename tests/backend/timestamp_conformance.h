@@ -16,6 +16,16 @@ namespace arrayhub {
 template <typename Factory>
 class TimestampConformanceTest : public BackendTest<Factory> {
  protected:
+  // Binds the thread to a new queue for the rest of the test; `bytes` allocated on it.
+  std::shared_ptr<Buffer> BindNewQueueWithBuffer(int64_t bytes) {
+    absl::StatusOr<std::shared_ptr<WorkQueue>> queue = this->backend().queues().NewQueue("tenant");
+    EXPECT_TRUE(queue.ok()) << queue.status();
+    if (!queue.ok()) return nullptr;
+    queue_ = *std::move(queue);
+    bound_ = this->backend().queues().Bind(queue_, "timestamp test");
+    return this->MustAllocate(bytes);
+  }
+
   std::shared_ptr<Timestamp> Record() {
     absl::StatusOr<std::shared_ptr<Timestamp>> timestamp =
         this->backend().queues().RecordTimestamp();
@@ -36,15 +46,16 @@ class TimestampConformanceTest : public BackendTest<Factory> {
     ASSERT_TRUE(
         this->backend().memory().FillPattern(buffer, 0, buffer.size() / 8, 8, pattern).ok());
   }
+
+ private:
+  std::shared_ptr<WorkQueue> queue_;
+  std::unique_ptr<QueueBinding> bound_;
 };
 
 TYPED_TEST_SUITE_P(TimestampConformanceTest);
 
 TYPED_TEST_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo) {
-  AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().queues().NewQueue("tenant"));
-  const std::unique_ptr<QueueBinding> bound =
-      this->backend().queues().Bind(queue, "timestamp test");
-  const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{64} << 20);
+  const std::shared_ptr<Buffer> buffer = this->BindNewQueueWithBuffer(int64_t{64} << 20);
   ASSERT_NE(buffer, nullptr);
   const std::shared_ptr<Timestamp> first = this->Record();
   this->Fill(*buffer);
@@ -83,10 +94,7 @@ TYPED_TEST_P(TimestampConformanceTest, OutlivesItsQueue) {
 // A backend may reuse what a released timestamp held (the CUDA backend recycles its events):
 // the timestamps held meanwhile keep their own points, and new ones still time their work.
 TYPED_TEST_P(TimestampConformanceTest, ReleasedTimestampsLeaveTheHeldOnesTheirPoints) {
-  AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().queues().NewQueue("tenant"));
-  const std::unique_ptr<QueueBinding> bound =
-      this->backend().queues().Bind(queue, "timestamp test");
-  const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{64} << 20);
+  const std::shared_ptr<Buffer> buffer = this->BindNewQueueWithBuffer(int64_t{64} << 20);
   ASSERT_NE(buffer, nullptr);
   const std::shared_ptr<Timestamp> held = this->Record();
   this->Fill(*buffer);
