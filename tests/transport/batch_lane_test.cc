@@ -2,7 +2,8 @@
 // connection to the descriptor socket, answered as a BatchStream answers them. A ticket opens
 // one lane, the daemon proves itself with the ticket's proof, an open lane takes a transfer
 // slot, ends with its session, at once when the server drains, and at a frame it cannot read;
-// a client that goes mid-batch leaves nothing behind.
+// a client that goes mid-batch leaves nothing behind; a lane spinning for its next batch
+// answers it, the drain and its client's going as promptly.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -313,6 +315,66 @@ TEST_F(BatchLanesOffTest, AGrantIsRefusedAndServerInfoSaysSo) {
   ASSERT_TRUE(stub_->GetServerInfo(&info_context, {}, &info).ok());
   EXPECT_FALSE(info.limits().batch_lane());
   EXPECT_TRUE(info.limits().batch_stream());
+}
+
+// Lanes that spin for up to 10 s between batches (server/transport/lane_spin.h): a lane whose
+// client came back quickly is polling when the next event comes, and must answer it as fast.
+class BatchLaneSpinTest : public BatchLaneTest {
+ protected:
+  ServerOptions Options() const override {
+    ServerOptions options = BatchLaneTest::Options();
+    options.limits.lane_spin = 10s;
+    return options;
+  }
+
+  // A lane whose client came back within the window: it spins for its next batch.
+  std::unique_ptr<LaneConnection> OpenSpinningLane() {
+    std::unique_ptr<LaneConnection> lane = OpenLane();
+    for (int i = 0; lane != nullptr && i < 2; ++i) {
+      EXPECT_TRUE(lane->Exchange(Batch({Arange(3)}, {0})).has_value());
+    }
+    return lane;
+  }
+};
+
+TEST_F(BatchLaneSpinTest, ASpinningLaneRunsEachBatchItIsSent) {
+  std::unique_ptr<LaneConnection> lane = OpenSpinningLane();
+  ASSERT_NE(lane, nullptr);
+  for (int i = 1; i <= 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(i % 3));
+    std::optional<v1::BatchStreamResponse> answer =
+        lane->Exchange(Reading(Batch({Arange(i)}, {}), 0));
+    ASSERT_TRUE(answer.has_value() && answer->has_response()) << "batch " << i;
+    std::vector<double> expected(static_cast<size_t>(i));
+    std::iota(expected.begin(), expected.end(), 0.0);
+    EXPECT_EQ(AsDoubles(answer->response().data()), expected);
+  }
+}
+
+TEST_F(BatchLaneSpinTest, TheDrainEndsASpinningLaneAtOnce) {
+  std::unique_ptr<LaneConnection> lane = OpenSpinningLane();
+  ASSERT_NE(lane, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  std::thread drain([&] { server_->Shutdown(5000ms); });
+  EXPECT_TRUE(lane->Ended());
+  drain.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+// With both transfer slots taken, a new lane opens only once the spinning one has seen its
+// client go, well within the 10 s it would otherwise spin.
+TEST_F(BatchLaneSpinTest, ASpinningLaneEndsWithItsClient) {
+  std::unique_ptr<LaneConnection> spinning = OpenSpinningLane(), other = OpenLane();
+  ASSERT_NE(spinning, nullptr);
+  ASSERT_NE(other, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  spinning->Close();
+  EXPECT_TRUE(Eventually([&] {
+    v1::OpenBatchLaneResponse again;
+    return Grant("", &again).ok() &&
+           Redeem(again.socket_path(), again.ticket()) == "OK " + again.proof();
+  }));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
 
 // The default transfer slots (32): one lane per thread.
