@@ -26,12 +26,20 @@ constexpr ElementwiseOpInfo kElementwiseOps[] = {
 };
 static_assert(std::size(kElementwiseOps) == kElementwiseOpCount);
 
-constexpr std::pair<ReduceOp, std::string_view> kReduceOps[] = {
-    {ReduceOp::kSum, "sum"}, {ReduceOp::kProd, "prod"},     {ReduceOp::kMin, "min"},
-    {ReduceOp::kMax, "max"}, {ReduceOp::kMean, "mean"},     {ReduceOp::kVar, "var"},
-    {ReduceOp::kStd, "std"}, {ReduceOp::kArgmin, "argmin"}, {ReduceOp::kArgmax, "argmax"},
-    {ReduceOp::kAny, "any"}, {ReduceOp::kAll, "all"},
+struct ReduceOpInfo {
+  std::string_view name;
+  std::string_view alias;  // Empty: none.
+  ReduceFamily family;
 };
+
+// Indexed by ReduceOp: both come from reductions.def in its order.
+constexpr ReduceOpInfo kReduceOps[] = {
+#define AH_REDUCTION(enumerator, name, alias, family) {name, alias, ReduceFamily::k##family},
+#include "server/common/reductions.def"
+#undef AH_REDUCTION
+};
+
+const ReduceOpInfo& InfoOf(ReduceOp op) { return kReduceOps[static_cast<size_t>(op)]; }
 
 const ElementwiseOpInfo& InfoOf(ElementwiseOp op) {
   return kElementwiseOps[static_cast<size_t>(op)];
@@ -42,7 +50,8 @@ const ElementwiseOpInfo& InfoOf(ElementwiseOp op) {
 std::string_view OpName(ElementwiseOp op) { return InfoOf(op).name; }
 int Arity(ElementwiseOp op) { return InfoOf(op).arity; }
 
-std::string_view OpName(ReduceOp op) { return kReduceOps[static_cast<size_t>(op)].second; }
+std::string_view OpName(ReduceOp op) { return InfoOf(op).name; }
+ReduceFamily FamilyOf(ReduceOp op) { return InfoOf(op).family; }
 
 std::optional<ElementwiseOp> ElementwiseOpFromName(std::string_view name) {
   for (ElementwiseOp op : kAllElementwiseOps) {
@@ -77,10 +86,11 @@ DType OperandDType(ElementwiseOp op, size_t k, DType compute) {
 }
 
 std::optional<ReduceOp> ReduceOpFromName(std::string_view name) {
-  if (name == "amin") return ReduceOp::kMin;
-  if (name == "amax") return ReduceOp::kMax;
-  for (const auto& [op, op_name] : kReduceOps) {
-    if (op_name == name) return op;
+  for (size_t i = 0; i < std::size(kReduceOps); ++i) {
+    const ReduceOpInfo& info = kReduceOps[i];
+    if (info.name == name || (!info.alias.empty() && info.alias == name)) {
+      return static_cast<ReduceOp>(i);
+    }
   }
   return std::nullopt;
 }

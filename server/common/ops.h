@@ -28,18 +28,14 @@ inline constexpr ElementwiseOp kAllElementwiseOps[] = {
 };
 inline constexpr size_t kElementwiseOpCount = std::size(kAllElementwiseOps);
 
+// How core resolves a reduction's arguments, axes and dtypes (reductions.def says each).
+enum class ReduceFamily : uint8_t { kSumOrProd, kExtremum, kStatistic, kArgument, kLogical };
+
+// The reductions, one enumerator per row of reductions.def.
 enum class ReduceOp : uint8_t {
-  kSum,
-  kProd,
-  kMin,  // NaN-propagating.
-  kMax,
-  kMean,
-  kVar,     // mean(|x - mean(x)|^2) * n / (n - ddof); complex input gives a real result.
-  kStd,     // sqrt(var).
-  kArgmin,  // Index (int64) of the first minimum over the reduced elements in C order; the
-  kArgmax,  // first NaN if any.
-  kAny,
-  kAll,
+#define AH_REDUCTION(enumerator, ...) k##enumerator,
+#include "server/common/reductions.def"
+#undef AH_REDUCTION
 };
 
 // NumPy's name ("add", "true_divide", "bitwise_not" is "invert", ...).
@@ -48,6 +44,7 @@ std::string_view OpName(ReduceOp op);
 // Accepts NumPy's names and aliases (divide, abs, absolute, bitwise_not, invert, amin, amax).
 std::optional<ElementwiseOp> ElementwiseOpFromName(std::string_view name);
 std::optional<ReduceOp> ReduceOpFromName(std::string_view name);
+ReduceFamily FamilyOf(ReduceOp op);
 // Number of array/scalar operands the op takes.
 int Arity(ElementwiseOp op);
 // Whether the backends implement a loop of `compute` dtype for the op (ufuncs.def's kinds).

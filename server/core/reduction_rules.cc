@@ -11,13 +11,9 @@
 namespace arrayhub {
 namespace {
 
-bool IsArgReduction(ReduceOp op) { return op == ReduceOp::kArgmin || op == ReduceOp::kArgmax; }
-bool IsStatistic(ReduceOp op) {
-  return op == ReduceOp::kMean || op == ReduceOp::kVar || op == ReduceOp::kStd;
-}
-bool TakesDType(ReduceOp op) {
-  return op == ReduceOp::kSum || op == ReduceOp::kProd || IsStatistic(op);
-}
+bool IsArgReduction(ReduceOp op) { return FamilyOf(op) == ReduceFamily::kArgument; }
+bool IsStatistic(ReduceOp op) { return FamilyOf(op) == ReduceFamily::kStatistic; }
+bool TakesDType(ReduceOp op) { return FamilyOf(op) == ReduceFamily::kSumOrProd || IsStatistic(op); }
 bool IsInexact(DType d) { return IsFloating(d) || IsComplex(d); }
 
 // argmin/argmax: one axis or all (flattened). NumPy treats a 0-d input as 1-d here.
@@ -106,23 +102,19 @@ absl::StatusOr<ReduceDTypes> StatisticDTypes(ReduceOp op, DType input, std::opti
 }
 
 absl::StatusOr<ReduceDTypes> ReduceDTypesOf(ReduceOp op, DType input, std::optional<DType> dtype) {
-  switch (op) {
-    case ReduceOp::kSum:
-    case ReduceOp::kProd:
+  switch (FamilyOf(op)) {
+    case ReduceFamily::kSumOrProd:
       return SumOrProdDTypes(op, input, dtype);
-    case ReduceOp::kMean:
-    case ReduceOp::kVar:
-    case ReduceOp::kStd:
+    case ReduceFamily::kStatistic:
       return StatisticDTypes(op, input, dtype);
-    case ReduceOp::kArgmin:
-    case ReduceOp::kArgmax:
+    case ReduceFamily::kArgument:
       return ReduceDTypes{input, DType::kInt64};
-    case ReduceOp::kAny:
-    case ReduceOp::kAll:
+    case ReduceFamily::kLogical:
       return ReduceDTypes{DType::kBool, DType::kBool};
-    default:  // min, max
+    case ReduceFamily::kExtremum:
       return ReduceDTypes{input, input};
   }
+  return absl::InternalError(fmt::format("no dtype rule for {}", OpName(op)));
 }
 
 absl::Status CheckArguments(ReduceOp op, std::optional<DType> dtype, double ddof) {
@@ -140,14 +132,12 @@ absl::Status CheckNotEmpty(ReduceOp op, const Shape& shape, const std::vector<in
   const bool empty =
       std::any_of(axes.begin(), axes.end(), [&](int64_t a) { return shape[a] == 0; });
   if (!empty) return absl::OkStatus();
-  switch (op) {
-    case ReduceOp::kMin:
-    case ReduceOp::kMax:
+  switch (FamilyOf(op)) {
+    case ReduceFamily::kExtremum:
       return absl::InvalidArgumentError(
           fmt::format("zero-size array to reduction operation {} which has no identity",
                       op == ReduceOp::kMin ? "minimum" : "maximum"));
-    case ReduceOp::kArgmin:
-    case ReduceOp::kArgmax:
+    case ReduceFamily::kArgument:
       return absl::InvalidArgumentError(
           fmt::format("attempt to get {} of an empty sequence", OpName(op)));
     default:
