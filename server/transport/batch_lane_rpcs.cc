@@ -172,8 +172,9 @@ void ArrayHubService::ServeLane(const BatchLanes::Holder& holder, int connection
   v1::BatchRequest request;
   v1::BatchStreamResponse answer;
   LaneSpin spin(engine_.limits().lane_spin, lane_spin_slots_);
-  while ((spin.AwaitFrame(connection),
-          ReadAll(connection, length_bytes.data(), length_bytes.size()))) {
+  for (;;) {
+    spin.AwaitFrame(connection);
+    if (!ReadAll(connection, length_bytes.data(), length_bytes.size())) return;
     spin.NoteArrived();
     const uint32_t length = LengthOf(length_bytes);
     // A frame the lane cannot take ends it: after it the stream of frames has lost its place.

@@ -25,7 +25,7 @@ namespace {
 // Events of timestamps that are gone, per device, for the next records. Creating and destroying
 // one per record costs the host microseconds each time, and the destroy of the event a record
 // replaces lands between a client's start event and the work it times (docs/gpu-runs.md,
-// 2026-11-27 15:48 UTC). Recording an event again overwrites what it captured before, which no
+// 2026-11-27 15:47 UTC). Recording an event again overwrites what it captured before, which no
 // one reads once its timestamp is gone.
 class IdleEvents {
  public:
