@@ -82,6 +82,22 @@ class BatchRunnerTest : public ::testing::Test {
     return PlanBatch(steps_, keep_).value();
   }
 
+  // Two ops, the second reading the first; `keep` kept.
+  BatchPlan PlanTwo(std::string first, std::string second, std::vector<int32_t> keep) {
+    steps_ = {BatchStep{.label = std::move(first), .references = {}},
+              BatchStep{.label = std::move(second),
+                        .references = {{.field = "operands[0].batch_result", .op = 0}}}};
+    keep_ = std::move(keep);
+    return PlanBatch(steps_, keep_).value();
+  }
+
+  // Runs `ops` under `plan`; the runner has ended, freeing what was not kept, when its status
+  // comes back.
+  absl::Status RunAndEnd(const BatchPlan& plan, const BatchOps& ops) {
+    BatchRunner runner(engine_, caller_, steps_, plan);
+    return runner.Run(ops);
+  }
+
   int64_t Arrays() {
     const auto usage = engine_.UsageByTenant();
     const auto it = usage.find("alice");
@@ -106,12 +122,7 @@ TEST_F(BatchRunnerTest, RunsInOrderAndKeepsOnlyWhatIsKept) {
 }
 
 TEST_F(BatchRunnerTest, AFailingOpIsNamedAndLeavesNothingBehind) {
-  const BatchPlan plan = Plan({2});
-  absl::Status status;
-  {
-    BatchRunner runner(engine_, caller_, steps_, plan);
-    status = runner.Run(AddingOps(/*failing=*/2));
-  }
+  const absl::Status status = RunAndEnd(Plan({2}), AddingOps(/*failing=*/2));
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(), "ops[2] (elementwise add): bad operand");
   EXPECT_EQ(Arrays(), 0);
@@ -128,16 +139,8 @@ class SplittingOps final : public UnchainedOps {
 
 // Defence in depth behind the plan's rules (eig once counted as one array there).
 TEST_F(BatchRunnerTest, AnOpGivingSeveralArraysWhereThePlanHasOneIsRefusedAndFreed) {
-  steps_ = {BatchStep{.label = "create ones", .references = {}},
-            BatchStep{.label = "array_op split",
-                      .references = {{.field = "operands[0].batch_result", .op = 0}}}};
-  keep_ = {};
-  const BatchPlan plan = PlanBatch(steps_, keep_).value();
-  absl::Status status;
-  {
-    BatchRunner runner(engine_, caller_, steps_, plan);
-    status = runner.Run(SplittingOps());
-  }
+  const absl::Status status =
+      RunAndEnd(PlanTwo("create ones", "array_op split", /*keep=*/{}), SplittingOps());
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(status.message(),
             "ops[1] (array_op split): gave 2 arrays where the batch's plan has one");
@@ -155,16 +158,8 @@ class SilentOps final : public UnchainedOps {
 };
 
 TEST_F(BatchRunnerTest, AnOpGivingNoArrayWhereThePlanHasOneIsRefusedBeforeItIsRead) {
-  steps_ = {BatchStep{.label = "run_kernel silent", .references = {}},
-            BatchStep{.label = "elementwise add",
-                      .references = {{.field = "operands[0].batch_result", .op = 0}}}};
-  keep_ = {0};
-  const BatchPlan plan = PlanBatch(steps_, keep_).value();
-  absl::Status status;
-  {
-    BatchRunner runner(engine_, caller_, steps_, plan);
-    status = runner.Run(SilentOps());
-  }
+  const absl::Status status =
+      RunAndEnd(PlanTwo("run_kernel silent", "elementwise add", /*keep=*/{0}), SilentOps());
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(status.message(),
             "ops[0] (run_kernel silent): gave 0 arrays where the batch's plan has one");
