@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "tests/backend/backend_conformance.h"
 
@@ -114,7 +117,54 @@ TYPED_TEST_P(TimestampConformanceTest, ReleasedTimestampsLeaveTheHeldOnesTheirPo
   EXPECT_GE(this->Elapsed(*after_fill, *start), 0);
 }
 
+// Sessions record and release timestamps on their own queues at the same time (the CUDA
+// backend hands released events from one to another): each pair still times its own queue's
+// work, never a point of another's.
+TYPED_TEST_P(TimestampConformanceTest, ConcurrentQueuesRecordAndReleaseWithoutMixingPoints) {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 100;
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      absl::StatusOr<std::shared_ptr<WorkQueue>> queue =
+          this->backend().queues().NewQueue("tenant");
+      if (!queue.ok()) {
+        ++bad;
+        return;
+      }
+      const std::unique_ptr<QueueBinding> bound =
+          this->backend().queues().Bind(*queue, "timestamp test");
+      absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+          this->backend().memory().Allocate(int64_t{1} << 20);
+      if (!buffer.ok()) {
+        ++bad;
+        return;
+      }
+      const std::byte pattern[8] = {std::byte{0x5a}};
+      for (int round = 0; round < kRounds; ++round) {
+        absl::StatusOr<std::shared_ptr<Timestamp>> start =
+            this->backend().queues().RecordTimestamp();
+        const absl::Status filled =
+            this->backend().memory().FillPattern(**buffer, 0, (*buffer)->size() / 8, 8, pattern);
+        absl::StatusOr<std::shared_ptr<Timestamp>> end = this->backend().queues().RecordTimestamp();
+        if (!start.ok() || !filled.ok() || !end.ok() || !(*end)->Wait().ok() ||
+            !(*start)->Reached().value_or(false)) {
+          ++bad;
+          continue;
+        }
+        const absl::StatusOr<double> ms =
+            this->backend().queues().ElapsedMilliseconds(**start, **end);
+        if (!ms.ok() || *ms < 0 || *ms > 10'000) ++bad;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo,
-                            OutlivesItsQueue, ReleasedTimestampsLeaveTheHeldOnesTheirPoints);
+                            OutlivesItsQueue, ReleasedTimestampsLeaveTheHeldOnesTheirPoints,
+                            ConcurrentQueuesRecordAndReleaseWithoutMixingPoints);
 
 }  // namespace arrayhub
