@@ -1,5 +1,8 @@
 // RecordEvent and ElapsedMilliseconds: the session's events on the server (docs/execution.md,
-// "Events"). A record is a Batch op, queued with the ops it times.
+// "Events"). A record is a Batch op, queued with the ops it times; the elapsed time between two
+// rides with the queue when there is one.
+#include <optional>
+
 #include "arrayhub/client.h"
 #include "connection.h"
 #include "pipeline.h"
@@ -15,6 +18,10 @@ void Client::RecordEvent(uint64_t event_id) {
 }
 
 double Client::ElapsedMilliseconds(uint64_t start_id, uint64_t end_id) {
+  if (const std::optional<double> asked =
+          connection().pipeline->ElapsedWithQueue(start_id, end_id)) {
+    return *asked;
+  }
   v1::EventElapsedTimeRequest request;
   request.set_start_event_id(start_id);
   request.set_end_event_id(end_id);

@@ -244,6 +244,28 @@ std::optional<std::string> Pipeline::ReadInline(const std::shared_ptr<Result>& r
   return read;
 }
 
+std::optional<double> Pipeline::ElapsedWithQueue(uint64_t start_id, uint64_t end_id) {
+  if (sync()) return std::nullopt;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return !in_flight_; });
+  if (request_.ops_size() == 0) return std::nullopt;
+  Sealed sealed = Seal();
+  sealed.request.mutable_elapsed_time()->set_start_event_id(start_id);
+  sealed.request.mutable_elapsed_time()->set_end_event_id(end_id);
+  const v1::BatchResponse response = Send(lock, std::move(sealed));
+  RaisePending();
+  switch (response.elapsed_case()) {
+    case v1::BatchResponse::kElapsedMilliseconds:
+      return response.elapsed_milliseconds();
+    case v1::BatchResponse::kElapsedError:
+      Check(grpc::Status(static_cast<grpc::StatusCode>(response.elapsed_error().code()),
+                         response.elapsed_error().message()));
+      [[fallthrough]];  // Check threw: the code is never OK.
+    default:
+      return std::nullopt;
+  }
+}
+
 void Pipeline::Drop(std::string handle) {
   std::lock_guard lock(mutex_);
   if (!HasWork()) changed_.notify_all();  // Wakes the idle thread.

@@ -100,6 +100,11 @@ class Pipeline {
   // the same round trip; nullopt when it was no longer queued or the data was too large to come
   // inline (then `result` is ready: download it).
   std::optional<std::string> ReadInline(const std::shared_ptr<Result>& result);
+  // The milliseconds from event `start_id` to `end_id`, asked with the queue's batch once its
+  // ops have run, so that a timing loop's end record and its reading are one round trip;
+  // nullopt when nothing is queued, in sync mode, or from a server that answers no such
+  // question in a batch (then ask EventElapsedTime). Throws its refusal as that RPC would.
+  std::optional<double> ElapsedWithQueue(uint64_t start_id, uint64_t end_id);
   // A dropped array: its handle is freed with the next batch.
   void Drop(std::string handle);
   // Runs what is queued (errors ignored, the wait bounded) and ends the idle thread; for the

@@ -210,10 +210,12 @@ class Batch:
 
     # -- Running ------------------------------------------------------------------------------
 
-    def request(self, free: list[str] = (), read: Optional[int] = None
+    def request(self, free: list[str] = (), read: Optional[int] = None,
+                elapsed: Optional[tuple[int, int]] = None
                 ) -> tuple[compute_pb2.BatchRequest, list[_ndarray.ndarray]]:
         """The BatchRequest, and the pending arrays it keeps (those still referenced, held
-        until :meth:`adopt`). Marks the batch sent."""
+        until :meth:`adopt`); ``elapsed``: the start and end event ids whose elapsed time it
+        asks. Marks the batch sent."""
         kept = [array for ref in self._results if ref is not None and (array := ref()) is not None]
         request = self._request
         if self._forwarding_ops:
@@ -224,6 +226,8 @@ class Batch:
         request.free[:] = free
         if read is not None:
             request.read = read
+        if elapsed is not None:
+            request.elapsed_time.start_event_id, request.elapsed_time.end_event_id = elapsed
         if self.device is not None:
             request.device = self.device
         self._state = "sent"

@@ -25,6 +25,7 @@ import grpc
 
 from arrayhub import _host
 from arrayhub._batch_stream import BatchFailed, IdleClosing
+from arrayhub._errors import status_code
 from arrayhub.v1 import compute_pb2
 
 __all__ = ["BatchLane", "wanted"]
@@ -48,7 +49,6 @@ def _spin_seconds() -> float:
         return max(0.0, float(setting)) / 1e6
     return 250e-6 if (os.cpu_count() or 1) >= 4 else 0.0
 _LENGTH = struct.Struct("<I")
-_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 def wanted(address: str) -> bool:
@@ -134,7 +134,7 @@ class BatchLane(IdleClosing):
                                   "the server ended the batch lane") from None
             self._last_use = time.monotonic()
         if reply.HasField("error"):
-            raise BatchFailed(_CODES.get(reply.error.code, grpc.StatusCode.UNKNOWN),
+            raise BatchFailed(status_code(reply.error.code),
                               reply.error.message)
         return reply.response
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import grpc
 
+from arrayhub._errors import status_code
 from arrayhub.v1 import compute_pb2
 
 __all__ = ["BatchStream", "BatchFailed"]
@@ -42,7 +43,6 @@ class BatchFailed(grpc.RpcError):
         return self._message
 
 
-_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 class IdleClosing:
@@ -114,7 +114,7 @@ class BatchStream(IdleClosing):
             self._answered = True
             self._last_use = time.monotonic()
         if reply.HasField("error"):
-            raise BatchFailed(_CODES.get(reply.error.code, grpc.StatusCode.UNKNOWN),
+            raise BatchFailed(status_code(reply.error.code),
                               reply.error.message)
         return reply.response
 

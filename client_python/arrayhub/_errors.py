@@ -192,6 +192,21 @@ def error_from_rpc(error: grpc.RpcError) -> ArrayHubError:
     return _make(error_class(code, details), code, details)
 
 
+_STATUS_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def status_code(number: int) -> grpc.StatusCode:
+    """The gRPC status code of a number the server sent in a message (BatchError.code);
+    UNKNOWN for one gRPC does not name."""
+    return _STATUS_CODES.get(number, grpc.StatusCode.UNKNOWN)
+
+
+def error_from_status(number: int, details: str) -> ArrayHubError:
+    """The ArrayHubError of a status the server sent in a message (a BatchError)."""
+    code = status_code(number)
+    return _make(error_class(code, details), code, details)
+
+
 def batch_op_error(code: grpc.StatusCode, details: str,
                    sites: list[Optional[tuple[str, int]]]) -> ArrayHubError:
     """The error of a failed Batch that a pipelined client sent: the op's own class, and a

@@ -78,7 +78,12 @@ def query(client: _client.Client, event_id: int, wait: bool) -> bool:
 
 def elapsed_milliseconds(client: _client.Client, start_id: int, end_id: int) -> float:
     """The server's milliseconds from one event of the session to another, once its work has
-    reached both."""
+    reached both: asked with the queued ops when there are some (one round trip, on the batch
+    lane where there is one), else on its own."""
+    if _client.recording.get() is None and client._pipeline.active:
+        milliseconds = client._pipeline.elapsed(start_id, end_id)
+        if milliseconds is not None:
+            return milliseconds
     return client._rpc("EventElapsedTime", compute_pb2.EventElapsedTimeRequest(
         start_event_id=start_id, end_event_id=end_id)).milliseconds
 

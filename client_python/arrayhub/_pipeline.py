@@ -4,7 +4,9 @@ An operation whose result the client can describe (_infer.py) is recorded in the
 current :class:`~arrayhub._batch.Batch` and answers at once a queued array. The pipeline
 sends that Batch (a *flush*) when
 
-- a host read needs a value: the Batch carries ``read``, so a read is one round trip;
+- a host read needs a value: the Batch carries ``read``, so a read is one round trip (as
+  does the elapsed time between two events, ``elapsed_time``: a timing loop's end record and
+  its reading are one round trip);
 - a call that cannot ride in a Batch is made (it waits for the queue first, keeping order);
 - an op is queued whose result the client cannot describe (a shape that depends on the
   data): it rides at the end of the queue, which is sent and waited for at once;
@@ -42,7 +44,8 @@ import grpc
 import numpy as np
 
 from arrayhub import _batch, _batch_lane, _batch_stream, _dtypes, _sender
-from arrayhub._errors import ArrayHubError, batch_op_error, error_from_rpc, reissue
+from arrayhub._errors import (ArrayHubError, batch_op_error, error_from_rpc, error_from_status,
+                              reissue)
 from arrayhub.v1 import arrays_pb2, compute_pb2
 
 __all__ = ["Pipeline", "set_sync", "is_sync", "MAX_OPS", "IDLE_SECONDS"]
@@ -243,6 +246,20 @@ class Pipeline:
         dtype = _dtypes.little_endian(_dtypes.from_wire(info.dtype))
         return np.frombuffer(response.data, dtype=dtype).reshape(tuple(info.shape)).copy()
 
+    def elapsed(self, start_id: int, end_id: int) -> Optional[float]:
+        """Sends the queue asking the milliseconds from event ``start_id`` to ``end_id`` once
+        its ops have run; answers them, or None when nothing is queued or the server does not
+        answer the question in a Batch (the caller asks EventElapsedTime then)."""
+        with self._lock:
+            if self._current is None or not len(self._current) or not self.batch_fields:
+                return None
+            response = self._send(elapsed=(start_id, end_id), wait=True)
+            self._raise()
+        answer = None if response is None else response.WhichOneof("elapsed")
+        if answer == "elapsed_error":
+            raise error_from_status(response.elapsed_error.code, response.elapsed_error.message)
+        return response.elapsed_milliseconds if answer else None
+
     def collect_if_done(self) -> None:
         """Takes the answer of a Batch whose reply has come, without waiting (housekeeping)."""
         if self._in_flight is not None and self._in_flight.reply.done():
@@ -304,7 +321,8 @@ class Pipeline:
         time.sleep(0)
         return self._in_flight.reply.done()
 
-    def _send(self, read: Optional[int] = None, wait: bool = False) -> Any:
+    def _send(self, read: Optional[int] = None, wait: bool = False,
+              elapsed: Optional[tuple[int, int]] = None) -> Any:
         """Sends the queue (a *flush*), after taking the answer of the Batch in flight. With
         ``wait``, a blocking call whose answer is applied here (answered: the response, None
         when it failed or nothing was queued); else a call in flight, made by the sender
@@ -317,7 +335,7 @@ class Pipeline:
             batch.fail(self._error)
             return None
         frees = self._client._take_frees() if self.batch_fields else []
-        request, kept = batch.request(free=frees, read=read)
+        request, kept = batch.request(free=frees, read=read, elapsed=elapsed)
         if not wait:
             self._in_flight = _Flight(batch, kept, self._sender.send(lambda: self._call(request)))
             return None

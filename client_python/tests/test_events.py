@@ -118,3 +118,34 @@ def test_benchmark_gpu_times_are_the_servers(client: ah.Client) -> None:
     assert (big.gpu_times > 0).all()
     assert big.gpu_times.min() > tiny.gpu_times.max()
     assert str(tiny).startswith("tiny                :    CPU:")
+
+
+@pytest.mark.skipif(ah.is_sync(), reason="tests the pipelined mode (ARRAYHUB_SYNC)")
+def test_an_elapsed_time_asked_after_queued_ops_rides_with_them(client: ah.Client,
+                                                                monkeypatch) -> None:
+    unary: list[str] = []
+    rpc = client._rpc
+    monkeypatch.setattr(client, "_rpc", lambda method, request: unary.append(method)
+                        or rpc(method, request))
+    x = ah.asarray(np.random.default_rng(7).standard_normal(1 << 18))
+    ah.synchronize()
+    start, end = cuda.Event(), cuda.Event()
+    start.record()
+    y = ah.sort(x)
+    end.record()
+    timed = cuda.get_elapsed_time(start, end)  # The queue, the end record and the question.
+    assert unary == [] and timed > 0
+    # Asked again with nothing queued: on its own, the same answer.
+    assert cuda.get_elapsed_time(start, end) == timed and unary == ["EventElapsedTime"]
+    np.testing.assert_array_equal(y.get(), np.sort(x.get()))
+
+
+@pytest.mark.skipif(ah.is_sync(), reason="tests the pipelined mode (ARRAYHUB_SYNC)")
+def test_an_elapsed_time_refused_with_queued_ops_fails_none_of_them(client: ah.Client) -> None:
+    start = cuda.Event()
+    start.record()
+    y = ah.arange(5.0) * 3
+    with pytest.raises(ah.ArrayNotFoundError, match=f"^end_event_id = 999999: {NOT_RECORDED}$"):
+        _events.elapsed_milliseconds(client, start._id, 999999)
+    assert y._batch is None or y._batch._state == "ran"
+    np.testing.assert_array_equal(y.get(), np.arange(5.0) * 3)

@@ -1,8 +1,9 @@
 // Batch: the request's ops decoded one by one and run by the batch runner
 // (server/core/batch_runner.h: the order, the elementwise chains, the frees of results no later
 // op reads; server/core/batch_plan.h has the rules); only the results the client keeps are
-// answered. One result may come back inline (`read`), and the handles the client dropped
-// (`free`) go after the ops, so that a pipelined client's flush is one round trip.
+// answered. One result may come back inline (`read`), an elapsed time between two events may
+// be asked (`elapsed_time`), and the handles the client dropped (`free`) go after the ops, so
+// that a pipelined client's flush is one round trip.
 #include "server/transport/batch_rpcs.h"
 
 #include <fmt/format.h>
@@ -91,6 +92,21 @@ absl::Status ReadBack(ArrayHubService& service, const Caller& caller, const Arra
   }
 }
 
+// Answers `elapsed_time` in the response, its failure included (as EventElapsedTime would have
+// failed): it is a question about the session's events, asked after the ops, and fails none of
+// them.
+void AnswerElapsed(Engine& engine, const Caller& caller, const v1::EventElapsedTimeRequest& asked,
+                   v1::BatchResponse* response) {
+  const absl::StatusOr<double> milliseconds =
+      engine.EventElapsedMilliseconds(caller, asked.start_event_id(), asked.end_event_id());
+  if (milliseconds.ok()) {
+    response->set_elapsed_milliseconds(*milliseconds);
+    return;
+  }
+  response->mutable_elapsed_error()->set_code(static_cast<int32_t>(milliseconds.status().code()));
+  response->mutable_elapsed_error()->set_message(std::string(milliseconds.status().message()));
+}
+
 // Runs one BatchRequest for `caller` into `response`: what Batch answers, and each batch of a
 // BatchStream.
 absl::Status RunBatch(ArrayHubService& service, const Caller& call, const v1::BatchRequest& request,
@@ -128,6 +144,7 @@ absl::Status RunBatch(ArrayHubService& service, const Caller& call, const v1::Ba
       service.FillInfo(runner.Of(op), response->add_results());
       runner.Keep(plan.array_of[op]);
     }
+    if (request.has_elapsed_time()) AnswerElapsed(engine, caller, request.elapsed_time(), response);
     return absl::OkStatus();
   }();
   FreeEach(engine, caller, frees);

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/transport/metrics.h"
 #include "tests/support/test_server.h"
 
 namespace {
@@ -523,6 +524,23 @@ TEST_F(ClientTest, EventsTimeTheWorkRecordedBetweenThem) {
   // Another session's ids are not this one's.
   Client other = Client::Connect(server_->address());
   EXPECT_THROWS_CODE(other.ElapsedMilliseconds(1, 2), kNotFound);
+}
+
+// Asked after queued ops, the elapsed time rides in their batch: no EventElapsedTime call.
+// Its refusal fails none of them.
+TEST_F(ClientTest, AnElapsedTimeAskedAfterQueuedOpsRidesWithThem) {
+  client().RecordEvent(1);
+  const Array sorted = client().Sort(client().RandomUniform({int64_t{1} << 16}));
+  client().RecordEvent(2);
+  EXPECT_GT(client().ElapsedMilliseconds(1, 2), 0);
+  const Array tripled = client().Ufunc("multiply", {client().Arange(0.0, 5.0), 3.0});
+  EXPECT_THROWS_CODE(client().ElapsedMilliseconds(1, 9), kNotFound);
+  EXPECT_EQ(client().Download<double>(tripled), (std::vector<double>{0, 3, 6, 9, 12}));
+  EXPECT_EQ(server_->metrics().Text().find("method=\"EventElapsedTime\""), std::string::npos);
+  // With nothing queued it is a call of its own.
+  EXPECT_GT(client().ElapsedMilliseconds(1, 2), 0);
+  EXPECT_NE(server_->metrics().Text().find("method=\"EventElapsedTime\""), std::string::npos);
+  EXPECT_EQ(sorted.shape(), (Shape{int64_t{1} << 16}));
 }
 
 }  // namespace

@@ -384,6 +384,8 @@ class Client {
   void RecordEvent(uint64_t event_id);
   // Milliseconds the server measured from event `start_id` to `end_id` (cudaEventElapsedTime),
   // once the work before both has run; kNotFound for an id this session has not recorded.
+  // Asked with the queued ops when there are some: the end record of a timing loop and its
+  // reading cost one round trip.
   double ElapsedMilliseconds(uint64_t start_id, uint64_t end_id);
   // Sync mode: every op is one blocking call, its error thrown at once (for debugging). Turning
   // it on synchronizes first. Not to be called while other threads issue ops.

@@ -46,7 +46,7 @@ class BatchError(_message.Message):
     def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class BatchRequest(_message.Message):
-    __slots__ = ["device", "free", "keep", "ops", "read"]
+    __slots__ = ["device", "elapsed_time", "free", "keep", "ops", "read"]
     class Op(_message.Message):
         __slots__ = ["array_op", "copy_to_device", "create", "elementwise", "fft", "get_item", "linalg", "matmul", "record_event", "reduce", "run_kernel", "tensor_product", "view"]
         ARRAY_OP_FIELD_NUMBER: _ClassVar[int]
@@ -77,28 +77,34 @@ class BatchRequest(_message.Message):
         view: ViewRequest
         def __init__(self, elementwise: _Optional[_Union[ElementwiseRequest, _Mapping]] = ..., matmul: _Optional[_Union[MatmulRequest, _Mapping]] = ..., reduce: _Optional[_Union[ReduceRequest, _Mapping]] = ..., view: _Optional[_Union[ViewRequest, _Mapping]] = ..., array_op: _Optional[_Union[ArrayOpRequest, _Mapping]] = ..., create: _Optional[_Union[_arrays_pb2.CreateRequest, _Mapping]] = ..., get_item: _Optional[_Union[GetItemRequest, _Mapping]] = ..., tensor_product: _Optional[_Union[TensorProductRequest, _Mapping]] = ..., linalg: _Optional[_Union[LinalgRequest, _Mapping]] = ..., fft: _Optional[_Union[FftRequest, _Mapping]] = ..., run_kernel: _Optional[_Union[RunKernelRequest, _Mapping]] = ..., copy_to_device: _Optional[_Union[_arrays_pb2.CopyToDeviceRequest, _Mapping]] = ..., record_event: _Optional[_Union[RecordEventRequest, _Mapping]] = ...) -> None: ...
     DEVICE_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_TIME_FIELD_NUMBER: _ClassVar[int]
     FREE_FIELD_NUMBER: _ClassVar[int]
     KEEP_FIELD_NUMBER: _ClassVar[int]
     OPS_FIELD_NUMBER: _ClassVar[int]
     READ_FIELD_NUMBER: _ClassVar[int]
     device: int
+    elapsed_time: EventElapsedTimeRequest
     free: _containers.RepeatedScalarFieldContainer[str]
     keep: _containers.RepeatedScalarFieldContainer[int]
     ops: _containers.RepeatedCompositeFieldContainer[BatchRequest.Op]
     read: int
-    def __init__(self, ops: _Optional[_Iterable[_Union[BatchRequest.Op, _Mapping]]] = ..., keep: _Optional[_Iterable[int]] = ..., free: _Optional[_Iterable[str]] = ..., read: _Optional[int] = ..., device: _Optional[int] = ...) -> None: ...
+    def __init__(self, ops: _Optional[_Iterable[_Union[BatchRequest.Op, _Mapping]]] = ..., keep: _Optional[_Iterable[int]] = ..., free: _Optional[_Iterable[str]] = ..., read: _Optional[int] = ..., device: _Optional[int] = ..., elapsed_time: _Optional[_Union[EventElapsedTimeRequest, _Mapping]] = ...) -> None: ...
 
 class BatchResponse(_message.Message):
-    __slots__ = ["data", "data_omitted", "read_info", "results"]
+    __slots__ = ["data", "data_omitted", "elapsed_error", "elapsed_milliseconds", "read_info", "results"]
     DATA_FIELD_NUMBER: _ClassVar[int]
     DATA_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_ERROR_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_MILLISECONDS_FIELD_NUMBER: _ClassVar[int]
     READ_INFO_FIELD_NUMBER: _ClassVar[int]
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     data: bytes
     data_omitted: bool
+    elapsed_error: BatchError
+    elapsed_milliseconds: float
     read_info: _types_pb2.ArrayInfo
     results: _containers.RepeatedCompositeFieldContainer[_types_pb2.ArrayInfo]
-    def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ..., data: _Optional[bytes] = ..., read_info: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ..., data_omitted: bool = ...) -> None: ...
+    def __init__(self, results: _Optional[_Iterable[_Union[_types_pb2.ArrayInfo, _Mapping]]] = ..., data: _Optional[bytes] = ..., read_info: _Optional[_Union[_types_pb2.ArrayInfo, _Mapping]] = ..., data_omitted: bool = ..., elapsed_milliseconds: _Optional[float] = ..., elapsed_error: _Optional[_Union[BatchError, _Mapping]] = ...) -> None: ...
 
 class BatchStreamResponse(_message.Message):
     __slots__ = ["error", "response"]
