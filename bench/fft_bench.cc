@@ -43,7 +43,13 @@ struct Case {
   FftKind kind;
   bool wide;  // float64 / complex128.
   int64_t outer, n, inner;
+  int64_t leading = 0;  // A 2-D transform over (leading, n): its first axis's length.
 };
+
+// The case's (outer, length, inner) stacks, or (outer, leading, length, 1).
+Shape StackShape(const Case& c, int64_t length) {
+  return c.leading > 0 ? Shape{c.outer, c.leading, length, 1} : Shape{c.outer, length, c.inner};
+}
 
 int64_t InLength(const Case& c) { return c.kind == FftKind::kComplexToReal ? c.n / 2 + 1 : c.n; }
 int64_t OutLength(const Case& c) { return c.kind == FftKind::kRealToComplex ? c.n / 2 + 1 : c.n; }
@@ -81,9 +87,16 @@ std::function<void()> DirectCufft(const Case& c, void* in, void* out, cudaStream
   const long long odist = over_outer ? OutLength(c) : 1;
   const long long batch = over_outer ? c.outer : c.inner;
   size_t work = 0;
-  CheckCufft(cufftMakePlanMany64(*plan, 1, &n, &n, stride, idist, &n, stride, odist, CufftTypeOf(c),
-                                 batch, &work),
-             "cufftMakePlanMany64");
+  if (c.leading > 0) {  // The basic layout of a 2-D transform.
+    long long lengths[2] = {c.leading, c.n};
+    CheckCufft(cufftMakePlanMany64(*plan, 2, lengths, nullptr, 1, 0, nullptr, 1, 0, CufftTypeOf(c),
+                                   c.outer, &work),
+               "cufftMakePlanMany64");
+  } else {
+    CheckCufft(cufftMakePlanMany64(*plan, 1, &n, &n, stride, idist, &n, stride, odist,
+                                   CufftTypeOf(c), batch, &work),
+               "cufftMakePlanMany64");
+  }
   CheckCufft(cufftSetStream(*plan, stream), "cufftSetStream");
   return [plan, c, in, out] {
     cufftResult r = CUFFT_SUCCESS;
@@ -127,6 +140,8 @@ int Main(int argc, char** argv) {
       {"r2c_2^24_f32", FftKind::kRealToComplex, false, 1, kLong, 1},
       {"c2r_2^24_f32", FftKind::kComplexToReal, false, 1, kLong, 1},
       {"c2c_1e7_c64", FftKind::kComplex, false, 1, 10'000'000, 1},
+      {"c2c_2d_4096^2_c64", FftKind::kComplex, false, 1, kSide, 1, kSide},
+      {"r2c_2d_4096^2_f32", FftKind::kRealToComplex, false, 1, kSide, 1, kSide},
   };
   const std::map<std::string, double> cupy =
       cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path);
@@ -136,8 +151,9 @@ int Main(int argc, char** argv) {
       "| transform | ArrayHub ms | ArrayHub GB/s | cuFFT direct ms | ArrayHub / cuFFT speed | "
       "CuPy ms | ArrayHub / CuPy speed |\n|---|---:|---:|---:|---:|---:|---:|\n");
   for (const Case& c : cases) {
-    const int64_t in_bytes = c.outer * InLength(c) * c.inner * ItemSize(InDType(c));
-    const int64_t out_bytes = c.outer * OutLength(c) * c.inner * ItemSize(OutDType(c));
+    const int64_t planes = c.leading > 0 ? c.leading : 1;
+    const int64_t in_bytes = c.outer * planes * InLength(c) * c.inner * ItemSize(InDType(c));
+    const int64_t out_bytes = c.outer * planes * OutLength(c) * c.inner * ItemSize(OutDType(c));
     absl::StatusOr<std::shared_ptr<Buffer>> in = backend.memory().Allocate(in_bytes);
     absl::StatusOr<std::shared_ptr<Buffer>> out = backend.memory().Allocate(out_bytes);
     Check(in.status(), "Allocate");
@@ -151,9 +167,10 @@ int Main(int argc, char** argv) {
         .kind = c.kind,
         .forward = true,
         .n = c.n,
-        .input = bench::ContiguousView(**in, InDType(c), {c.outer, InLength(c), c.inner}),
-        .output = bench::ContiguousView(**out, OutDType(c), {c.outer, OutLength(c), c.inner}),
+        .input = bench::ContiguousView(**in, InDType(c), StackShape(c, InLength(c))),
+        .output = bench::ContiguousView(**out, OutDType(c), StackShape(c, OutLength(c))),
         .scale = c.kind == FftKind::kComplexToReal ? 1.0 / static_cast<double>(c.n) : 1.0,
+        .leading = c.leading > 0 ? std::vector<int64_t>{c.leading} : std::vector<int64_t>{},
     };
     const absl::StatusOr<cudaStream_t> stream = CurrentStream();
     Check(stream.status(), "CurrentStream");

@@ -35,6 +35,8 @@ def main():
         "r2c_2^24_f32": lambda: cp.fft.rfft(real),
         "c2r_2^24_f32": lambda: cp.fft.irfft(half, n=LONG),
         "c2c_1e7_c64": lambda: cp.fft.fft(odd),
+        "c2c_2d_4096^2_c64": lambda: cp.fft.fft2(square),
+        "r2c_2d_4096^2_f32": lambda: cp.fft.rfft2(real.reshape(SIDE, SIDE)),
     }
     write_times(args.out, work, args.repeats)
 

@@ -87,6 +87,28 @@ def test_n_axis_transforms_match_numpy(rng: np.random.Generator, name: str,
         check(getattr(ah.fft, name)(a, **kwargs), getattr(np.fft, name)(data, **kwargs))
 
 
+def test_transforms_over_the_trailing_axes_at_once_match_numpy(rng: np.random.Generator) -> None:
+    """fftn, ifftn and rfftn over all of the last two or three axes are one multi-dimensional
+    plan on the server: with the first transformed axis padded, another cut (one axis at a
+    time again), the axes in either order, and a real view at an odd offset."""
+    data = values(rng, np.dtype(np.complex64), (2, 3, 5, 6))
+    a = ah.asarray(data)
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("fft2", {}), ("ifftn", {"axes": (1, 2, 3), "norm": "ortho"}),
+        ("fftn", {"s": (5, 9), "axes": (2, 3)}), ("fftn", {"s": (4, 6), "axes": (2, 3)}),
+        ("fftn", {"axes": (3, 2)}), ("ifft2", {"axes": (-1, -2), "norm": "forward"})]
+    for name, kwargs in cases:
+        check(getattr(ah.fft, name)(a, **kwargs), getattr(np.fft, name)(data, **kwargs))
+    real = values(rng, np.dtype(np.float32), (3, 5, 7))
+    view = ah.asarray(real)[1:]  # 35 floats in: not aligned as a complex64.
+    check(ah.fft.rfft2(view), np.fft.rfft2(real[1:]))
+    check(ah.fft.rfftn(view, s=(5, 10)), np.fft.rfftn(real[1:], s=(5, 10)))
+    check(ah.fft.rfftn(ah.asarray(real)), np.fft.rfftn(real))
+    thin = values(rng, np.dtype(np.float64), (2, 1, 5))  # A length-1 axis: one at a time.
+    check(ah.fft.rfft2(ah.asarray(thin)), np.fft.rfft2(thin))
+    check(ah.fft.fftn(ah.asarray(thin)), np.fft.fftn(thin))
+
+
 def test_non_contiguous_inputs(rng: np.random.Generator) -> None:
     data = values(rng, np.dtype(np.complex64), (6, 10))
     view = ah.asarray(data)[::2, 1::3].T

@@ -1,7 +1,12 @@
 // The discrete Fourier transform core hands a backend: a batch of one-dimensional transforms
-// along the middle axis of C-contiguous stacks. Core composes numpy.fft's multi-axis
-// transforms, zero-padding, truncation and dtype conversions from these and copies.
+// along the middle axis of C-contiguous stacks, or of multi-dimensional ones over their
+// trailing axes. Core composes numpy.fft's other multi-axis transforms, zero-padding,
+// truncation and dtype conversions from these and copies.
 #pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "server/backend/compute.h"
 
@@ -23,6 +28,15 @@ enum class FftKind : uint8_t {
 // ignored, as NumPy ignores them. With `conjugate`, the complex side (the input of
 // kComplexToReal, the output of kRealToComplex) is conjugated: numpy.fft.hfft and ihfft.
 // Input and output never overlap.
+//
+// With `leading` axes (kComplex and kRealToComplex only, never conjugated) the transform is
+// multi-dimensional over the trailing axes, as numpy.fft.fftn and rfftn over them: the views
+// are (outer, leading..., length, 1), and each leading axis (of the same length in input and
+// output) is transformed as complex after the last, which a kRealToComplex transforms as real.
+// So a 2-D or 3-D transform is one pass of cuFFT's or FFTW's multi-dimensional plans, where
+// its one-dimensional transforms would take a pass and an intermediate array each.
+inline constexpr size_t kMaxFftLeadingAxes = 2;
+
 struct FftCall {
   FftKind kind = FftKind::kComplex;
   bool forward = true;  // kComplex only: exponent sign -1 (forward) or +1.
@@ -31,6 +45,7 @@ struct FftCall {
   ArrayView output;
   double scale = 1;
   bool conjugate = false;
+  std::vector<int64_t> leading = {};  // At most kMaxFftLeadingAxes lengths, outermost first.
 };
 
 // Discrete Fourier transforms (cuFFT on the GPU, FFTW on the CPU).

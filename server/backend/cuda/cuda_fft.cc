@@ -1,12 +1,15 @@
 // CudaFft::Fft on cuFFT (cufft_plans.h): the (outer, length, inner) batch as one advanced
 // layout, over the outer axis when inner is 1, else over the longer of the two with one
-// execution per index of the shorter; then the scale and conjugation NumPy's functions ask for
+// execution per index of the shorter; a multi-dimensional call as one plan of its rank; then
+// the scale and conjugation NumPy's functions ask for
 // (fft_kernels.cuh). Everything is enqueued on the call's stream and nothing waits.
 #include <cufft.h>
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <numeric>
 
 #include "server/backend/cuda/compute_context.h"
 #include "server/backend/cuda/cuda_check.h"
@@ -22,6 +25,10 @@ namespace {
 
 std::byte* Origin(const ArrayView& view) {
   return static_cast<std::byte*>(view.buffer->data()) + view.offset_bytes;
+}
+
+int64_t Elements(const ArrayView& view) {
+  return std::accumulate(view.shape.begin(), view.shape.end(), int64_t{1}, std::multiplies<>());
 }
 
 cufftType TypeOf(FftKind kind, bool wide) {
@@ -58,12 +65,21 @@ cufftResult Execute(cufftHandle plan, FftKind kind, bool wide, bool forward, voi
   return CUFFT_INVALID_TYPE;
 }
 
-}  // namespace
+// Points `plan` at the call's stream and a work area allocated on it (`work`, freed in the
+// stream's order after the execution).
+absl::Status Prepare(const CufftPlan& plan, const ComputeContext& context,
+                     std::unique_ptr<ScratchBuffer>& work) {
+  if (plan.work_bytes() > 0) {
+    AH_ASSIGN_OR_RETURN(work,
+                        AllocateScratch(static_cast<int64_t>(plan.work_bytes()), context.stream));
+  }
+  AH_RETURN_IF_ERROR(CufftStatus(cufftSetStream(plan.handle(), context.stream), "cufftSetStream"));
+  return CufftStatus(cufftSetWorkArea(plan.handle(), work ? work->data() : nullptr),
+                     "cufftSetWorkArea");
+}
 
-absl::Status CudaFft::Fft(const FftCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
-  const bool wide = RealDType(call.input.dtype) == DType::kFloat64;
+// The (outer, length, inner) batch of one-dimensional transforms.
+absl::Status AlongTheMiddleAxis(const FftCall& call, const ComputeContext& context, bool wide) {
   const int64_t outer = call.input.shape[0];
   const int64_t inner = call.input.shape[2];
   const int64_t in_length = call.input.shape[1];
@@ -116,13 +132,7 @@ absl::Status CudaFft::Fft(const FftCall& call) {
                      .odist = over_outer ? out_stack : 1};
   AH_ASSIGN_OR_RETURN(const CufftPlan plan, CufftPlan::For(key));
   std::unique_ptr<ScratchBuffer> work;
-  if (plan.work_bytes() > 0) {
-    AH_ASSIGN_OR_RETURN(work,
-                        AllocateScratch(static_cast<int64_t>(plan.work_bytes()), context.stream));
-  }
-  AH_RETURN_IF_ERROR(CufftStatus(cufftSetStream(plan.handle(), context.stream), "cufftSetStream"));
-  AH_RETURN_IF_ERROR(CufftStatus(cufftSetWorkArea(plan.handle(), work ? work->data() : nullptr),
-                                 "cufftSetWorkArea"));
+  AH_RETURN_IF_ERROR(Prepare(plan, context, work));
   const int64_t in_item = ItemSize(call.input.dtype);
   const int64_t out_item = ItemSize(call.output.dtype);
   for (int64_t l = 0; l < loops; ++l) {
@@ -139,11 +149,54 @@ absl::Status CudaFft::Fft(const FftCall& call) {
                                               pitch * real_item, block * real_item, outer,
                                               cudaMemcpyDeviceToDevice, context.stream));
   }
+  return absl::OkStatus();
+}
+
+// A multi-dimensional transform over the trailing axes: one execution of a plan in cuFFT's
+// basic layout, which C-contiguous (outer, leading..., length) stacks are. A real input a
+// view's offset leaves misaligned for cuFFT (see above) goes through an aligned copy.
+absl::Status OverTrailingAxes(const FftCall& call, const ComputeContext& context, bool wide) {
+  std::byte* in = Origin(call.input);
+  std::unique_ptr<ScratchBuffer> staging;
+  const int64_t real_item = wide ? 8 : 4;
+  if (call.kind == FftKind::kRealToComplex &&
+      reinterpret_cast<uintptr_t>(in) % (2 * real_item) != 0) {
+    const int64_t bytes = Elements(call.input) * real_item;
+    AH_ASSIGN_OR_RETURN(staging, AllocateScratch(bytes, context.stream));
+    AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging->data(), in, static_cast<size_t>(bytes),
+                                            cudaMemcpyDeviceToDevice, context.stream));
+    in = static_cast<std::byte*>(staging->data());
+  }
+  const CufftKey key{.device = context.device,
+                     .type = TypeOf(call.kind, wide),
+                     .leading = call.leading,
+                     .n = call.n,
+                     .batch = call.input.shape[0],
+                     .istride = 1,
+                     .idist = 0,
+                     .ostride = 1,
+                     .odist = 0};
+  AH_ASSIGN_OR_RETURN(const CufftPlan plan, CufftPlan::For(key));
+  std::unique_ptr<ScratchBuffer> work;
+  AH_RETURN_IF_ERROR(Prepare(plan, context, work));
+  return CufftStatus(Execute(plan.handle(), call.kind, wide, call.forward, in, Origin(call.output)),
+                     fmt::format("cufftExec of {} points over {} axes, batch {}", call.n,
+                                 call.leading.size() + 1, key.batch));
+}
+
+}  // namespace
+
+absl::Status CudaFft::Fft(const FftCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  const bool wide = RealDType(call.input.dtype) == DType::kFloat64;
+  AH_RETURN_IF_ERROR(call.leading.empty() ? AlongTheMiddleAxis(call, context, wide)
+                                          : OverTrailingAxes(call, context, wide));
   const bool complex_out = call.kind != FftKind::kComplexToReal;
   const bool conjugate_out = call.conjugate && call.kind == FftKind::kRealToComplex;
   if (call.scale != 1 || conjugate_out) {
-    AH_CUDA_RETURN_IF_ERROR(LaunchScaleConjugate(Origin(call.output), outer * out_length * inner,
-                                                 wide, complex_out, call.scale, conjugate_out,
+    AH_CUDA_RETURN_IF_ERROR(LaunchScaleConjugate(Origin(call.output), Elements(call.output), wide,
+                                                 complex_out, call.scale, conjugate_out,
                                                  context.stream));
   }
   return absl::OkStatus();

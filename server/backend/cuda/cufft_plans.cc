@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace arrayhub {
 namespace {
@@ -54,14 +55,20 @@ absl::StatusOr<CufftPlan> CufftPlan::For(const CufftKey& key) {
   if (const cufftResult result = cufftCreate(&handle); result != CUFFT_SUCCESS) {
     return CufftStatus(result, "cufftCreate");
   }
-  long long n = key.n;
-  long long inembed = key.n;  // Ignored for rank 1, but must not be null for strides to apply.
+  std::vector<long long> n(key.leading.begin(), key.leading.end());
+  n.push_back(key.n);
+  const bool basic = !key.leading.empty();
+  // Ignored for rank 1, but must not be null for the strides to apply; null (the basic
+  // layout) for more.
+  long long inembed = key.n;
   long long onembed = key.n;
   size_t work_bytes = 0;
   cufftResult result = cufftSetAutoAllocation(handle, 0);
   if (result == CUFFT_SUCCESS) {
-    result = cufftMakePlanMany64(handle, 1, &n, &inembed, key.istride, key.idist, &onembed,
-                                 key.ostride, key.odist, key.type, key.batch, &work_bytes);
+    result = cufftMakePlanMany64(handle, static_cast<int>(n.size()), n.data(),
+                                 basic ? nullptr : &inembed, key.istride, key.idist,
+                                 basic ? nullptr : &onembed, key.ostride, key.odist, key.type,
+                                 key.batch, &work_bytes);
   }
   if (result != CUFFT_SUCCESS) {
     cufftDestroy(handle);

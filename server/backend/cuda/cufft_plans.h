@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -18,10 +19,13 @@ namespace arrayhub {
 // OK for CUFFT_SUCCESS; RESOURCE_EXHAUSTED when cuFFT could not allocate, INTERNAL otherwise.
 absl::Status CufftStatus(cufftResult result, std::string_view what);
 
-// cufftMakePlanMany64's advanced layout of a rank-1 transform.
+// cufftMakePlanMany64's advanced layout of a rank-1 transform, or with `leading` lengths the
+// basic (C-contiguous) layout of a multi-dimensional one, whose strides and distances are
+// implied (left 1 and 0 here).
 struct CufftKey {
   int device = 0;
   cufftType type = CUFFT_C2C;
+  std::vector<int64_t> leading;
   int64_t n = 1;
   int64_t batch = 1;
   int64_t istride = 1;

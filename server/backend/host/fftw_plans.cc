@@ -24,10 +24,12 @@ std::list<Entry>& Cache() {
   return cache;
 }
 
-// The batch as FFTW's guru interface describes it: transform points `stride` apart, batches
-// over outer (whole stacks apart) and inner (adjacent).
+// The batch as FFTW's guru interface describes it: the last transformed axis's points `inner`
+// apart, each leading axis's a whole block of the axes after it apart; batches over outer
+// (whole stacks apart) and inner (adjacent).
 struct Dims {
-  fftw_iodim64 transform;
+  int rank = 1;
+  fftw_iodim64 transform[1 + kMaxFftLeadingAxes];
   fftw_iodim64 batch[2];
 };
 
@@ -35,9 +37,19 @@ Dims DimsOf(const FftwKey& key) {
   const int64_t complex_length = key.n / 2 + 1;
   const int64_t in_length = key.kind == FftKind::kComplexToReal ? complex_length : key.n;
   const int64_t out_length = key.kind == FftKind::kRealToComplex ? complex_length : key.n;
-  return {.transform = {.n = key.n, .is = key.inner, .os = key.inner},
-          .batch = {{.n = key.outer, .is = in_length * key.inner, .os = out_length * key.inner},
-                    {.n = key.inner, .is = 1, .os = 1}}};
+  Dims d;
+  d.rank = 1 + static_cast<int>(key.leading.size());
+  d.transform[d.rank - 1] = {.n = key.n, .is = key.inner, .os = key.inner};
+  int64_t in_block = in_length * key.inner;
+  int64_t out_block = out_length * key.inner;
+  for (int j = d.rank - 2; j >= 0; --j) {
+    d.transform[j] = {.n = key.leading[j], .is = in_block, .os = out_block};
+    in_block *= key.leading[j];
+    out_block *= key.leading[j];
+  }
+  d.batch[0] = {.n = key.outer, .is = in_block, .os = out_block};
+  d.batch[1] = {.n = key.inner, .is = 1, .os = 1};
+  return d;
 }
 
 unsigned FlagsOf(const FftwKey& key) {
@@ -56,33 +68,35 @@ std::shared_ptr<const FftwPlan> MakePlan(const FftwKey& key, void* input, void* 
   switch (key.kind) {
     case FftKind::kComplex:
       if (key.single) {
-        plan_single =
-            fftwf_plan_guru64_dft(1, &d.transform, 2, d.batch, static_cast<fftwf_complex*>(input),
-                                  static_cast<fftwf_complex*>(output), sign, flags);
+        plan_single = fftwf_plan_guru64_dft(d.rank, d.transform, 2, d.batch,
+                                            static_cast<fftwf_complex*>(input),
+                                            static_cast<fftwf_complex*>(output), sign, flags);
       } else {
-        plan = fftw_plan_guru64_dft(1, &d.transform, 2, d.batch, static_cast<fftw_complex*>(input),
-                                    static_cast<fftw_complex*>(output), sign, flags);
+        plan =
+            fftw_plan_guru64_dft(d.rank, d.transform, 2, d.batch, static_cast<fftw_complex*>(input),
+                                 static_cast<fftw_complex*>(output), sign, flags);
       }
       break;
     case FftKind::kRealToComplex:
       if (key.single) {
         plan_single =
-            fftwf_plan_guru64_dft_r2c(1, &d.transform, 2, d.batch, static_cast<float*>(input),
+            fftwf_plan_guru64_dft_r2c(d.rank, d.transform, 2, d.batch, static_cast<float*>(input),
                                       static_cast<fftwf_complex*>(output), flags);
       } else {
-        plan = fftw_plan_guru64_dft_r2c(1, &d.transform, 2, d.batch, static_cast<double*>(input),
-                                        static_cast<fftw_complex*>(output), flags);
+        plan =
+            fftw_plan_guru64_dft_r2c(d.rank, d.transform, 2, d.batch, static_cast<double*>(input),
+                                     static_cast<fftw_complex*>(output), flags);
       }
       break;
     case FftKind::kComplexToReal:
       if (key.single) {
-        plan_single = fftwf_plan_guru64_dft_c2r(1, &d.transform, 2, d.batch,
+        plan_single = fftwf_plan_guru64_dft_c2r(d.rank, d.transform, 2, d.batch,
                                                 static_cast<fftwf_complex*>(input),
                                                 static_cast<float*>(output), flags);
       } else {
-        plan =
-            fftw_plan_guru64_dft_c2r(1, &d.transform, 2, d.batch, static_cast<fftw_complex*>(input),
-                                     static_cast<double*>(output), flags);
+        plan = fftw_plan_guru64_dft_c2r(d.rank, d.transform, 2, d.batch,
+                                        static_cast<fftw_complex*>(input),
+                                        static_cast<double*>(output), flags);
       }
       break;
   }

@@ -1,14 +1,15 @@
-// FFTW plans for the host backend's transforms (fft.h's batches of one-dimensional
-// transforms), shared by every thread. FFTW's planner is not thread-safe: plans are made and
-// destroyed under one process-wide lock, with FFTW_ESTIMATE (a heuristic: nothing is measured
-// while a request waits), and executed with FFTW's new-array functions, which are. Plans are
-// kept per layout and alignment, the least recently used dropped past kMaxPlans.
+// FFTW plans for the host backend's transforms (fft.h's batches of one- and
+// multi-dimensional transforms), shared by every thread. FFTW's planner is not thread-safe: plans
+// are made and destroyed under one process-wide lock, with FFTW_ESTIMATE (a heuristic: nothing is
+// measured while a request waits), and executed with FFTW's new-array functions, which are. Plans
+// are kept per layout and alignment, the least recently used dropped past kMaxPlans.
 #pragma once
 
 #include <fftw3.h>
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "server/backend/fft.h"
 
@@ -21,6 +22,7 @@ struct FftwKey {
   bool forward = true;
   bool single = false;  // float32/complex64; else float64/complex128.
   int64_t outer = 1;
+  std::vector<int64_t> leading;  // FftCall::leading: further transformed axes.
   int64_t n = 1;
   int64_t inner = 1;
   int input_alignment = 0;  // fftw_alignment_of of each array.

@@ -1,8 +1,11 @@
 // CpuFft::Fft on FFTW (fftw_plans.h): one new-array execution per call over the whole
-// (outer, length, inner) batch, then the scale and conjugation NumPy's functions ask for.
+// (outer, length, inner) batch, or (outer, leading..., length, 1) for a multi-dimensional one, then
+// the scale and conjugation NumPy's functions ask for.
 #include <fmt/format.h>
 
 #include <complex>
+#include <functional>
+#include <numeric>
 #include <type_traits>
 
 #include "server/backend/host/fftw_plans.h"
@@ -16,7 +19,9 @@ void* Origin(const ArrayView& view) {
   return static_cast<std::byte*>(view.buffer->data()) + view.offset_bytes;
 }
 
-int64_t Elements(const ArrayView& view) { return view.shape[0] * view.shape[1] * view.shape[2]; }
+int64_t Elements(const ArrayView& view) {
+  return std::accumulate(view.shape.begin(), view.shape.end(), int64_t{1}, std::multiplies<>());
+}
 
 template <typename R>
 void Conjugate(std::complex<R>* data, int64_t count) {
@@ -73,8 +78,9 @@ absl::Status FftTyped(const FftCall& call) {
           call.kind == FftKind::kComplex ? call.forward : call.kind == FftKind::kRealToComplex,
       .single = std::is_same_v<R, float>,
       .outer = call.input.shape[0],
+      .leading = call.leading,
       .n = call.n,
-      .inner = call.input.shape[2],
+      .inner = call.input.shape.back(),
       .input_alignment = fftw_alignment_of(static_cast<double*>(Origin(call.input))),
       .output_alignment = fftw_alignment_of(static_cast<double*>(Origin(call.output)))};
   const std::shared_ptr<const host::FftwPlan> plan =
