@@ -605,21 +605,12 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
     shapes.push_back(operand->shape);
     operands.push_back(std::move(operand));
   }
+  AH_RETURN_IF_ERROR(CheckLinalgOperands(spec.op, operands.size()));
   if (spec.op == LinalgOp::kNorm) {
-    if (operands.size() != 1) {
-      return absl::InvalidArgumentError(
-          fmt::format("norm takes 1 operand, got {}", operands.size()));
-    }
     AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr result, Norm(steps, *operands[0], spec));
     return std::vector<ArrayTable::RecordPtr>{result};
   }
-  if (spec.op == LinalgOp::kLstsq) {
-    if (operands.size() != 2) {
-      return absl::InvalidArgumentError(
-          fmt::format("lstsq takes 2 operands, got {}", operands.size()));
-    }
-    return Lstsq(steps, *operands[0], *operands[1], spec.rcond);
-  }
+  if (spec.op == LinalgOp::kLstsq) return Lstsq(steps, *operands[0], *operands[1], spec.rcond);
   AH_ASSIGN_OR_RETURN(LinalgPlan plan, PlanLinalg(spec, dtypes, shapes));
   AH_ASSIGN_OR_RETURN(Outputs outputs, NewOutputs(steps, plan));
   AH_ASSIGN_OR_RETURN(ArrayView a, steps.InDType(ViewOf(*operands[0]), plan.dtype));

@@ -29,14 +29,26 @@ constexpr std::pair<TensorProductOp, std::string_view> kTensorProductNames[] = {
 };
 
 constexpr std::pair<LinalgOp, std::string_view> kLinalgNames[] = {
-    {LinalgOp::kSvd, "svd"},           {LinalgOp::kQr, "qr"},
-    {LinalgOp::kCholesky, "cholesky"}, {LinalgOp::kEigh, "eigh"},
-    {LinalgOp::kEigvalsh, "eigvalsh"}, {LinalgOp::kSolve, "solve"},
-    {LinalgOp::kInv, "inv"},           {LinalgOp::kDet, "det"},
-    {LinalgOp::kSlogdet, "slogdet"},   {LinalgOp::kNorm, "norm"},
-    {LinalgOp::kLstsq, "lstsq"},       {LinalgOp::kEig, "eig"},
-    {LinalgOp::kEigvals, "eigvals"},
+#define AH_LINALG_OP(enumerator, name, operands, answer) {LinalgOp::k##enumerator, name},
+#include "server/core/linalg_ops.def"
+#undef AH_LINALG_OP
 };
+
+enum class Answer : uint8_t { kOne, kSeveral, kOptions };
+
+struct LinalgOpInfo {
+  size_t operands;
+  Answer answer;
+};
+
+// Indexed by LinalgOp: both come from linalg_ops.def in its order.
+constexpr LinalgOpInfo kLinalgOps[] = {
+#define AH_LINALG_OP(enumerator, name, operands, answer) {operands, Answer::k##answer},
+#include "server/core/linalg_ops.def"
+#undef AH_LINALG_OP
+};
+
+const LinalgOpInfo& InfoOf(LinalgOp op) { return kLinalgOps[static_cast<size_t>(op)]; }
 
 int64_t Product(std::span<const int64_t> extents) {
   return std::accumulate(extents.begin(), extents.end(), int64_t{1}, std::multiplies<>());
@@ -135,25 +147,21 @@ std::optional<LinalgOp> LinalgOpFromName(std::string_view name) {
 }
 std::string_view OpName(LinalgOp op) { return NameOf(kLinalgNames, op); }
 
+absl::Status CheckLinalgOperands(LinalgOp op, size_t count) {
+  const size_t operands = InfoOf(op).operands;
+  if (count == operands) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format("{} takes {} operand{}, got {}", OpName(op),
+                                                operands, operands == 1 ? "" : "s", count));
+}
+
 bool LinalgGivesSeveral(LinalgOp op, bool compute_uv, std::string_view qr_mode) {
-  switch (op) {
-    case LinalgOp::kSvd:
-      return compute_uv;
-    case LinalgOp::kQr:
-      return qr_mode != "r";
-    case LinalgOp::kEigh:
-    case LinalgOp::kEig:
-    case LinalgOp::kSlogdet:
-    case LinalgOp::kLstsq:
-      return true;
-    case LinalgOp::kCholesky:
-    case LinalgOp::kEigvalsh:
-    case LinalgOp::kEigvals:
-    case LinalgOp::kSolve:
-    case LinalgOp::kInv:
-    case LinalgOp::kDet:
-    case LinalgOp::kNorm:
+  switch (InfoOf(op).answer) {
+    case Answer::kOne:
       return false;
+    case Answer::kSeveral:
+      return true;
+    case Answer::kOptions:
+      return op == LinalgOp::kSvd ? compute_uv : qr_mode != "r";
   }
   return false;
 }
@@ -383,11 +391,7 @@ absl::StatusOr<DType> LinalgDType(std::span<const DType> dtypes) {
 absl::StatusOr<LinalgPlan> PlanLinalg(const LinalgSpec& spec, std::span<const DType> dtypes,
                                       std::span<const Shape> shapes) {
   const std::string_view name = OpName(spec.op);
-  const size_t arity = spec.op == LinalgOp::kSolve || spec.op == LinalgOp::kLstsq ? 2 : 1;
-  if (shapes.size() != arity) {
-    return absl::InvalidArgumentError(fmt::format("{} takes {} operand{}, got {}", name, arity,
-                                                  arity == 1 ? "" : "s", shapes.size()));
-  }
+  AH_RETURN_IF_ERROR(CheckLinalgOperands(spec.op, shapes.size()));
   const Shape& a = shapes[0];
   if (spec.op == LinalgOp::kSvd || spec.op == LinalgOp::kQr || spec.op == LinalgOp::kLstsq) {
     AH_RETURN_IF_ERROR(CheckAtLeast2D(a));

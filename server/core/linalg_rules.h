@@ -21,9 +21,12 @@ std::optional<TensorProductOp> TensorProductOpFromName(std::string_view name);
 std::string_view OpName(TensorProductOp op);
 std::optional<LinalgOp> LinalgOpFromName(std::string_view name);
 std::string_view OpName(LinalgOp op);
-// Whether the routine answers several arrays, NumPy's tuples: svd with compute_uv, qr but in
-// mode "r", eigh, eig, slogdet and lstsq. A Batch can neither read nor keep such an op's
-// result, and frees all of them (batch_plan.h).
+// The routine takes `count` operands (linalg_ops.def); INVALID_ARGUMENT "solve takes 2
+// operands, got 1" otherwise.
+absl::Status CheckLinalgOperands(LinalgOp op, size_t count);
+// Whether the routine answers several arrays, NumPy's tuples (linalg_ops.def): svd with
+// compute_uv, qr but in mode "r", eigh, eig, slogdet and lstsq. A Batch can neither read nor
+// keep such an op's result, and frees all of them (batch_plan.h).
 bool LinalgGivesSeveral(LinalgOp op, bool compute_uv, std::string_view qr_mode);
 
 // --- numpy.matmul --------------------------------------------------------------------------

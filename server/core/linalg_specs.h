@@ -19,8 +19,8 @@ struct MatmulSpec {
   bool transpose_b = false;
   bool conjugate_a = false;  // Complex operands conjugated (no effect on real ones).
   bool conjugate_b = false;
-  std::string out;  // Handle of an existing array to write into; empty: a new array.
-  std::optional<MatmulPrecision> precision;  // Absent: the session's choice.
+  std::string out = {};  // Handle of an existing array to write into; empty: a new array.
+  std::optional<MatmulPrecision> precision = std::nullopt;  // Absent: the session's choice.
 };
 
 enum class TensorProductOp : uint8_t { kDot, kVdot, kInner, kOuter, kTensordot };
@@ -36,20 +36,11 @@ struct TensorProductSpec {
   std::optional<MatmulPrecision> precision;
 };
 
+// One enumerator per row of linalg_ops.def.
 enum class LinalgOp : uint8_t {
-  kSvd,
-  kQr,
-  kCholesky,
-  kEigh,
-  kEigvalsh,
-  kEig,
-  kEigvals,
-  kSolve,
-  kInv,
-  kDet,
-  kSlogdet,
-  kNorm,
-  kLstsq,
+#define AH_LINALG_OP(enumerator, ...) k##enumerator,
+#include "server/core/linalg_ops.def"
+#undef AH_LINALG_OP
 };
 
 // numpy.linalg.<op>. Option strings are validated by core with NumPy's messages.

@@ -6,28 +6,18 @@ namespace arrayhub {
 namespace {
 
 constexpr std::pair<ArrayOpKind, std::string_view> kArrayOpNames[] = {
-    {ArrayOpKind::kCopy, "copy"},
-    {ArrayOpKind::kAscontiguousarray, "ascontiguousarray"},
-    {ArrayOpKind::kAstype, "astype"},
-    {ArrayOpKind::kTake, "take"},
-    {ArrayOpKind::kCompress, "compress"},
-    {ArrayOpKind::kNonzero, "nonzero"},
-    {ArrayOpKind::kConcatenate, "concatenate"},
-    {ArrayOpKind::kStack, "stack"},
-    {ArrayOpKind::kSplit, "split"},
-    {ArrayOpKind::kTile, "tile"},
-    {ArrayOpKind::kRepeat, "repeat"},
-    {ArrayOpKind::kFlip, "flip"},
-    {ArrayOpKind::kRoll, "roll"},
-    {ArrayOpKind::kSort, "sort"},
-    {ArrayOpKind::kArgsort, "argsort"},
-    {ArrayOpKind::kPartition, "partition"},
-    {ArrayOpKind::kArgpartition, "argpartition"},
-    {ArrayOpKind::kCumsum, "cumsum"},
-    {ArrayOpKind::kCumprod, "cumprod"},
-    {ArrayOpKind::kUnique, "unique"},
-    {ArrayOpKind::kSearchsorted, "searchsorted"},
-    {ArrayOpKind::kHistogram, "histogram"},
+#define AH_ARRAY_OP(enumerator, name, answer) {ArrayOpKind::k##enumerator, name},
+#include "server/core/array_ops.def"
+#undef AH_ARRAY_OP
+};
+
+enum class Answer : uint8_t { kOne, kSeveral };
+
+// Indexed by ArrayOpKind: both come from array_ops.def in its order.
+constexpr Answer kAnswers[] = {
+#define AH_ARRAY_OP(enumerator, name, answer) Answer::k##answer,
+#include "server/core/array_ops.def"
+#undef AH_ARRAY_OP
 };
 
 }  // namespace
@@ -39,7 +29,7 @@ std::optional<ArrayOpKind> ArrayOpFromName(std::string_view name) {
 std::string_view ArrayOpName(ArrayOpKind op) { return NameOf(kArrayOpNames, op); }
 
 bool ArrayOpGivesSeveral(ArrayOpKind op) {
-  return op == ArrayOpKind::kSplit || op == ArrayOpKind::kNonzero;
+  return kAnswers[static_cast<size_t>(op)] == Answer::kSeveral;
 }
 
 }  // namespace arrayhub

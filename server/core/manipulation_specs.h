@@ -91,29 +91,11 @@ struct SetItemSpec {
 // ---------------------------------------------------------------------------------------------
 // Copy-making manipulations (ArrayOp RPC), named as in NumPy.
 
+// One enumerator per row of array_ops.def.
 enum class ArrayOpKind : uint8_t {
-  kCopy,
-  kAscontiguousarray,
-  kAstype,
-  kTake,
-  kCompress,
-  kNonzero,
-  kConcatenate,
-  kStack,
-  kSplit,
-  kTile,
-  kRepeat,
-  kFlip,
-  kRoll,
-  kSort,
-  kArgsort,
-  kPartition,
-  kArgpartition,
-  kCumsum,
-  kCumprod,
-  kUnique,
-  kSearchsorted,
-  kHistogram,
+#define AH_ARRAY_OP(enumerator, ...) k##enumerator,
+#include "server/core/array_ops.def"
+#undef AH_ARRAY_OP
 };
 
 // NumPy's name of an op ("cumsum"); nullopt for a name that is not one.
@@ -125,13 +107,13 @@ bool ArrayOpGivesSeveral(ArrayOpKind op);
 
 struct ArrayOpSpec {
   ArrayOpKind op = ArrayOpKind::kCopy;
-  std::vector<OperandSpec> operands;
-  std::optional<DType> dtype;
-  std::optional<std::vector<int64_t>> axes;  // Absent: axis=None.
-  std::vector<int64_t> ints;                 // Split points/sections, reps, repeats, shifts,
-                                             // partition's kth.
-  bool split_at_indices = false;             // split: `ints` are indices, not a section count.
-  bool right = false;                        // searchsorted side="right".
+  std::vector<OperandSpec> operands = {};
+  std::optional<DType> dtype = std::nullopt;
+  std::optional<std::vector<int64_t>> axes = std::nullopt;  // Absent: axis=None.
+  std::vector<int64_t> ints = {};  // Split points/sections, reps, repeats, shifts,
+                                   // partition's kth.
+  bool split_at_indices = false;   // split: `ints` are indices, not a section count.
+  bool right = false;              // searchsorted side="right".
 };
 
 }  // namespace arrayhub

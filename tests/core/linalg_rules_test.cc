@@ -7,7 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -374,6 +376,31 @@ TEST(PlanLinalgTest, SquareRoutines) {
   ExpectError(PlanOp(Op(LinalgOp::kCholesky), {{2, 2}}, {kF16}),
               "array type float16 is unsupported in linalg");
   ExpectError(PlanOp(Op(LinalgOp::kInv), {{2, 2}, {2, 2}}), "inv takes 1 operand, got 2");
+}
+
+// linalg_ops.def's columns: the operands each routine takes, and whether it answers a tuple
+// (as numpy.linalg does; svd and qr by their options).
+TEST(LinalgOpsTest, TheTableGivesOperandsAndAnswers) {
+  const std::vector<std::string> several = {"eigh", "eig", "slogdet", "lstsq"};
+  for (const char* name : {"svd", "qr", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "solve",
+                           "inv", "det", "slogdet", "norm", "lstsq"}) {
+    SCOPED_TRACE(name);
+    const std::optional<LinalgOp> op = LinalgOpFromName(name);
+    ASSERT_TRUE(op.has_value());
+    const size_t operands = *op == LinalgOp::kSolve || *op == LinalgOp::kLstsq ? 2 : 1;
+    EXPECT_TRUE(CheckLinalgOperands(*op, operands).ok());
+    EXPECT_EQ(CheckLinalgOperands(*op, operands + 1).message(),
+              fmt::format("{} takes {} operand{}, got {}", name, operands, operands == 1 ? "" : "s",
+                          operands + 1));
+    if (*op != LinalgOp::kSvd && *op != LinalgOp::kQr) {
+      EXPECT_EQ(LinalgGivesSeveral(*op, true, ""),
+                std::find(several.begin(), several.end(), name) != several.end());
+    }
+  }
+  EXPECT_TRUE(LinalgGivesSeveral(LinalgOp::kSvd, true, ""));
+  EXPECT_FALSE(LinalgGivesSeveral(LinalgOp::kSvd, false, ""));
+  EXPECT_TRUE(LinalgGivesSeveral(LinalgOp::kQr, true, "complete"));
+  EXPECT_FALSE(LinalgGivesSeveral(LinalgOp::kQr, true, "r"));
 }
 
 TEST(PlanLinalgTest, SolveShapesAndMessages) {
