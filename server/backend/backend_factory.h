@@ -30,7 +30,7 @@ struct DeviceOptions {
   // --cpu-memory-bytes: what each CPU device's arrays may hold; 0: the host's memory (or the
   // container's limit). Lower, it stands in for a small GPU (spilling, tests).
   int64_t cpu_memory_bytes = 0;
-  std::vector<int> cuda_devices;  // --devices: CUDA ordinals; empty: every visible one.
+  std::vector<int> cuda_devices = {};  // --devices: CUDA ordinals; empty: every visible one.
 };
 
 // The daemon's devices, a backend each: the CUDA devices of `devices` (every visible one by

@@ -17,10 +17,11 @@ namespace arrayhub {
 
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  std::optional<CollectiveReduction> reduction;  // The reductions' op; none for the others.
-  std::vector<std::string> handles;  // One array per rank; kBroadcast: the array it sends.
-  std::vector<int> devices;          // kBroadcast: the ranks' devices. Others: empty.
-  int root = 0;                      // kReduce: the rank (index of `handles`) that receives.
+  // The reductions' op; none for the others.
+  std::optional<CollectiveReduction> reduction = std::nullopt;
+  std::vector<std::string> handles = {};  // One array per rank; kBroadcast: the array it sends.
+  std::vector<int> devices = {};          // kBroadcast: the ranks' devices. Others: empty.
+  int root = 0;                           // kReduce: the rank (index of `handles`) that receives.
 };
 
 // "all_reduce", "reduce", ...: what messages call the kind.

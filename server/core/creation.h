@@ -27,7 +27,7 @@ struct FullKind {
 struct ArangeKind {
   Scalar start{};
   Scalar stop{};
-  std::optional<Scalar> step;  // Unset: 1.
+  std::optional<Scalar> step = std::nullopt;  // Unset: 1.
 };
 struct LinspaceKind {
   Scalar start{};

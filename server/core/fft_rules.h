@@ -26,9 +26,10 @@ std::string_view OpName(FftOp op);
 struct FftSpec {
   FftOp op = FftOp::kFft;
   OperandSpec input;
-  std::optional<std::vector<int64_t>> axes;  // Absent: NumPy's default.
-  std::optional<std::vector<int64_t>> s;     // Absent: from the input's shape; -1: whole axis.
-  std::string norm;                          // "" is "backward".
+  std::optional<std::vector<int64_t>> axes = std::nullopt;  // Absent: NumPy's default.
+  // Absent: from the input's shape; -1: whole axis.
+  std::optional<std::vector<int64_t>> s = std::nullopt;
+  std::string norm = {};  // "" is "backward".
 };
 
 // One backend transform along `axis`: the array before it is cut or zero-padded to

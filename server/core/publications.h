@@ -27,7 +27,7 @@ inline constexpr int64_t kMaxReaderTenants = 1024;
 struct PublishSpec {
   std::string handle;
   std::string name;
-  std::vector<std::string> reader_tenants;
+  std::vector<std::string> reader_tenants = {};
   bool all_tenants = false;
   bool writable = false;
   // Also written to the data directory (--data-dir; engine_durable.cc), and restored at start.

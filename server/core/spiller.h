@@ -48,7 +48,7 @@ struct SpillOptions {
   int64_t tenant_soft_bytes = TenantQuota::kUnlimited;
   // Hears what an operator should know: a spill that failed (a full or broken disk), with
   // its reason. The array stays where it was; the request that needed room is refused.
-  std::function<void(const std::string&)> log;
+  std::function<void(const std::string&)> log = {};
 };
 
 // Spilled bytes of one tenant by tier.

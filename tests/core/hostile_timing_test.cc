@@ -364,7 +364,9 @@ TEST_F(HostileTimingTest, ValuesNegatedUnderUniqueGiveDistinctValuesOfTheArray) 
     ASSERT_LE(values.size(), static_cast<size_t>(kCount));
     for (size_t i = 0; i < values.size(); ++i) {
       ASSERT_TRUE(std::abs(values[i]) >= 1 && std::abs(values[i]) <= kCount) << values[i];
-      if (i > 0) ASSERT_LT(values[i - 1], values[i]);
+      if (i > 0) {
+        ASSERT_LT(values[i - 1], values[i]);
+      }
     }
     ASSERT_TRUE(engine_.Free(caller, {result.handle.ToString()}).ok());
   };
