@@ -1,10 +1,11 @@
 // Engine::Fft: numpy.fft as the backend's one-dimensional transforms (fft_rules.h gives them in
-// NumPy's order), those over all the trailing axes asked of the backend at once (fftn and rfftn
-// over the last two or three axes: one pass of a multi-dimensional plan). Before each transform the
-// array is brought to what the backend takes: the transform's precision, C-contiguous, cut or
-// zero-padded along the axis (one copy, made only where one of these differs, and always for a
-// complex-to-real input, which the backend may overwrite). Intermediate arrays are charged like
-// results and dropped as soon as the next transform has read them.
+// NumPy's order), those over all the trailing axes asked of the backend at once (fftn and
+// rfftn over the last two or three axes: one pass of a multi-dimensional plan). Before each
+// transform the array is brought to what the backend takes: the transform's precision,
+// C-contiguous, cut or zero-padded along the axis (one copy, made only where one of these
+// differs, and always for a complex-to-real input, which the backend may overwrite).
+// Intermediate arrays are charged like results and dropped as soon as the next transform has
+// read them.
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -18,11 +19,14 @@
 
 namespace arrayhub {
 
+namespace {
+
 // How many of `steps` from `first` on one backend call runs at once: those of numpy.fft.fftn
 // or rfftn over all the trailing axes of `shape` (the array before them), at most
 // 1 + kMaxFftLeadingAxes, where none but the first cuts or pads (the first's input is
-// prepared as for one step) and none is of length 1; otherwise 1. A complex-to-real or conjugated transform always
-// runs alone (fft.h), as do transforms over axes with others between them.
+// prepared as for one step) and none is of length 1; otherwise 1. A complex-to-real or
+// conjugated transform always runs alone (fft.h), as do transforms over axes with others
+// between them.
 size_t StepsAtOnce(const std::vector<FftStep>& steps, size_t first, const Shape& shape) {
   const FftStep& head = steps[first];
   // Length-1 axes (a transform that copies) stay apart: multi-dimensional plans need not take
@@ -53,6 +57,8 @@ size_t StepsAtOnce(const std::vector<FftStep>& steps, size_t first, const Shape&
   }
   return 1;
 }
+
+}  // namespace
 
 class FftSteps {
  public:
