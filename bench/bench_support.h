@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ inline void Check(const absl::Status& status, const char* what) {
 
 inline void CheckCuda(cudaError_t error, const char* what) {
   if (error != cudaSuccess) Fail(fmt::format("{}: {}", what, cudaGetErrorString(error)));
+}
+
+// The queue the backend's calls of this thread go to: its binding's, else (unbound, as most
+// benchmarks run) the device's default queue.
+inline std::shared_ptr<CudaQueue> CallQueue() {
+  absl::StatusOr<std::shared_ptr<CudaQueue>> queue = BoundQueue();
+  Check(queue.status(), "BoundQueue");
+  return *std::move(queue);
 }
 
 // The C-contiguous array of `dtype` and `shape` from byte 0 of `buffer`.
@@ -102,9 +111,7 @@ inline void PrintTable(const std::vector<Op>& ops, const std::map<std::string, d
   fmt::print("|---|---:|---:|---:|---:|---:|---:|\n");
   for (const Op& op : ops) {
     // The backend's calls (unbound here) go to the device's default queue: time on its stream.
-    const absl::StatusOr<cudaStream_t> stream = CurrentStream();
-    if (!stream.ok()) Fail(stream.status().ToString());
-    const double ms = MedianMs(op.run, repeats, *stream);
+    const double ms = MedianMs(op.run, repeats, CallQueue()->stream());
     const auto bandwidth = [&](double t) {
       return op.bytes > 0 ? fmt::format("{:.0f}", op.bytes / (t * 1e6)) : std::string("-");
     };

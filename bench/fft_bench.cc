@@ -172,10 +172,9 @@ int Main(int argc, char** argv) {
         .scale = c.kind == FftKind::kComplexToReal ? 1.0 / static_cast<double>(c.n) : 1.0,
         .leading = c.leading > 0 ? std::vector<int64_t>{c.leading} : std::vector<int64_t>{},
     };
-    const absl::StatusOr<cudaStream_t> stream = CurrentStream();
-    Check(stream.status(), "CurrentStream");
+    const cudaStream_t stream = bench::CallQueue()->stream();
     const double ours =
-        bench::MedianMs([&] { Check(backend.fft().Fft(call), "Fft"); }, repeats, *stream);
+        bench::MedianMs([&] { Check(backend.fft().Fft(call), "Fft"); }, repeats, stream);
     cudaStream_t direct_stream;
     CheckCuda(cudaStreamCreate(&direct_stream), "cudaStreamCreate");
     const double direct = bench::MedianMs(

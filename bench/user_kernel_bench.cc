@@ -217,12 +217,11 @@ int Main(int argc, char** argv) {
       "| kernel | ArrayHub ms | of copy bandwidth | CuPy ms | ArrayHub / CuPy speed | first "
       "compile ms | cached prepare ms | CuPy first call ms |\n|---|---:|---:|---:|---:|---:|---:|"
       "---:|\n");
-  const absl::StatusOr<cudaStream_t> stream = CurrentStream();
-  Check(stream.status(), "CurrentStream");
+  const cudaStream_t stream = bench::CallQueue()->stream();
   for (const Case& c : cases) {
     const double ms = bench::MedianMs(
         [&] { Check(backend.user_kernels().RunUserKernel(c.call), c.name.c_str()); }, repeats,
-        *stream);
+        stream);
     std::string peer = "-", ratio = "-", peer_first = "-";
     if (auto it = cupy.find(c.name); it != cupy.end()) {
       peer = fmt::format("{:.3f}", it->second);

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -37,6 +38,13 @@ void Check(bool ok, const std::string& what) {
 }
 void Check(const absl::Status& status, const std::string& what) {
   Check(status.ok(), what + ": " + status.ToString());
+}
+
+// Waits for the device's default queue, where the backend's unbound calls go.
+void SynchronizeDefaultQueue() {
+  const absl::StatusOr<std::shared_ptr<CudaQueue>> queue = BoundQueue();
+  Check(queue.status(), "BoundQueue");
+  Check((*queue)->Synchronize(), "Synchronize");
 }
 
 // Only the cases whose label contains this (the command line's first argument, if any) run.
@@ -143,7 +151,7 @@ void BenchMatmul(Backend& backend, cublasHandle_t blas, cudaStream_t stream, DTy
   };
   const auto server = [&] {
     Check(backend.linalg().Matmul(call), "Matmul");
-    Check(SynchronizeCurrentQueue(), "SynchronizeCurrentQueue");
+    SynchronizeDefaultQueue();
   };
   const std::vector<double> ms = TimeInterleaved(reps, {server, direct});
   const double flops = 2.0 * batch * n * n * n;
@@ -182,7 +190,7 @@ void BenchSvd(Backend& backend, cublasHandle_t blas, cusolverDnHandle_t solver, 
   call.vh = vh.view;
   const double ms = TimeInterleaved(reps, {[&] {
                                       Check(backend.linalg().Svd(call), "Svd");
-                                      Check(SynchronizeCurrentQueue(), "SynchronizeCurrentQueue");
+                                      SynchronizeDefaultQueue();
                                     }})[0];
   // Accuracy of the first few matrices (the worst of them).
   SvdAccuracy worst;

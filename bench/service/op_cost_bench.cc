@@ -69,9 +69,7 @@ int Main(int argc, char** argv) {
   absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda.queues().NewQueue("bench");
   Check(queue.status(), "NewQueue");
   const std::unique_ptr<QueueBinding> bound = cuda.queues().Bind(*queue, "bench");
-  const absl::StatusOr<cudaStream_t> current = CurrentStream();
-  Check(current.status(), "CurrentStream");
-  const cudaStream_t stream = *current;
+  const cudaStream_t stream = bench::CallQueue()->stream();
   auto drain = [&] { CheckCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize"); };
 
   cudaMemPool_t pool = nullptr;

@@ -30,30 +30,37 @@ absl::StatusOr<DeviceProperties> QueryProperties(int device) {
   return properties;
 }
 
-}  // namespace
-
-absl::StatusOr<ComputeContext> CurrentComputeContext() {
+// Read once per device.
+absl::StatusOr<DeviceProperties> PropertiesOf(int device) {
   static absl::Mutex mutex;
   static std::array<DeviceProperties, 64> known ABSL_GUARDED_BY(mutex);
-
-  ComputeContext context;
-  AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&context.device));
-  DeviceProperties properties;
   {
     absl::MutexLock lock(&mutex);
-    if (context.device < static_cast<int>(known.size())) properties = known[context.device];
+    if (device >= 0 && device < static_cast<int>(known.size()) && known[device].arch != 0) {
+      return known[device];
+    }
   }
-  if (properties.arch == 0) {
-    absl::StatusOr<DeviceProperties> queried = QueryProperties(context.device);
-    if (!queried.ok()) return queried.status();
-    properties = *queried;
-    absl::MutexLock lock(&mutex);
-    if (context.device < static_cast<int>(known.size())) known[context.device] = properties;
-  }
-  AH_ASSIGN_OR_RETURN(context.stream, CurrentStream());
-  context.arch = properties.arch;
-  context.sm_count = properties.sm_count;
-  return context;
+  AH_ASSIGN_OR_RETURN(const DeviceProperties properties, QueryProperties(device));
+  absl::MutexLock lock(&mutex);
+  if (device >= 0 && device < static_cast<int>(known.size())) known[device] = properties;
+  return properties;
+}
+
+}  // namespace
+
+absl::StatusOr<int> ArchOf(int device) {
+  AH_ASSIGN_OR_RETURN(const DeviceProperties properties, PropertiesOf(device));
+  return properties.arch;
+}
+
+absl::StatusOr<ComputeContext> ComputeContextOf(const QueueSection& section) {
+  const int device = section.queue()->device();
+  AH_ASSIGN_OR_RETURN(const DeviceProperties properties, PropertiesOf(device));
+  return ComputeContext{.device = device,
+                        .arch = properties.arch,
+                        .sm_count = properties.sm_count,
+                        .queue = section.queue().get(),
+                        .stream = section.stream()};
 }
 
 }  // namespace arrayhub

@@ -42,7 +42,7 @@ CudaMemory::CudaMemory(std::shared_ptr<CudaDeviceState> state)
 
 absl::StatusOr<std::shared_ptr<Buffer>> CudaMemory::Allocate(int64_t nbytes) {
   AH_RETURN_IF_ERROR(Activate());
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, CurrentQueue());
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, BoundQueue());
   // One byte at least, so that the pointer is never null (see Buffer::data).
   const auto request = static_cast<size_t>(std::max<int64_t>(nbytes, 1));
   cudaMemPool_t pool = queue->pool() != nullptr ? queue->pool() : state_->pool;
@@ -76,7 +76,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> CudaMemory::Allocate(int64_t nbytes) {
 absl::Status CudaMemory::FillPattern(Buffer& buffer, int64_t offset, int64_t count,
                                      int64_t stride_bytes, std::span<const std::byte> pattern) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  const cudaStream_t stream = section.stream();
   AH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(static_cast<std::byte*>(buffer.data()) + offset, count,
                                             stride_bytes, pattern.data(),
                                             static_cast<int64_t>(pattern.size()), stream));
@@ -96,7 +96,7 @@ absl::Status CudaMemory::FillAffine(Buffer& buffer, const AffineFill& fill) {
       .step_imag = fill.step.imag(),
       .float64_math = fill.float64_math,
   };
-  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  const cudaStream_t stream = section.stream();
   AH_CUDA_RETURN_IF_ERROR(LaunchFillAffine(buffer.data(), args, stream));
   return absl::OkStatus();
 }
@@ -105,7 +105,7 @@ absl::Status CudaMemory::CopyFromHost(Buffer& buffer, int64_t offset,
                                       std::span<const std::byte> source) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   if (source.empty()) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  const cudaStream_t stream = section.stream();
   // From pageable memory the copy is staged before this returns, so `source` may go at once.
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(static_cast<std::byte*>(buffer.data()) + offset,
                                           source.data(), source.size(), cudaMemcpyHostToDevice,
@@ -117,18 +117,18 @@ absl::Status CudaMemory::CopyToHost(const Buffer& buffer, int64_t offset,
                                     std::span<std::byte> destination) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   if (destination.empty()) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  const cudaStream_t stream = section.stream();
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(destination.data(),
                                           static_cast<const std::byte*>(buffer.data()) + offset,
                                           destination.size(), cudaMemcpyDeviceToHost, stream));
-  return SynchronizeCurrentQueue();
+  return section.queue()->Synchronize();
 }
 
 absl::Status CudaMemory::CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
                                         int64_t source_offset, int64_t nbytes) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   if (nbytes == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+  const cudaStream_t stream = section.stream();
   // Every buffer of a CUDA backend is a CudaQueuedBuffer, whose home queue knows its device.
   const int source_device =
       dynamic_cast<const CudaQueuedBuffer&>(source.backend_buffer()).home()->device();

@@ -11,13 +11,13 @@ namespace arrayhub {
 
 absl::Status CudaCompute::Elementwise(const ElementwiseCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return EnqueueElementwise(call, context);
 }
 
 absl::Status CudaCompute::FusedElementwise(const FusedElementwiseCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return EnqueueFusedElementwise(call, context);
 }
 

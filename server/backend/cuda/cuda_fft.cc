@@ -188,7 +188,7 @@ absl::Status OverTrailingAxes(const FftCall& call, const ComputeContext& context
 
 absl::Status CudaFft::Fft(const FftCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const bool wide = RealDType(call.input.dtype) == DType::kFloat64;
   AH_RETURN_IF_ERROR(call.leading.empty() ? AlongTheMiddleAxis(call, context, wide)
                                           : OverTrailingAxes(call, context, wide));

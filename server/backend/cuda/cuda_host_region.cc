@@ -53,13 +53,13 @@ class CudaHostRegion final : public HostRegion {
     if (size == 0) return absl::OkStatus();
     // On the device of the queue the call bound (the array's), which may not be the one the
     // region was registered from: the pages are pinned for every device (Portable).
-    AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
+    AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, BoundQueue());
     AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(queue->device()));
     AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter());
-    AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+    const cudaStream_t stream = section.stream();
     AH_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(destination, source, static_cast<size_t>(size), kind, stream));
-    return SynchronizeCurrentQueue();
+    return section.queue()->Synchronize();
   }
 
   void* mapping_;

@@ -109,11 +109,11 @@ class DeviceTable {
   std::unique_ptr<ScratchBuffer> device_;
 };
 
-// Copies `bytes` from the device after the work of the stream (the current queue's), waiting
-// for it.
-absl::Status Read(const void* device, void* host, size_t bytes, cudaStream_t stream) {
-  AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
-  return SynchronizeCurrentQueue();
+// Copies `bytes` from the device after the work of the call's queue, waiting for it.
+absl::Status Read(const void* device, void* host, size_t bytes, CudaQueue& queue) {
+  AH_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, queue.stream()));
+  return queue.Synchronize();
 }
 
 constexpr int64_t kScratchAlignment = 256;  // What CUB expects of its temporary storage.
@@ -166,9 +166,9 @@ absl::StatusOr<IndexPlan> PlanIndices(const std::vector<IndexOperand>& indices,
 // After the call's work: OK when every index was in bounds, else NumPy's IndexError message for
 // the first offending index (first position in C order, then first operand), read back.
 absl::Status IndexStatus(const IndexPlan& plan, const DeviceTable& table, const Shape& shape,
-                         const std::vector<IndexOperand>& indices, cudaStream_t stream) {
+                         const std::vector<IndexOperand>& indices, CudaQueue& queue) {
   unsigned long long error = 0;
-  AH_RETURN_IF_ERROR(Read(table.At(plan.error_word), &error, sizeof error, stream));
+  AH_RETURN_IF_ERROR(Read(table.At(plan.error_word), &error, sizeof error, queue));
   if (error == kNoIndexError) return absl::OkStatus();
   const size_t k = error % indices.size();
   auto position = static_cast<int64_t>(error / indices.size());
@@ -180,7 +180,7 @@ absl::Status IndexStatus(const IndexPlan& plan, const DeviceTable& table, const 
   // Read again for the message: only a client rewriting its indices during the call would see
   // a value here other than the one the kernel refused.
   int64_t index = 0;
-  AH_RETURN_IF_ERROR(Read(plan.records[k].indices + offset, &index, sizeof index, stream));
+  AH_RETURN_IF_ERROR(Read(plan.records[k].indices + offset, &index, sizeof index, queue));
   return absl::InvalidArgumentError(
       fmt::format("index {} is out of bounds for axis {} with size {}", index, indices[k].axis,
                   indices[k].extent));
@@ -256,7 +256,7 @@ void BindNonzero(NonzeroPlan& plan, const DeviceTable& table) {
 
 absl::Status CudaIndexing::Gather(const GatherCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const Shape& shape = call.output.shape;
   const int64_t count = CountOf(shape);
   if (count == 0) return absl::OkStatus();
@@ -281,7 +281,7 @@ absl::Status CudaIndexing::Gather(const GatherCall& call) {
                         .operand_count = static_cast<int>(call.indices.size()),
                         .first_error = table.At<unsigned long long>(plan.error_word)};
   AH_CUDA_RETURN_IF_ERROR(LaunchGather(args, context.stream));
-  return IndexStatus(plan, table, shape, call.indices, context.stream);
+  return IndexStatus(plan, table, shape, call.indices, *section.queue());
 }
 
 absl::Status CudaIndexing::Scatter(const ScatterCall& call) {
@@ -291,7 +291,7 @@ absl::Status CudaIndexing::Scatter(const ScatterCall& call) {
                                                   DTypeName(call.target.dtype)));
   }
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const Shape& shape = call.target.shape;
   const int64_t count = CountOf(shape);
   if (count == 0) return absl::OkStatus();
@@ -338,7 +338,7 @@ absl::Status CudaIndexing::Scatter(const ScatterCall& call) {
     AH_ASSIGN_OR_RETURN(workspace, AllocateRadix(count, temp_bytes, args.buffers, context.stream));
   }
   AH_CUDA_RETURN_IF_ERROR(LaunchScatter(args, context.stream));
-  return IndexStatus(plan, table, shape, call.indices, context.stream);
+  return IndexStatus(plan, table, shape, call.indices, *section.queue());
 }
 
 namespace {
@@ -375,7 +375,7 @@ absl::Status SortOn(const SortCall& call, cudaStream_t stream) {
 
 absl::Status CudaIndexing::Sort(const SortCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return SortOn(call, context.stream);
 }
 
@@ -383,7 +383,7 @@ absl::Status CudaIndexing::Sort(const SortCall& call) {
 // is a valid partition for any kth.
 absl::Status CudaIndexing::Partition(const PartitionCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t count = CountOf(call.input.shape);
   if (count == 0) return absl::OkStatus();
   const int64_t n = call.input.shape.empty() ? 1 : call.input.shape.back();
@@ -420,7 +420,7 @@ absl::Status CudaIndexing::Partition(const PartitionCall& call) {
 
 absl::Status CudaIndexing::Scan(const ScanCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t count = CountOf(call.data.shape);
   if (count == 0) return absl::OkStatus();
   const int64_t n = call.data.shape.empty() ? 1 : call.data.shape.back();
@@ -442,7 +442,7 @@ absl::Status CudaIndexing::Scan(const ScanCall& call) {
 
 absl::StatusOr<int64_t> CudaIndexing::CountNonzero(const ArrayView& input) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   if (CountOf(input.shape) == 0) return 0;
 
   DeviceTable table;
@@ -451,13 +451,13 @@ absl::StatusOr<int64_t> CudaIndexing::CountNonzero(const ArrayView& input) {
   BindNonzero(plan, table);
   AH_CUDA_RETURN_IF_ERROR(LaunchCountNonzero(plan.args, context.stream));
   unsigned long long total = 0;
-  AH_RETURN_IF_ERROR(Read(plan.args.total, &total, sizeof total, context.stream));
+  AH_RETURN_IF_ERROR(Read(plan.args.total, &total, sizeof total, *section.queue()));
   return static_cast<int64_t>(total);
 }
 
 absl::StatusOr<int64_t> CudaIndexing::Nonzero(const NonzeroCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t limit = call.coordinates.empty() ? 0 : CountOf(call.coordinates[0].shape);
   if (limit == 0) return CountNonzero(call.input);  // Nothing to write; the count still says.
   if (CountOf(call.input.shape) == 0) return 0;
@@ -497,13 +497,13 @@ absl::StatusOr<int64_t> CudaIndexing::Nonzero(const NonzeroCall& call) {
   AH_CUDA_RETURN_IF_ERROR(LaunchNonzero(plan.args, context.stream));
   // The total of the counting pass, whose flags the positions came from.
   unsigned long long total = 0;
-  AH_RETURN_IF_ERROR(Read(plan.args.total, &total, sizeof total, context.stream));
+  AH_RETURN_IF_ERROR(Read(plan.args.total, &total, sizeof total, *section.queue()));
   return static_cast<int64_t>(total);
 }
 
 absl::Status CudaIndexing::SearchSorted(const SearchSortedCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t count = CountOf(call.output.shape);
   if (count == 0) return absl::OkStatus();
 
@@ -530,7 +530,7 @@ absl::Status CudaIndexing::SearchSorted(const SearchSortedCall& call) {
 
 absl::StatusOr<int64_t> CudaIndexing::SelectUnique(const UniqueCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   UniqueArgs args{.dtype = call.sorted.dtype, .count = call.sorted.shape.at(0)};
   if (args.count == 0) return 0;
   AH_ASSIGN_OR_RETURN(args.sorted, Base(call.sorted));
@@ -545,13 +545,13 @@ absl::StatusOr<int64_t> CudaIndexing::SelectUnique(const UniqueCall& call) {
   args.temp = static_cast<char*>(scratch->data()) + count_bytes;
   AH_CUDA_RETURN_IF_ERROR(LaunchUnique(args, context.stream));
   int64_t selected = 0;
-  AH_RETURN_IF_ERROR(Read(args.selected, &selected, sizeof selected, context.stream));
+  AH_RETURN_IF_ERROR(Read(args.selected, &selected, sizeof selected, *section.queue()));
   return selected;
 }
 
 absl::Status CudaIndexing::Histogram(const HistogramCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   AH_ASSIGN_OR_RETURN(const char* input, Base(call.input));
   AH_ASSIGN_OR_RETURN(const char* edges, Base(call.edges));
   AH_ASSIGN_OR_RETURN(char* counts, Base(call.counts));

@@ -131,7 +131,7 @@ absl::Status CudaLinalg::Qr(const QrCall& call) {
   const int64_t q_cols = call.complete ? m : k;
   const int64_t r_rows = call.complete ? m : k;
   if (count == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   // Room for Q's columns too, which orgqr builds in place of the factored matrix.
   AH_ASSIGN_OR_RETURN(const MatrixStack a,
                       ColumnMajorCopy(call.a, m, std::max(n, call.compute_q ? q_cols : 0), linalg));
@@ -186,7 +186,7 @@ absl::Status CudaLinalg::Cholesky(const CholeskyCall& call) {
   const MatrixStack out = StackOf(call.out);
   const int n = static_cast<int>(out.rows);
   if (out.count == 0 || n == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   // The factorization runs in the output itself. Its row-major storage holds, to
   // column-major cuSOLVER, A^T = conj(A); factoring the triangle of that which is A's lower
   // triangle as U^H U gives A = U^T conj(U), so L = U^T, which the row-major storage then
@@ -231,7 +231,7 @@ absl::Status CudaLinalg::Eigh(const EighCall& call) {
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0 || n == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   // Column-major A is A itself, so `upper` names the same triangle to cuSOLVER.
   AH_ASSIGN_OR_RETURN(const MatrixStack a, ColumnMajorCopy(call.a, n, n, linalg));
   const cublasFillMode_t uplo = call.upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
@@ -278,7 +278,7 @@ absl::Status CudaLinalg::Eig(const EigCall& call) {
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0 || n == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   AH_ASSIGN_OR_RETURN(const MatrixStack a, ColumnMajorCopy(call.a, n, n, linalg));
   // NumPy refuses non-finite input before factoring, and so must we: cuSOLVER's geev answers
   // CUSOLVER_STATUS_INTERNAL_ERROR for a NaN (measured on an H100, CUDA 13).
@@ -339,7 +339,7 @@ absl::Status CudaLinalg::Solve(const SolveCall& call) {
   const MatrixStack x = StackOf(call.x);
   const int64_t n = x.rows;
   if (x.count == 0 || n == 0 || x.cols == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   AH_ASSIGN_OR_RETURN(const MatrixStack lu, ColumnMajorCopy(call.a, n, n, linalg));
   AH_ASSIGN_OR_RETURN(int* pivots, linalg.Scratch<int>(x.count * n));
   AH_ASSIGN_OR_RETURN(int* info, linalg.Scratch<int>(x.count));
@@ -368,7 +368,7 @@ absl::Status CudaLinalg::Slogdet(const SlogdetCall& call) {
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   AH_ASSIGN_OR_RETURN(const MatrixStack lu, ColumnMajorCopy(call.a, n, n, linalg));
   AH_ASSIGN_OR_RETURN(int* pivots, linalg.Scratch<int>(count * n));
   AH_ASSIGN_OR_RETURN(int* info, linalg.Scratch<int>(count));

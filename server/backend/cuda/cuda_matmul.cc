@@ -152,7 +152,7 @@ absl::Status CudaLinalg::Matmul(const MatmulCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
   const MatrixStack out = StackOf(call.out);
   if (out.count == 0 || out.rows == 0 || out.cols == 0) return absl::OkStatus();
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   const int64_t k = call.a.shape.back();
   if (k == 0) {
     // An empty sum: zeros, which cuBLAS would leave to a beta it may not even read.

@@ -139,7 +139,7 @@ std::unique_ptr<QueueBinding> CudaQueues::Bind(std::shared_ptr<WorkQueue> queue,
   if (cuda_queue == nullptr) {
     absl::StatusOr<std::shared_ptr<CudaQueue>> fallback = CudaQueue::DeviceDefault(state_->device);
     if (!fallback.ok()) {
-      // Unbound, the calls go to the default queue all the same (CurrentQueue); only the
+      // Unbound, the calls go to the default queue all the same (BoundQueue); only the
       // label is lost.
       spdlog::error("cuda backend: {}", fallback.status().ToString());
       return std::make_unique<QueueBinding>();
@@ -164,7 +164,7 @@ absl::Status CudaQueues::Use(const std::shared_ptr<Buffer>& buffer) {
 
 absl::StatusOr<std::shared_ptr<Timestamp>> CudaQueues::RecordTimestamp() {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(cudaStream_t stream, CurrentStream());
+  const cudaStream_t stream = section.stream();
   int device = 0;
   AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
   AH_ASSIGN_OR_RETURN(const cudaEvent_t event, IdleEvents::Take(device));

@@ -123,13 +123,14 @@ void CudaQueueBinding::Borrow(const CudaQueuedBuffer& buffer) {
 absl::StatusOr<QueueSection> QueueSection::Enter() {
   QueueSection section;
   section.counted_ = true;
-  if (section_depth++ > 0) return section;
+  ++section_depth;
   // From here on, a failure returns a section whose destructor undoes what was done.
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, CurrentQueue());
+  AH_ASSIGN_OR_RETURN(section.queue_, BoundQueue());
+  if (section_depth > 1) return section;
   std::vector<std::shared_ptr<CudaQueue>> homes;
   if (current_binding != nullptr) homes = current_binding->homes();
   std::vector<QueueGroupSection::Member> members;
-  members.push_back({.queue = std::move(queue), .homes = std::move(homes)});
+  members.push_back({.queue = section.queue_, .homes = std::move(homes)});
   absl::StatusOr<QueueGroupSection> queues = QueueGroupSection::Enter(std::move(members));
   if (!queues.ok()) return queues.status();
   section.queues_.emplace(*std::move(queues));
@@ -137,7 +138,9 @@ absl::StatusOr<QueueSection> QueueSection::Enter() {
 }
 
 QueueSection::QueueSection(QueueSection&& other) noexcept
-    : counted_(std::exchange(other.counted_, false)), queues_(std::move(other.queues_)) {
+    : counted_(std::exchange(other.counted_, false)),
+      queue_(std::move(other.queue_)),
+      queues_(std::move(other.queues_)) {
   other.queues_.reset();
 }
 
@@ -186,22 +189,11 @@ QueueGroupSection::~QueueGroupSection() {
 
 CudaQueueBinding* CurrentBinding() { return current_binding; }
 
-absl::StatusOr<std::shared_ptr<CudaQueue>> CurrentQueue() {
+absl::StatusOr<std::shared_ptr<CudaQueue>> BoundQueue() {
   if (current_binding != nullptr) return current_binding->queue();
   int device = 0;
   AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
   return CudaQueue::DeviceDefault(device);
-}
-
-absl::StatusOr<cudaStream_t> CurrentStream() {
-  if (current_binding != nullptr) return current_binding->queue()->stream();
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, CurrentQueue());
-  return queue->stream();
-}
-
-absl::Status SynchronizeCurrentQueue() {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, CurrentQueue());
-  return queue->Synchronize();
 }
 
 }  // namespace arrayhub

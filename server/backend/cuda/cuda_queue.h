@@ -2,12 +2,15 @@
 // and the critical sections that order a call after, and before, the other queues whose buffers
 // it uses.
 //
-// Every CUDA call of the backend goes to CurrentStream(): the stream of the queue the thread
-// bound, or the device's default queue when it bound none (the backend's own tests). A buffer
-// belongs to the queue it was allocated on (its "home"): it is freed on that stream, so the
-// memory returns to the pool only after the work queued before the free. A call that uses
-// buffers of other queues (CudaQueueBinding::Borrow) is fenced against them both ways, as one
-// critical section (QueueSection), so that no work of theirs runs between its start and end.
+// Every backend entry point enters a QueueSection first, and that is where the thread's binding
+// is read (BoundQueue, which Allocate and a host region's copy also call at their entry, for the
+// queue's pool and device). The section names the queue the call's work goes to: the bound one,
+// or the device's default queue when the thread bound none (the backend's own tests). The code
+// below an entry point is handed that queue, or its stream, as an argument. A buffer belongs to
+// the queue it was allocated on (its "home"): it is freed on that stream, so the memory returns
+// to the pool only after the work queued before the free. A call that uses buffers of other
+// queues (CudaQueueBinding::Borrow) is fenced against them both ways, as one critical section
+// (QueueSection), so that no work of theirs runs between its start and end.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -140,12 +143,13 @@ class QueueGroupSection {
 };
 
 // The critical section of a backend call on the calling thread: a QueueGroupSection of one
-// member, the queue its work goes to (CurrentQueue()) with the homes of every buffer the
+// member, the queue its work goes to (BoundQueue()) with the homes of every buffer the
 // thread's binding has borrowed so far.
 //
-// The first line of every backend entry point that enqueues work or reads buffers. A call the
+// The first line of every backend entry point that enqueues work or reads buffers; what the
+// call enqueues goes to queue().stream(), handed down to the code that enqueues it. A call the
 // backend makes from inside another on the same thread (the thread's section depth above 0)
-// enters nothing: the outer section already covers its queues.
+// locks and fences nothing: the outer section already covers its queues.
 class QueueSection {
  public:
   static absl::StatusOr<QueueSection> Enter();
@@ -153,21 +157,23 @@ class QueueSection {
   QueueSection& operator=(QueueSection&&) = delete;
   ~QueueSection();
 
+  // The queue the call's work goes to.
+  const std::shared_ptr<CudaQueue>& queue() const { return queue_; }
+  cudaStream_t stream() const { return queue_->stream(); }
+
  private:
   QueueSection() = default;
 
-  bool counted_ = false;                     // Holds one level of the thread's depth.
+  bool counted_ = false;  // Holds one level of the thread's depth.
+  std::shared_ptr<CudaQueue> queue_;
   std::optional<QueueGroupSection> queues_;  // The outermost section's; none when nested.
 };
 
-// The innermost binding of the calling thread, or null.
+// The innermost binding of the calling thread, or null: what a report of a device error names
+// (device_loss.cc).
 CudaQueueBinding* CurrentBinding();
-// The queue the calling thread's work goes to: the bound one, else the current device's
-// default queue.
-absl::StatusOr<std::shared_ptr<CudaQueue>> CurrentQueue();
-// CurrentQueue()'s stream.
-absl::StatusOr<cudaStream_t> CurrentStream();
-// Waits for CurrentQueue(): where the results of a call are read back to the host.
-absl::Status SynchronizeCurrentQueue();
+// The queue the thread's binding names, else the current device's default queue. Read at a
+// backend call's entry (QueueSection::Enter, CudaMemory::Allocate), never below it.
+absl::StatusOr<std::shared_ptr<CudaQueue>> BoundQueue();
 
 }  // namespace arrayhub

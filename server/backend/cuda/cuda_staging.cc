@@ -53,7 +53,7 @@ class PinnedStagingPool::PinnedStaging final : public StagingBuffer {
   absl::Status Copy(void* destination, const void* source, int64_t size, cudaMemcpyKind kind) {
     AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(pool_->device_));
     AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter());
-    AH_ASSIGN_OR_RETURN(const cudaStream_t stream, CurrentStream());
+    const cudaStream_t stream = section.stream();
     AH_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(destination, source, static_cast<size_t>(size), kind, stream));
     AH_CUDA_RETURN_IF_ERROR(cudaEventRecord(block_.copied, stream));

@@ -343,7 +343,7 @@ absl::Status SvdJob::WriteVectors(int64_t b, const void* u, const void* v, bool 
 
 absl::Status CudaLinalg::Svd(const SvdCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin());
+  AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   SvdJob job(call, linalg);
   AH_RETURN_IF_ERROR(job.Run());
   return absl::OkStatus();

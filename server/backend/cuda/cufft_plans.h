@@ -25,7 +25,7 @@ absl::Status CufftStatus(cufftResult result, std::string_view what);
 struct CufftKey {
   int device = 0;
   cufftType type = CUFFT_C2C;
-  std::vector<int64_t> leading;
+  std::vector<int64_t> leading = {};
   int64_t n = 1;
   int64_t batch = 1;
   int64_t istride = 1;

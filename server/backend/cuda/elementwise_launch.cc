@@ -220,8 +220,7 @@ absl::Status EnqueueFusedElementwise(const FusedElementwiseCall& call,
   int64_t max_blocks = kBlocksPerSm * context.sm_count;
   if (call.reduction) {
     // The queue's reduction workspace: its first counter, then a partial result per block.
-    AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
-    AH_ASSIGN_OR_RETURN(void* workspace, queue->ReductionWorkspace());
+    AH_ASSIGN_OR_RETURN(void* workspace, context.queue->ReductionWorkspace());
     auto* arrivals = static_cast<unsigned*>(workspace);
     void* pointers[] = {BaseOf(call.reduction->output), arrivals, arrivals + kReduceArrivalSlots};
     std::memcpy(args.data() + offsets.reduction, pointers, sizeof(pointers));

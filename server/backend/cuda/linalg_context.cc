@@ -103,10 +103,9 @@ absl::Status MoveTo(LinalgCall::Worker& worker, const std::shared_ptr<CudaQueue>
 
 }  // namespace
 
-absl::StatusOr<LinalgCall> LinalgCall::Begin() {
-  int device = 0;
-  AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
-  AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
+absl::StatusOr<LinalgCall> LinalgCall::Begin(const QueueSection& section) {
+  const std::shared_ptr<CudaQueue>& queue = section.queue();
+  const int device = queue->device();
   std::unique_ptr<Worker> worker = Pools::Get().Take(device, queue);
   if (worker == nullptr) {
     AH_ASSIGN_OR_RETURN(worker, CreateWorker(device));
@@ -115,14 +114,15 @@ absl::StatusOr<LinalgCall> LinalgCall::Begin() {
     // Its handles may be half moved: drop the worker rather than pool it.
     return moved;
   }
-  return LinalgCall(std::move(worker), queue->stream());
+  return LinalgCall(std::move(worker), queue);
 }
 
-LinalgCall::LinalgCall(std::unique_ptr<Worker> worker, cudaStream_t stream)
-    : worker_(std::move(worker)), stream_(stream) {}
+LinalgCall::LinalgCall(std::unique_ptr<Worker> worker, std::shared_ptr<CudaQueue> queue)
+    : worker_(std::move(worker)), queue_(std::move(queue)), stream_(queue_->stream()) {}
 
 LinalgCall::LinalgCall(LinalgCall&& other) noexcept
     : worker_(std::move(other.worker_)),
+      queue_(std::move(other.queue_)),
       stream_(other.stream_),
       scratch_(std::move(other.scratch_)),
       receipts_(std::move(other.receipts_)) {
@@ -169,7 +169,7 @@ absl::StatusOr<void*> LinalgCall::UploadBytes(const void* data, size_t bytes) {
 
 absl::Status LinalgCall::DownloadBytes(void* host, const void* device, size_t bytes) {
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_));
-  return SynchronizeCurrentQueue();
+  return queue_->Synchronize();
 }
 
 }  // namespace arrayhub

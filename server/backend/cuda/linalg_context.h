@@ -1,5 +1,5 @@
 // What one linear-algebra call runs with: cuBLAS and cuSOLVER handles (a "worker") set to the
-// calling thread's queue (cuda_queue.h), and scratch memory that lives until the call ends.
+// call's queue (cuda_queue.h), and scratch memory that lives until the call ends.
 //
 // Workers come from a per-device pool: a call takes an idle one (or creates one) and gives it
 // back at the end, so concurrent RPCs never share a handle (cuBLAS and cuSOLVER handles are
@@ -25,10 +25,14 @@
 
 namespace arrayhub {
 
+class CudaQueue;
+class QueueSection;
+
 class LinalgCall {
  public:
-  // A worker of the calling thread's current device (OnCudaDevice::Activate first).
-  static absl::StatusOr<LinalgCall> Begin();
+  // A worker of the device of the queue `section` enters, set to that queue's stream (its
+  // device current: OnCudaDevice::Enter).
+  static absl::StatusOr<LinalgCall> Begin(const QueueSection& section);
 
   LinalgCall(LinalgCall&& other) noexcept;
   LinalgCall& operator=(LinalgCall&&) = delete;
@@ -74,12 +78,13 @@ class LinalgCall {
   struct Worker;
 
  private:
-  LinalgCall(std::unique_ptr<Worker> worker, cudaStream_t stream);
+  LinalgCall(std::unique_ptr<Worker> worker, std::shared_ptr<CudaQueue> queue);
   absl::StatusOr<void*> UploadBytes(const void* data, size_t bytes);
   absl::Status DownloadBytes(void* host, const void* device, size_t bytes);
 
   std::unique_ptr<Worker> worker_;
-  cudaStream_t stream_;
+  std::shared_ptr<CudaQueue> queue_;  // The call's: its downloads wait for it.
+  cudaStream_t stream_;               // queue_'s.
   std::vector<void*> scratch_;
   std::vector<std::unique_ptr<ScratchReceipt>> receipts_;  // Refunded when the call ends.
 };

@@ -98,7 +98,7 @@ absl::Status Integers(curandGenerator_t generator, const RandomCall& call, void*
 
 absl::Status CudaCompute::FillRandom(const RandomCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   int64_t n = 1;
   for (int64_t extent : call.output.shape) n *= extent;
   if (n == 0) return absl::OkStatus();
@@ -131,7 +131,7 @@ absl::Status CudaCompute::FillRandom(const RandomCall& call) {
   }
   // The scratch draws were freed in stream order above, but the generator's own resources go
   // when it is destroyed here, so its work must be done first: random creation waits.
-  return SynchronizeCurrentQueue();
+  return section.queue()->Synchronize();
 }
 
 }  // namespace arrayhub

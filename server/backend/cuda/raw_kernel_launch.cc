@@ -109,13 +109,13 @@ absl::Status ClientsFault(const absl::Status& status) {
 absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CudaRawKernels::PrepareRawKernel(
     const RawKernelSource& source) {
   AH_RETURN_IF_ERROR(Activate());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const int arch, ArchOf(device()));
   std::string key = CompiledCodeStore::KeyOf({"raw", source.name, source.code});
   for (const std::string& option : source.options) {
     key = CompiledCodeStore::KeyOf({key, option});
   }
   absl::StatusOr<cudaKernel_t> kernel = KernelCache::Global().Get(
-      fmt::format("raw:{}:{}", source.name, key), context.arch, source.name.c_str(),
+      fmt::format("raw:{}:{}", source.name, key), arch, source.name.c_str(),
       [&] { return source.code; }, source.options);
   if (!kernel.ok()) return ClientsFault(kernel.status());
   AH_ASSIGN_OR_RETURN(std::vector<size_t> sizes, ParameterSizes(*kernel));
@@ -124,7 +124,7 @@ absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CudaRawKernels::Prepare
 
 absl::Status CudaRawKernels::RunRawKernel(const RawKernelCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const auto* prepared = dynamic_cast<const CudaRawKernel*>(call.prepared.get());
   if (prepared == nullptr) {
     return absl::InternalError("a raw kernel call that PrepareRawKernel did not prepare");

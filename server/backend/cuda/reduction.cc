@@ -149,8 +149,7 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
                         .out = out,
                         .sm_count = context.sm_count,
                         .stream = context.stream};
-  AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, CurrentQueue());
-  AH_ASSIGN_OR_RETURN(args.workspace, queue->ReductionWorkspace());
+  AH_ASSIGN_OR_RETURN(args.workspace, context.queue->ReductionWorkspace());
   std::optional<ScratchArray> mean;
   if (plan.variance) {
     AH_ASSIGN_OR_RETURN(mean, AllocateScratchArray(plan.work, {outputs}, context.stream));
@@ -175,7 +174,7 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
 
 absl::Status CudaCompute::Reduce(const ReduceCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return EnqueueReduce(call, context);
 }
 

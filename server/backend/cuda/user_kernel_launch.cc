@@ -121,7 +121,7 @@ absl::Status TooManyDimensions(const kernel::CheckedKernel& kernel, int64_t word
 absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CudaUserKernels::PrepareUserKernel(
     std::shared_ptr<const kernel::CheckedKernel> kernel) {
   AH_RETURN_IF_ERROR(Activate());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const int arch, ArchOf(device()));
   const UserKernelDefinition definition = DefinitionOf(*kernel);
   AH_ASSIGN_OR_RETURN(const UserKernelLayout layout, LayoutOf(definition));
   AH_ASSIGN_OR_RETURN(std::string source, UserKernelSource(definition));
@@ -133,14 +133,14 @@ absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CudaUserKernels::Prepa
   // NumPy's exact results).
   static const std::array<std::string, 1> kOptions{"-std=c++17"};
   AH_ASSIGN_OR_RETURN(cudaKernel_t compiled, KernelCache::Global().Get(
-                                                 key, context.arch, kUserKernelEntry,
+                                                 key, arch, kUserKernelEntry,
                                                  [&] { return std::move(source); }, kOptions));
   return std::make_shared<const CudaPreparedKernel>(compiled, layout);
 }
 
 absl::Status CudaUserKernels::RunUserKernel(const UserKernelCall& call) {
   AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
-  AH_ASSIGN_OR_RETURN(const ComputeContext context, CurrentComputeContext());
+  AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const auto* prepared = dynamic_cast<const CudaPreparedKernel*>(call.prepared.get());
   const kernel::CheckedKernel& kernel = *call.kernel;
   const std::vector<kernel::Parameter>& parameters = kernel.parameters();
@@ -329,7 +329,7 @@ absl::Status CudaUserKernels::RunUserKernel(const UserKernelCall& call) {
   uint64_t word[3] = {};
   AH_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(word, error->data(), sizeof(word), cudaMemcpyDeviceToHost, context.stream));
-  AH_RETURN_IF_ERROR(SynchronizeCurrentQueue());
+  AH_RETURN_IF_ERROR(section.queue()->Synchronize());
   if (word[0] == 0) return absl::OkStatus();
   const size_t parameter = static_cast<size_t>(word[0] - 1);
   return absl::InvalidArgumentError(
