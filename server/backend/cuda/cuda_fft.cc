@@ -1,8 +1,9 @@
 // CudaFft::Fft on cuFFT (cufft_plans.h): the (outer, length, inner) batch as one advanced
 // layout, over the outer axis when inner is 1, else over the longer of the two with one
 // execution per index of the shorter; a multi-dimensional call as one plan of its rank; then
-// the scale and conjugation NumPy's functions ask for
-// (fft_kernels.cuh). Everything is enqueued on the call's stream and nothing waits.
+// the scale and conjugation NumPy's functions ask for (fft_kernels.cuh), which a
+// complex-to-real transform applies to its input beforehand. Everything is enqueued on the
+// call's stream and nothing waits.
 #include <cufft.h>
 #include <fmt/format.h>
 
@@ -85,8 +86,9 @@ absl::Status AlongTheMiddleAxis(const FftCall& call, const ComputeContext& conte
   const int64_t in_length = call.input.shape[1];
   const int64_t out_length = call.output.shape[1];
   if (call.kind == FftKind::kComplexToReal) {
-    AH_CUDA_RETURN_IF_ERROR(LaunchPrepareComplexToReal(
-        Origin(call.input), outer, in_length, inner, call.n, wide, call.conjugate, context.stream));
+    AH_CUDA_RETURN_IF_ERROR(LaunchPrepareComplexToReal(Origin(call.input), outer, in_length, inner,
+                                                       call.n, wide, call.conjugate, call.scale,
+                                                       context.stream));
   }
   // Element (o, x, i) is at (o * length + x) * inner + i: batch over o (stride inner between
   // points, whole stacks between transforms) and loop over i, or the other way round. Real
@@ -192,12 +194,12 @@ absl::Status CudaFft::Fft(const FftCall& call) {
   const bool wide = RealDType(call.input.dtype) == DType::kFloat64;
   AH_RETURN_IF_ERROR(call.leading.empty() ? AlongTheMiddleAxis(call, context, wide)
                                           : OverTrailingAxes(call, context, wide));
-  const bool complex_out = call.kind != FftKind::kComplexToReal;
+  // A complex-to-real transform had its scale applied to its input (LaunchPrepareComplexToReal).
+  if (call.kind == FftKind::kComplexToReal) return absl::OkStatus();
   const bool conjugate_out = call.conjugate && call.kind == FftKind::kRealToComplex;
   if (call.scale != 1 || conjugate_out) {
     AH_CUDA_RETURN_IF_ERROR(LaunchScaleConjugate(Origin(call.output), Elements(call.output), wide,
-                                                 complex_out, call.scale, conjugate_out,
-                                                 context.stream));
+                                                 call.scale, conjugate_out, context.stream));
   }
   return absl::OkStatus();
 }
