@@ -26,6 +26,9 @@ __all__ = ["diff", "cross", "kron", "count_nonzero", "isclose", "allclose", "arr
            "array_equiv", "ptp", "average", "round", "around"]
 
 _NO_VALUE = object()  # NumPy's np._NoValue: prepend=None is a value (an object array).
+# numpy.cross took 2-vectors (deprecated in 2.0) until NumPy 2.5 removed them: cross follows
+# the NumPy installed beside it, so that code gives the same answer, or error, with either.
+_CROSS_TAKES_TWO_VECTORS = np.lib.NumpyVersion(np.__version__) < "2.5.0"
 
 
 def _axis(axis: Any, ndim: int, prefix: Optional[str] = None) -> int:
@@ -115,11 +118,19 @@ def _last(x: ndarray, axis: int) -> ndarray:
     return x.transpose([i for i in range(x.ndim) if i != axis] + [axis])
 
 
+def not_three_vectors(n1: int, n2: int) -> Exception:
+    """NumPy's error for cross products of vectors that are not 3-vectors (numpy.linalg.cross's,
+    and numpy.cross's from NumPy 2.5)."""
+    return client_error(ArrayHubValueError, "Both input arrays must be (arrays of) 3-dimensional "
+                        f"vectors, but they are {n1} and {n2} dimensional instead.")
+
+
 def cross(a: ndarray, b: ndarray, axisa: int = -1, axisb: int = -1, axisc: int = -1,
           axis: Optional[int] = None) -> ndarray:
-    """Cross products of the 3-vectors (or deprecated 2-vectors) along ``axisa`` of ``a`` and
-    ``axisb`` of ``b``, broadcast; the result's vectors lie along ``axisc`` (``axis`` sets all
-    three). Two 2-vectors give the z component alone."""
+    """Cross products of the 3-vectors along ``axisa`` of ``a`` and ``axisb`` of ``b``,
+    broadcast; the result's vectors lie along ``axisc`` (``axis`` sets all three). Before NumPy
+    2.5 (as the installed NumPy does) 2-vectors are taken too, deprecated: their third component
+    is 0, and two 2-vectors give the z component alone."""
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = _ops.require_array(a, "cross"), _ops.require_array(b, "cross")
@@ -127,6 +138,8 @@ def cross(a: ndarray, b: ndarray, axisa: int = -1, axisb: int = -1, axisc: int =
         raise client_error(ArrayHubValueError, "At least one array has zero dimension")
     a = _last(a, _axis(axisa, a.ndim, "axisa"))
     b = _last(b, _axis(axisb, b.ndim, "axisb"))
+    if not _CROSS_TAKES_TWO_VECTORS and (a.shape[-1] != 3 or b.shape[-1] != 3):
+        raise not_three_vectors(a.shape[-1], b.shape[-1])
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise client_error(ArrayHubValueError, "incompatible dimensions for cross product\n"
                                                "(dimension must be 2 or 3)")

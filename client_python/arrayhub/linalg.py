@@ -259,17 +259,15 @@ def matrix_transpose(x: ndarray, /) -> ndarray:
 
 
 def cross(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
-    """Cross products of the 3-vectors along ``axis`` (3-vectors only, unlike
-    arrayhub.cross)."""
+    """Cross products of the 3-vectors along ``axis`` (3-vectors only, whatever the NumPy:
+    arrayhub.cross takes 2-vectors too before NumPy 2.5)."""
     x1, x2 = _ops.require_array(x1, "cross"), _ops.require_array(x2, "cross")
     n1 = x1.shape[axis] if x1.ndim else 0
     n2 = x2.shape[axis] if x2.ndim else 0
-    if n1 != 3 or n2 != 3:
-        raise client_error(ArrayHubValueError, "Both input arrays must be (arrays of) "
-                           f"3-dimensional vectors, but they are {n1} and {n2} dimensional "
-                           "instead.")
-    from arrayhub._math_functions import cross as cross_product
+    from arrayhub._math_functions import cross as cross_product, not_three_vectors
 
+    if n1 != 3 or n2 != 3:
+        raise not_three_vectors(n1, n2)
     return cross_product(x1, x2, axis=axis)
 
 
