@@ -34,12 +34,12 @@ inline void CheckCuda(cudaError_t error, const char* what) {
   if (error != cudaSuccess) Fail(fmt::format("{}: {}", what, cudaGetErrorString(error)));
 }
 
-// The queue the backend's calls of this thread go to: its binding's, else (unbound, as most
-// benchmarks run) the device's default queue.
-inline std::shared_ptr<CudaQueue> CallQueue() {
-  absl::StatusOr<std::shared_ptr<CudaQueue>> queue = BoundQueue();
-  Check(queue.status(), "BoundQueue");
-  return *std::move(queue);
+// The queue of the CUDA binding `binding` (TestQueue's, or one the benchmark bound): where the
+// calls handed it go, and so the stream a benchmark times and waits on.
+inline std::shared_ptr<CudaQueue> CudaQueueOf(QueueBinding& binding) {
+  absl::StatusOr<CudaQueueBinding*> cuda = CudaBindingOf(binding);
+  Check(cuda.status(), "CudaBindingOf");
+  return (*cuda)->queue();
 }
 
 // The C-contiguous array of `dtype` and `shape` from byte 0 of `buffer`.
@@ -100,18 +100,18 @@ struct Op {
   std::function<void()> run;
 };
 
-// Times every op and prints one markdown row each, beside the peer's time and, where bytes
-// are known, the share of `copy_gbs` reached.
-inline void PrintTable(const std::vector<Op>& ops, const std::map<std::string, double>& peer,
-                       const std::string& peer_name, double copy_gbs, int repeats) {
+// Times every op, its work enqueued on `stream`, and prints one markdown row each, beside the
+// peer's time and, where bytes are known, the share of `copy_gbs` reached.
+inline void PrintTable(const std::vector<Op>& ops, cudaStream_t stream,
+                       const std::map<std::string, double>& peer, const std::string& peer_name,
+                       double copy_gbs, int repeats) {
   fmt::print(
       "| op | ArrayHub ms | ArrayHub GB/s | {0} ms | {0} GB/s | ratio vs {0} | of copy "
       "bandwidth |\n",
       peer_name);
   fmt::print("|---|---:|---:|---:|---:|---:|---:|\n");
   for (const Op& op : ops) {
-    // The backend's calls (unbound here) go to the device's default queue: time on its stream.
-    const double ms = MedianMs(op.run, repeats, CallQueue()->stream());
+    const double ms = MedianMs(op.run, repeats, stream);
     const auto bandwidth = [&](double t) {
       return op.bytes > 0 ? fmt::format("{:.0f}", op.bytes / (t * 1e6)) : std::string("-");
     };

@@ -23,6 +23,7 @@
 #include "bench/bench_support.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/core/reduction_rules.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -51,9 +52,10 @@ int Main(int argc, char** argv) {
   Backend& backend = **created;
 
   const int64_t bytes = kElements * 4;
-  absl::StatusOr<std::shared_ptr<Buffer>> a = backend.memory().Allocate(bytes);
-  absl::StatusOr<std::shared_ptr<Buffer>> b = backend.memory().Allocate(bytes);
-  absl::StatusOr<std::shared_ptr<Buffer>> out = backend.memory().Allocate(bytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> a = backend.memory().Allocate(TestQueue(backend), bytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> b = backend.memory().Allocate(TestQueue(backend), bytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> out =
+      backend.memory().Allocate(TestQueue(backend), bytes);
   Check(a.status(), "Allocate");
   Check(b.status(), "Allocate");
   Check(out.status(), "Allocate");
@@ -68,30 +70,31 @@ int Main(int argc, char** argv) {
     fill.high = 1.5;
     fill.seed = v.buffer == a->get() ? 1 : 2;
     fill.output = v;
-    Check(backend.compute().FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(TestQueue(backend), fill), "FillRandom");
   }
 
   auto binary = [&](ElementwiseOp op) {
     return [&, op] {
       Check(backend.compute().Elementwise(
-                {.op = op,
-                 .compute_dtype = DType::kFloat32,
-                 .result_dtype = DType::kFloat32,
-                 .shape = {kElements},
-                 .operands = {bench::ArrayOperand(va), bench::ArrayOperand(vb)},
-                 .output = vout}),
+                TestQueue(backend), {.op = op,
+                                     .compute_dtype = DType::kFloat32,
+                                     .result_dtype = DType::kFloat32,
+                                     .shape = {kElements},
+                                     .operands = {bench::ArrayOperand(va), bench::ArrayOperand(vb)},
+                                     .output = vout}),
             "Elementwise");
     };
   };
   auto unary = [&](ElementwiseOp op) {
     return [&, op] {
-      Check(backend.compute().Elementwise({.op = op,
-                                           .compute_dtype = DType::kFloat32,
-                                           .result_dtype = DType::kFloat32,
-                                           .shape = {kElements},
-                                           .operands = {bench::ArrayOperand(va)},
-                                           .output = vout}),
-            "Elementwise");
+      Check(
+          backend.compute().Elementwise(TestQueue(backend), {.op = op,
+                                                             .compute_dtype = DType::kFloat32,
+                                                             .result_dtype = DType::kFloat32,
+                                                             .shape = {kElements},
+                                                             .operands = {bench::ArrayOperand(va)},
+                                                             .output = vout}),
+          "Elementwise");
     };
   };
   // numpy.sum(a, axis) as core resolves it (float32 sums accumulate in float64).
@@ -102,12 +105,12 @@ int Main(int argc, char** argv) {
     ArrayView input = View(**a, shape);
     ArrayView output = View(**out, r->result_shape);
     return [&backend, r = *r, input, output] {
-      Check(backend.compute().Reduce({.op = ReduceOp::kSum,
-                                      .input = input,
-                                      .axes = r.axes,
-                                      .accumulate_dtype = r.accumulate_dtype,
-                                      .ddof = 0,
-                                      .output = output}),
+      Check(backend.compute().Reduce(TestQueue(backend), {.op = ReduceOp::kSum,
+                                                          .input = input,
+                                                          .axes = r.axes,
+                                                          .accumulate_dtype = r.accumulate_dtype,
+                                                          .ddof = 0,
+                                                          .output = output}),
             "Reduce");
     };
   };
@@ -117,6 +120,7 @@ int Main(int argc, char** argv) {
   const ArrayView one_out = View(**out, {1});
   const auto tiny_add = [&] {
     Check(backend.compute().Elementwise(
+              TestQueue(backend),
               {.op = ElementwiseOp::kAdd,
                .compute_dtype = DType::kFloat32,
                .result_dtype = DType::kFloat32,
@@ -140,8 +144,9 @@ int Main(int argc, char** argv) {
   const double copy_gbs =
       bench::PrintHeader("float32, 100M elements (10000 x 10000 for the axis sums)", repeats);
   bench::PrintTable(
-      ops, cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path),
-      "CuPy", copy_gbs, repeats);
+      ops, bench::CudaQueueOf(TestQueue(backend))->stream(),
+      cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path), "CuPy",
+      copy_gbs, repeats);
   return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "bench/bench_support.h"
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/fft.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -154,15 +155,17 @@ int Main(int argc, char** argv) {
     const int64_t planes = c.leading > 0 ? c.leading : 1;
     const int64_t in_bytes = c.outer * planes * InLength(c) * c.inner * ItemSize(InDType(c));
     const int64_t out_bytes = c.outer * planes * OutLength(c) * c.inner * ItemSize(OutDType(c));
-    absl::StatusOr<std::shared_ptr<Buffer>> in = backend.memory().Allocate(in_bytes);
-    absl::StatusOr<std::shared_ptr<Buffer>> out = backend.memory().Allocate(out_bytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> in =
+        backend.memory().Allocate(TestQueue(backend), in_bytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> out =
+        backend.memory().Allocate(TestQueue(backend), out_bytes);
     Check(in.status(), "Allocate");
     Check(out.status(), "Allocate");
     RandomCall fill{.distribution = RandomDistribution::kUniform,
                     .seed = 1,
                     .output = bench::ContiguousView(**in, RealDType(InDType(c)),
                                                     {in_bytes / ItemSize(RealDType(InDType(c)))})};
-    Check(backend.compute().FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(TestQueue(backend), fill), "FillRandom");
     const FftCall call{
         .kind = c.kind,
         .forward = true,
@@ -172,9 +175,9 @@ int Main(int argc, char** argv) {
         .scale = c.kind == FftKind::kComplexToReal ? 1.0 / static_cast<double>(c.n) : 1.0,
         .leading = c.leading > 0 ? std::vector<int64_t>{c.leading} : std::vector<int64_t>{},
     };
-    const cudaStream_t stream = bench::CallQueue()->stream();
-    const double ours =
-        bench::MedianMs([&] { Check(backend.fft().Fft(call), "Fft"); }, repeats, stream);
+    const cudaStream_t stream = bench::CudaQueueOf(TestQueue(backend))->stream();
+    const double ours = bench::MedianMs(
+        [&] { Check(backend.fft().Fft(TestQueue(backend), call), "Fft"); }, repeats, stream);
     cudaStream_t direct_stream;
     CheckCuda(cudaStreamCreate(&direct_stream), "cudaStreamCreate");
     const double direct = bench::MedianMs(

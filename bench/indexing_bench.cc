@@ -19,6 +19,7 @@
 
 #include "bench/bench_support.h"
 #include "server/backend/cuda/cuda_backend.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -47,7 +48,7 @@ int Main(int argc, char** argv) {
     int64_t count = 1;
     for (int64_t extent : shape) count *= extent;
     absl::StatusOr<std::shared_ptr<Buffer>> buffer =
-        backend.memory().Allocate(count * ItemSize(dtype));
+        backend.memory().Allocate(TestQueue(backend), count * ItemSize(dtype));
     Check(buffer.status(), "Allocate");
     buffers.push_back(*buffer);
     return bench::ContiguousView(**buffer, dtype, std::move(shape));
@@ -59,7 +60,7 @@ int Main(int argc, char** argv) {
     fill.high = 1.5;
     fill.seed = seed;
     fill.output = view;
-    Check(backend.compute().FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(TestQueue(backend), fill), "FillRandom");
   };
 
   const ArrayView data = allocate(DType::kFloat32, {kElements});
@@ -78,7 +79,7 @@ int Main(int argc, char** argv) {
     std::uniform_int_distribution<int64_t> pick(0, kElements - 1);
     std::vector<int64_t> host(kSorted);
     for (int64_t& p : host) p = pick(rng);
-    Check(backend.memory().CopyFromHost(*positions.buffer, 0,
+    Check(backend.memory().CopyFromHost(TestQueue(backend), *positions.buffer, 0,
                                         std::as_bytes(std::span<const int64_t>(host))),
           "CopyFromHost");
   }
@@ -91,12 +92,13 @@ int Main(int argc, char** argv) {
     fill.int_high = 2;
     fill.seed = 4;
     fill.output = mask;
-    Check(backend.compute().FillRandom(fill), "FillRandom");
+    Check(backend.compute().FillRandom(TestQueue(backend), fill), "FillRandom");
   }
-  absl::StatusOr<int64_t> nonzero_count = backend.indexing().CountNonzero(mask);
+  absl::StatusOr<int64_t> nonzero_count = backend.indexing().CountNonzero(TestQueue(backend), mask);
   Check(nonzero_count.status(), "CountNonzero");
   const ArrayView coordinates = allocate(DType::kInt64, {*nonzero_count});
-  Check(backend.indexing().Sort({.input = keys, .values = sorted, .indices = std::nullopt}),
+  Check(backend.indexing().Sort(TestQueue(backend),
+                                {.input = keys, .values = sorted, .indices = std::nullopt}),
         "Sort");
   const ArrayView found = allocate(DType::kInt64, {kSorted});
 
@@ -124,42 +126,52 @@ int Main(int argc, char** argv) {
   const std::vector<Op> ops = {
       {"sort", 2 * m,
        [&] {
-         Check(backend.indexing().Sort({keys, sorted, std::nullopt}), "Sort");
+         Check(backend.indexing().Sort(TestQueue(backend), {keys, sorted, std::nullopt}), "Sort");
        }},
       {"argsort", m + 2 * m,
        [&] {
-         Check(backend.indexing().Sort({keys, std::nullopt, order}), "Sort");
+         Check(backend.indexing().Sort(TestQueue(backend), {keys, std::nullopt, order}), "Sort");
        }},
       {"sort_rows", 2 * m,
        [&] {
-         Check(backend.indexing().Sort({rows, sorted_rows, std::nullopt}), "Sort");
+         Check(backend.indexing().Sort(TestQueue(backend), {rows, sorted_rows, std::nullopt}),
+               "Sort");
        }},
       {"cumsum", 2 * n,
-       [&] { Check(backend.indexing().Scan({.op = ScanOp::kSum, .data = out}), "Scan"); }},
-      {"take", m + 2 * m, [&] { Check(backend.indexing().Gather(gather), "Gather"); }},
-      {"scatter", m + 2 * m, [&] { Check(backend.indexing().Scatter(scatter), "Scatter"); }},
+       [&] {
+         Check(backend.indexing().Scan(TestQueue(backend), {.op = ScanOp::kSum, .data = out}),
+               "Scan");
+       }},
+      {"take", m + 2 * m,
+       [&] { Check(backend.indexing().Gather(TestQueue(backend), gather), "Gather"); }},
+      {"scatter", m + 2 * m,
+       [&] { Check(backend.indexing().Scatter(TestQueue(backend), scatter), "Scatter"); }},
       {"nonzero", n + *nonzero_count * 8.0,  // int32 mask: 4 bytes an element, as float32.
        [&] {
-         Check(backend.indexing().CountNonzero(mask).status(), "CountNonzero");
-         Check(backend.indexing().Nonzero({.input = mask, .coordinates = {coordinates}}).status(),
+         Check(backend.indexing().CountNonzero(TestQueue(backend), mask).status(), "CountNonzero");
+         Check(backend.indexing()
+                   .Nonzero(TestQueue(backend), {.input = mask, .coordinates = {coordinates}})
+                   .status(),
                "Nonzero");
        }},
       {"searchsorted", m + 2 * m,
        [&] {
          Check(backend.indexing().SearchSorted(
+                   TestQueue(backend),
                    {.sorted = sorted, .values = keys, .right = false, .output = found}),
                "SearchSorted");
        }},
       {"transpose_copy", 2 * n,
        [&] {
-         Check(backend.compute().Elementwise(
-                   {.op = ElementwiseOp::kCopy,
-                    .compute_dtype = DType::kFloat32,
-                    .result_dtype = DType::kFloat32,
-                    .shape = {kSide, kSide},
-                    .operands = {{.array = transposed, .dtype = DType::kFloat32}},
-                    .output = square_out}),
-               "Elementwise");
+         Check(
+             backend.compute().Elementwise(
+                 TestQueue(backend), {.op = ElementwiseOp::kCopy,
+                                      .compute_dtype = DType::kFloat32,
+                                      .result_dtype = DType::kFloat32,
+                                      .shape = {kSide, kSide},
+                                      .operands = {{.array = transposed, .dtype = DType::kFloat32}},
+                                      .output = square_out}),
+             "Elementwise");
        }},
   };
 
@@ -169,8 +181,9 @@ int Main(int argc, char** argv) {
       "10000 x 10000 transpose copy of 100M",
       repeats);
   bench::PrintTable(
-      ops, cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path),
-      "CuPy", copy_gbs, repeats);
+      ops, bench::CudaQueueOf(TestQueue(backend))->stream(),
+      cupy_path.empty() ? std::map<std::string, double>{} : bench::ReadPeerTimes(cupy_path), "CuPy",
+      copy_gbs, repeats);
   return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/user_kernel.h"
 #include "tests/kernel/kernel_test_util.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -60,7 +61,7 @@ class Bench {
     int64_t count = 1;
     for (int64_t extent : shape) count *= extent;
     absl::StatusOr<std::shared_ptr<Buffer>> buffer =
-        backend_.memory().Allocate(count * ItemSize(dtype));
+        backend_.memory().Allocate(TestQueue(backend_), count * ItemSize(dtype));
     Check(buffer.status(), "Allocate");
     buffers_.push_back(*buffer);
     ArrayView view = bench::ContiguousView(**buffer, dtype, std::move(shape));
@@ -70,7 +71,7 @@ class Bench {
                       .high = high,
                       .seed = buffers_.size(),
                       .output = view};
-      Check(backend_.compute().FillRandom(fill), "FillRandom");
+      Check(backend_.compute().FillRandom(TestQueue(backend_), fill), "FillRandom");
     }
     return view;
   }
@@ -148,9 +149,11 @@ int Main(int argc, char** argv) {
   // mask = pred == arange(k)[:, None]: (k, n) bool with sample s in cluster s % k.
   const ArrayView mask = bench.Uniform({k, n}, 0, 1, DType::kBool);
   const std::byte zero{0}, one{1};
-  Check(backend.memory().FillPattern(*mask.buffer, 0, k * n, 1, {&zero, 1}), "FillPattern");
+  Check(backend.memory().FillPattern(TestQueue(backend), *mask.buffer, 0, k * n, 1, {&zero, 1}),
+        "FillPattern");
   for (int64_t c = 0; c < k; ++c) {
-    Check(backend.memory().FillPattern(*mask.buffer, c * n + c, (n - c + k - 1) / k, k, {&one, 1}),
+    Check(backend.memory().FillPattern(TestQueue(backend), *mask.buffer, c * n + c,
+                                       (n - c + k - 1) / k, k, {&one, 1}),
           "FillPattern");
   }
   {
@@ -217,11 +220,13 @@ int Main(int argc, char** argv) {
       "| kernel | ArrayHub ms | of copy bandwidth | CuPy ms | ArrayHub / CuPy speed | first "
       "compile ms | cached prepare ms | CuPy first call ms |\n|---|---:|---:|---:|---:|---:|---:|"
       "---:|\n");
-  const cudaStream_t stream = bench::CallQueue()->stream();
+  const cudaStream_t stream = bench::CudaQueueOf(TestQueue(backend))->stream();
   for (const Case& c : cases) {
     const double ms = bench::MedianMs(
-        [&] { Check(backend.user_kernels().RunUserKernel(c.call), c.name.c_str()); }, repeats,
-        stream);
+        [&] {
+          Check(backend.user_kernels().RunUserKernel(TestQueue(backend), c.call), c.name.c_str());
+        },
+        repeats, stream);
     std::string peer = "-", ratio = "-", peer_first = "-";
     if (auto it = cupy.find(c.name); it != cupy.end()) {
       peer = fmt::format("{:.3f}", it->second);

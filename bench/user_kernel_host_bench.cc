@@ -19,6 +19,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/kernel/checked_kernel.h"
 #include "tests/kernel/kernel_test_util.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -48,7 +49,7 @@ class Bench {
 
   ArrayView Array(DType dtype, double low, double high) {
     const int64_t item = ItemSize(dtype);
-    auto buffer = backend_.memory().Allocate(n_ * item);
+    auto buffer = backend_.memory().Allocate(TestQueue(backend_), n_ * item);
     if (!buffer.ok()) Fail(buffer.status().ToString());
     buffers_.push_back(*buffer);
     std::uniform_real_distribution<double> uniform(low, high);
@@ -73,7 +74,8 @@ class Bench {
     if (!prepared.ok()) Fail(prepared.status().ToString());
     const UserKernelCall call{*checked, *prepared, {n_}, {}, std::move(arguments)};
     return MedianMs(repeats, [&] {
-      if (absl::Status status = backend_.user_kernels().RunUserKernel(call); !status.ok()) {
+      if (absl::Status status = backend_.user_kernels().RunUserKernel(TestQueue(backend_), call);
+          !status.ok()) {
         Fail(status.ToString());
       }
     });

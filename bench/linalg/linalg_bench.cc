@@ -25,6 +25,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/common/shape.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub::bench {
 namespace {
@@ -40,11 +41,11 @@ void Check(const absl::Status& status, const std::string& what) {
   Check(status.ok(), what + ": " + status.ToString());
 }
 
-// Waits for the device's default queue, where the backend's unbound calls go.
-void SynchronizeDefaultQueue() {
-  const absl::StatusOr<std::shared_ptr<CudaQueue>> queue = BoundQueue();
-  Check(queue.status(), "BoundQueue");
-  Check((*queue)->Synchronize(), "Synchronize");
+// Waits for the queue of the calls handed `backend`'s TestQueue.
+void Synchronize(Backend& backend) {
+  const absl::StatusOr<CudaQueueBinding*> binding = CudaBindingOf(TestQueue(backend));
+  Check(binding.status(), "CudaBindingOf");
+  Check((*binding)->queue()->Synchronize(), "Synchronize");
 }
 
 // Only the cases whose label contains this (the command line's first argument, if any) run.
@@ -103,9 +104,10 @@ Array MakeArray(Backend& backend, DType dtype, const Shape& shape, std::mt19937_
       std::memcpy(&bytes[i * 8], &value, 8);
     }
   }
-  absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend.memory().Allocate(bytes.size());
+  absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+      backend.memory().Allocate(TestQueue(backend), bytes.size());
   Check(buffer.status(), "Allocate");
-  Check(backend.memory().CopyFromHost(**buffer, 0, bytes), "CopyFromHost");
+  Check(backend.memory().CopyFromHost(TestQueue(backend), **buffer, 0, bytes), "CopyFromHost");
   return {*buffer, ArrayView{.buffer = buffer->get(),
                              .offset_bytes = 0,
                              .dtype = dtype,
@@ -150,8 +152,8 @@ void BenchMatmul(Backend& backend, cublasHandle_t blas, cudaStream_t stream, DTy
     Check(cudaStreamSynchronize(stream) == cudaSuccess, "cudaStreamSynchronize");
   };
   const auto server = [&] {
-    Check(backend.linalg().Matmul(call), "Matmul");
-    SynchronizeDefaultQueue();
+    Check(backend.linalg().Matmul(TestQueue(backend), call), "Matmul");
+    Synchronize(backend);
   };
   const std::vector<double> ms = TimeInterleaved(reps, {server, direct});
   const double flops = 2.0 * batch * n * n * n;
@@ -189,8 +191,8 @@ void BenchSvd(Backend& backend, cublasHandle_t blas, cusolverDnHandle_t solver, 
   call.u = u.view;
   call.vh = vh.view;
   const double ms = TimeInterleaved(reps, {[&] {
-                                      Check(backend.linalg().Svd(call), "Svd");
-                                      SynchronizeDefaultQueue();
+                                      Check(backend.linalg().Svd(TestQueue(backend), call), "Svd");
+                                      Synchronize(backend);
                                     }})[0];
   // Accuracy of the first few matrices (the worst of them).
   SvdAccuracy worst;

@@ -18,6 +18,7 @@
 #include "server/backend/cuda/cuda_queue.h"
 #include "server/backend/host/host_backend.h"
 #include "server/common/shape.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -69,7 +70,7 @@ int Main(int argc, char** argv) {
   absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda.queues().NewQueue("bench");
   Check(queue.status(), "NewQueue");
   const std::unique_ptr<QueueBinding> bound = cuda.queues().Bind(*queue, "bench");
-  const cudaStream_t stream = bench::CallQueue()->stream();
+  const cudaStream_t stream = bench::CudaQueueOf(*bound)->stream();
   auto drain = [&] { CheckCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize"); };
 
   cudaMemPool_t pool = nullptr;
@@ -91,8 +92,8 @@ int Main(int argc, char** argv) {
           calls, [&] { CheckCuda(cudaMemsetAsync(raw, 0, kBytes, stream), "memset"); }, drain));
   CheckCuda(cudaFreeAsync(raw, stream), "free");
 
-  absl::StatusOr<std::shared_ptr<Buffer>> a = cuda.memory().Allocate(kBytes),
-                                          b = cuda.memory().Allocate(kBytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> a = cuda.memory().Allocate(*bound, kBytes),
+                                          b = cuda.memory().Allocate(*bound, kBytes);
   Check(a.status(), "Allocate");
   Check(b.status(), "Allocate");
   std::shared_ptr<Buffer> out;
@@ -100,33 +101,33 @@ int Main(int argc, char** argv) {
                     MedianUs(
                         calls,
                         [&] {
-                          out = cuda.memory().Allocate(kBytes).value();
+                          out = cuda.memory().Allocate(*bound, kBytes).value();
                           out.reset();
                         },
                         drain));
-  out = cuda.memory().Allocate(kBytes).value();
+  out = cuda.memory().Allocate(*bound, kBytes).value();
   const ElementwiseCall add = Add(View(**a), View(**b), View(*out));
   rows.emplace_back(
       "backend Elementwise add, 256 float32",
       MedianUs(
-          calls, [&] { Check(cuda.compute().Elementwise(add), "Elementwise"); }, drain));
-  rows.emplace_back("backend Allocate + Elementwise add + release (one batched op)",
-                    MedianUs(
-                        calls,
-                        [&] {
-                          std::shared_ptr<Buffer> result = cuda.memory().Allocate(kBytes).value();
-                          Check(
-                              cuda.compute().Elementwise(Add(View(**a), View(**b), View(*result))),
-                              "Elementwise");
-                        },
-                        drain));
+          calls, [&] { Check(cuda.compute().Elementwise(*bound, add), "Elementwise"); }, drain));
+  rows.emplace_back(
+      "backend Allocate + Elementwise add + release (one batched op)",
+      MedianUs(
+          calls,
+          [&] {
+            std::shared_ptr<Buffer> result = cuda.memory().Allocate(*bound, kBytes).value();
+            Check(cuda.compute().Elementwise(*bound, Add(View(**a), View(**b), View(*result))),
+                  "Elementwise");
+          },
+          drain));
 
   rows.emplace_back(
       "backend RecordTimestamp + release (one event record)",
       MedianUs(
-          calls, [&] { Check(cuda.queues().RecordTimestamp().status(), "Record"); }, drain));
+          calls, [&] { Check(cuda.queues().RecordTimestamp(*bound).status(), "Record"); }, drain));
   constexpr int64_t kPoints = 1024;
-  std::shared_ptr<Buffer> signal = cuda.memory().Allocate(kPoints * 8).value();
+  std::shared_ptr<Buffer> signal = cuda.memory().Allocate(*bound, kPoints * 8).value();
   CheckCuda(cudaMemsetAsync(signal->data(), 0, kPoints * 8, stream), "memset");
   auto fft_of = [&](Buffer& output) {
     return FftCall{.kind = FftKind::kComplex,
@@ -134,31 +135,33 @@ int Main(int argc, char** argv) {
                    .input = bench::ContiguousView(*signal, DType::kComplex64, {1, kPoints, 1}),
                    .output = bench::ContiguousView(output, DType::kComplex64, {1, kPoints, 1})};
   };
-  std::shared_ptr<Buffer> spectrum = cuda.memory().Allocate(kPoints * 8).value();
-  rows.emplace_back("backend Fft, 1024 complex64 (plan cached)",
-                    MedianUs(
-                        calls, [&] { Check(cuda.fft().Fft(fft_of(*spectrum)), "Fft"); }, drain));
+  std::shared_ptr<Buffer> spectrum = cuda.memory().Allocate(*bound, kPoints * 8).value();
+  rows.emplace_back(
+      "backend Fft, 1024 complex64 (plan cached)",
+      MedianUs(
+          calls, [&] { Check(cuda.fft().Fft(*bound, fft_of(*spectrum)), "Fft"); }, drain));
   rows.emplace_back("backend Allocate + Fft + release, 1024 complex64",
                     MedianUs(
                         calls,
                         [&] {
                           std::shared_ptr<Buffer> result =
-                              cuda.memory().Allocate(kPoints * 8).value();
-                          Check(cuda.fft().Fft(fft_of(*result)), "Fft");
+                              cuda.memory().Allocate(*bound, kPoints * 8).value();
+                          Check(cuda.fft().Fft(*bound, fft_of(*result)), "Fft");
                         },
                         drain));
 
   HostBackend host;
-  std::shared_ptr<Buffer> ha = host.memory().Allocate(kBytes).value(),
-                          hb = host.memory().Allocate(kBytes).value();
+  std::shared_ptr<Buffer> ha = host.memory().Allocate(TestQueue(host), kBytes).value(),
+                          hb = host.memory().Allocate(TestQueue(host), kBytes).value();
   rows.emplace_back("CPU backend Allocate + Elementwise add + release",
                     MedianUs(
                         calls,
                         [&] {
-                          std::shared_ptr<Buffer> result = host.memory().Allocate(kBytes).value();
-                          Check(
-                              host.compute().Elementwise(Add(View(*ha), View(*hb), View(*result))),
-                              "Elementwise");
+                          std::shared_ptr<Buffer> result =
+                              host.memory().Allocate(TestQueue(host), kBytes).value();
+                          Check(host.compute().Elementwise(
+                                    TestQueue(host), Add(View(*ha), View(*hb), View(*result))),
+                                "Elementwise");
                         },
                         [] {}));
 

@@ -51,11 +51,13 @@ struct BackendParts {
 
 // One device: what it is, and its parts.
 //
-// Calls that compute may return before the device is done: their work is ordered on the bound
-// queue (Queues::Bind), and what they report is what was found while enqueueing it. A failure
-// the device finds later surfaces at the next call that waits for the queue (CopyToHost,
-// CountNonzero, Nonzero, the bounds checks of Gather and Scatter, the linear-algebra calls that
-// read LAPACK's info), naming the calls enqueued since the queue last waited.
+// Every call that enqueues work or touches buffers is handed the caller's QueueBinding
+// (Queues::Bind) as its first argument: its work is ordered on that queue. Calls that compute
+// may return before the device is done, and what they report is what was found while
+// enqueueing it. A failure the device finds later surfaces at the next call that waits for the
+// queue (CopyToHost, CountNonzero, Nonzero, the bounds checks of Gather and Scatter, the
+// linear-algebra calls that read LAPACK's info), naming the calls enqueued since the queue last
+// waited.
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "server/backend/buffer.h"
 #include "server/backend/random_distribution.h"
+#include "server/backend/work_queue.h"
 #include "server/common/dtype.h"
 #include "server/common/ops.h"
 #include "server/common/scalar.h"
@@ -159,10 +160,10 @@ class ComputeKernels {
  public:
   virtual ~ComputeKernels() = default;
 
-  virtual absl::Status Elementwise(const ElementwiseCall& call) = 0;
-  virtual absl::Status FusedElementwise(const FusedElementwiseCall& call) = 0;
-  virtual absl::Status Reduce(const ReduceCall& call) = 0;
-  virtual absl::Status FillRandom(const RandomCall& call) = 0;
+  virtual absl::Status Elementwise(QueueBinding& queue, const ElementwiseCall& call) = 0;
+  virtual absl::Status FusedElementwise(QueueBinding& queue, const FusedElementwiseCall& call) = 0;
+  virtual absl::Status Reduce(QueueBinding& queue, const ReduceCall& call) = 0;
+  virtual absl::Status FillRandom(QueueBinding& queue, const RandomCall& call) = 0;
 };
 
 }  // namespace arrayhub

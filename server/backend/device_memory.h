@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
+#include "server/backend/work_queue.h"
 #include "server/common/dtype.h"
 
 namespace arrayhub {
@@ -37,31 +38,35 @@ class DeviceMemory {
  public:
   virtual ~DeviceMemory() = default;
 
-  // Uninitialised memory of `nbytes` (may be 0). RESOURCE_EXHAUSTED when the device is full.
-  virtual absl::StatusOr<std::shared_ptr<Buffer>> Allocate(int64_t nbytes) = 0;
+  // Uninitialised memory of `nbytes` (may be 0), belonging to `queue`'s queue (see
+  // Queues::Use) and, where tenants' memory is kept apart, its tenant's. RESOURCE_EXHAUSTED
+  // when the device is full.
+  virtual absl::StatusOr<std::shared_ptr<Buffer>> Allocate(QueueBinding& queue, int64_t nbytes) = 0;
 
   // Writes `pattern` (one element's bytes, 1..16 of them) `count` times, the first at byte
   // `offset` and each next one `stride_bytes` further (stride_bytes >= pattern.size()).
-  virtual absl::Status FillPattern(Buffer& buffer, int64_t offset, int64_t count,
-                                   int64_t stride_bytes, std::span<const std::byte> pattern) = 0;
+  virtual absl::Status FillPattern(QueueBinding& queue, Buffer& buffer, int64_t offset,
+                                   int64_t count, int64_t stride_bytes,
+                                   std::span<const std::byte> pattern) = 0;
 
   // Writes an arithmetic sequence (see AffineFill) from byte 0 of `buffer`.
-  virtual absl::Status FillAffine(Buffer& buffer, const AffineFill& fill) = 0;
+  virtual absl::Status FillAffine(QueueBinding& queue, Buffer& buffer, const AffineFill& fill) = 0;
 
   // Copies between host memory and a buffer; [offset, offset + size) lies inside the buffer.
   // CopyFromHost may return before the copy is done (the source may go at once); CopyToHost
   // returns when the destination holds the data, after all the work enqueued before it.
-  virtual absl::Status CopyFromHost(Buffer& buffer, int64_t offset,
+  virtual absl::Status CopyFromHost(QueueBinding& queue, Buffer& buffer, int64_t offset,
                                     std::span<const std::byte> source) = 0;
-  virtual absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
+  virtual absl::Status CopyToHost(QueueBinding& queue, const Buffer& buffer, int64_t offset,
                                   std::span<std::byte> destination) = 0;
 
   // Copies `nbytes` from byte `source_offset` of `source` to byte `target_offset` of
   // `target`, device to device: `source` may be a buffer of another backend of this process
   // (another device of the daemon; peer to peer between GPUs, never through the host), which
-  // the bound calls have Use()d, so the copy is ordered after its writers and before its free.
-  virtual absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
-                                      int64_t source_offset, int64_t nbytes) = 0;
+  // `queue`'s calls have Use()d, so the copy is ordered after its writers and before its free.
+  virtual absl::Status CopyFromDevice(QueueBinding& queue, Buffer& target, int64_t target_offset,
+                                      const Buffer& source, int64_t source_offset,
+                                      int64_t nbytes) = 0;
 };
 
 }  // namespace arrayhub

@@ -53,7 +53,7 @@ class FftKernels {
  public:
   virtual ~FftKernels() = default;
 
-  virtual absl::Status Fft(const FftCall& call) = 0;
+  virtual absl::Status Fft(QueueBinding& queue, const FftCall& call) = 0;
 };
 
 }  // namespace arrayhub

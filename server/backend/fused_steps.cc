@@ -8,7 +8,7 @@
 
 namespace arrayhub {
 
-absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute,
+absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute, QueueBinding& queue,
                                 const FusedElementwiseCall& call) {
   const size_t inputs = call.inputs.size();
   const size_t steps = call.steps.size();
@@ -38,7 +38,8 @@ absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute,
   for (size_t s = 0; s < steps; ++s) {
     const FusedElementwiseCall::Step& step = call.steps[s];
     if (!values[s]) {
-      AH_ASSIGN_OR_RETURN(temporaries[s], memory.Allocate(elements * ItemSize(step.result_dtype)));
+      AH_ASSIGN_OR_RETURN(temporaries[s],
+                          memory.Allocate(queue, elements * ItemSize(step.result_dtype)));
       values[s] = ArrayView{.buffer = temporaries[s].get(),
                             .offset_bytes = 0,
                             .dtype = step.result_dtype,
@@ -59,17 +60,18 @@ absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute,
         single.operands.push_back(ElementwiseOperand{.array = value, .dtype = value.dtype});
       }
     }
-    AH_RETURN_IF_ERROR(compute.Elementwise(single));
+    AH_RETURN_IF_ERROR(compute.Elementwise(queue, single));
     // Outputs of another dtype than the step's result are converted from its value.
     for (const FusedElementwiseCall::Output* output : extra_outputs) {
       if (static_cast<size_t>(output->step) != s) continue;
-      AH_RETURN_IF_ERROR(compute.Elementwise(ElementwiseCall{
-          .op = ElementwiseOp::kCopy,
-          .compute_dtype = step.result_dtype,
-          .result_dtype = step.result_dtype,
-          .shape = call.shape,
-          .operands = {ElementwiseOperand{.array = *values[s], .dtype = step.result_dtype}},
-          .output = output->view}));
+      AH_RETURN_IF_ERROR(compute.Elementwise(
+          queue, ElementwiseCall{.op = ElementwiseOp::kCopy,
+                                 .compute_dtype = step.result_dtype,
+                                 .result_dtype = step.result_dtype,
+                                 .shape = call.shape,
+                                 .operands = {ElementwiseOperand{.array = *values[s],
+                                                                 .dtype = step.result_dtype}},
+                                 .output = output->view}));
     }
     for (size_t done = 0; done < s; ++done) {
       if (temporaries[done] && last_reader[done] == s) temporaries[done].reset();
@@ -86,7 +88,7 @@ absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute,
   for (size_t axis = 0; axis < call.shape.size(); ++axis) {
     reduce.axes.push_back(static_cast<int64_t>(axis));
   }
-  return compute.Reduce(reduce);
+  return compute.Reduce(queue, reduce);
 }
 
 }  // namespace arrayhub

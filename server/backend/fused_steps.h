@@ -10,8 +10,9 @@
 
 namespace arrayhub {
 
-// Temporaries come from `memory`, the steps and the reduction run on `compute`.
-absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute,
+// Temporaries come from `memory`, the steps and the reduction run on `compute`, all handed
+// `queue`.
+absl::Status RunFusedStepByStep(DeviceMemory& memory, ComputeKernels& compute, QueueBinding& queue,
                                 const FusedElementwiseCall& call);
 
 }  // namespace arrayhub

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "server/backend/buffer.h"
+#include "server/backend/work_queue.h"
 
 namespace arrayhub {
 
@@ -16,11 +17,11 @@ class HostRegion {
   virtual ~HostRegion() = default;
 
   // Copies `size` bytes from the object at `region_offset` into `buffer` at `buffer_offset`.
-  virtual absl::Status CopyIn(int64_t region_offset, Buffer& buffer, int64_t buffer_offset,
-                              int64_t size) const = 0;
+  virtual absl::Status CopyIn(QueueBinding& queue, int64_t region_offset, Buffer& buffer,
+                              int64_t buffer_offset, int64_t size) const = 0;
   // Copies `size` bytes of `buffer` at `buffer_offset` into the object at `region_offset`.
-  virtual absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
-                               int64_t size) const = 0;
+  virtual absl::Status CopyOut(QueueBinding& queue, const Buffer& buffer, int64_t buffer_offset,
+                               int64_t region_offset, int64_t size) const = 0;
 };
 
 }  // namespace arrayhub

@@ -167,20 +167,20 @@ class IndexingKernels {
  public:
   virtual ~IndexingKernels() = default;
 
-  virtual absl::Status Gather(const GatherCall& call) = 0;
-  virtual absl::Status Scatter(const ScatterCall& call) = 0;
-  virtual absl::Status Sort(const SortCall& call) = 0;
-  virtual absl::Status Partition(const PartitionCall& call) = 0;
-  virtual absl::Status Scan(const ScanCall& call) = 0;
+  virtual absl::Status Gather(QueueBinding& queue, const GatherCall& call) = 0;
+  virtual absl::Status Scatter(QueueBinding& queue, const ScatterCall& call) = 0;
+  virtual absl::Status Sort(QueueBinding& queue, const SortCall& call) = 0;
+  virtual absl::Status Partition(QueueBinding& queue, const PartitionCall& call) = 0;
+  virtual absl::Status Scan(QueueBinding& queue, const ScanCall& call) = 0;
   // Number of elements of `input` that are not zero (NaN counts), as numpy.count_nonzero.
-  virtual absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) = 0;
+  virtual absl::StatusOr<int64_t> CountNonzero(QueueBinding& queue, const ArrayView& input) = 0;
   // Writes the positions of at most as many nonzero elements as the coordinates hold, and
   // answers how many it found: another call may have written the input since CountNonzero.
-  virtual absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) = 0;
-  virtual absl::Status SearchSorted(const SearchSortedCall& call) = 0;
+  virtual absl::StatusOr<int64_t> Nonzero(QueueBinding& queue, const NonzeroCall& call) = 0;
+  virtual absl::Status SearchSorted(QueueBinding& queue, const SearchSortedCall& call) = 0;
   // Waits for the device: the count is read back.
-  virtual absl::StatusOr<int64_t> SelectUnique(const UniqueCall& call) = 0;
-  virtual absl::Status Histogram(const HistogramCall& call) = 0;
+  virtual absl::StatusOr<int64_t> SelectUnique(QueueBinding& queue, const UniqueCall& call) = 0;
+  virtual absl::Status Histogram(QueueBinding& queue, const HistogramCall& call) = 0;
 };
 
 }  // namespace arrayhub

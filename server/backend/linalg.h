@@ -111,14 +111,14 @@ class LinalgKernels {
  public:
   virtual ~LinalgKernels() = default;
 
-  virtual absl::Status Matmul(const MatmulCall& call) = 0;
-  virtual absl::Status Svd(const SvdCall& call) = 0;
-  virtual absl::Status Qr(const QrCall& call) = 0;
-  virtual absl::Status Cholesky(const CholeskyCall& call) = 0;
-  virtual absl::Status Eigh(const EighCall& call) = 0;
-  virtual absl::Status Eig(const EigCall& call) = 0;
-  virtual absl::Status Solve(const SolveCall& call) = 0;
-  virtual absl::Status Slogdet(const SlogdetCall& call) = 0;
+  virtual absl::Status Matmul(QueueBinding& queue, const MatmulCall& call) = 0;
+  virtual absl::Status Svd(QueueBinding& queue, const SvdCall& call) = 0;
+  virtual absl::Status Qr(QueueBinding& queue, const QrCall& call) = 0;
+  virtual absl::Status Cholesky(QueueBinding& queue, const CholeskyCall& call) = 0;
+  virtual absl::Status Eigh(QueueBinding& queue, const EighCall& call) = 0;
+  virtual absl::Status Eig(QueueBinding& queue, const EigCall& call) = 0;
+  virtual absl::Status Solve(QueueBinding& queue, const SolveCall& call) = 0;
+  virtual absl::Status Slogdet(QueueBinding& queue, const SlogdetCall& call) = 0;
 };
 
 }  // namespace arrayhub

@@ -13,12 +13,15 @@ class PageableStaging final : public StagingBuffer {
         device_memory_(device_memory),
         memory_(std::move(memory)) {}
 
-  absl::Status CopyTo(Buffer& buffer, int64_t offset, int64_t size) override {
+  absl::Status CopyTo(QueueBinding& queue, Buffer& buffer, int64_t offset, int64_t size) override {
     // CopyFromHost is done with the source when it returns.
-    return device_memory_.CopyFromHost(buffer, offset, bytes().first(static_cast<size_t>(size)));
+    return device_memory_.CopyFromHost(queue, buffer, offset,
+                                       bytes().first(static_cast<size_t>(size)));
   }
-  absl::Status CopyFrom(const Buffer& buffer, int64_t offset, int64_t size) override {
-    return device_memory_.CopyToHost(buffer, offset, bytes().first(static_cast<size_t>(size)));
+  absl::Status CopyFrom(QueueBinding& queue, const Buffer& buffer, int64_t offset,
+                        int64_t size) override {
+    return device_memory_.CopyToHost(queue, buffer, offset,
+                                     bytes().first(static_cast<size_t>(size)));
   }
   absl::Status Wait() override { return absl::OkStatus(); }
 

@@ -52,7 +52,7 @@ class RawKernels {
 
   virtual absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> PrepareRawKernel(
       const RawKernelSource& source) = 0;
-  virtual absl::Status RunRawKernel(const RawKernelCall& call) = 0;
+  virtual absl::Status RunRawKernel(QueueBinding& queue, const RawKernelCall& call) = 0;
 };
 
 }  // namespace arrayhub

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "server/backend/buffer.h"
+#include "server/backend/work_queue.h"
 
 namespace arrayhub {
 
@@ -27,12 +28,14 @@ class StagingBuffer {
 
   std::span<std::byte> bytes() const { return bytes_; }
 
-  // Enqueues, on the calling thread's bound queue, a copy of the first `size` bytes into
+  // Enqueues, on `queue`'s queue, a copy of the first `size` bytes into
   // `buffer` at `offset`. bytes() must not be written again before Wait().
-  virtual absl::Status CopyTo(Buffer& buffer, int64_t offset, int64_t size) = 0;
-  // Enqueues, on the bound queue, a copy of `size` bytes of `buffer` at `offset` into the
+  virtual absl::Status CopyTo(QueueBinding& queue, Buffer& buffer, int64_t offset,
+                              int64_t size) = 0;
+  // Enqueues, on `queue`'s queue, a copy of `size` bytes of `buffer` at `offset` into the
   // start of bytes(), which may be read after Wait().
-  virtual absl::Status CopyFrom(const Buffer& buffer, int64_t offset, int64_t size) = 0;
+  virtual absl::Status CopyFrom(QueueBinding& queue, const Buffer& buffer, int64_t offset,
+                                int64_t size) = 0;
   // Waits for the copy enqueued last, if any, and returns how it went.
   virtual absl::Status Wait() = 0;
 

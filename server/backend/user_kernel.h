@@ -58,7 +58,7 @@ class UserKernels {
   // compile never stalls queued work; core caches the result.
   virtual absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
       std::shared_ptr<const kernel::CheckedKernel> kernel) = 0;
-  virtual absl::Status RunUserKernel(const UserKernelCall& call) = 0;
+  virtual absl::Status RunUserKernel(QueueBinding& queue, const UserKernelCall& call) = 0;
 };
 
 }  // namespace arrayhub

@@ -20,10 +20,13 @@ class WorkQueue {
   virtual ~WorkQueue() = default;
 };
 
-// While alive, the backend calls of the thread that bound it enqueue on one queue (see
-// Queues::Bind), each ordered between the earlier and the later work of the queues owning the
-// buffers it borrowed (Queues::Use): their writes and their frees.
-// A backend that runs every call at once (the CPU backend) hands out plain QueueBindings.
+// One caller's hold on a queue (Queues::Bind): handed to every backend call that enqueues work
+// or touches buffers, as its first argument, so that the call's work goes to that queue, ordered
+// between the earlier and the later work of the queues owning the buffers it borrowed
+// (Queues::Use): their writes and their frees. A binding serves one thread at a time; it is
+// what a backend call's order is read from, never the calling thread.
+// Each backend hands out bindings of its own type and refuses another's (INTERNAL); a plain
+// QueueBinding is no backend's, so every call refuses it: what an unbound caller holds.
 class QueueBinding {
  public:
   QueueBinding() = default;
@@ -32,8 +35,8 @@ class QueueBinding {
   virtual ~QueueBinding() = default;
 };
 
-// A backend's ordering of work: its queues, the calling thread's binding to one, and points in
-// a queue's order whose time can be read (timestamp.h).
+// A backend's ordering of work: its queues, the bindings its calls are handed, and points in a
+// queue's order whose time can be read (timestamp.h).
 class Queues {
  public:
   virtual ~Queues() = default;
@@ -42,20 +45,19 @@ class Queues {
   // that tenant's (on a backend that keeps tenants' memory apart for export, see
   // HostExchange::ExportMemory).
   virtual absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view memory_owner) = 0;
-  // Until the binding ends, the calling thread's calls enqueue on `queue` (null: the backend's
-  // default queue); `label` names them in the report of a device error found later. Binding
-  // the queue the thread has bound already gives an empty binding.
+  // A binding of `queue` (null: the backend's default queue) for one caller's calls; `label`
+  // names them in the report of a device error found later.
   virtual std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
                                              std::string_view label) = 0;
-  // The bound calls are about to read or write `buffer`: from now on each of them is a critical
-  // section over the queue that owns it too, after the work that queue enqueued before the call
-  // and before the work it enqueues after (docs/execution.md). Nothing to do when the buffer is
-  // the bound queue's own or no queue is bound.
-  virtual absl::Status Use(const std::shared_ptr<Buffer>& buffer) = 0;
+  // The calls of `binding` are about to read or write `buffer`: from now on each of them is a
+  // critical section over the queue that owns it too, after the work that queue enqueued before
+  // the call and before the work it enqueues after (docs/execution.md). Nothing to do when the
+  // buffer is the bound queue's own.
+  virtual absl::Status Use(QueueBinding& binding, const std::shared_ptr<Buffer>& buffer) = 0;
 
   // A point in the bound queue's order, its time taken when the queue reaches it (after the
   // work enqueued before it, before the work enqueued after).
-  virtual absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp() = 0;
+  virtual absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp(QueueBinding& binding) = 0;
   // Milliseconds from `start` to `end`, two timestamps of this backend (negative when `end`
   // was reached first); waits until the queues have reached both.
   virtual absl::StatusOr<double> ElapsedMilliseconds(Timestamp& start, Timestamp& end) = 0;

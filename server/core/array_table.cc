@@ -6,6 +6,11 @@
 
 namespace arrayhub {
 
+QueueBinding& CallerQueue::binding() const {
+  static auto* const unbound = new QueueBinding;  // Never destroyed: it has no state.
+  return binding_ != nullptr ? *binding_ : *unbound;
+}
+
 bool ArrayTable::Visible(const Caller& caller, const ArrayRecord& record) {
   return record.holder == caller.tenant;
 }

@@ -15,6 +15,32 @@
 
 namespace arrayhub {
 
+// A caller's hold on its queue while one of its calls runs (Engine::Bind): the binding its
+// backend calls are handed. A copy holds none, so that no copy (a Caller made for another
+// device, or kept by another thread) outlives the binding it would name: it binds its own.
+class CallerQueue {
+ public:
+  CallerQueue() = default;
+  CallerQueue(const CallerQueue&) {}
+  CallerQueue& operator=(const CallerQueue&) {
+    binding_ = nullptr;
+    return *this;
+  }
+
+  // Engine::Binding's, for the Caller it holds.
+  void Hold(QueueBinding& binding) { binding_ = &binding; }
+
+  // The binding. Outside a bound call, a QueueBinding of no backend's, which every backend
+  // call refuses (INTERNAL, work_queue.h): a call that forgot to bind fails, and runs
+  // nothing out of its session's order.
+  QueueBinding& binding() const;
+  // Whether this Caller is an Engine::Binding's, inside a bound call.
+  bool held() const { return binding_ != nullptr; }
+
+ private:
+  QueueBinding* binding_ = nullptr;
+};
+
 // Who is asking: the tenant the credentials map to and the session of the call, with the
 // session's queue, where its work goes, and the call's stop signal.
 struct Caller {
@@ -27,7 +53,11 @@ struct Caller {
   // The session's queue on each device, by index (null: the default queues).
   std::shared_ptr<const std::vector<std::shared_ptr<WorkQueue>>> queues = nullptr;
   std::shared_ptr<const StopSignal> stop = nullptr;  // Null: the work always runs to its end.
+  CallerQueue bound;  // Set in the Caller of an Engine::Binding only.
 };
+
+// The binding of `caller`'s queue that its backend calls are handed (CallerQueue::binding).
+inline QueueBinding& QueueOf(const Caller& caller) { return caller.bound.binding(); }
 
 class ArrayTable {
  public:

@@ -52,6 +52,8 @@ class CallContext {
   CallContext(Engine& engine, const Caller& caller) : engine_(engine), caller_(caller) {}
 
   const Caller& caller() const { return caller_; }
+  // The binding of the caller's queue its backend calls are handed.
+  QueueBinding& queue() const { return QueueOf(caller_); }
   const Limits& limits() const;
   // The backend of the device the call runs on.
   Backend& backend() const;

@@ -31,8 +31,8 @@ absl::Status PendingDownload::StartCopy(size_t slot) {
   const PinScope pins;
   const std::unique_ptr<QueueBinding> bound = backend_.queues().Bind(queue_, "download");
   // After the work enqueued on the array so far, whichever session enqueued it.
-  AH_RETURN_IF_ERROR(UseResident(backend_, contiguous_->buffer));
-  AH_RETURN_IF_ERROR(staging->CopyFrom(*contiguous_->buffer,
+  AH_RETURN_IF_ERROR(UseResident(backend_, *bound, contiguous_->buffer));
+  AH_RETURN_IF_ERROR(staging->CopyFrom(*bound, *contiguous_->buffer,
                                        contiguous_->offset_bytes + first_byte_ + started_, size));
   staged_bytes_[slot] = size;
   started_ += size;

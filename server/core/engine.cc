@@ -205,7 +205,7 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
     AH_RETURN_IF_ERROR(CheckArrayQuota(caller.tenant));
   }
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                      AllocateCharged(backend(caller), caller.tenant, nbytes));
+                      AllocateCharged(backend(caller), QueueOf(caller), caller.tenant, nbytes));
   return ArrayRecord{.handle = Handle::Random(),
                      .dtype = dtype,
                      .shape = shape,
@@ -222,6 +222,7 @@ absl::StatusOr<ArrayRecord> Engine::NewArray(const Caller& caller, DType dtype, 
 }
 
 absl::StatusOr<std::shared_ptr<Buffer>> Engine::AllocateCharged(Backend& device,
+                                                                QueueBinding& queue,
                                                                 const std::string& tenant,
                                                                 int64_t nbytes) {
   // Refused before allocating, so that an over-quota request cannot push the device into
@@ -229,7 +230,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> Engine::AllocateCharged(Backend& device,
   // Counted whether resident or spilled: spilling never lets a tenant hold more than this.
   AH_RETURN_IF_ERROR(ledger_->CheckRoom(tenant, nbytes));
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> allocated,
-                      spiller_->Allocate(device, tenant, nbytes));
+                      spiller_->Allocate(device, queue, tenant, nbytes));
   spiller_->EnforceSoftLimit(tenant);
   return allocated;
 }
@@ -238,7 +239,7 @@ absl::StatusOr<ArrayView> Engine::NewScratch(const Caller& caller, DType dtype, 
                                              std::vector<std::shared_ptr<Buffer>>& keep) {
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, limits_));
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                      AllocateCharged(backend(caller), caller.tenant, nbytes));
+                      AllocateCharged(backend(caller), QueueOf(caller), caller.tenant, nbytes));
   keep.push_back(buffer);
   return ArrayView{.buffer = buffer.get(),
                    .offset_bytes = 0,
@@ -289,12 +290,19 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RegisterAll(
 
 Engine::Binding::Binding(const Caller& caller, TenantLedger& ledger, Backend& backend,
                          std::string_view label)
-    : stop_(caller.stop.get()),
-      payer_(ledger, caller.tenant),
-      scratch_(&payer_),
-      // The tenant too: a device error the work causes is logged with the label (the session's
-      // own reports name only its own tenant).
-      queue_(backend.queues().Bind(caller.queue, LabelOf(label, caller.tenant))) {}
+    : stop_(caller.stop.get()), payer_(ledger, caller.tenant), scratch_(&payer_), caller_(caller) {
+  // A call made inside another bound call of the same caller (a step of a batch or a chain)
+  // goes on with the outer binding, and with the buffers it borrowed: the outer call may hand
+  // it arrays it found.
+  if (caller.bound.held()) {
+    caller_.bound.Hold(caller.bound.binding());
+    return;
+  }
+  // The tenant too: a device error the work causes is logged with the label (the session's
+  // own reports name only its own tenant).
+  queue_ = backend.queues().Bind(caller.queue, LabelOf(label, caller.tenant));
+  caller_.bound.Hold(*queue_);
+}
 
 Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
   return Binding(caller, *ledger_, backend(caller), label);
@@ -303,20 +311,30 @@ Engine::Binding Engine::Bind(const Caller& caller, std::string_view label) {
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Create(const Caller& caller, const CreateSpec& spec) {
   AH_ASSIGN_OR_RETURN(CreationPlan plan, PlanCreation(spec, limits_));
   const auto bound = Bind(caller, "create");
-  AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, plan.dtype, plan.shape, plan.nbytes));
+  AH_ASSIGN_OR_RETURN(ArrayRecord record,
+                      NewArray(bound.caller(), plan.dtype, plan.shape, plan.nbytes));
   for (const FillStep& step : plan.steps) {
     if (const auto* pattern = std::get_if<PatternFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend(caller).memory().FillPattern(
-          *record.buffer, pattern->offset, pattern->count, pattern->stride_bytes,
-          std::span(pattern->pattern.data(), static_cast<size_t>(pattern->pattern_size))));
+      AH_RETURN_IF_ERROR(backend(bound.caller())
+                             .memory()
+                             .FillPattern(QueueOf(bound.caller()), *record.buffer, pattern->offset,
+                                          pattern->count, pattern->stride_bytes,
+                                          std::span(pattern->pattern.data(),
+                                                    static_cast<size_t>(pattern->pattern_size))));
     } else if (const auto* affine = std::get_if<AffineFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend(caller).memory().FillAffine(*record.buffer, *affine));
+      AH_RETURN_IF_ERROR(backend(bound.caller())
+                             .memory()
+                             .FillAffine(QueueOf(bound.caller()), *record.buffer, *affine));
     } else if (const auto* host = std::get_if<HostBytesFill>(&step)) {
-      AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromHost(*record.buffer, 0, host->bytes));
+      AH_RETURN_IF_ERROR(
+          backend(bound.caller())
+              .memory()
+              .CopyFromHost(QueueOf(bound.caller()), *record.buffer, 0, host->bytes));
     } else {
       RandomCall call = std::get<RandomFill>(step).call;
       call.output = ViewOf(record);
-      AH_RETURN_IF_ERROR(backend(caller).compute().FillRandom(call));
+      AH_RETURN_IF_ERROR(
+          backend(bound.caller()).compute().FillRandom(QueueOf(bound.caller()), call));
     }
   }
   return Register(std::move(record));
@@ -327,12 +345,13 @@ absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUpload(const Caller&
                                                                    const Shape& shape) {
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, dtype, limits_));
   const auto bound = Bind(caller, "upload");
-  AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, dtype, shape, nbytes));
+  AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(bound.caller(), dtype, shape, nbytes));
   std::string description =
       fmt::format("{} array of shape {}", DTypeName(dtype), FormatShape(shape));
   return std::make_unique<PendingUpload>(
-      backend(caller), caller.queue, std::move(record), 0, nbytes, std::move(description),
-      limits_.max_chunk_bytes, [this](ArrayRecord done) { return Register(std::move(done)); });
+      backend(bound.caller()), bound.caller().queue, std::move(record), 0, nbytes,
+      std::move(description), limits_.max_chunk_bytes,
+      [this](ArrayRecord done) { return Register(std::move(done)); });
 }
 
 absl::StatusOr<std::unique_ptr<PendingUpload>> Engine::BeginUploadInto(
@@ -377,8 +396,11 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::st
         DeviceName(caller.device), record->device));
   }
   // Within an operation (a queue bound), its work is ordered after the array's last writer,
-  // and its memory is on the device until the operation ends.
-  AH_RETURN_IF_ERROR(UseResident(backend(caller), record->buffer));
+  // and its memory is on the device until the operation ends. A lookup outside one (of an
+  // array's metadata) reads no memory.
+  if (caller.bound.held()) {
+    AH_RETURN_IF_ERROR(UseResident(backend(caller), QueueOf(caller), record->buffer));
+  }
   return record;
 }
 
@@ -415,8 +437,8 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller&
                                                                    ArrayTable::RecordPtr array) {
   if (array->c_contiguous()) return array;
   const auto bound = Bind(caller, "copy for reading");
-  AH_RETURN_IF_ERROR(UseResident(backend(caller), array->buffer));
-  AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, ViewOf(*array), array->dtype,
+  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), array->buffer));
+  AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(bound.caller(), ViewOf(*array), array->dtype,
                                                        MemoryOrder::kC, /*temporary=*/true));
   return std::make_shared<const ArrayRecord>(std::move(copy));
 }

@@ -391,12 +391,18 @@ class Engine {
   absl::StatusOr<ArrayTable::RecordPtr> Register(ArrayRecord record);
   absl::StatusOr<std::vector<ArrayTable::RecordPtr>> RegisterAll(std::vector<ArrayRecord> records);
   // The rest of the caller's operation on this thread: its backend calls go to its session's
-  // queue, and its long backend loops poll its stop signal. Every public method that computes
-  // holds one from before its first Find.
+  // queue, handed the binding that caller() holds (QueueOf), and its long backend loops poll
+  // its stop signal. Every public method that computes holds one from before its first Find,
+  // and goes on as bound.caller().
   // The scratch its backend calls allocate is charged to its tenant too (scratch_payer.h).
   class Binding {
    public:
     Binding(const Caller& caller, TenantLedger& ledger, Backend& backend, std::string_view label);
+    Binding(const Binding&) = delete;
+    Binding& operator=(const Binding&) = delete;
+
+    // The caller, holding this binding of its queue.
+    const Caller& caller() const { return caller_; }
 
    private:
     // Ends last, after the queue's binding: the arrays it used may spill from then on.
@@ -404,7 +410,8 @@ class Engine {
     ScopedStopSignal stop_;  // First: a backend that waits in Bind can poll it.
     TenantScratchPayer payer_;
     ScopedScratchPayer scratch_;
-    std::unique_ptr<QueueBinding> queue_;
+    std::unique_ptr<QueueBinding> queue_;  // None when it goes on with an outer binding.
+    Caller caller_;
   };
   Binding Bind(const Caller& caller, std::string_view label);
   // The binding's payer refers to the caller's tenant: a caller that dies first cannot bind.
@@ -418,9 +425,9 @@ class Engine {
                                                     const ArrayTable::RecordPtr& input);
   absl::Status ReduceNothing(const Caller& caller, const ReduceSpec& spec, const ArrayRecord& input,
                              const ArrayView& target);
-  // Backend memory of `nbytes` charged to `tenant`: refused before it is allocated when the
-  // tenant has no room (what NewArray and NewScratch allocate with).
-  absl::StatusOr<std::shared_ptr<Buffer>> AllocateCharged(Backend& device,
+  // Backend memory of `nbytes` on `queue`, charged to `tenant`: refused before it is
+  // allocated when the tenant has no room (what NewArray and NewScratch allocate with).
+  absl::StatusOr<std::shared_ptr<Buffer>> AllocateCharged(Backend& device, QueueBinding& queue,
                                                           const std::string& tenant,
                                                           int64_t nbytes);
   // Scratch for the rest of the caller's request: a C-contiguous `shape` of `dtype` that

@@ -192,7 +192,7 @@ class ArrayOpSteps {
     for (const ArrayView& input : inputs) {
       call.operands.push_back({.array = input, .dtype = input.dtype});
     }
-    return context_.backend().compute().Elementwise(call);
+    return context_.backend().compute().Elementwise(context_.queue(), call);
   }
 
   // ---- copy, ascontiguousarray, astype ----------------------------------------------------
@@ -254,12 +254,12 @@ class ArrayOpSteps {
     indices.shape = plan.layout.shape;
     indices.strides = strides;
     AH_RETURN_IF_ERROR(context_.backend().indexing().Gather(
-        GatherCall{.source = source,
-                   .indices = {IndexOperand{.indices = indices,
-                                            .extent = advanced.extent,
-                                            .stride = advanced.stride,
-                                            .axis = advanced.axis}},
-                   .output = ViewOf(result)}));
+        context_.queue(), GatherCall{.source = source,
+                                     .indices = {IndexOperand{.indices = indices,
+                                                              .extent = advanced.extent,
+                                                              .stride = advanced.stride,
+                                                              .axis = advanced.axis}},
+                                     .output = ViewOf(result)}));
     return Register(std::move(result));
   }
 
@@ -299,11 +299,11 @@ class ArrayOpSteps {
           "condition must be a 1-d array; it has shape {}", FormatShape(condition->shape)));
     }
     AH_ASSIGN_OR_RETURN(auto along, AlongAxis(*array));
-    AH_ASSIGN_OR_RETURN(int64_t count,
-                        context_.backend().indexing().CountNonzero(ViewOf(*condition)));
+    AH_ASSIGN_OR_RETURN(int64_t count, context_.backend().indexing().CountNonzero(
+                                           context_.queue(), ViewOf(*condition)));
     AH_ASSIGN_OR_RETURN(ArrayView positions, Scratch(DType::kInt64, {count}));
     AH_RETURN_IF_ERROR(
-        FillNonzero(context_.backend().indexing(),
+        FillNonzero(context_.backend().indexing(), context_.queue(),
                     NonzeroCall{.input = ViewOf(*condition), .coordinates = {positions}}, count));
     return TakeAlong(along.first, along.second, positions);
   }
@@ -318,7 +318,8 @@ class ArrayOpSteps {
           "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
           "instead.");
     }
-    AH_ASSIGN_OR_RETURN(int64_t count, context_.backend().indexing().CountNonzero(ViewOf(*array)));
+    AH_ASSIGN_OR_RETURN(int64_t count, context_.backend().indexing().CountNonzero(context_.queue(),
+                                                                                  ViewOf(*array)));
     std::vector<ArrayRecord> results;
     NonzeroCall call{.input = ViewOf(*array), .coordinates = {}};
     for (size_t d = 0; d < array->shape.size(); ++d) {
@@ -326,7 +327,7 @@ class ArrayOpSteps {
       call.coordinates.push_back(ViewOf(axis));
       results.push_back(std::move(axis));
     }
-    AH_RETURN_IF_ERROR(FillNonzero(context_.backend().indexing(), call, count));
+    AH_RETURN_IF_ERROR(FillNonzero(context_.backend().indexing(), context_.queue(), call, count));
     return context_.RegisterAll(std::move(results));
   }
 
@@ -583,7 +584,7 @@ class ArrayOpSteps {
         context_.ledger().Reserve(context_.caller().tenant, given * ItemSize(DType::kInt64)));
     std::vector<int64_t> counts(static_cast<size_t>(given));
     AH_RETURN_IF_ERROR(context_.backend().memory().CopyToHost(
-        *counts_view.buffer, 0,
+        context_.queue(), *counts_view.buffer, 0,
         std::span(reinterpret_cast<std::byte*>(counts.data()), counts.size() * sizeof(int64_t))));
     int64_t total = 0;
     for (int64_t i = 0; i < extent; ++i) {
@@ -616,7 +617,7 @@ class ArrayOpSteps {
     for (int64_t i = 0; i < extent; ++i)
       positions.insert(positions.end(), counts[given == 1 ? 0 : i], i);
     AH_RETURN_IF_ERROR(context_.backend().memory().CopyFromHost(
-        *index.buffer, 0,
+        context_.queue(), *index.buffer, 0,
         std::span(reinterpret_cast<const std::byte*>(positions.data()),
                   positions.size() * sizeof(int64_t))));
     return TakeAlong(data, axis, index);
@@ -763,7 +764,8 @@ class ArrayOpSteps {
                         Scratch(indices ? DType::kInt64 : array->dtype, rows.shape));
     SortCall call{.input = rows, .values = std::nullopt, .indices = std::nullopt};
     (indices ? call.indices : call.values) = sorted;
-    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(context_.backend().indexing().Sort(call));
+    if (SizeOf(rows.shape) > 0)
+      AH_RETURN_IF_ERROR(context_.backend().indexing().Sort(context_.queue(), call));
     return FromRows(sorted, axis);
   }
 
@@ -805,12 +807,14 @@ class ArrayOpSteps {
       output.shape = rows.shape;
       output.strides = rows.strides;
       (indices ? call.indices : call.values) = output;
-      if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(context_.backend().indexing().Partition(call));
+      if (SizeOf(rows.shape) > 0)
+        AH_RETURN_IF_ERROR(context_.backend().indexing().Partition(context_.queue(), call));
       return Register(std::move(result));
     }
     AH_ASSIGN_OR_RETURN(ArrayView partitioned, Scratch(dtype, rows.shape));
     (indices ? call.indices : call.values) = partitioned;
-    if (SizeOf(rows.shape) > 0) AH_RETURN_IF_ERROR(context_.backend().indexing().Partition(call));
+    if (SizeOf(rows.shape) > 0)
+      AH_RETURN_IF_ERROR(context_.backend().indexing().Partition(context_.queue(), call));
     return FromRows(partitioned, axis);
   }
 
@@ -823,7 +827,8 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(auto input, RowsAlongAxis(*array, scan_dtype, std::nullopt));
     auto [rows, axis] = input;
     if (SizeOf(rows.shape) > 0) {
-      AH_RETURN_IF_ERROR(context_.backend().indexing().Scan(ScanCall{.op = op, .data = rows}));
+      AH_RETURN_IF_ERROR(
+          context_.backend().indexing().Scan(context_.queue(), ScanCall{.op = op, .data = rows}));
     }
     const ArrayView arranged = axis < 0 ? rows : AxisBack(rows, axis);
     AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.CopyToNewArray(arranged, dtype));
@@ -847,12 +852,13 @@ class ArrayOpSteps {
     const ArrayView rows = input.first;
     AH_ASSIGN_OR_RETURN(ArrayView sorted, Scratch(array->dtype, {n}));
     AH_RETURN_IF_ERROR(context_.backend().indexing().Sort(
-        SortCall{.input = rows, .values = sorted, .indices = std::nullopt}));
+        context_.queue(), SortCall{.input = rows, .values = sorted, .indices = std::nullopt}));
 
     // The flattened copy has been read: the selection writes over it.
     const ArrayView firsts = rows;
-    AH_ASSIGN_OR_RETURN(const int64_t count, context_.backend().indexing().SelectUnique(
-                                                 UniqueCall{.sorted = sorted, .output = firsts}));
+    AH_ASSIGN_OR_RETURN(const int64_t count,
+                        context_.backend().indexing().SelectUnique(
+                            context_.queue(), UniqueCall{.sorted = sorted, .output = firsts}));
     AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(array->dtype, {count}));
     AH_RETURN_IF_ERROR(context_.CopyInto(Slab(firsts, 0, 0, count), ViewOf(result)));
     return Register(std::move(result));
@@ -898,13 +904,16 @@ class ArrayOpSteps {
     } else {
       AH_ASSIGN_OR_RETURN(needles, Scratch(dtype, {}));
       AH_RETURN_IF_ERROR(context_.backend().memory().CopyFromHost(
-          *needles.buffer, 0,
+          context_.queue(), *needles.buffer, 0,
           std::span(types.scalar_bytes[1].data(), static_cast<size_t>(ItemSize(dtype)))));
     }
     AH_ASSIGN_OR_RETURN(ArrayRecord result, context_.NewArray(DType::kInt64, needles.shape));
     if (result.size() > 0) {
-      AH_RETURN_IF_ERROR(context_.backend().indexing().SearchSorted(SearchSortedCall{
-          .sorted = haystack, .values = needles, .right = spec_.right, .output = ViewOf(result)}));
+      AH_RETURN_IF_ERROR(context_.backend().indexing().SearchSorted(
+          context_.queue(), SearchSortedCall{.sorted = haystack,
+                                             .values = needles,
+                                             .right = spec_.right,
+                                             .output = ViewOf(result)}));
     }
     return Register(std::move(result));
   }
@@ -940,6 +949,7 @@ class ArrayOpSteps {
     AH_ASSIGN_OR_RETURN(ArrayRecord result,
                         context_.NewArray(DType::kInt64, {edges->shape[0] - 1}));
     AH_RETURN_IF_ERROR(context_.backend().indexing().Histogram(
+        context_.queue(),
         HistogramCall{.input = input, .edges = bounds, .counts = ViewOf(result)}));
     return Register(std::move(result));
   }
@@ -952,7 +962,7 @@ class ArrayOpSteps {
 absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ArrayOp(const Caller& caller,
                                                                    const ArrayOpSpec& spec) {
   const auto bound = Bind(caller, ArrayOpName(spec.op));
-  return ArrayOpSteps(CallContext(*this, caller), spec).Run();
+  return ArrayOpSteps(CallContext(*this, bound.caller()), spec).Run();
 }
 
 }  // namespace arrayhub

@@ -307,7 +307,7 @@ class ChainGroup {
         if (operand >= kStepBase) operand = operand - kStepBase + inputs;
       }
     }
-    return context_.backend().compute().FusedElementwise(call_);
+    return context_.backend().compute().FusedElementwise(context_.queue(), call_);
   }
 
   // An input of the group: an array (by record) or a scalar (by its bytes).
@@ -347,7 +347,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::ElementwiseChain(
                     !reduction->spec.out.empty())) {
     return absl::InternalError("a chain's reduction reads no op of the chain");
   }
-  const CallContext context(*this, caller);
+  const CallContext context(*this, bound.caller());
   ChainGroup group(context, ops, reduction);
   for (size_t i = 0; i < ops.size(); ++i) {
     absl::StatusOr<TypedOp> typed = group.Type(i);

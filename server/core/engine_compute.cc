@@ -63,7 +63,7 @@ absl::Status Engine::CopyInto(const Caller& caller, const ArrayView& source,
                        .operands = {ElementwiseOperand{.array = Broadcast(input, output.shape),
                                                        .dtype = input.dtype}},
                        .output = output};
-  return backend(caller).compute().Elementwise(call);
+  return backend(caller).compute().Elementwise(QueueOf(caller), call);
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
@@ -75,7 +75,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
 
   AH_ASSIGN_OR_RETURN(
       ElementwiseOperands found,
-      CallContext(*this, caller)
+      CallContext(*this, bound.caller())
           .LookUpOperands(spec, [](int64_t) -> absl::StatusOr<std::pair<DType, Shape>> {
             return absl::InternalError("an elementwise op reads a chain value outside a chain");
           }));
@@ -83,7 +83,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
   std::vector<Shape>& shapes = found.shapes;
   ArrayTable::RecordPtr out;
   if (!spec.out.empty()) {
-    AH_ASSIGN_OR_RETURN(out, FindWritable(caller, spec.out, "out"));
+    AH_ASSIGN_OR_RETURN(out, FindWritable(bound.caller(), spec.out, "out"));
     shapes.push_back(out->shape);  // NumPy broadcasts the inputs to out's shape too.
   }
   AH_ASSIGN_OR_RETURN(Shape shape, BroadcastShapes(shapes));
@@ -102,7 +102,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
     output = ViewOf(*out);
   } else {
     AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(shape, types.result_dtype, limits_));
-    AH_ASSIGN_OR_RETURN(created, NewArray(caller, types.result_dtype, shape, nbytes));
+    AH_ASSIGN_OR_RETURN(created, NewArray(bound.caller(), types.result_dtype, shape, nbytes));
     output = ViewOf(*created);
   }
 
@@ -117,7 +117,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
     if (arrays[i]) {
       ArrayView operand = ViewOf(*arrays[i]);
       if (MayShareMemory(operand, output) && !SameElements(Broadcast(operand, shape), output)) {
-        AH_ASSIGN_OR_RETURN(operand, CopyAside(caller, operand, copies));
+        AH_ASSIGN_OR_RETURN(operand, CopyAside(bound.caller(), operand, copies));
       }
       call.operands.push_back(
           ElementwiseOperand{.array = Broadcast(operand, shape), .dtype = arrays[i]->dtype});
@@ -126,7 +126,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Elementwise(const Caller& caller,
           ElementwiseOperand{.scalar = types.scalar_bytes[i], .dtype = types.scalar_dtypes[i]});
     }
   }
-  AH_RETURN_IF_ERROR(backend(caller).compute().Elementwise(call));
+  AH_RETURN_IF_ERROR(backend(bound.caller()).compute().Elementwise(QueueOf(bound.caller()), call));
   if (out) return out;
   return Register(std::move(*created));
 }
@@ -143,14 +143,14 @@ absl::Status Engine::ReduceNothing(const Caller& caller, const ReduceSpec& spec,
   for (int64_t extent : target.shape) count *= extent;
   const int64_t itemsize = ItemSize(target.dtype);
   return backend(caller).memory().FillPattern(
-      *target.buffer, target.offset_bytes, count, itemsize,
+      QueueOf(caller), *target.buffer, target.offset_bytes, count, itemsize,
       std::span(value.data(), static_cast<size_t>(itemsize)));
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Reduce(const Caller& caller, const ReduceSpec& spec) {
   const auto bound = Bind(caller, OpName(spec.op));
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input, Find(caller, spec.input, "input"));
-  return ReduceArray(caller, spec, input);
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input, Find(bound.caller(), spec.input, "input"));
+  return ReduceArray(bound.caller(), spec, input);
 }
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::ReduceArray(const Caller& caller,
@@ -205,13 +205,13 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::ReduceArray(const Caller& caller,
   if (axes.empty()) {  // axis=() or a 0-d input: every element is its own reduction.
     AH_RETURN_IF_ERROR(ReduceNothing(caller, spec, *input, target));
   } else {
-    AH_RETURN_IF_ERROR(
-        backend(caller).compute().Reduce(ReduceCall{.op = spec.op,
-                                                    .input = source,
-                                                    .axes = axes,
-                                                    .accumulate_dtype = r.accumulate_dtype,
-                                                    .ddof = spec.ddof,
-                                                    .output = target}));
+    AH_RETURN_IF_ERROR(backend(caller).compute().Reduce(
+        QueueOf(caller), ReduceCall{.op = spec.op,
+                                    .input = source,
+                                    .axes = axes,
+                                    .accumulate_dtype = r.accumulate_dtype,
+                                    .ddof = spec.ddof,
+                                    .output = target}));
   }
   if (!out) return Register(std::move(*result));
   if (result) {

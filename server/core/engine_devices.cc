@@ -16,12 +16,15 @@ absl::StatusOr<ArrayRecord> Engine::CopyAcross(const Caller& caller, ArrayTable:
                       ContiguousForReading(OnDevice(caller, source->device), source));
   const auto bound = Bind(caller, "copy to device");
   // After the source's writers, and its memory kept until the copy is done.
-  AH_RETURN_IF_ERROR(UseResident(backend(caller), contiguous->buffer));
+  AH_RETURN_IF_ERROR(
+      UseResident(backend(bound.caller()), QueueOf(bound.caller()), contiguous->buffer));
   const int64_t nbytes = contiguous->nbytes();
   AH_ASSIGN_OR_RETURN(ArrayRecord copy,
-                      NewArray(caller, source->dtype, source->shape, nbytes, temporary));
-  AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromDevice(*copy.buffer, 0, *contiguous->buffer,
-                                                             contiguous->offset_bytes, nbytes));
+                      NewArray(bound.caller(), source->dtype, source->shape, nbytes, temporary));
+  AH_RETURN_IF_ERROR(backend(bound.caller())
+                         .memory()
+                         .CopyFromDevice(QueueOf(bound.caller()), *copy.buffer, 0,
+                                         *contiguous->buffer, contiguous->offset_bytes, nbytes));
   return copy;
 }
 
@@ -127,7 +130,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Collective(const Call
           ContiguousForReading(on_rank, inputs[broadcast ? 0 : static_cast<size_t>(r)].array));
       {
         const auto bound = Bind(on_rank, name);
-        AH_RETURN_IF_ERROR(UseResident(backend(on_rank), input->buffer));
+        AH_RETURN_IF_ERROR(
+            UseResident(backend(bound.caller()), QueueOf(bound.caller()), input->buffer));
       }
       rank.input = input->buffer;
       rank.input_offset = input->offset_bytes;
@@ -136,7 +140,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Collective(const Call
     if (spec.kind != CollectiveKind::kReduce || r == root) {
       const auto bound = Bind(on_rank, name);
       AH_ASSIGN_OR_RETURN(ArrayRecord result,
-                          NewArray(on_rank, model.dtype, plan.result_shape, result_bytes));
+                          NewArray(bound.caller(), model.dtype, plan.result_shape, result_bytes));
       rank.output = result.buffer;
       results.push_back(std::move(result));
     }

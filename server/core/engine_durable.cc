@@ -187,12 +187,13 @@ absl::StatusOr<std::shared_ptr<const ArrayRecord>> Engine::ReadDataFile(
   // is the owner's as if it had just published it.
   AH_ASSIGN_OR_RETURN(std::shared_ptr<WorkQueue> queue,
                       devices_.front()->queues().NewQueue(described.owner));
-  // Bound while the memory is allocated: it is then the owner's (the pool CUDA IPC exports).
+  // Allocated on it, the memory is the owner's (the pool CUDA IPC exports).
   const std::unique_ptr<QueueBinding> bound =
       devices_.front()->queues().Bind(queue, fmt::format("restore (tenant '{}')", described.owner));
   const int64_t nbytes = described.nbytes();
   ArrayRecord record = described;
-  AH_ASSIGN_OR_RETURN(record.buffer, AllocateCharged(*devices_.front(), described.owner, nbytes));
+  AH_ASSIGN_OR_RETURN(record.buffer,
+                      AllocateCharged(*devices_.front(), *bound, described.owner, nbytes));
   PendingUpload upload(
       *devices_.front(), queue, std::move(record), 0, nbytes,
       fmt::format("publication '{}'", described.name), limits_.max_chunk_bytes,

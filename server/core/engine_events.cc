@@ -12,16 +12,16 @@ absl::Status Engine::RecordEvent(const Caller& caller, uint64_t event_id) {
   AH_RETURN_IF_ERROR(events_.CheckRoom(caller.session, event_id));
   const auto bound = Bind(caller, "record_event");
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Timestamp> timestamp,
-                      backend(caller).queues().RecordTimestamp());
-  AH_RETURN_IF_ERROR(
-      events_.Put(caller.session, event_id,
-                  RecordedEvent{.timestamp = std::move(timestamp), .device = caller.device}));
+                      backend(bound.caller()).queues().RecordTimestamp(QueueOf(bound.caller())));
+  AH_RETURN_IF_ERROR(events_.Put(
+      bound.caller().session, event_id,
+      RecordedEvent{.timestamp = std::move(timestamp), .device = bound.caller().device}));
   // As in RegisterAll: sessions are removed before their events are, so either that erase
   // saw this event, or this check sees the session gone.
-  if (!sessions_.IsOpen(caller.session)) {
-    events_.EraseSession(caller.session);
-    return absl::NotFoundError(
-        fmt::format("session {} closed while the event was recorded", caller.session.ToString()));
+  if (!sessions_.IsOpen(bound.caller().session)) {
+    events_.EraseSession(bound.caller().session);
+    return absl::NotFoundError(fmt::format("session {} closed while the event was recorded",
+                                           bound.caller().session.ToString()));
   }
   return absl::OkStatus();
 }

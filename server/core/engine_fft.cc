@@ -106,7 +106,7 @@ class FftSteps {
         call.input = Trailing(input, at_once);
         call.output = Trailing(ViewOf(output), at_once);
       }
-      AH_RETURN_IF_ERROR(context_.backend().fft().Fft(call));
+      AH_RETURN_IF_ERROR(context_.backend().fft().Fft(context_.queue(), call));
       current = ViewOf(output);
       current_record = std::move(output);  // Frees the previous one, in its queue's order.
     }
@@ -132,7 +132,7 @@ class FftSteps {
       AH_ASSIGN_OR_RETURN(ElementBytes zero, EncodeScalar(Scalar::Int(0), dtype));
       const int64_t itemsize = ItemSize(dtype);
       AH_RETURN_IF_ERROR(context_.backend().memory().FillPattern(
-          *target.buffer, target.offset_bytes, count, itemsize,
+          context_.queue(), *target.buffer, target.offset_bytes, count, itemsize,
           std::span(zero.data(), static_cast<size_t>(itemsize))));
     }
     if (kept > 0) {
@@ -173,9 +173,10 @@ class FftSteps {
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Fft(const Caller& caller, const FftSpec& spec) {
   const auto bound = Bind(caller, OpName(spec.op));
   if (!spec.input.handle) return absl::InvalidArgumentError("input must be an array handle");
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input, Find(caller, *spec.input.handle, "input"));
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr input,
+                      Find(bound.caller(), *spec.input.handle, "input"));
   AH_ASSIGN_OR_RETURN(FftPlan plan, ResolveFft(spec, input->dtype, input->shape));
-  return FftSteps(CallContext(*this, caller)).Run(ViewOf(*input), plan);
+  return FftSteps(CallContext(*this, bound.caller())).Run(ViewOf(*input), plan);
 }
 
 }  // namespace arrayhub

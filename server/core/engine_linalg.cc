@@ -75,7 +75,7 @@ class LinalgSteps {
     const int64_t itemsize = ItemSize(view.dtype);
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(view.shape));
     return context_.backend().memory().FillPattern(
-        *view.buffer, view.offset_bytes, count, itemsize,
+        context_.queue(), *view.buffer, view.offset_bytes, count, itemsize,
         std::span(bytes.data(), static_cast<size_t>(itemsize)));
   }
 
@@ -88,8 +88,8 @@ class LinalgSteps {
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(view.shape));
     for (int64_t start = 0; start < count; start += n * n) {
       AH_RETURN_IF_ERROR(context_.backend().memory().FillPattern(
-          *view.buffer, view.offset_bytes + start * itemsize, n, (n + 1) * itemsize,
-          std::span(one.data(), static_cast<size_t>(itemsize))));
+          context_.queue(), *view.buffer, view.offset_bytes + start * itemsize, n,
+          (n + 1) * itemsize, std::span(one.data(), static_cast<size_t>(itemsize))));
     }
     return absl::OkStatus();
   }
@@ -97,7 +97,8 @@ class LinalgSteps {
   // output = op(operands...) over output's shape, computed in `compute`, giving `result`.
   absl::Status Elementwise(ElementwiseOp op, DType compute, DType result,
                            std::vector<ElementwiseOperand> operands, const ArrayView& output) {
-    return context_.backend().compute().Elementwise(ElementwiseCall{.op = op,
+    return context_.backend().compute().Elementwise(context_.queue(),
+                                                    ElementwiseCall{.op = op,
                                                                     .compute_dtype = compute,
                                                                     .result_dtype = result,
                                                                     .shape = output.shape,
@@ -114,7 +115,8 @@ class LinalgSteps {
     }
     AH_ASSIGN_OR_RETURN(ReduceResolution r,
                         ResolveReduce(op, input.dtype, input.shape, axes, std::nullopt, 0));
-    return context_.backend().compute().Reduce(ReduceCall{.op = op,
+    return context_.backend().compute().Reduce(context_.queue(),
+                                               ReduceCall{.op = op,
                                                           .input = input,
                                                           .axes = r.axes,
                                                           .accumulate_dtype = r.accumulate_dtype,
@@ -141,7 +143,7 @@ class LinalgSteps {
     call.out.shape = out_layout.shape;
     call.out.strides = out_layout.strides;
     AH_ASSIGN_OR_RETURN(int64_t count, ElementCount(result_shape));
-    if (count > 0) AH_RETURN_IF_ERROR(context_.backend().linalg().Matmul(call));
+    if (count > 0) AH_RETURN_IF_ERROR(context_.backend().linalg().Matmul(context_.queue(), call));
     if (!out) return Register(std::move(*result));
     if (result) AH_RETURN_IF_ERROR(CopyInto(ViewOf(*result), ViewOf(*out)));
     return out;
@@ -272,7 +274,7 @@ absl::Status RunSolve(LinalgSteps& steps, const LinalgPlan& plan, const ArrayVie
     }
     call.b = BroadcastStack(rhs, plan.batch_shape);
   }
-  return steps.context().backend().linalg().Solve(call);
+  return steps.context().backend().linalg().Solve(steps.context().queue(), call);
 }
 
 ElementwiseOperand ArrayOperand(const ArrayView& view) {
@@ -289,8 +291,8 @@ absl::Status RunDet(LinalgSteps& steps, DType dtype, const ArrayView& a, const A
   const DType real = RealDType(dtype);
   AH_ASSIGN_OR_RETURN(ArrayView sign, steps.Scratch(dtype, det.shape));
   AH_ASSIGN_OR_RETURN(ArrayView logabsdet, steps.Scratch(real, det.shape));
-  AH_RETURN_IF_ERROR(
-      steps.context().backend().linalg().Slogdet({.a = a, .sign = sign, .logabsdet = logabsdet}));
+  AH_RETURN_IF_ERROR(steps.context().backend().linalg().Slogdet(
+      steps.context().queue(), {.a = a, .sign = sign, .logabsdet = logabsdet}));
   AH_RETURN_IF_ERROR(
       steps.Elementwise(ElementwiseOp::kExp, real, real, {ArrayOperand(logabsdet)}, logabsdet));
   return steps.Elementwise(ElementwiseOp::kMultiply, dtype, dtype,
@@ -398,6 +400,7 @@ absl::Status RunNorm(LinalgSteps& steps, const NormPlan& plan, const ArrayView& 
       AH_ASSIGN_OR_RETURN(ArrayView s, steps.Scratch(real, s_shape));
       if (ElementsOf(s_shape) > 0) {
         AH_RETURN_IF_ERROR(steps.context().backend().linalg().Svd(
+            steps.context().queue(),
             {.a = stack, .full_matrices = false, .compute_uv = false, .u = {}, .s = s, .vh = {}}));
       }
       const ReduceOp op = plan.kind == NormKind::kMaxSingular   ? ReduceOp::kMax
@@ -450,7 +453,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
   auto matmul = [&](const ArrayView& left, bool adjoint, const ArrayView& right,
                     const ArrayView& out) {
     if (ElementsOf(out.shape) == 0) return absl::OkStatus();
-    return steps.context().backend().linalg().Matmul({.a = adjoint ? Adjoint(left) : left,
+    return steps.context().backend().linalg().Matmul(steps.context().queue(),
+                                                     {.a = adjoint ? Adjoint(left) : left,
                                                       .b = right,
                                                       .out = out,
                                                       .compute_dtype = compute,
@@ -464,10 +468,12 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
     AH_ASSIGN_OR_RETURN(ArrayView u, steps.Scratch(compute, {m, kmin}));
     AH_ASSIGN_OR_RETURN(ArrayView vh, steps.Scratch(compute, {kmin, n}));
     AH_RETURN_IF_ERROR(steps.context().backend().linalg().Svd(
+        steps.context().queue(),
         {.a = a, .full_matrices = false, .compute_uv = true, .u = u, .s = s, .vh = vh}));
     std::vector<double> values(static_cast<size_t>(kmin));
     AH_RETURN_IF_ERROR(steps.context().backend().memory().CopyToHost(
-        *s.buffer, s.offset_bytes, std::as_writable_bytes(std::span(values))));
+        steps.context().queue(), *s.buffer, s.offset_bytes,
+        std::as_writable_bytes(std::span(values))));
     // Singular values come sorted: those above the cutoff are the leading `rank`.
     std::vector<double> inverse(values.size(), 0.0);
     for (size_t i = 0; i < values.size() && values[i] > plan.rcond * values[0]; ++i) {
@@ -476,7 +482,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
     }
     AH_ASSIGN_OR_RETURN(ArrayView scale, steps.Scratch(DType::kFloat64, {kmin}));
     AH_RETURN_IF_ERROR(steps.context().backend().memory().CopyFromHost(
-        *scale.buffer, scale.offset_bytes, std::as_bytes(std::span(inverse))));
+        steps.context().queue(), *scale.buffer, scale.offset_bytes,
+        std::as_bytes(std::span(inverse))));
     // c = diag(1/s) U^H b, then x = Vh^H c.
     AH_ASSIGN_OR_RETURN(ArrayView c, steps.Scratch(compute, {kmin, k}));
     AH_RETURN_IF_ERROR(matmul(u, true, b, c));
@@ -522,11 +529,11 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Lstsq(LinalgSteps& steps,
 
 absl::StatusOr<ArrayTable::RecordPtr> Engine::Matmul(const Caller& caller, const MatmulSpec& spec) {
   const auto bound = Bind(caller, "matmul");
-  const CallContext context(*this, caller);
+  const CallContext context(*this, bound.caller());
   LinalgSteps steps(context);
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr a, steps.Operand(spec.a, "a"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr b, steps.Operand(spec.b, "b"));
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr out, FindOut(*this, caller, spec.out));
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr out, FindOut(*this, bound.caller(), spec.out));
   AH_ASSIGN_OR_RETURN(
       MatmulShapes shapes,
       ResolveMatmul({a->dtype, a->shape, spec.transpose_a}, {b->dtype, b->shape, spec.transpose_b},
@@ -550,11 +557,11 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Matmul(const Caller& caller, const
 absl::StatusOr<ArrayTable::RecordPtr> Engine::TensorProduct(const Caller& caller,
                                                             const TensorProductSpec& spec) {
   const auto bound = Bind(caller, "tensor product");
-  const CallContext context(*this, caller);
+  const CallContext context(*this, bound.caller());
   LinalgSteps steps(context);
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr a, steps.Operand(spec.a, "a"));
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr b, steps.Operand(spec.b, "b"));
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr out, FindOut(*this, caller, spec.out));
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr out, FindOut(*this, bound.caller(), spec.out));
   AH_ASSIGN_OR_RETURN(TensorProductPlan plan, PlanTensorProduct(spec.op, a->dtype, a->shape,
                                                                 b->dtype, b->shape, spec.axes));
   const std::string_view name = OpName(spec.op);
@@ -593,7 +600,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::TensorProduct(const Caller& caller
 absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& caller,
                                                                   const LinalgSpec& spec) {
   const auto bound = Bind(caller, OpName(spec.op));
-  const CallContext context(*this, caller);
+  const CallContext context(*this, bound.caller());
   LinalgSteps steps(context);
   std::vector<ArrayTable::RecordPtr> operands;
   std::vector<DType> dtypes;
@@ -632,45 +639,57 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
   } else if (!empty) {
     switch (spec.op) {
       case LinalgOp::kSvd:
-        status = backend(caller).linalg().Svd(spec.compute_uv
-                                                  ? SvdCall{.a = a,
-                                                            .full_matrices = spec.full_matrices,
-                                                            .compute_uv = true,
-                                                            .u = v[0],
-                                                            .s = v[1],
-                                                            .vh = v[2]}
-                                                  : SvdCall{.a = a,
-                                                            .full_matrices = false,
-                                                            .compute_uv = false,
-                                                            .u = {},
-                                                            .s = v[0],
-                                                            .vh = {}});
+        status = backend(bound.caller())
+                     .linalg()
+                     .Svd(QueueOf(bound.caller()),
+                          spec.compute_uv ? SvdCall{.a = a,
+                                                    .full_matrices = spec.full_matrices,
+                                                    .compute_uv = true,
+                                                    .u = v[0],
+                                                    .s = v[1],
+                                                    .vh = v[2]}
+                                          : SvdCall{.a = a,
+                                                    .full_matrices = false,
+                                                    .compute_uv = false,
+                                                    .u = {},
+                                                    .s = v[0],
+                                                    .vh = {}});
         break;
       case LinalgOp::kQr:
-        status = backend(caller).linalg().Qr({.a = a,
-                                              .complete = plan.complete,
-                                              .compute_q = plan.compute_q,
-                                              .q = plan.compute_q ? v[0] : ArrayView{},
-                                              .r = v.back()});
+        status = backend(bound.caller())
+                     .linalg()
+                     .Qr(QueueOf(bound.caller()), {.a = a,
+                                                   .complete = plan.complete,
+                                                   .compute_q = plan.compute_q,
+                                                   .q = plan.compute_q ? v[0] : ArrayView{},
+                                                   .r = v.back()});
         break;
       case LinalgOp::kCholesky:
-        status = backend(caller).linalg().Cholesky({.a = a, .upper = plan.upper, .out = v[0]});
+        status = backend(bound.caller())
+                     .linalg()
+                     .Cholesky(QueueOf(bound.caller()), {.a = a, .upper = plan.upper, .out = v[0]});
         break;
       case LinalgOp::kEigh:
       case LinalgOp::kEigvalsh: {
         const bool vectors = spec.op == LinalgOp::kEigh;
-        status = backend(caller).linalg().Eigh({.a = a,
-                                                .upper = plan.upper,
-                                                .compute_vectors = vectors,
-                                                .w = v[0],
-                                                .v = vectors ? v[1] : ArrayView{}});
+        status = backend(bound.caller())
+                     .linalg()
+                     .Eigh(QueueOf(bound.caller()), {.a = a,
+                                                     .upper = plan.upper,
+                                                     .compute_vectors = vectors,
+                                                     .w = v[0],
+                                                     .v = vectors ? v[1] : ArrayView{}});
         break;
       }
       case LinalgOp::kEig:
       case LinalgOp::kEigvals: {
         const bool vectors = spec.op == LinalgOp::kEig;
-        status = backend(caller).linalg().Eig(
-            {.a = a, .compute_vectors = vectors, .w = v[0], .v = vectors ? v[1] : ArrayView{}});
+        status = backend(bound.caller())
+                     .linalg()
+                     .Eig(QueueOf(bound.caller()), {.a = a,
+                                                    .compute_vectors = vectors,
+                                                    .w = v[0],
+                                                    .v = vectors ? v[1] : ArrayView{}});
         break;
       }
       case LinalgOp::kSolve:
@@ -681,7 +700,9 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Linalg(const Caller& 
         status = RunDet(steps, plan.dtype, a, v[0]);
         break;
       case LinalgOp::kSlogdet:
-        status = backend(caller).linalg().Slogdet({.a = a, .sign = v[0], .logabsdet = v[1]});
+        status = backend(bound.caller())
+                     .linalg()
+                     .Slogdet(QueueOf(bound.caller()), {.a = a, .sign = v[0], .logabsdet = v[1]});
         break;
       case LinalgOp::kNorm:
       case LinalgOp::kLstsq:

@@ -45,9 +45,10 @@ absl::Status Engine::RunRawKernel(const Caller& caller, const RunRawKernelSpec& 
     const RawKernelArgumentSpec& argument = spec.arguments[a];
     RawKernelArgument converted;
     if (argument.handle) {
-      AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr record,
-                          FindWritable(caller, *argument.handle, fmt::format("arguments[{}]", a),
-                                       "a raw kernel may write its arrays: this one is read-only"));
+      AH_ASSIGN_OR_RETURN(
+          ArrayTable::RecordPtr record,
+          FindWritable(bound.caller(), *argument.handle, fmt::format("arguments[{}]", a),
+                       "a raw kernel may write its arrays: this one is read-only"));
       converted.array = true;
       converted.view = ViewOf(*record);
       arrays.push_back(std::move(record));
@@ -59,8 +60,9 @@ absl::Status Engine::RunRawKernel(const Caller& caller, const RunRawKernelSpec& 
     }
     call.arguments.push_back(std::move(converted));
   }
-  AH_ASSIGN_OR_RETURN(call.prepared, backend(caller).raw_kernels().PrepareRawKernel(source));
-  return backend(caller).raw_kernels().RunRawKernel(call);
+  AH_ASSIGN_OR_RETURN(call.prepared,
+                      backend(bound.caller()).raw_kernels().PrepareRawKernel(source));
+  return backend(bound.caller()).raw_kernels().RunRawKernel(QueueOf(bound.caller()), call);
 }
 
 }  // namespace arrayhub

@@ -117,8 +117,10 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
     }
     AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(spec.shape, *spec.dtype, limits_));
     AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, nbytes));
-    AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(caller, *spec.dtype, spec.shape, nbytes));
-    AH_RETURN_IF_ERROR(region->host->CopyIn(spec.offset_bytes, *record.buffer, 0, nbytes));
+    AH_ASSIGN_OR_RETURN(ArrayRecord record,
+                        NewArray(bound.caller(), *spec.dtype, spec.shape, nbytes));
+    AH_RETURN_IF_ERROR(region->host->CopyIn(QueueOf(bound.caller()), spec.offset_bytes,
+                                            *record.buffer, 0, nbytes));
     return Register(std::move(record));
   }
 
@@ -128,7 +130,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
   const ArrayTable::RecordPtr& target = found.array;
   AH_RETURN_IF_ERROR(CheckWritable(on, *target, "handle", "assignment destination is read-only"));
   const auto bound = Bind(on, "upload from shared memory");
-  AH_RETURN_IF_ERROR(UseResident(backend(on), target->buffer));
+  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), target->buffer));
   AH_RETURN_IF_ERROR(CheckMatches(spec, *target));
   const int64_t nbytes = target->nbytes();
   AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, nbytes));
@@ -136,16 +138,18 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
   // object can never become shorter than the region (its F_SEAL_SHRINK seal was checked at
   // registration), so the copy below cannot stop part-way for anything a client does.
   if (target->c_contiguous()) {
-    AH_RETURN_IF_ERROR(
-        region->host->CopyIn(spec.offset_bytes, *target->buffer, target->offset_bytes, nbytes));
+    AH_RETURN_IF_ERROR(region->host->CopyIn(QueueOf(bound.caller()), spec.offset_bytes,
+                                            *target->buffer, target->offset_bytes, nbytes));
     return target;
   }
   // A strided view is written through, as NumPy's view[...] = data: the C-order bytes land in
   // a temporary first, never straight into memory the view's gaps belong to other elements of.
-  AH_ASSIGN_OR_RETURN(ArrayRecord staged, NewArray(on, target->dtype, target->shape, nbytes,
-                                                   /*temporary=*/true));
-  AH_RETURN_IF_ERROR(region->host->CopyIn(spec.offset_bytes, *staged.buffer, 0, nbytes));
-  AH_RETURN_IF_ERROR(CopyInto(on, ViewOf(staged), ViewOf(*target)));
+  AH_ASSIGN_OR_RETURN(ArrayRecord staged,
+                      NewArray(bound.caller(), target->dtype, target->shape, nbytes,
+                               /*temporary=*/true));
+  AH_RETURN_IF_ERROR(
+      region->host->CopyIn(QueueOf(bound.caller()), spec.offset_bytes, *staged.buffer, 0, nbytes));
+  AH_RETURN_IF_ERROR(CopyInto(bound.caller(), ViewOf(staged), ViewOf(*target)));
   return target;
 }
 
@@ -163,11 +167,12 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyToSharedMemory(const Caller& c
   const Caller& on = located.caller;
   const ArrayTable::RecordPtr& found = located.array;
   const auto bound = Bind(on, "download to shared memory");
-  AH_RETURN_IF_ERROR(UseResident(backend(on), found->buffer));
+  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), found->buffer));
   AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, found->nbytes()));
   // A view with gaps or another order is read from a C-contiguous copy, as Download does.
-  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, ContiguousForReading(on, found));
-  AH_RETURN_IF_ERROR(region->host->CopyOut(*array->buffer, array->offset_bytes, spec.offset_bytes,
+  AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, ContiguousForReading(bound.caller(), found));
+  AH_RETURN_IF_ERROR(region->host->CopyOut(QueueOf(bound.caller()), *array->buffer,
+                                           array->offset_bytes, spec.offset_bytes,
                                            array->nbytes()));
   return found;
 }

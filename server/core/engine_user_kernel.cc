@@ -88,7 +88,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
     const KernelArgumentSpec& argument = spec.arguments[a];
     if (argument.handle) {
       AH_ASSIGN_OR_RETURN(inputs[a],
-                          Find(caller, *argument.handle, fmt::format("arguments[{}]", a)));
+                          Find(bound.caller(), *argument.handle, fmt::format("arguments[{}]", a)));
       types.inputs.push_back({.dtype = inputs[a]->dtype, .array = true});
     } else if (argument.scalar) {
       types.inputs.push_back(
@@ -102,8 +102,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
   types.outputs.resize(output_count);
   for (size_t o = 0; o < spec.outputs.size(); ++o) {
     if (spec.outputs[o].empty()) continue;
-    AH_ASSIGN_OR_RETURN(outs[o],
-                        FindWritable(caller, spec.outputs[o], fmt::format("outputs[{}]", o)));
+    AH_ASSIGN_OR_RETURN(
+        outs[o], FindWritable(bound.caller(), spec.outputs[o], fmt::format("outputs[{}]", o)));
     types.outputs[o] = outs[o]->dtype;
   }
 
@@ -116,7 +116,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
             AH_ASSIGN_OR_RETURN(std::shared_ptr<const kernel::CheckedKernel> checked,
                                 kernel::CheckKernel(source, types));
             AH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedUserKernel> prepared,
-                                backend(caller).user_kernels().PrepareUserKernel(checked));
+                                backend(bound.caller()).user_kernels().PrepareUserKernel(checked));
             return CachedUserKernel{.checked = std::move(checked), .prepared = std::move(prepared)};
           }));
   const std::vector<kernel::Parameter>& parameters = compiled.checked->parameters();
@@ -195,8 +195,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
       ArrayView view = ViewOf(*inputs[a]);
       if (view.dtype != parameter.dtype) {
         AH_ASSIGN_OR_RETURN(ArrayView converted,
-                            NewScratch(caller, parameter.dtype, view.shape, keep));
-        AH_RETURN_IF_ERROR(CopyInto(caller, view, converted));
+                            NewScratch(bound.caller(), parameter.dtype, view.shape, keep));
+        AH_RETURN_IF_ERROR(CopyInto(bound.caller(), view, converted));
         view = converted;
       }
       argument.kind =
@@ -218,8 +218,8 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
     if (!outs[o]) {
       AH_ASSIGN_OR_RETURN(int64_t nbytes,
                           CheckedArrayBytes(iteration.output_shape, parameter.dtype, limits_));
-      AH_ASSIGN_OR_RETURN(ArrayRecord record,
-                          NewArray(caller, parameter.dtype, iteration.output_shape, nbytes));
+      AH_ASSIGN_OR_RETURN(ArrayRecord record, NewArray(bound.caller(), parameter.dtype,
+                                                       iteration.output_shape, nbytes));
       argument.view = ViewOf(record);
       created.push_back(std::move(record));
     } else {
@@ -234,8 +234,9 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
       argument.view = out;
       if (overlaps) {
         // Seeded with out='s contents: elements the kernel leaves alone keep their values.
-        AH_ASSIGN_OR_RETURN(argument.view, NewScratch(caller, parameter.dtype, out.shape, keep));
-        AH_RETURN_IF_ERROR(CopyInto(caller, out, argument.view));
+        AH_ASSIGN_OR_RETURN(argument.view,
+                            NewScratch(bound.caller(), parameter.dtype, out.shape, keep));
+        AH_RETURN_IF_ERROR(CopyInto(bound.caller(), out, argument.view));
         copy_back.emplace_back(argument.view, out);
       }
     }
@@ -245,10 +246,11 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::RunKernel(const Calle
 
   AH_ASSIGN_OR_RETURN(int64_t written, ElementCount(iteration.written_shape));
   if (elements > 0 || (written > 0 && source.kind == kernel::KernelKind::kReduction)) {
-    AH_RETURN_IF_ERROR(backend(caller).user_kernels().RunUserKernel(call));
+    AH_RETURN_IF_ERROR(
+        backend(bound.caller()).user_kernels().RunUserKernel(QueueOf(bound.caller()), call));
   }
   for (const auto& [temporary, out] : copy_back)
-    AH_RETURN_IF_ERROR(CopyInto(caller, temporary, out));
+    AH_RETURN_IF_ERROR(CopyInto(bound.caller(), temporary, out));
 
   AH_ASSIGN_OR_RETURN(std::vector<ArrayTable::RecordPtr> registered,
                       RegisterAll(std::move(created)));

@@ -100,7 +100,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const Vie
   const Caller& caller = found.caller;
   const ArrayTable::RecordPtr& array = found.array;
   const auto bound = Bind(caller, "view");
-  AH_RETURN_IF_ERROR(UseResident(backend(caller), array->buffer));
+  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), array->buffer));
   const Layout layout = LayoutOf(*array);
 
   // reshape and ravel: a view when strides can express it, else a copy in the requested order.
@@ -112,14 +112,14 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const Vie
   }
   if (reshape) {
     if (reshape->view_strides) {
-      return RegisterView(caller, *array,
+      return RegisterView(bound.caller(), *array,
                           {reshape->shape, *reshape->view_strides, array->offset_bytes});
     }
     // The elements in the requested order: for Fortran order, the C-order copy of the reversed
     // axes, which is read back with reversed (Fortran) strides.
     const bool fortran = reshape->order == MemoryOrder::kF;
     const ArrayView source = fortran ? Reversed(ViewOf(*array)) : ViewOf(*array);
-    AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(caller, source, array->dtype));
+    AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(bound.caller(), source, array->dtype));
     copy.shape = reshape->shape;
     copy.strides = DenseStrides(reshape->shape, reshape->order);
     return Register(std::move(copy));
@@ -127,7 +127,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const Vie
 
   if (const auto* op = std::get_if<ViewDTypeSpec>(&spec.op)) {
     AH_ASSIGN_OR_RETURN(DTypeView view, DTypeViewLayout(layout, array->dtype, op->dtype));
-    return RegisterView(caller, *array, view.layout, view.writable, op->dtype);
+    return RegisterView(bound.caller(), *array, view.layout, view.writable, op->dtype);
   }
   absl::StatusOr<Layout> view;
   bool writable = true;  // broadcast_to and diagonal are read-only views in NumPy.
@@ -147,7 +147,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const Vie
     writable = false;
   }
   AH_RETURN_IF_ERROR(view.status());
-  return RegisterView(caller, *array, *view, writable);
+  return RegisterView(bound.caller(), *array, *view, writable);
 }
 
 // The steps of one indexing call: looking up the index arrays, turning boolean arrays into
@@ -212,8 +212,8 @@ class IndexSteps {
     entry.array_shape = array->shape;
     if (array->dtype == DType::kBool) {
       entry.kind = IndexEntry::Kind::kBoolArray;
-      AH_ASSIGN_OR_RETURN(entry.nonzero_count,
-                          context_.backend().indexing().CountNonzero(ViewOf(*array)));
+      AH_ASSIGN_OR_RETURN(entry.nonzero_count, context_.backend().indexing().CountNonzero(
+                                                   context_.queue(), ViewOf(*array)));
     } else if (IsInteger(array->dtype)) {
       entry.kind = IndexEntry::Kind::kIntArray;
     } else {
@@ -243,7 +243,8 @@ class IndexSteps {
         AH_ASSIGN_OR_RETURN(ArrayView axis, NewScratch(DType::kInt64, advanced.shape));
         call.coordinates.push_back(axis);
       }
-      AH_RETURN_IF_ERROR(FillNonzero(context_.backend().indexing(), call, advanced.shape.at(0)));
+      AH_RETURN_IF_ERROR(
+          FillNonzero(context_.backend().indexing(), context_.queue(), call, advanced.shape.at(0)));
       coordinates->second = std::move(call.coordinates);
     }
     return coordinates->second[advanced.component];
@@ -253,8 +254,8 @@ class IndexSteps {
   absl::StatusOr<ArrayView> ZeroIndices(const Shape& shape) {
     AH_ASSIGN_OR_RETURN(ArrayView zeros, NewScratch(DType::kInt64, shape));
     const std::array<std::byte, sizeof(int64_t)> zero{};
-    AH_RETURN_IF_ERROR(context_.backend().memory().FillPattern(*zeros.buffer, zeros.offset_bytes,
-                                                               shape.at(0), sizeof(int64_t), zero));
+    AH_RETURN_IF_ERROR(context_.backend().memory().FillPattern(
+        context_.queue(), *zeros.buffer, zeros.offset_bytes, shape.at(0), sizeof(int64_t), zero));
     return zeros;
   }
 
@@ -297,20 +298,22 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& call, const 
   const Caller& caller = found.caller;
   const ArrayTable::RecordPtr& array = found.array;
   const auto bound = Bind(caller, "getitem");
-  AH_RETURN_IF_ERROR(UseResident(backend(caller), array->buffer));
-  const CallContext context(*this, caller);
+  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), array->buffer));
+  const CallContext context(*this, bound.caller());
   IndexSteps steps(context);
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
-  if (!plan.advanced) return RegisterView(caller, *array, plan.layout);
+  if (!plan.advanced) return RegisterView(bound.caller(), *array, plan.layout);
 
   AH_ASSIGN_OR_RETURN(int64_t nbytes, CheckedArrayBytes(plan.layout.shape, array->dtype, limits_));
   AH_ASSIGN_OR_RETURN(ArrayRecord result,
-                      NewArray(caller, array->dtype, plan.layout.shape, nbytes));
+                      NewArray(bound.caller(), array->dtype, plan.layout.shape, nbytes));
   AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
   AH_RETURN_IF_ERROR(
-      backend(caller).indexing().Gather(GatherCall{.source = WithLayout(*array, plan.layout),
-                                                   .indices = std::move(indices),
-                                                   .output = ViewOf(result)}));
+      backend(bound.caller())
+          .indexing()
+          .Gather(QueueOf(bound.caller()), GatherCall{.source = WithLayout(*array, plan.layout),
+                                                      .indices = std::move(indices),
+                                                      .output = ViewOf(result)}));
   return Register(std::move(result));
 }
 
@@ -318,8 +321,8 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
   const auto bound = Bind(caller, "setitem");
   AH_ASSIGN_OR_RETURN(
       ArrayTable::RecordPtr array,
-      FindWritable(caller, spec.handle, "handle", "assignment destination is read-only"));
-  const CallContext context(*this, caller);
+      FindWritable(bound.caller(), spec.handle, "handle", "assignment destination is read-only"));
+  const CallContext context(*this, bound.caller());
   IndexSteps steps(context);
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
   const ArrayView target = WithLayout(*array, plan.layout);
@@ -332,7 +335,8 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
   // lets it have extra leading axes of length 1.
   ArrayView value;
   if (spec.value.handle) {
-    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr source, Find(caller, *spec.value.handle, "value"));
+    AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr source,
+                        Find(bound.caller(), *spec.value.handle, "value"));
     if (spec.combine) AH_RETURN_IF_ERROR(CheckCombine(*spec.combine, array->dtype, source->dtype));
     value = ViewOf(*source);
     while (value.shape.size() > selection.size() && value.shape.front() == 1) {
@@ -348,8 +352,8 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     // must be converted first: both go through a copy.
     if (value.dtype != array->dtype || (scatter && MayShareMemory(value, target))) {
       AH_ASSIGN_OR_RETURN(ArrayView converted,
-                          NewScratch(caller, array->dtype, value.shape, steps.scratch()));
-      AH_RETURN_IF_ERROR(CopyInto(caller, value, converted));
+                          NewScratch(bound.caller(), array->dtype, value.shape, steps.scratch()));
+      AH_RETURN_IF_ERROR(CopyInto(bound.caller(), value, converted));
       value = converted;
     }
   } else if (spec.value.scalar && spec.combine) {
@@ -358,11 +362,14 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     const DType dtype = DefaultDType(*spec.value.scalar);
     AH_RETURN_IF_ERROR(CheckCombine(*spec.combine, array->dtype, dtype));
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, dtype));
-    AH_ASSIGN_OR_RETURN(ArrayView scalar, NewScratch(caller, dtype, {}, steps.scratch()));
-    AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromHost(
-        *scalar.buffer, 0, std::span(bytes.data(), static_cast<size_t>(ItemSize(dtype)))));
-    AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
-    AH_RETURN_IF_ERROR(CopyInto(caller, scalar, value));
+    AH_ASSIGN_OR_RETURN(ArrayView scalar, NewScratch(bound.caller(), dtype, {}, steps.scratch()));
+    AH_RETURN_IF_ERROR(
+        backend(bound.caller())
+            .memory()
+            .CopyFromHost(QueueOf(bound.caller()), *scalar.buffer, 0,
+                          std::span(bytes.data(), static_cast<size_t>(ItemSize(dtype)))));
+    AH_ASSIGN_OR_RETURN(value, NewScratch(bound.caller(), array->dtype, {}, steps.scratch()));
+    AH_RETURN_IF_ERROR(CopyInto(bound.caller(), scalar, value));
   } else if (spec.value.scalar) {
     // numpy.full casts a complex fill value unsafely; assignment does not (int(1+2j) raises).
     if (spec.value.scalar->kind == Scalar::Kind::kComplex && !IsComplex(array->dtype) &&
@@ -373,26 +380,33 @@ absl::Status Engine::SetItem(const Caller& caller, const SetItemSpec& spec) {
     }
     AH_ASSIGN_OR_RETURN(ElementBytes bytes, EncodeScalar(*spec.value.scalar, array->dtype));
     const int64_t itemsize = ItemSize(array->dtype);
-    AH_ASSIGN_OR_RETURN(value, NewScratch(caller, array->dtype, {}, steps.scratch()));
-    AH_RETURN_IF_ERROR(backend(caller).memory().CopyFromHost(
-        *value.buffer, 0, std::span(bytes.data(), static_cast<size_t>(itemsize))));
+    AH_ASSIGN_OR_RETURN(value, NewScratch(bound.caller(), array->dtype, {}, steps.scratch()));
+    AH_RETURN_IF_ERROR(backend(bound.caller())
+                           .memory()
+                           .CopyFromHost(QueueOf(bound.caller()), *value.buffer, 0,
+                                         std::span(bytes.data(), static_cast<size_t>(itemsize))));
   } else {
     return absl::InvalidArgumentError("value has no value: set a handle or a scalar");
   }
   value.strides = BroadcastStrides(value.shape, value.strides, selection);
   value.shape = selection;
 
-  if (!scatter) return CopyInto(caller, value, target);
+  if (!scatter) return CopyInto(bound.caller(), value, target);
   AH_ASSIGN_OR_RETURN(std::vector<IndexOperand> indices, steps.Operands(plan));
   // An index array that shares memory with the target (a[a] = v) would be rewritten by the
   // assignment it steers: NumPy reads every index first, so the scatter reads a copy.
   for (IndexOperand& operand : indices) {
     if (MayShareMemory(operand.indices, target)) {
-      AH_ASSIGN_OR_RETURN(operand.indices, CopyAside(caller, operand.indices, steps.scratch()));
+      AH_ASSIGN_OR_RETURN(operand.indices,
+                          CopyAside(bound.caller(), operand.indices, steps.scratch()));
     }
   }
-  return backend(caller).indexing().Scatter(ScatterCall{
-      .target = target, .indices = std::move(indices), .values = value, .combine = spec.combine});
+  return backend(bound.caller())
+      .indexing()
+      .Scatter(QueueOf(bound.caller()), ScatterCall{.target = target,
+                                                    .indices = std::move(indices),
+                                                    .values = value,
+                                                    .combine = spec.combine});
 }
 
 }  // namespace arrayhub

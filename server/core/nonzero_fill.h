@@ -13,6 +13,7 @@ namespace arrayhub {
 
 // Runs `call`, whose coordinates hold `count` positions each, and answers ABORTED when the
 // input did not have exactly `count` nonzero elements as it was filled.
-absl::Status FillNonzero(IndexingKernels& indexing, const NonzeroCall& call, int64_t count);
+absl::Status FillNonzero(IndexingKernels& indexing, QueueBinding& queue, const NonzeroCall& call,
+                         int64_t count);
 
 }  // namespace arrayhub

@@ -54,7 +54,8 @@ class SpillableBuffer final : public Buffer, public std::enable_shared_from_this
  private:
   friend class Spiller;
   friend class PinScope;
-  friend absl::Status UseResident(Backend& device, const std::shared_ptr<Buffer>& buffer);
+  friend absl::Status UseResident(Backend& device, QueueBinding& queue,
+                                  const std::shared_ptr<Buffer>& buffer);
   enum class State { kResident, kMoving, kSpilled };
 
   const std::shared_ptr<Spiller> spiller_;
@@ -122,6 +123,7 @@ absl::Status Spiller::MakeDirectory(const std::string& path) {
 }
 
 absl::StatusOr<std::shared_ptr<Buffer>> Spiller::AllocateResident(Backend& device,
+                                                                  QueueBinding& queue,
                                                                   const std::string& tenant,
                                                                   int64_t nbytes) {
   while (true) {
@@ -130,7 +132,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> Spiller::AllocateResident(Backend& devic
       absl::MutexLock lock(&mutex_);
       spills_seen = spills_done_;
     }
-    absl::StatusOr<std::shared_ptr<Buffer>> allocated = device.memory().Allocate(nbytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> allocated = device.memory().Allocate(queue, nbytes);
     // Only the device's own refusal makes room: the tenant's quota was checked before.
     if (allocated.ok() || !absl::IsResourceExhausted(allocated.status())) return allocated;
     int64_t freed = 0;
@@ -149,10 +151,11 @@ absl::StatusOr<std::shared_ptr<Buffer>> Spiller::AllocateResident(Backend& devic
   }
 }
 
-absl::StatusOr<std::shared_ptr<Buffer>> Spiller::Allocate(Backend& device,
+absl::StatusOr<std::shared_ptr<Buffer>> Spiller::Allocate(Backend& device, QueueBinding& queue,
                                                           const std::string& tenant,
                                                           int64_t nbytes) {
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> inner, AllocateResident(device, tenant, nbytes));
+  AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> inner,
+                      AllocateResident(device, queue, tenant, nbytes));
   AH_ASSIGN_OR_RETURN(TenantCharge charge, ledger_->Reserve(tenant, nbytes));
   auto buffer = std::make_shared<SpillableBuffer>(shared_from_this(), device, tenant,
                                                   std::move(inner), std::move(charge));
@@ -180,14 +183,15 @@ absl::Status Spiller::Keep(const std::shared_ptr<Buffer>& buffer) {
   return Use(*spillable, /*keep=*/true);
 }
 
-absl::Status UseResident(Backend& device, const std::shared_ptr<Buffer>& buffer) {
+absl::Status UseResident(Backend& device, QueueBinding& queue,
+                         const std::shared_ptr<Buffer>& buffer) {
   // Without a scope nothing is pinned: a lookup outside any bound call (Engine::Find in a
   // test) reads no memory. A path that did would meet a null data() once it spilled.
   auto* spillable = dynamic_cast<SpillableBuffer*>(buffer.get());
   if (spillable != nullptr && current_scope != nullptr) {
     AH_RETURN_IF_ERROR(spillable->spiller_->Use(*spillable, /*keep=*/false));
   }
-  return device.queues().Use(buffer);
+  return device.queues().Use(queue, buffer);
 }
 
 absl::Status Spiller::Use(SpillableBuffer& buffer, bool keep) {
@@ -331,7 +335,7 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
   // On the backend's own queue, after the work queued on the memory so far (whichever
   // session queued it); the memory's free then comes after the copy in its owner's order.
   const std::unique_ptr<QueueBinding> bound = device.queues().Bind(nullptr, "spill");
-  AH_RETURN_IF_ERROR(device.queues().Use(inner));
+  AH_RETURN_IF_ERROR(device.queues().Use(*bound, inner));
   if (to_host) {
     int64_t tier_bytes = 0;
     {
@@ -351,7 +355,7 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
     } else {
       AH_ASSIGN_OR_RETURN(copy, device.host_exchange().AllocateStaging(size));
     }
-    AH_RETURN_IF_ERROR(copy->CopyFrom(*inner, 0, size));
+    AH_RETURN_IF_ERROR(copy->CopyFrom(*bound, *inner, 0, size));
     AH_RETURN_IF_ERROR(copy->Wait());
     buffer.host_copy_ = std::move(copy);
     return absl::OkStatus();
@@ -371,7 +375,7 @@ absl::Status Spiller::MoveOut(SpillableBuffer& buffer, bool to_host) {
   for (int64_t offset = 0; offset < size && written.ok(); offset += kFileChunkBytes) {
     const auto part =
         std::span(chunk).first(static_cast<size_t>(std::min(kFileChunkBytes, size - offset)));
-    written = device.memory().CopyToHost(*inner, offset, part);
+    written = device.memory().CopyToHost(*bound, *inner, offset, part);
     if (written.ok()) {
       written =
           WriteAll(fd.get(),
@@ -411,9 +415,9 @@ absl::Status Spiller::MoveIn(SpillableBuffer& buffer) {
   const std::unique_ptr<QueueBinding> bound = device.queues().Bind(
       std::move(queue), fmt::format("return from spill (tenant '{}')", buffer.tenant_));
   AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> inner,
-                      AllocateResident(device, buffer.tenant_, size));
+                      AllocateResident(device, *bound, buffer.tenant_, size));
   if (buffer.host_copy_ != nullptr) {
-    AH_RETURN_IF_ERROR(buffer.host_copy_->CopyTo(*inner, 0, size));
+    AH_RETURN_IF_ERROR(buffer.host_copy_->CopyTo(*bound, *inner, 0, size));
     AH_RETURN_IF_ERROR(buffer.host_copy_->Wait());
   } else {
     const std::string& path = buffer.file_;
@@ -428,7 +432,7 @@ absl::Status Spiller::MoveIn(SpillableBuffer& buffer) {
       if (got < 0) return ErrnoError("cannot read the spill file", path);
       if (got == 0) return absl::DataLossError(fmt::format("spill file {} ends early", path));
       AH_RETURN_IF_ERROR(device.memory().CopyFromHost(
-          *inner, offset, std::span(chunk).first(static_cast<size_t>(got))));
+          *bound, *inner, offset, std::span(chunk).first(static_cast<size_t>(got))));
       offset += got;
     }
   }

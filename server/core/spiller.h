@@ -97,13 +97,13 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   // first spill to disk).
   absl::Status Configure(SpillOptions options);
 
-  // `nbytes` of `device` memory charged to `tenant`, pinned in the current scope (the call
-  // making it uses it). When the device is out of memory, unpinned arrays spill (the
-  // tenant's own and those of tenants past their soft limit first, then the least recently
-  // used) and the allocation is tried again. RESOURCE_EXHAUSTED as DeviceMemory::Allocate, or as
-  // the tenant's quota refuses (the memory is then freed).
-  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Backend& device, const std::string& tenant,
-                                                   int64_t nbytes);
+  // `nbytes` of `device` memory on `queue` (DeviceMemory::Allocate), charged to `tenant`,
+  // pinned in the current scope (the call making it uses it). When the device is out of memory,
+  // unpinned arrays spill (the tenant's own and those of tenants past their soft limit first, then
+  // the least recently used) and the allocation is tried again. RESOURCE_EXHAUSTED as
+  // DeviceMemory::Allocate, or as the tenant's quota refuses (the memory is then freed).
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Backend& device, QueueBinding& queue,
+                                                   const std::string& tenant, int64_t nbytes);
   // `buffer` (one Allocate made) is a registered array's memory: it may spill from now on.
   void Track(const std::shared_ptr<Buffer>& buffer);
   // Brings `buffer` back if spilled and never spills it again (memory another process maps).
@@ -118,7 +118,8 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
  private:
   friend class SpillableBuffer;
   friend class PinScope;
-  friend absl::Status UseResident(Backend& device, const std::shared_ptr<Buffer>& buffer);
+  friend absl::Status UseResident(Backend& device, QueueBinding& queue,
+                                  const std::shared_ptr<Buffer>& buffer);
   enum class Prefer { kLeastRecentlyUsed, kTenantOrOverSoftLimit, kTenantOnly };
 
   absl::Status Use(SpillableBuffer& buffer, bool keep);
@@ -127,7 +128,7 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
   std::shared_ptr<SpillableBuffer> PickVictim(const Backend* device, const std::string& tenant,
                                               Prefer prefer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool OverSoftLimit(const std::string& tenant) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  absl::StatusOr<std::shared_ptr<Buffer>> AllocateResident(Backend& device,
+  absl::StatusOr<std::shared_ptr<Buffer>> AllocateResident(Backend& device, QueueBinding& queue,
                                                            const std::string& tenant,
                                                            int64_t nbytes);
   static absl::Status MakeDirectory(const std::string& path);
@@ -179,10 +180,10 @@ class Spiller : public std::enable_shared_from_this<Spiller> {
 };
 
 // What core calls instead of Queues::Use: brings `buffer` back if it was spilled (waiting
-// for it), pins it for the calling thread's PinScope, then calls `device.Use`; without a
-// PinScope (no bound call: nothing reads the memory) only the latter. A failed return (a disk
-// error, no device memory even after spilling others) answers its status and changes
-// nothing.
-absl::Status UseResident(Backend& device, const std::shared_ptr<Buffer>& buffer);
+// for it), pins it for the calling thread's PinScope, then calls `device`'s Use with `queue`;
+// without a PinScope (no bound call: nothing reads the memory) only the latter. A failed return (a
+// disk error, no device memory even after spilling others) answers its status and changes nothing.
+absl::Status UseResident(Backend& device, QueueBinding& queue,
+                         const std::shared_ptr<Buffer>& buffer);
 
 }  // namespace arrayhub

@@ -53,9 +53,9 @@ absl::Status PendingUpload::Append(int64_t size,
   const PinScope pins;
   const std::unique_ptr<QueueBinding> bound = backend_.queues().Bind(queue_, "upload");
   // An existing array's earlier work, whichever session enqueued it, comes first.
-  AH_RETURN_IF_ERROR(UseResident(backend_, record_.buffer));
-  AH_RETURN_IF_ERROR(
-      staging->CopyTo(*record_.buffer, record_.offset_bytes + first_byte_ + received_, size));
+  AH_RETURN_IF_ERROR(UseResident(backend_, *bound, record_.buffer));
+  AH_RETURN_IF_ERROR(staging->CopyTo(*bound, *record_.buffer,
+                                     record_.offset_bytes + first_byte_ + received_, size));
   received_ += size;
   next_staging_ ^= 1;
   return absl::OkStatus();

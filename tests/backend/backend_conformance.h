@@ -22,6 +22,7 @@
 #include "tests/backend/backend_io.h"
 #include "tests/backend/element_bytes.h"
 #include "tests/support/status_assert.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 
@@ -36,7 +37,8 @@ class BackendTest : public ::testing::Test {
   Backend& backend() { return *backend_; }
 
   std::shared_ptr<Buffer> MustAllocate(int64_t nbytes) {
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend_->memory().Allocate(nbytes);
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        backend_->memory().Allocate(TestQueue(*backend_), nbytes);
     EXPECT_TRUE(buffer.ok()) << buffer.status();
     return buffer.ok() ? *buffer : nullptr;
   }

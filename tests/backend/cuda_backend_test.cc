@@ -16,6 +16,7 @@
 #include "server/backend/host/host_backend.h"
 #include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -124,7 +125,7 @@ TEST_F(CudaBackendTest, FillAffineMatchesHostForEveryDType) {
       // Random bytes beyond the last element show any write past the end.
       const Bytes initial = RandomBytes(fill.count * ItemSize(dtype) + 64, rng);
       ExpectSameOnBoth(initial, ItemSize(dtype), [&](Backend& backend, Buffer& buffer) {
-        return backend.memory().FillAffine(buffer, fill);
+        return backend.memory().FillAffine(TestQueue(backend), buffer, fill);
       });
     }
   }
@@ -144,7 +145,8 @@ TEST_F(CudaBackendTest, FillPatternMatchesHost) {
                                    pattern == &random ? " random" : " constant"));
           const Bytes initial = RandomBytes(offset + (kCount - 1) * stride + size + 64, rng);
           ExpectSameOnBoth(initial, 1, [&](Backend& backend, Buffer& buffer) {
-            return backend.memory().FillPattern(buffer, offset, kCount, stride, *pattern);
+            return backend.memory().FillPattern(TestQueue(backend), buffer, offset, kCount, stride,
+                                                *pattern);
           });
         }
       }

@@ -34,6 +34,7 @@
 #include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
 #include "tests/backend/element_bytes.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -588,7 +589,9 @@ class ElementwiseTest : public CudaComputeTest {
       for (const TestOperand& operand : operands)
         call.operands.push_back(operand.On(on_cuda, c.shape));
       const absl::Status status =
-          (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).compute().Elementwise(call);
+          (on_cuda ? *cuda_ : static_cast<Backend&>(host_))
+              .compute()
+              .Elementwise(TestQueue(on_cuda ? *cuda_ : static_cast<Backend&>(host_)), call);
       if (!status.ok()) return fmt::format("{}: {}", on_cuda ? "cuda" : "host", status.ToString());
     }
     std::optional<std::string> mismatch = CompareBuffers(
@@ -764,7 +767,7 @@ TEST_F(ElementwiseTest, BatchedTransposingCopiesMatchHost) {
                              .operands = {ElementwiseOperand{.array = source, .dtype = dtype}},
                              .output = target};
         Backend& backend = on_cuda ? *cuda_ : static_cast<Backend&>(host_);
-        ASSERT_TRUE(backend.compute().Elementwise(call).ok());
+        ASSERT_TRUE(backend.compute().Elementwise(TestQueue(backend), call).ok());
       }
       const std::optional<std::string> mismatch = CompareBuffers(*out, dtype, 0);
       EXPECT_FALSE(mismatch.has_value())
@@ -828,7 +831,10 @@ TEST_F(ElementwiseTest, ComplexInverseFunctionsMatchHostAtSpecialValues) {
             .operands = {ElementwiseOperand{.array = view(*in), .dtype = dtype}},
             .output = view(*out)};
         ASSERT_TRUE(
-            (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).compute().Elementwise(call).ok());
+            (on_cuda ? *cuda_ : static_cast<Backend&>(host_))
+                .compute()
+                .Elementwise(TestQueue(on_cuda ? *cuda_ : static_cast<Backend&>(host_)), call)
+                .ok());
       }
       absl::StatusOr<Bytes> actual = Download(*cuda_, *out->cuda);
       absl::StatusOr<Bytes> expected = Download(host_, *out->host);
@@ -931,10 +937,12 @@ TEST_F(CudaComputeTest, FusedChainsMatchHostStepByStep) {
       host_call.outputs.push_back({.step = step, .view = *output->On(false, shape).array});
       outputs.push_back(*std::move(output));
     }
-    if (absl::Status status = cuda_->compute().FusedElementwise(cuda_call); !status.ok()) {
+    if (absl::Status status = cuda_->compute().FusedElementwise(TestQueue(*cuda_), cuda_call);
+        !status.ok()) {
       return std::optional<std::string>("cuda: " + status.ToString() + program);
     }
-    if (absl::Status status = host_.compute().FusedElementwise(host_call); !status.ok()) {
+    if (absl::Status status = host_.compute().FusedElementwise(TestQueue(host_), host_call);
+        !status.ok()) {
       return std::optional<std::string>("host: " + status.ToString() + program);
     }
     for (const TestOperand& output : outputs) {
@@ -949,7 +957,7 @@ TEST_F(CudaComputeTest, FusedChainsMatchHostStepByStep) {
 }
 
 TEST_F(CudaComputeTest, LoopsNumPyLacksAreUnimplemented) {
-  absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->memory().Allocate(64);
+  absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->memory().Allocate(TestQueue(*cuda_), 64);
   ASSERT_TRUE(buffer.ok());
   const ArrayView view{.buffer = buffer->get(),
                        .offset_bytes = 0,
@@ -964,7 +972,8 @@ TEST_F(CudaComputeTest, LoopsNumPyLacksAreUnimplemented) {
                              .shape = {16},
                              .operands = {operand, operand},
                              .output = view};
-  EXPECT_EQ(cuda_->compute().Elementwise(call).code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(cuda_->compute().Elementwise(TestQueue(*cuda_), call).code(),
+            absl::StatusCode::kUnimplemented);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1073,7 +1082,9 @@ class ReduceTest : public CudaComputeTest {
                                        .shape = resolution->result_shape,
                                        .strides = ContiguousStrides(resolution->result_shape)}};
       const absl::Status status =
-          (on_cuda ? *cuda_ : static_cast<Backend&>(host_)).compute().Reduce(call);
+          (on_cuda ? *cuda_ : static_cast<Backend&>(host_))
+              .compute()
+              .Reduce(TestQueue(on_cuda ? *cuda_ : static_cast<Backend&>(host_)), call);
       if (!status.ok())
         return fmt::format("{} {}: {}", c.Name(), on_cuda ? "cuda" : "host", status.ToString());
     }
@@ -1223,7 +1234,8 @@ TEST_F(CudaComputeTest, FusedReductionsMatchHost) {
         fmt::format("{} of {} {}", OpName(c.op), DTypeName(c.dtype), FormatShape(c.shape));
     absl::StatusOr<Bytes> first;
     for (int run = 0; run < 2; ++run) {
-      if (absl::Status status = cuda_->compute().FusedElementwise(cuda_call); !status.ok()) {
+      if (absl::Status status = cuda_->compute().FusedElementwise(TestQueue(*cuda_), cuda_call);
+          !status.ok()) {
         return std::optional<std::string>(name + " cuda: " + status.ToString());
       }
       absl::StatusOr<Bytes> bits = Download(*cuda_, *result->cuda);
@@ -1232,7 +1244,8 @@ TEST_F(CudaComputeTest, FusedReductionsMatchHost) {
       if (run == 1 && *bits != *first)
         return std::optional<std::string>(name + ": a repeat differs");
     }
-    if (absl::Status status = host_.compute().FusedElementwise(host_call); !status.ok()) {
+    if (absl::Status status = host_.compute().FusedElementwise(TestQueue(host_), host_call);
+        !status.ok()) {
       return std::optional<std::string>(name + " host: " + status.ToString());
     }
     for (const auto& [pair, dtype, tolerance] :
@@ -1278,14 +1291,15 @@ TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
       {ReduceOp::kArgmin, {n / 300, 300}, DType::kInt64, true},
       {ReduceOp::kMax, {n / 30000, 30000}, DType::kFloat64, true},
   };
-  // One case on `backend` (the caller's bound queue): the output's bytes.
-  auto reduce = [&](Backend& backend, const Buffer& input, const Case& c) -> absl::StatusOr<Bytes> {
+  // One case on `backend`, on `queue`: the output's bytes.
+  auto reduce = [&](QueueBinding& queue, Backend& backend, const Buffer& input,
+                    const Case& c) -> absl::StatusOr<Bytes> {
     const Shape out_shape = c.columns ? Shape(c.shape.begin() + 1, c.shape.end())
                                       : Shape(c.shape.begin(), c.shape.end() - 1);
     int64_t outputs = 1;
     for (int64_t extent : out_shape) outputs *= extent;
     AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out,
-                        backend.memory().Allocate(outputs * ItemSize(c.output)));
+                        backend.memory().Allocate(queue, outputs * ItemSize(c.output)));
     const ReduceCall call{.op = c.op,
                           .input = {.buffer = const_cast<Buffer*>(&input),
                                     .offset_bytes = 0,
@@ -1300,13 +1314,13 @@ TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
                                      .dtype = c.output,
                                      .shape = out_shape,
                                      .strides = ContiguousStrides(out_shape)}};
-    AH_RETURN_IF_ERROR(backend.compute().Reduce(call));
-    return Download(backend, *out);
+    AH_RETURN_IF_ERROR(backend.compute().Reduce(queue, call));
+    return Download(queue, backend, *out);
   };
   std::vector<Bytes> first;
   for (const Case& c : cases) {
-    absl::StatusOr<Bytes> on_cuda = reduce(*cuda_, *in->cuda, c);
-    absl::StatusOr<Bytes> on_host = reduce(host_, *in->host, c);
+    absl::StatusOr<Bytes> on_cuda = reduce(TestQueue(*cuda_), *cuda_, *in->cuda, c);
+    absl::StatusOr<Bytes> on_host = reduce(TestQueue(host_), host_, *in->host, c);
     ASSERT_TRUE(on_cuda.ok() && on_host.ok()) << on_cuda.status() << on_host.status();
     const std::optional<std::string> mismatch = Mismatch(c.output, *on_cuda, *on_host, 1e-9);
     EXPECT_FALSE(mismatch.has_value())
@@ -1326,7 +1340,7 @@ TEST_F(CudaComputeTest, SplitRowAndColumnReductionsFinishInOneLaunch) {
       for (int round = 0; round < 3; ++round) {
         for (size_t k = 0; k < cases.size(); ++k) {
           const size_t i = (k + static_cast<size_t>(t)) % cases.size();
-          absl::StatusOr<Bytes> again = reduce(*cuda_, *in->cuda, cases[i]);
+          absl::StatusOr<Bytes> again = reduce(*bound, *cuda_, *in->cuda, cases[i]);
           if (!again.ok() || *again != first[i]) {
             failures[t] = fmt::format("thread {} round {} {} {}: {}", t, round, OpName(cases[i].op),
                                       FormatShape(cases[i].shape),
@@ -1360,7 +1374,8 @@ TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
   for (const Sum& s : {Sum{{n}, {0}}, Sum{{10000, 10000}, {0}}, Sum{{10000, 10000}, {1}}}) {
     const int64_t outputs = s.shape.size() == 1 ? 1 : 10000;
     const Shape out_shape = s.shape.size() == 1 ? Shape{} : Shape{10000};
-    absl::StatusOr<std::shared_ptr<Buffer>> out = cuda_->memory().Allocate(outputs * 4);
+    absl::StatusOr<std::shared_ptr<Buffer>> out =
+        cuda_->memory().Allocate(TestQueue(*cuda_), outputs * 4);
     ASSERT_TRUE(out.ok());
     const ReduceCall call{.op = ReduceOp::kSum,
                           .input = {.buffer = in->get(),
@@ -1376,7 +1391,7 @@ TEST_F(CudaComputeTest, LargeFloat32SumsMatchFloat64Reference) {
                                      .dtype = DType::kFloat32,
                                      .shape = out_shape,
                                      .strides = ContiguousStrides(out_shape)}};
-    ASSERT_TRUE(cuda_->compute().Reduce(call).ok());
+    ASSERT_TRUE(cuda_->compute().Reduce(TestQueue(*cuda_), call).ok());
     absl::StatusOr<Bytes> result = Download(*cuda_, **out);
     ASSERT_TRUE(result.ok());
     std::vector<float> sums(static_cast<size_t>(outputs));

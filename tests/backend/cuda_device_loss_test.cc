@@ -12,6 +12,7 @@
 #include "server/backend/cuda/cuda_backend.h"
 #include "server/backend/cuda/cuda_check.h"
 #include "server/backend/cuda/device_loss.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -73,15 +74,16 @@ TEST(CudaDeviceLossTest, AFaultingKernelLosesTheDeviceOnceWithTheCallThatFoundIt
   absl::StatusOr<std::shared_ptr<WorkQueue>> queue = cuda.queues().NewQueue("test");
   ASSERT_TRUE(queue.ok()) << queue.status();
   const auto bound = cuda.queues().Bind(*queue, "fill (tenant 'mallory')");
-  absl::StatusOr<std::shared_ptr<Buffer>> real = cuda.memory().Allocate(8);
+  absl::StatusOr<std::shared_ptr<Buffer>> real = cuda.memory().Allocate(*bound, 8);
   ASSERT_TRUE(real.ok()) << real.status();
   Unallocated nowhere;
   // A strided pattern takes the fill kernel (a contiguous one-byte pattern would be a memset,
   // which the runtime refuses at once). The launch succeeds; the fault surfaces when the queue
   // is waited for, if not already at the launch's check.
-  (void)cuda.memory().FillPattern(nowhere, 0, 256, 16, std::array<std::byte, 8>{std::byte{1}});
+  (void)cuda.memory().FillPattern(*bound, nowhere, 0, 256, 16,
+                                  std::array<std::byte, 8>{std::byte{1}});
   std::array<std::byte, 8> bytes{};
-  const absl::Status status = cuda.memory().CopyToHost(**real, 0, bytes);
+  const absl::Status status = cuda.memory().CopyToHost(*bound, **real, 0, bytes);
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_NE(status.message().find("cudaErrorIllegalAddress"), std::string::npos) << status;
   EXPECT_TRUE(cuda.device_health().lost());
@@ -89,7 +91,7 @@ TEST(CudaDeviceLossTest, AFaultingKernelLosesTheDeviceOnceWithTheCallThatFoundIt
   EXPECT_NE(what.find("cudaErrorIllegalAddress"), std::string::npos) << what;
   EXPECT_NE(what.find("found while serving 'fill (tenant 'mallory')'"), std::string::npos) << what;
   // Every later call fails the same way, and the loss is not reported again.
-  EXPECT_EQ(cuda.memory().CopyToHost(**real, 0, bytes).code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(cuda.memory().CopyToHost(*bound, **real, 0, bytes).code(), absl::StatusCode::kInternal);
   EXPECT_EQ(heard, 1);
 }
 

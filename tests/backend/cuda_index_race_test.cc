@@ -18,6 +18,7 @@
 #include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
 #include "tests/support/status_assert.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -61,10 +62,10 @@ class IndexRaceTest : public CudaFixture {
       while (!stop_) {
         for (int i = 0; i < 8 && writer_status_.ok(); ++i) {
           writer_status_.Update(
-              cuda_->memory().FillPattern(*buffer, 0, count, N, i % 2 == 0 ? a : b));
+              cuda_->memory().FillPattern(*bound, *buffer, 0, count, N, i % 2 == 0 ? a : b));
         }
         writer_status_.Update(
-            cuda_->memory().CopyToHost(*buffer, 0, probe));  // Waits for the flips.
+            cuda_->memory().CopyToHost(*bound, *buffer, 0, probe));  // Waits for the flips.
         started_ = true;
         if (!writer_status_.ok()) return;
       }
@@ -75,9 +76,11 @@ class IndexRaceTest : public CudaFixture {
   // A new buffer of `count` elements, each `value`'s bytes.
   template <size_t N>
   absl::StatusOr<std::shared_ptr<Buffer>> Filled(int64_t count, std::array<std::byte, N> value) {
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->memory().Allocate(count * int64_t{N});
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        cuda_->memory().Allocate(TestQueue(*cuda_), count * int64_t{N});
     if (!buffer.ok()) return buffer;
-    if (absl::Status filled = cuda_->memory().FillPattern(**buffer, 0, count, N, value);
+    if (absl::Status filled =
+            cuda_->memory().FillPattern(TestQueue(*cuda_), **buffer, 0, count, N, value);
         !filled.ok()) {
       return filled;
     }
@@ -120,7 +123,8 @@ class IndexRaceTest : public CudaFixture {
 // message or returns data[0] everywhere, and the device stays usable.
 TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> data, Filled(kExtent, PatternOf<int64_t>(42)));
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> output, cuda_->memory().Allocate(kIndices * 8));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> output,
+                 cuda_->memory().Allocate(TestQueue(*cuda_), kIndices * 8));
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, FlippingIndices(kOutside));
 
   const GatherCall call{.source = Vector(*data, DType::kInt64, kIndices, 0),
@@ -128,7 +132,7 @@ TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
                         .output = Vector(*output, DType::kInt64, kIndices)};
   int refused = 0;
   for (int i = 0; i < kCalls; ++i) {
-    const absl::Status status = cuda_->indexing().Gather(call);
+    const absl::Status status = cuda_->indexing().Gather(TestQueue(*cuda_), call);
     if (status.code() == absl::StatusCode::kInvalidArgument) {
       ++refused;
       continue;
@@ -140,8 +144,11 @@ TEST_F(IndexRaceTest, GathersOfIndicesRewrittenMeanwhileStayInside) {
   Stop();
   EXPECT_GT(refused, 0) << "the writer never showed the gathers an index out of bounds";
   ASSERT_TRUE(
-      cuda_->memory().FillPattern(*indices, 0, kIndices, 8, PatternOf<int64_t>(kExtent - 1)).ok());
-  EXPECT_TRUE(cuda_->indexing().Gather(call).ok()) << "the device no longer works";
+      cuda_->memory()
+          .FillPattern(TestQueue(*cuda_), *indices, 0, kIndices, 8, PatternOf<int64_t>(kExtent - 1))
+          .ok());
+  EXPECT_TRUE(cuda_->indexing().Gather(TestQueue(*cuda_), call).ok())
+      << "the device no longer works";
 }
 
 // data[indices] = 5 where the indices flip between 0 and 2^40 + 12345: each scatter writes data[0]
@@ -159,7 +166,7 @@ TEST_F(IndexRaceTest, ScattersThroughIndicesRewrittenMeanwhileWriteOnlyInside) {
                          .values = Vector(*five, DType::kInt64, kIndices, 0)};
   int refused = 0;
   for (int i = 0; i < kCalls; ++i) {
-    const absl::Status status = cuda_->indexing().Scatter(call);
+    const absl::Status status = cuda_->indexing().Scatter(TestQueue(*cuda_), call);
     if (status.code() == absl::StatusCode::kInvalidArgument) {
       ++refused;
       continue;
@@ -180,7 +187,7 @@ TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
   constexpr int64_t kLimit = kNonzeroInput / 2;
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> input, Filled(kNonzeroInput, PatternOf<int8_t>(0)));
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> coordinates,
-                 cuda_->memory().Allocate((kLimit + 1) * 8));
+                 cuda_->memory().Allocate(TestQueue(*cuda_), (kLimit + 1) * 8));
   ASSERT_TRUE(Download<int8_t>(*cuda_, *input, 1).ok());
   StartWriter(input, kNonzeroInput, PatternOf<int8_t>(0), PatternOf<int8_t>(1));
 
@@ -189,8 +196,10 @@ TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
   int64_t most = 0;
   for (int i = 0; i < kCalls / 2; ++i) {
     ASSERT_TRUE(
-        cuda_->memory().FillPattern(*coordinates, 0, kLimit + 1, 8, PatternOf<int64_t>(-1)).ok());
-    const absl::StatusOr<int64_t> found = cuda_->indexing().Nonzero(call);
+        cuda_->memory()
+            .FillPattern(TestQueue(*cuda_), *coordinates, 0, kLimit + 1, 8, PatternOf<int64_t>(-1))
+            .ok());
+    const absl::StatusOr<int64_t> found = cuda_->indexing().Nonzero(TestQueue(*cuda_), call);
     ASSERT_TRUE(found.ok()) << "call " << i << ": " << found.status();
     ASSERT_GE(*found, 0);
     ASSERT_LE(*found, kNonzeroInput);
@@ -219,18 +228,24 @@ TEST_F(IndexRaceTest, NonzeroOfAnInputRewrittenMeanwhileWritesWhatItCounted) {
 TEST_F(IndexRaceTest, PartitionOfAnInputRewrittenMeanwhileFillsEveryPosition) {
   constexpr int64_t kRow = int64_t{1} << 21;  // Long enough to select (PartitionSelects).
   AH_TEST_ASSIGN(const std::shared_ptr<Buffer> input, Filled(kRow, PatternOf<float>(1.0f)));
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> values, cuda_->memory().Allocate(kRow * 4));
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices, cuda_->memory().Allocate(kRow * 8));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> values,
+                 cuda_->memory().Allocate(TestQueue(*cuda_), kRow * 4));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> indices,
+                 cuda_->memory().Allocate(TestQueue(*cuda_), kRow * 8));
   ASSERT_TRUE(Download<float>(*cuda_, *input, 1).ok());
   StartWriter(input, kRow, PatternOf<float>(1.0f), PatternOf<float>(-1.0f));
   for (int i = 0; i < kCalls / 10; ++i) {
-    ASSERT_TRUE(cuda_->memory().FillPattern(*values, 0, kRow, 4, PatternOf<float>(-7.0f)).ok());
-    ASSERT_TRUE(cuda_->memory().FillPattern(*indices, 0, kRow, 8, PatternOf<int64_t>(-7)).ok());
+    ASSERT_TRUE(cuda_->memory()
+                    .FillPattern(TestQueue(*cuda_), *values, 0, kRow, 4, PatternOf<float>(-7.0f))
+                    .ok());
+    ASSERT_TRUE(cuda_->memory()
+                    .FillPattern(TestQueue(*cuda_), *indices, 0, kRow, 8, PatternOf<int64_t>(-7))
+                    .ok());
     const PartitionCall call{.input = Vector(*input, DType::kFloat32, kRow),
                              .kth = {0, kRow / 2, kRow - 1},
                              .values = Vector(*values, DType::kFloat32, kRow),
                              .indices = Vector(*indices, DType::kInt64, kRow)};
-    ASSERT_TRUE(cuda_->indexing().Partition(call).ok()) << "call " << i;
+    ASSERT_TRUE(cuda_->indexing().Partition(TestQueue(*cuda_), call).ok()) << "call " << i;
     AH_TEST_ASSIGN(const std::vector<float> got_values, Download<float>(*cuda_, *values));
     AH_TEST_ASSIGN(std::vector<int64_t> got_indices, Download<int64_t>(*cuda_, *indices));
     for (int64_t r = 0; r < kRow; ++r) {

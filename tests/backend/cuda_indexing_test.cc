@@ -30,6 +30,7 @@
 #include "tests/backend/cuda_fixture.h"
 #include "tests/backend/element_bytes.h"
 #include "tests/support/status_assert.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -271,8 +272,10 @@ class CudaIndexingTest : public CudaFixture {
     Both both;
     for (const bool on_cuda : {true, false}) {
       AH_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                          On(on_cuda).memory().Allocate(static_cast<int64_t>(bytes.size())));
-      AH_RETURN_IF_ERROR(On(on_cuda).memory().CopyFromHost(*buffer, 0, bytes));
+                          On(on_cuda).memory().Allocate(TestQueue(On(on_cuda)),
+                                                        static_cast<int64_t>(bytes.size())));
+      AH_RETURN_IF_ERROR(
+          On(on_cuda).memory().CopyFromHost(TestQueue(On(on_cuda)), *buffer, 0, bytes));
       (on_cuda ? both.cuda : both.host) = std::move(buffer);
     }
     return both;
@@ -280,7 +283,8 @@ class CudaIndexingTest : public CudaFixture {
 
   absl::StatusOr<Bytes> Download(const Both& both, bool on_cuda) {
     Bytes bytes(static_cast<size_t>(both.On(on_cuda)->size()));
-    AH_RETURN_IF_ERROR(On(on_cuda).memory().CopyToHost(*both.On(on_cuda), 0, bytes));
+    AH_RETURN_IF_ERROR(
+        On(on_cuda).memory().CopyToHost(TestQueue(On(on_cuda)), *both.On(on_cuda), 0, bytes));
     return bytes;
   }
 
@@ -413,7 +417,7 @@ class IndexTest : public CudaIndexingTest {
       const GatherCall call{.source = s.DataView(on_cuda, dtype, c),
                             .indices = s.Operands(on_cuda, c),
                             .output = ViewOf(output, on_cuda, dtype, Dense(s.shape))};
-      status[on_cuda ? 0 : 1] = On(on_cuda).indexing().Gather(call);
+      status[on_cuda ? 0 : 1] = On(on_cuda).indexing().Gather(TestQueue(On(on_cuda)), call);
     }
     const std::string what = fmt::format("gather {} data {} axis {}", DTypeName(dtype),
                                          FormatShape(c.data), c.first_axis);
@@ -452,7 +456,7 @@ class IndexTest : public CudaIndexingTest {
                              .indices = s.Operands(on_cuda, c),
                              .values = ViewOf(value_buffer, on_cuda, dtype, values),
                              .combine = combine};
-      status[on_cuda ? 0 : 1] = On(on_cuda).indexing().Scatter(call);
+      status[on_cuda ? 0 : 1] = On(on_cuda).indexing().Scatter(TestQueue(On(on_cuda)), call);
     }
     const std::string what =
         fmt::format("scatter {} {} data {} axis {}", combine ? OpName(*combine) : "assign",
@@ -549,7 +553,7 @@ class SortTest : public CudaIndexingTest {
                     .indices = std::nullopt};
       if (want_values) call.values = ViewOf(values, on_cuda, dtype, Dense(shape));
       if (want_indices) call.indices = ViewOf(indices, on_cuda, DType::kInt64, Dense(shape));
-      const absl::Status status = On(on_cuda).indexing().Sort(call);
+      const absl::Status status = On(on_cuda).indexing().Sort(TestQueue(On(on_cuda)), call);
       ASSERT_TRUE(status.ok()) << status;
     }
     const std::string what =
@@ -703,7 +707,7 @@ TEST_F(SortTest, ValuesOnlyKeepSignedZerosAndNaNPayloads) {
     const SortCall call{.input = ViewOf(input, true, DType::kFloat32, Dense({rows, n})),
                         .values = ViewOf(values, true, DType::kFloat32, Dense({rows, n})),
                         .indices = std::nullopt};
-    ASSERT_TRUE(cuda_->indexing().Sort(call).ok());
+    ASSERT_TRUE(cuda_->indexing().Sort(TestQueue(*cuda_), call).ok());
     AH_TEST_ASSIGN(const Bytes actual, Download(values, true));
     for (int64_t r = 0; r < rows; ++r) {
       EXPECT_EQ(std::memcmp(&actual[static_cast<size_t>(r) * row.size() * 4], sorted.data(),
@@ -742,7 +746,7 @@ TEST_F(SortTest, NaNsZerosAndComplexClassesSortAsNumPy) {
     const SortCall call{.input = ViewOf(input, true, dtype, Dense({1, n})),
                         .values = std::nullopt,
                         .indices = ViewOf(indices, true, DType::kInt64, Dense({1, n}))};
-    ASSERT_TRUE(cuda_->indexing().Sort(call).ok());
+    ASSERT_TRUE(cuda_->indexing().Sort(TestQueue(*cuda_), call).ok());
     AH_TEST_ASSIGN(const Bytes actual, Download(indices, true));
     EXPECT_EQ(actual, Int64Bytes(complex ? complex_order : real_order)) << DTypeName(dtype);
   }
@@ -778,7 +782,7 @@ class ScanTest : public CudaIndexingTest {
     AH_TEST_ASSIGN(const Both data, Upload(RandomBytes(dtype, Count(shape), kind, rng)));
     for (const bool on_cuda : {true, false}) {
       const ScanCall call{.op = op, .data = ViewOf(data, on_cuda, dtype, Dense(shape))};
-      const absl::Status status = On(on_cuda).indexing().Scan(call);
+      const absl::Status status = On(on_cuda).indexing().Scan(TestQueue(On(on_cuda)), call);
       ASSERT_TRUE(status.ok()) << status;
     }
     EXPECT_EQ(Compare(data, dtype, ScanTolerance(dtype)), "")
@@ -815,10 +819,11 @@ class NonzeroTest : public CudaIndexingTest {
                    Upload(RandomBytes(dtype, layout.elements, Values::kZeros, rng)));
     const std::string what =
         fmt::format("nonzero {} {}", DTypeName(dtype), FormatShape(layout.shape));
-    AH_TEST_ASSIGN(const int64_t count,
-                   cuda_->indexing().CountNonzero(ViewOf(input, true, dtype, layout)));
-    AH_TEST_ASSIGN(const int64_t expected,
-                   host_.indexing().CountNonzero(ViewOf(input, false, dtype, layout)));
+    AH_TEST_ASSIGN(const int64_t count, cuda_->indexing().CountNonzero(
+                                            TestQueue(*cuda_), ViewOf(input, true, dtype, layout)));
+    AH_TEST_ASSIGN(
+        const int64_t expected,
+        host_.indexing().CountNonzero(TestQueue(host_), ViewOf(input, false, dtype, layout)));
     ASSERT_EQ(count, expected) << what << testing::SeedNote();
     if (layout.shape.empty()) return;  // nonzero needs rank >= 1.
 
@@ -832,7 +837,8 @@ class NonzeroTest : public CudaIndexingTest {
         call.coordinates.push_back(
             ViewOf(coordinates, on_cuda, DType::kInt64, {{count}, {1}, 1 + d * count, 0}));
       }
-      const absl::StatusOr<int64_t> found = On(on_cuda).indexing().Nonzero(call);
+      const absl::StatusOr<int64_t> found =
+          On(on_cuda).indexing().Nonzero(TestQueue(On(on_cuda)), call);
       ASSERT_TRUE(found.ok()) << found.status();
       EXPECT_EQ(*found, count) << what << testing::SeedNote();
     }
@@ -871,11 +877,12 @@ class SearchSortedTest : public CudaIndexingTest {
         fmt::format("searchsorted {} m={} ({}, {})", DTypeName(dtype), m, rows, cols);
     AH_TEST_ASSIGN(const Both unsorted, Upload(RandomBytes(dtype, m, Values::kSpecial, rng)));
     AH_TEST_ASSIGN(const Both sorted_dense, Upload(RandomBytes(dtype, m, Values::kWide, rng)));
-    ASSERT_TRUE(host_.indexing()
-                    .Sort({.input = ViewOf(unsorted, false, dtype, Dense({1, m})),
-                           .values = ViewOf(sorted_dense, false, dtype, Dense({1, m})),
-                           .indices = std::nullopt})
-                    .ok());
+    ASSERT_TRUE(
+        host_.indexing()
+            .Sort(TestQueue(host_), {.input = ViewOf(unsorted, false, dtype, Dense({1, m})),
+                                     .values = ViewOf(sorted_dense, false, dtype, Dense({1, m})),
+                                     .indices = std::nullopt})
+            .ok());
     AH_TEST_ASSIGN(const Bytes sorted_bytes, Download(sorted_dense, false));
 
     // The sorted elements laid out with stride 1, 2 or -1.
@@ -907,7 +914,8 @@ class SearchSortedTest : public CudaIndexingTest {
             .values = ViewOf(values, on_cuda, dtype, {{rows, cols}, {0, 1}, 0, cols}),
             .right = right,
             .output = ViewOf(output, on_cuda, DType::kInt64, Dense({rows, cols}))};
-        const absl::Status status = On(on_cuda).indexing().SearchSorted(call);
+        const absl::Status status =
+            On(on_cuda).indexing().SearchSorted(TestQueue(On(on_cuda)), call);
         ASSERT_TRUE(status.ok()) << status;
       }
       EXPECT_EQ(Compare(output, DType::kInt64), "")
@@ -957,7 +965,7 @@ class HistogramTest : public CudaIndexingTest {
       const HistogramCall call{.input = ViewOf(input, on_cuda, dtype, Dense({n})),
                                .edges = ViewOf(bounds, on_cuda, DType::kFloat64, Dense({bins + 1})),
                                .counts = ViewOf(counts, on_cuda, DType::kInt64, Dense({bins}))};
-      const absl::Status status = On(on_cuda).indexing().Histogram(call);
+      const absl::Status status = On(on_cuda).indexing().Histogram(TestQueue(On(on_cuda)), call);
       ASSERT_TRUE(status.ok()) << status;
     }
     EXPECT_EQ(Compare(counts, DType::kInt64), "") << what << testing::SeedNote();
@@ -1084,7 +1092,7 @@ class PartitionTest : public CudaIndexingTest {
                          .indices = std::nullopt};
       if (want_values) call.values = ViewOf(values, on_cuda, dtype, Dense(shape));
       if (want_indices) call.indices = ViewOf(indices, on_cuda, DType::kInt64, Dense(shape));
-      const absl::Status status = On(on_cuda).indexing().Partition(call);
+      const absl::Status status = On(on_cuda).indexing().Partition(TestQueue(On(on_cuda)), call);
       ASSERT_TRUE(status.ok()) << status;
       const std::string backend = on_cuda ? " (cuda)" : " (host)";
       if (count == 0) continue;

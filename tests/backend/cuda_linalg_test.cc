@@ -28,6 +28,7 @@
 #include "server/common/status_macros.h"
 #include "tests/backend/cuda_fixture.h"
 #include "tests/backend/element_bytes.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -279,10 +280,11 @@ class CudaLinalgTest : public CudaFixture {
       Encode(values[i], dtype, bytes.data() + i * item);
       array.storage.push_back(Decode(dtype, bytes.data() + i * item));
     }
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->memory().Allocate(bytes.size());
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        cuda_->memory().Allocate(TestQueue(*cuda_), bytes.size());
     EXPECT_TRUE(buffer.ok()) << buffer.status();
     array.buffer = *buffer;
-    EXPECT_TRUE(cuda_->memory().CopyFromHost(*array.buffer, 0, bytes).ok());
+    EXPECT_TRUE(cuda_->memory().CopyFromHost(TestQueue(*cuda_), *array.buffer, 0, bytes).ok());
     array.view = {.buffer = array.buffer.get(),
                   .dtype = dtype,
                   .shape = shape,
@@ -325,10 +327,11 @@ class CudaLinalgTest : public CudaFixture {
   DeviceArray Output(DType dtype, const Shape& shape) {
     DeviceArray array;
     const std::vector<std::byte> poison(Count(shape) * ItemSize(dtype), std::byte{0xff});
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = cuda_->memory().Allocate(poison.size());
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        cuda_->memory().Allocate(TestQueue(*cuda_), poison.size());
     EXPECT_TRUE(buffer.ok()) << buffer.status();
     array.buffer = *buffer;
-    EXPECT_TRUE(cuda_->memory().CopyFromHost(*array.buffer, 0, poison).ok());
+    EXPECT_TRUE(cuda_->memory().CopyFromHost(TestQueue(*cuda_), *array.buffer, 0, poison).ok());
     array.view = {.buffer = array.buffer.get(),
                   .dtype = dtype,
                   .shape = shape,
@@ -346,7 +349,7 @@ class CudaLinalgTest : public CudaFixture {
   Values Read(const DeviceArray& array) {
     const int64_t item = ItemSize(array.view.dtype);
     std::vector<std::byte> bytes(Count(array.view.shape) * item);
-    EXPECT_TRUE(cuda_->memory().CopyToHost(*array.buffer, 0, bytes).ok());
+    EXPECT_TRUE(cuda_->memory().CopyToHost(TestQueue(*cuda_), *array.buffer, 0, bytes).ok());
     Values values(Count(array.view.shape));
     for (size_t i = 0; i < values.size(); ++i)
       values[i] = Decode(array.view.dtype, &bytes[i * item]);
@@ -405,8 +408,8 @@ TEST_F(CudaLinalgTest, MatmulBatchedMatchesHostForEveryDtype) {
     const DeviceArray a = Random(dtype, {3, 17, 40});
     const DeviceArray b = Random(dtype, {3, 40, 9});
     const DeviceArray out = Output(dtype, {3, 17, 9});
-    const absl::Status status =
-        cuda_->linalg().Matmul({.a = a.view, .b = b.view, .out = out.view, .compute_dtype = dtype});
+    const absl::Status status = cuda_->linalg().Matmul(
+        TestQueue(*cuda_), {.a = a.view, .b = b.view, .out = out.view, .compute_dtype = dtype});
     ASSERT_TRUE(status.ok()) << status;
     ExpectProduct(a, b, Read(out), dtype, false, false, ProductTolerance(dtype));
   }
@@ -423,8 +426,8 @@ TEST_F(CudaLinalgTest, MatmulTransposedStridedAndBroadcastOperands) {
     b.view.shape[0] = 2;
     b.view.strides[0] = 0;
     const DeviceArray out = Output(dtype, {2, 3, 33, 12});
-    const absl::Status status =
-        cuda_->linalg().Matmul({.a = a.view, .b = b.view, .out = out.view, .compute_dtype = dtype});
+    const absl::Status status = cuda_->linalg().Matmul(
+        TestQueue(*cuda_), {.a = a.view, .b = b.view, .out = out.view, .compute_dtype = dtype});
     ASSERT_TRUE(status.ok()) << status;
     ExpectProduct(a, b, Read(out), dtype, false, false, ProductTolerance(dtype));
   }
@@ -439,12 +442,13 @@ TEST_F(CudaLinalgTest, MatmulIntoTransposedOutputWithConjugates) {
       DeviceArray out = Output(DType::kComplex64, {4, 19, 25});
       std::swap(out.view.shape[1], out.view.shape[2]);
       std::swap(out.view.strides[1], out.view.strides[2]);
-      const absl::Status status = cuda_->linalg().Matmul({.a = a.view,
-                                                          .b = b.view,
-                                                          .out = out.view,
-                                                          .compute_dtype = DType::kComplex64,
-                                                          .conjugate_a = conjugate_a,
-                                                          .conjugate_b = conjugate_b});
+      const absl::Status status =
+          cuda_->linalg().Matmul(TestQueue(*cuda_), {.a = a.view,
+                                                     .b = b.view,
+                                                     .out = out.view,
+                                                     .compute_dtype = DType::kComplex64,
+                                                     .conjugate_a = conjugate_a,
+                                                     .conjugate_b = conjugate_b});
       ASSERT_TRUE(status.ok()) << status;
       ExpectProduct(a, b, Fetch(out), DType::kComplex64, conjugate_a, conjugate_b,
                     Tolerance(DType::kComplex64));
@@ -458,11 +462,11 @@ TEST_F(CudaLinalgTest, MatmulFloat32IsTrueFloat32UnlessTf32IsAllowed) {
   for (const MatmulPrecision precision : {MatmulPrecision::kHighest, MatmulPrecision::kTF32}) {
     const DeviceArray out = Output(DType::kFloat32, {512, 512});
     ASSERT_TRUE(cuda_->linalg()
-                    .Matmul({.a = a.view,
-                             .b = b.view,
-                             .out = out.view,
-                             .compute_dtype = DType::kFloat32,
-                             .precision = precision})
+                    .Matmul(TestQueue(*cuda_), {.a = a.view,
+                                                .b = b.view,
+                                                .out = out.view,
+                                                .compute_dtype = DType::kFloat32,
+                                                .precision = precision})
                     .ok());
     // TF32 keeps 10 of float32's 23 fraction bits: errors near 1e-3 instead of 1e-7.
     ExpectProduct(a, b, Read(out), DType::kFloat32, false, false,
@@ -481,6 +485,7 @@ TEST_F(CudaLinalgTest, MatmulFromManyThreadsAtOnce) {
     threads.emplace_back([&, t] {
       for (int repeat = 0; repeat < 20 && results[t].ok(); ++repeat) {
         results[t] = cuda_->linalg().Matmul(
+            TestQueue(*cuda_),
             {.a = a.view, .b = b.view, .out = outs[t].view, .compute_dtype = DType::kFloat64});
       }
     });
@@ -522,7 +527,7 @@ class CudaSvdTest : public CudaLinalgTest {
       call.u = u.view;
       call.vh = vh.view;
     }
-    const absl::Status status = cuda_->linalg().Svd(call);
+    const absl::Status status = cuda_->linalg().Svd(TestQueue(*cuda_), call);
     ASSERT_TRUE(status.ok()) << status;
     const double tolerance = Tolerance(dtype);
     const Values av = a.Logical();
@@ -620,7 +625,7 @@ TEST_F(CudaSvdTest, NanInputDoesNotConverge) {
     call.a = a.view;
     call.compute_uv = false;
     call.s = s.view;
-    const absl::Status status = cuda_->linalg().Svd(call);
+    const absl::Status status = cuda_->linalg().Svd(TestQueue(*cuda_), call);
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_EQ(status.message(), "SVD did not converge");
   }
@@ -640,8 +645,8 @@ TEST_F(CudaLinalgTest, QrReducedCompleteAndROnly) {
         const int64_t q_cols = complete ? m : k;
         const DeviceArray q = Output(dtype, WithMatrix(batch, m, q_cols));
         const DeviceArray r = Output(dtype, WithMatrix(batch, q_cols, n));
-        const absl::Status status =
-            cuda_->linalg().Qr({.a = a.view, .complete = complete, .q = q.view, .r = r.view});
+        const absl::Status status = cuda_->linalg().Qr(
+            TestQueue(*cuda_), {.a = a.view, .complete = complete, .q = q.view, .r = r.view});
         ASSERT_TRUE(status.ok()) << status;
         const Values qv = Read(q);
         const Values rv = Read(r);
@@ -663,7 +668,7 @@ TEST_F(CudaLinalgTest, QrReducedCompleteAndROnly) {
       r_only.a = a.view;
       r_only.compute_q = false;
       r_only.r = r.view;
-      ASSERT_TRUE(cuda_->linalg().Qr(r_only).ok());
+      ASSERT_TRUE(cuda_->linalg().Qr(TestQueue(*cuda_), r_only).ok());
       const Values rv = Read(r);
       const Matrix aa = Slice(a.Logical(), 0, m, n);
       const Matrix gram = Multiply(Adjoint(aa), aa);
@@ -713,8 +718,8 @@ TEST_F(CudaLinalgTest, CholeskyLowerAndUpperReadOnlyTheirTriangle) {
         }
         const DeviceArray a = Upload(dtype, shape, SpoilTriangle(input, count, n, !upper, rng_));
         const DeviceArray out = Output(dtype, shape);
-        const absl::Status status =
-            cuda_->linalg().Cholesky({.a = a.view, .upper = upper, .out = out.view});
+        const absl::Status status = cuda_->linalg().Cholesky(
+            TestQueue(*cuda_), {.a = a.view, .upper = upper, .out = out.view});
         ASSERT_TRUE(status.ok()) << status;
         const Values got = Read(out);
         const DeviceArray exact = Upload(dtype, shape, input);
@@ -759,8 +764,8 @@ TEST_F(CudaLinalgTest, EighValuesAndVectors) {
         w_shape.pop_back();
         const DeviceArray w = Output(RealDType(dtype), w_shape);
         const DeviceArray v = Output(dtype, shape);
-        const absl::Status status =
-            cuda_->linalg().Eigh({.a = a.view, .upper = upper, .w = w.view, .v = v.view});
+        const absl::Status status = cuda_->linalg().Eigh(
+            TestQueue(*cuda_), {.a = a.view, .upper = upper, .w = w.view, .v = v.view});
         ASSERT_TRUE(status.ok()) << status;
         const Values wv = Read(w);
         const Values vv = Read(v);
@@ -801,7 +806,7 @@ TEST_F(CudaLinalgTest, SolveAndInverse) {
       const DeviceArray x = Output(dtype, WithMatrix(batch, n, k));
       SolveCall call{.a = a.view, .b = std::nullopt, .x = x.view};
       if (b) call.b = b->view;
-      const absl::Status status = cuda_->linalg().Solve(call);
+      const absl::Status status = cuda_->linalg().Solve(TestQueue(*cuda_), call);
       ASSERT_TRUE(status.ok()) << status;
       const Values xv = Read(x);
       for (int64_t i = 0; i < a.Batch(); ++i) {
@@ -822,7 +827,8 @@ TEST_F(CudaLinalgTest, SolveBroadcastRightHandSide) {
   b.view.shape[0] = 3;
   b.view.strides[0] = 0;
   const DeviceArray x = Output(DType::kFloat64, {3, 8, 2});
-  ASSERT_TRUE(cuda_->linalg().Solve({.a = a.view, .b = b.view, .x = x.view}).ok());
+  ASSERT_TRUE(
+      cuda_->linalg().Solve(TestQueue(*cuda_), {.a = a.view, .b = b.view, .x = x.view}).ok());
   const Values xv = Read(x);
   for (int64_t i = 0; i < 3; ++i) {
     const Matrix aa = Slice(a.storage, i, 8, 8);
@@ -845,8 +851,10 @@ TEST_F(CudaLinalgTest, SlogdetMatchesHostLu) {
       const Shape batch(shape.begin(), shape.end() - 2);
       const DeviceArray sign = Output(dtype, batch);
       const DeviceArray logdet = Output(RealDType(dtype), batch);
-      ASSERT_TRUE(
-          cuda_->linalg().Slogdet({.a = a.view, .sign = sign.view, .logabsdet = logdet.view}).ok());
+      ASSERT_TRUE(cuda_->linalg()
+                      .Slogdet(TestQueue(*cuda_),
+                               {.a = a.view, .sign = sign.view, .logabsdet = logdet.view})
+                      .ok());
       const Values sv = Read(sign);
       const Values lv = Read(logdet);
       for (int64_t b = 0; b < count; ++b) {

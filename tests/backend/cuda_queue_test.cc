@@ -16,6 +16,7 @@
 #include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
 #include "tests/support/status_assert.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -38,10 +39,11 @@ ElementwiseOperand Scalar(float value) {
   return operand;
 }
 
-// target = a + b, float32, elementwise.
-absl::Status Add(Backend& backend, ElementwiseOperand a, ElementwiseOperand b, Buffer& target,
-                 int64_t count) {
-  return backend.compute().Elementwise(ElementwiseCall{.op = ElementwiseOp::kAdd,
+// target = a + b, float32, elementwise, on `queue`.
+absl::Status Add(QueueBinding& queue, Backend& backend, ElementwiseOperand a, ElementwiseOperand b,
+                 Buffer& target, int64_t count) {
+  return backend.compute().Elementwise(queue,
+                                       ElementwiseCall{.op = ElementwiseOp::kAdd,
                                                        .compute_dtype = DType::kFloat32,
                                                        .result_dtype = DType::kFloat32,
                                                        .shape = {count},
@@ -83,7 +85,7 @@ class CudaQueueTest : public CudaFixture {
   absl::StatusOr<std::shared_ptr<Buffer>> UploadOn(const std::shared_ptr<WorkQueue>& queue,
                                                    const std::vector<float>& values) {
     const auto bound = cuda_->queues().Bind(queue, "upload");
-    return Upload(*cuda_, values);
+    return Upload(*bound, *cuda_, values);
   }
 
   std::shared_ptr<WorkQueue> queue_a_;
@@ -93,11 +95,11 @@ class CudaQueueTest : public CudaFixture {
 TEST_F(CudaQueueTest, OneQueueRunsItsChainInOrder) {
   const std::vector<float> start = RandomFloats(kCount, 1);
   const auto bound = cuda_->queues().Bind(queue_a_, "test chain");
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> x, Upload(*cuda_, start));
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> x, Upload(*bound, *cuda_, start));
   for (int i = 0; i < kChain; ++i) {
-    ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
+    ASSERT_TRUE(Add(*bound, *cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
   }
-  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *x));
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*bound, *cuda_, *x));
   EXPECT_EQ(FirstMismatch(got, start, kChain), -1);
 }
 
@@ -106,16 +108,16 @@ TEST_F(CudaQueueTest, AQueueUsingAnotherQueuesBufferWaitsForItsWork) {
   std::shared_ptr<Buffer> x;
   {
     const auto bound = cuda_->queues().Bind(queue_a_, "writer");
-    AH_TEST_ASSIGN(x, Upload(*cuda_, start));
+    AH_TEST_ASSIGN(x, Upload(*bound, *cuda_, start));
     for (int i = 0; i < kChain; ++i) {
-      ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
+      ASSERT_TRUE(Add(*bound, *cuda_, Operand(*x, kCount), Scalar(1), *x, kCount).ok());
     }
   }  // Queue A's chain is still running: nothing waited for it.
   const auto bound = cuda_->queues().Bind(queue_b_, "reader");
-  ASSERT_TRUE(cuda_->queues().Use(x).ok());
-  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> copy, cuda_->memory().Allocate(kCount * 4));
-  ASSERT_TRUE(Add(*cuda_, Operand(*x, kCount), Scalar(0), *copy, kCount).ok());
-  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *copy));
+  ASSERT_TRUE(cuda_->queues().Use(*bound, x).ok());
+  AH_TEST_ASSIGN(const std::shared_ptr<Buffer> copy, cuda_->memory().Allocate(*bound, kCount * 4));
+  ASSERT_TRUE(Add(*bound, *cuda_, Operand(*x, kCount), Scalar(0), *copy, kCount).ok());
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*bound, *cuda_, *copy));
   EXPECT_EQ(FirstMismatch(got, start, kChain), -1);
 }
 
@@ -126,11 +128,13 @@ TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
   {
     // sum = x + x + ... (kChain times), reading x all along.
     const auto bound = cuda_->queues().Bind(queue_b_, "borrower");
-    ASSERT_TRUE(cuda_->queues().Use(x).ok());
-    AH_TEST_ASSIGN(sum, cuda_->memory().Allocate(kCount * 4));
-    ASSERT_TRUE(cuda_->memory().FillPattern(*sum, 0, kCount, 4, std::array<std::byte, 4>{}).ok());
+    ASSERT_TRUE(cuda_->queues().Use(*bound, x).ok());
+    AH_TEST_ASSIGN(sum, cuda_->memory().Allocate(*bound, kCount * 4));
+    ASSERT_TRUE(
+        cuda_->memory().FillPattern(*bound, *sum, 0, kCount, 4, std::array<std::byte, 4>{}).ok());
     for (int i = 0; i < kChain; ++i) {
-      ASSERT_TRUE(Add(*cuda_, Operand(*sum, kCount), Operand(*x, kCount), *sum, kCount).ok());
+      ASSERT_TRUE(
+          Add(*bound, *cuda_, Operand(*sum, kCount), Operand(*x, kCount), *sum, kCount).ok());
     }
   }
   {
@@ -138,14 +142,15 @@ TEST_F(CudaQueueTest, TheOwnersFreeWaitsForTheBorrower) {
     // memory back first): without the wait the borrower would read the fill.
     const auto bound = cuda_->queues().Bind(queue_a_, "owner again");
     x.reset();
-    AH_TEST_ASSIGN(const std::shared_ptr<Buffer> reuse, cuda_->memory().Allocate(kCount * 4));
+    AH_TEST_ASSIGN(const std::shared_ptr<Buffer> reuse,
+                   cuda_->memory().Allocate(*bound, kCount * 4));
     const float seven = 7;
     std::array<std::byte, 4> pattern;
     std::memcpy(pattern.data(), &seven, 4);
-    ASSERT_TRUE(cuda_->memory().FillPattern(*reuse, 0, kCount, 4, pattern).ok());
+    ASSERT_TRUE(cuda_->memory().FillPattern(*bound, *reuse, 0, kCount, 4, pattern).ok());
   }
   const auto bound = cuda_->queues().Bind(queue_b_, "check");
-  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *sum));
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*bound, *cuda_, *sum));
   std::vector<float> want(values.size());
   for (size_t i = 0; i < values.size(); ++i) want[i] = values[i] * kChain;
   EXPECT_EQ(FirstMismatch(got, want, 0), -1);
@@ -171,9 +176,9 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
       const std::shared_ptr<WorkQueue>& queue = t == 0 ? queue_a_ : queue_b_;
       for (int i = 0; i < kAdds && failures[t].ok(); ++i) {
         const auto bound = cuda_->queues().Bind(queue, "add");
-        failures[t].Update(cuda_->queues().Use(x));
+        failures[t].Update(cuda_->queues().Use(*bound, x));
         std::this_thread::sleep_for(kCoreWork);
-        failures[t].Update(Add(*cuda_, Operand(*x, kCount), Scalar(1), *x, kCount));
+        failures[t].Update(Add(*bound, *cuda_, Operand(*x, kCount), Scalar(1), *x, kCount));
         std::this_thread::sleep_for(kCoreWork);
       }
     });
@@ -181,8 +186,8 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures, std::vector<absl::Status>(2));
   const auto bound = cuda_->queues().Bind(queue_b_, "check");
-  ASSERT_TRUE(cuda_->queues().Use(x).ok());
-  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*cuda_, *x));
+  ASSERT_TRUE(cuda_->queues().Use(*bound, x).ok());
+  AH_TEST_ASSIGN(const std::vector<float> got, Download<float>(*bound, *cuda_, *x));
   EXPECT_EQ(FirstMismatch(got, start, 2 * kAdds), -1);
 }
 
@@ -191,8 +196,8 @@ TEST_F(CudaQueueTest, TwoQueuesIncrementingOneBufferLoseNoUpdate) {
 TEST_F(CudaQueueTest, MatmulsOnManyQueuesAtOnce) {
   constexpr int64_t n = 192;
   HostBackend host;
-  auto matrix = [&](Backend& backend, const std::vector<float>& values) {
-    return Upload(backend, values);
+  auto matrix = [&](QueueBinding& queue, Backend& backend, const std::vector<float>& values) {
+    return Upload(queue, backend, values);
   };
   auto view = [&](Buffer& buffer) {
     return ArrayView{.buffer = &buffer,
@@ -214,18 +219,19 @@ TEST_F(CudaQueueTest, MatmulsOnManyQueuesAtOnce) {
       for (int round = 0; round < 20; ++round) {
         const std::vector<float> a = RandomFloats(n * n, 100 * t + round, 8);
         const std::vector<float> b = RandomFloats(n * n, 1000 * t + round, 8);
-        auto da = matrix(*cuda_, a), db = matrix(*cuda_, b),
-             dc = cuda_->memory().Allocate(n * n * 4);
-        auto ha = matrix(host, a), hb = matrix(host, b), hc = host.memory().Allocate(n * n * 4);
+        auto da = matrix(*bound, *cuda_, a), db = matrix(*bound, *cuda_, b),
+             dc = cuda_->memory().Allocate(*bound, n * n * 4);
+        auto ha = matrix(TestQueue(host), host, a), hb = matrix(TestQueue(host), host, b),
+             hc = host.memory().Allocate(TestQueue(host), n * n * 4);
         if (!da.ok() || !db.ok() || !dc.ok() || !ha.ok() || !hb.ok() || !hc.ok()) {
           ++failures[t];
           return;
         }
         const absl::Status device =
-            cuda_->linalg().Matmul({.a = view(**da), .b = view(**db), .out = view(**dc)});
-        const absl::Status reference =
-            host.linalg().Matmul({.a = view(**ha), .b = view(**hb), .out = view(**hc)});
-        auto got = Download<float>(*cuda_, **dc);
+            cuda_->linalg().Matmul(*bound, {.a = view(**da), .b = view(**db), .out = view(**dc)});
+        const absl::Status reference = host.linalg().Matmul(
+            TestQueue(host), {.a = view(**ha), .b = view(**hb), .out = view(**hc)});
+        auto got = Download<float>(*bound, *cuda_, **dc);
         auto want = Download<float>(host, **hc);
         // Sums of 192 products of at most 64: exact in float32.
         if (!device.ok() || !reference.ok() || !got.ok() || !want.ok() || *got != *want) {

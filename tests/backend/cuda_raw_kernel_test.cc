@@ -12,6 +12,7 @@
 
 #include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -75,7 +76,7 @@ TEST_F(CudaRawKernelTest, SaxpyMatchesTheHostWithPointerAndScalarArguments) {
       .arguments = {Pointer(**dx, DType::kFloat32, kN), Pointer(**dy, DType::kFloat32, kN),
                     ScalarArgument(a), Pointer(**out, DType::kFloat32, kN), ScalarArgument(kN)}};
   ASSERT_NE(call.prepared, nullptr);
-  ASSERT_TRUE(cuda_->raw_kernels().RunRawKernel(call).ok());
+  ASSERT_TRUE(cuda_->raw_kernels().RunRawKernel(TestQueue(*cuda_), call).ok());
   absl::StatusOr<std::vector<float>> got = Download<float>(*cuda_, **out);
   ASSERT_TRUE(got.ok()) << got.status();
   for (unsigned int i = 0; i < kN; ++i) {
@@ -96,7 +97,7 @@ TEST_F(CudaRawKernelTest, SaxpyMatchesTheHostWithPointerAndScalarArguments) {
                       .shared_mem = 0,
                       .arguments = {Pointer(**dz, DType::kFloat64, 1000), ScalarArgument(-2.5),
                                     ScalarArgument(static_cast<long long>(1000))}};
-  ASSERT_TRUE(cuda_->raw_kernels().RunRawKernel(scale).ok());
+  ASSERT_TRUE(cuda_->raw_kernels().RunRawKernel(TestQueue(*cuda_), scale).ok());
   absl::StatusOr<std::vector<double>> scaled = Download<double>(*cuda_, **dz);
   ASSERT_TRUE(scaled.ok());
   for (size_t i = 0; i < z.size(); ++i) ASSERT_EQ((*scaled)[i], z[i] * -2.5) << i;
@@ -104,13 +105,16 @@ TEST_F(CudaRawKernelTest, SaxpyMatchesTheHostWithPointerAndScalarArguments) {
   // Arguments that do not match the parameters, and a block too large: refused, not launched.
   RawKernelCall wrong = call;
   wrong.arguments.pop_back();
-  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(TestQueue(*cuda_), wrong).code(),
+            absl::StatusCode::kInvalidArgument);
   wrong = call;
   wrong.arguments[2] = ScalarArgument(static_cast<double>(a));
-  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(TestQueue(*cuda_), wrong).code(),
+            absl::StatusCode::kInvalidArgument);
   wrong = call;
   wrong.block = {1024, 2, 1};
-  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(wrong).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cuda_->raw_kernels().RunRawKernel(TestQueue(*cuda_), wrong).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(CudaRawKernelTest, CodeThatDoesNotCompileOrLacksTheKernelIsTheClients) {

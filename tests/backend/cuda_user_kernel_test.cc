@@ -23,6 +23,7 @@
 #include "tests/backend/backend_io.h"
 #include "tests/backend/cuda_fixture.h"
 #include "tests/kernel/kernel_test_util.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -119,7 +120,8 @@ class CudaUserKernelTest : public CudaFixture {
                    std::vector<int64_t> reduce_axes = {}) {
     auto prepared = cuda_->user_kernels().PrepareUserKernel(kernel);
     if (!prepared.ok()) return prepared.status();
-    return cuda_->user_kernels().RunUserKernel({.kernel = kernel,
+    return cuda_->user_kernels().RunUserKernel(TestQueue(*cuda_),
+                                               {.kernel = kernel,
                                                 .prepared = *prepared,
                                                 .shape = std::move(shape),
                                                 .reduce_axes = std::move(reduce_axes),

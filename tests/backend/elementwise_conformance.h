@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 
@@ -28,7 +29,8 @@ TYPED_TEST_P(ElementwiseConformanceTest, MissingLoopIsUnimplemented) {
       .shape = {2},
       .operands = {{.array = a, .dtype = DType::kFloat64}, {.array = a, .dtype = DType::kFloat64}},
       .output = this->Output(DType::kFloat64, {2})};
-  const absl::Status status = this->backend().compute().Elementwise(call);
+  const absl::Status status =
+      this->backend().compute().Elementwise(TestQueue(this->backend()), call);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
   EXPECT_EQ(status.message(), "the backend has no float64 loop for bitwise_and");
 }
@@ -47,7 +49,8 @@ TYPED_TEST_P(ElementwiseConformanceTest, ClipTiesOfSignedZerosFollowTheLoopDType
                      {.array = this->Array(dtype, low, shape), .dtype = dtype},
                      {.array = this->Array(dtype, high, shape), .dtype = dtype}},
         .output = this->Output(dtype, shape)};
-    const absl::Status status = this->backend().compute().Elementwise(call);
+    const absl::Status status =
+        this->backend().compute().Elementwise(TestQueue(this->backend()), call);
     EXPECT_TRUE(status.ok()) << status;
     return this->template Read<T>(call.output);
   };

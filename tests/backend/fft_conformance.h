@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -139,14 +140,15 @@ class FftConformanceTest : public BackendTest<Factory> {
     const int64_t out_count = stacks * out_length * inner;
     const ArrayView output = Shifted(this->Output(out_dtype, {out_count + 1}), stack(out_length),
                                      shifted && out_dtype == real);
-    const absl::Status status = this->backend().fft().Fft({.kind = kind,
-                                                           .forward = forward,
-                                                           .n = n,
-                                                           .input = input,
-                                                           .output = output,
-                                                           .scale = scale,
-                                                           .conjugate = conjugate,
-                                                           .leading = leading});
+    const absl::Status status =
+        this->backend().fft().Fft(TestQueue(this->backend()), {.kind = kind,
+                                                               .forward = forward,
+                                                               .n = n,
+                                                               .input = input,
+                                                               .output = output,
+                                                               .scale = scale,
+                                                               .conjugate = conjugate,
+                                                               .leading = leading});
     ASSERT_TRUE(status.ok()) << status;
     const std::vector<LongComplex> expected =
         leading.empty()

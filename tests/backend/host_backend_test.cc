@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/support/resident_memory.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -28,18 +29,20 @@ TEST(HostBackendMemoryTest, AllocationsStopAtTheMemoryLimit) {
   EXPECT_EQ(HostBackend().memory_limit(), HostMemoryCapacity());
   EXPECT_GT(HostMemoryCapacity(), 0);
   HostBackend backend(1000);
-  auto first = backend.memory().Allocate(600);
+  auto first = backend.memory().Allocate(TestQueue(backend), 600);
   ASSERT_TRUE(first.ok()) << first.status();
-  auto second = backend.memory().Allocate(401);
+  auto second = backend.memory().Allocate(TestQueue(backend), 401);
   EXPECT_EQ(second.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(second.status().message(),
               HasSubstr("out of host memory allocating 401 bytes: arrays hold 600 of the 1000 "
                         "bytes this host can give them"));
   EXPECT_EQ(backend.Memory().bytes_in_use, 600);
   EXPECT_EQ(backend.Memory().buffers_in_use, 1);
-  EXPECT_TRUE(backend.memory().Allocate(400).ok());  // Exactly up to the limit (and freed at once).
+  EXPECT_TRUE(backend.memory()
+                  .Allocate(TestQueue(backend), 400)
+                  .ok());  // Exactly up to the limit (and freed at once).
   first->reset();
-  EXPECT_TRUE(backend.memory().Allocate(1000).ok());
+  EXPECT_TRUE(backend.memory().Allocate(TestQueue(backend), 1000).ok());
   EXPECT_EQ(backend.Memory().bytes_in_use, 0);
 }
 
@@ -60,10 +63,11 @@ TEST(HostBackendMemoryTest, FreedArraysAreReturnedToTheSystem) {
   HostBackend backend;
   std::vector<std::shared_ptr<Buffer>> arrays;
   for (int i = 0; i < 64; ++i) {
-    arrays.push_back(backend.memory().Allocate(4 << 20).value());
+    arrays.push_back(backend.memory().Allocate(TestQueue(backend), 4 << 20).value());
     std::memset(arrays.back()->data(), 1, 4 << 20);  // Resident, as a written array is.
   }
-  auto top = backend.memory().Allocate(64).value();  // Keeps the heap's top in use.
+  auto top =
+      backend.memory().Allocate(TestQueue(backend), 64).value();  // Keeps the heap's top in use.
   const int64_t peak = testing::ResidentBytes();
   arrays.clear();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -80,7 +84,8 @@ TEST(HostBackendMemoryTest, FreedArraysAreReturnedToTheSystem) {
 TEST(HostBackendMemoryTest, BuffersAreAlignedTo64Bytes) {
   HostBackend backend;
   for (int64_t size : {0, 1, 7, 63, 64, 65, 1000, 4096}) {
-    absl::StatusOr<std::shared_ptr<Buffer>> allocated = backend.memory().Allocate(size);
+    absl::StatusOr<std::shared_ptr<Buffer>> allocated =
+        backend.memory().Allocate(TestQueue(backend), size);
     ASSERT_TRUE(allocated.ok()) << allocated.status();
     const std::shared_ptr<Buffer>& buffer = *allocated;
     EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer->data()) % 64, 0u) << size;
@@ -92,7 +97,7 @@ TEST(HostBackendLifetimeTest, BufferMayOutliveItsBackend) {
   std::shared_ptr<Buffer> buffer;
   {
     HostBackend backend;
-    buffer = backend.memory().Allocate(256).value();
+    buffer = backend.memory().Allocate(TestQueue(backend), 256).value();
     std::memset(buffer->data(), 0x5A, 256);
   }
   EXPECT_EQ(static_cast<unsigned char*>(buffer->data())[255], 0x5A);

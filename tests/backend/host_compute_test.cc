@@ -24,6 +24,7 @@
 #include "server/backend/host/host_types.h"
 #include "server/common/float16.h"
 #include "tests/backend/element_bytes.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -259,9 +260,10 @@ class HostComputeTest : public ::testing::Test {
     ForEachElementOf(shape, p.strides, p.offset, [&](int64_t i, int64_t element) {
       std::memcpy(&contents[element * item], &values[i * item], item);
     });
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend_.memory().Allocate(p.slots * item);
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        backend_.memory().Allocate(TestQueue(backend_), p.slots * item);
     EXPECT_TRUE(buffer.ok()) << buffer.status();
-    EXPECT_TRUE(backend_.memory().CopyFromHost(**buffer, 0, contents).ok());
+    EXPECT_TRUE(backend_.memory().CopyFromHost(TestQueue(backend_), **buffer, 0, contents).ok());
     buffers_.push_back(*buffer);
     return ArrayView{buffer->get(), p.offset * item, dtype, shape, p.strides};
   }
@@ -334,7 +336,7 @@ class HostComputeTest : public ::testing::Test {
                                .shape = shape,
                                .operands = std::move(operands),
                                .output = output};
-    const absl::Status status = backend_.compute().Elementwise(call);
+    const absl::Status status = backend_.compute().Elementwise(TestQueue(backend_), call);
     EXPECT_TRUE(status.ok()) << status;
     return ReadValues<Out>(output);
   }
@@ -384,7 +386,7 @@ class ElementwiseGoldenTest : public HostComputeTest,
       call.operands.push_back(
           Operand(Place(FromHex(c.operands[k]), D(c.operand_dtypes[k]), shape, layout)));
     }
-    ASSERT_TRUE(backend_.compute().Elementwise(call).ok());
+    ASSERT_TRUE(backend_.compute().Elementwise(TestQueue(backend_), call).ok());
 
     const Bytes actual = Read(call.output);
     const int64_t item = ItemSize(result);
@@ -425,7 +427,7 @@ class CastGoldenTest : public HostComputeTest, public ::testing::WithParamInterf
                                .shape = shape,
                                .operands = {Operand(Place(values, from, shape, kReversed))},
                                .output = PlaceOutput(to, shape)};
-    ASSERT_TRUE(backend_.compute().Elementwise(call).ok());
+    ASSERT_TRUE(backend_.compute().Elementwise(TestQueue(backend_), call).ok());
     const Bytes actual = Read(call.output);
     const int64_t item = ItemSize(to);
     for (int64_t i = 0; i < shape[0]; ++i) {
@@ -513,7 +515,7 @@ TEST_F(HostComputeTest, InPlaceOutputAliasesAnInput) {
                          .shape = shape,
                          .operands = {Operand(a), Operand(b)},
                          .output = a};
-    ASSERT_TRUE(backend_.compute().Elementwise(call).ok());
+    ASSERT_TRUE(backend_.compute().Elementwise(TestQueue(backend_), call).ok());
     const std::vector<double> squares = ReadValues<double>(a);
     for (size_t i = 0; i < values.size(); ++i) ASSERT_EQ(squares[i], values[i] * values[i]);
     // In place through a cast: float64 values rounded into float32 storage, read as float32.
@@ -525,7 +527,7 @@ TEST_F(HostComputeTest, InPlaceOutputAliasesAnInput) {
                            .shape = shape,
                            .operands = {Operand(f)},
                            .output = f};
-    ASSERT_TRUE(backend_.compute().Elementwise(call).ok());
+    ASSERT_TRUE(backend_.compute().Elementwise(TestQueue(backend_), call).ok());
     const std::vector<float> roots = ReadValues<float>(f);
     for (size_t i = 0; i < values.size(); ++i) {
       ASSERT_EQ(roots[i], static_cast<float>(std::sqrt(values[i])));
@@ -605,7 +607,7 @@ TEST_F(HostComputeTest, BoolBytesOtherThanOneAreTrue) {
                                .shape = {3},
                                .operands = std::move(operands),
                                .output = PlaceOutput(DType::kBool, {3})};
-    EXPECT_TRUE(backend_.compute().Elementwise(call).ok());
+    EXPECT_TRUE(backend_.compute().Elementwise(TestQueue(backend_), call).ok());
     return Read(call.output);
   };
   EXPECT_EQ(run(ElementwiseOp::kLogicalNot, {Operand(b)}),
@@ -668,7 +670,7 @@ TEST_F(HostComputeTest, EmptyShapesWriteNothing) {
                              .shape = {0, 3},
                              .operands = {Operand(empty)},
                              .output = output};
-  EXPECT_TRUE(backend_.compute().Elementwise(call).ok());
+  EXPECT_TRUE(backend_.compute().Elementwise(TestQueue(backend_), call).ok());
   EXPECT_TRUE(GapsIntact(output));
 }
 
@@ -682,7 +684,8 @@ TEST_F(HostComputeTest, ResultDTypeOtherThanTheLoopsIsAnInternalError) {
                              .shape = {1},
                              .operands = {Operand(b), Operand(b)},
                              .output = PlaceOutput(DType::kFloat32, {1})};
-  EXPECT_EQ(backend_.compute().Elementwise(call).code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(backend_.compute().Elementwise(TestQueue(backend_), call).code(),
+            absl::StatusCode::kInternal);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -895,7 +898,7 @@ class ReduceGoldenTest : public HostComputeTest, public ::testing::WithParamInte
         .accumulate_dtype = D(c.accumulate),
         .ddof = c.ddof,
         .output = PlaceOutput(output_dtype, kept)};
-    ASSERT_TRUE(backend_.compute().Reduce(call).ok());
+    ASSERT_TRUE(backend_.compute().Reduce(TestQueue(backend_), call).ok());
     const Bytes actual = Read(call.output);
     const Bytes expected = FromHex(c.expected);
     const int64_t item = ItemSize(output_dtype);
@@ -933,7 +936,7 @@ class ReduceTest : public HostComputeTest {
                           .accumulate_dtype = accumulate,
                           .ddof = ddof,
                           .output = output};
-    const absl::Status status = backend_.compute().Reduce(call);
+    const absl::Status status = backend_.compute().Reduce(TestQueue(backend_), call);
     EXPECT_TRUE(status.ok()) << status;
     return ReadValues<Out>(output);
   }
@@ -1015,11 +1018,11 @@ TEST_F(ReduceTest, DdofAtOrPastTheCountGivesInfinityOrNan) {
 TEST_F(ReduceTest, EmptyArgExtremesAreInternalErrors) {
   const ArrayView empty = PlaceValues<int32_t>({}, {3, 0});
   EXPECT_EQ(backend_.compute()
-                .Reduce(ReduceCall{.op = ReduceOp::kArgmin,
-                                   .input = empty,
-                                   .axes = {1},
-                                   .accumulate_dtype = DType::kInt32,
-                                   .output = PlaceOutput(DType::kInt64, {3})})
+                .Reduce(TestQueue(backend_), ReduceCall{.op = ReduceOp::kArgmin,
+                                                        .input = empty,
+                                                        .axes = {1},
+                                                        .accumulate_dtype = DType::kInt32,
+                                                        .output = PlaceOutput(DType::kInt64, {3})})
                 .code(),
             absl::StatusCode::kInternal);
 }
@@ -1043,7 +1046,7 @@ class RandomTest : public HostComputeTest {
   template <typename T>
   std::vector<T> Fill(RandomCall call, int64_t count) {
     call.output = PlaceOutput(host::DTypeOf<T>(), {count});
-    const absl::Status status = backend_.compute().FillRandom(call);
+    const absl::Status status = backend_.compute().FillRandom(TestQueue(backend_), call);
     EXPECT_TRUE(status.ok()) << status;
     return ReadValues<T>(call.output);
   }
@@ -1146,16 +1149,20 @@ TEST_F(RandomTest, IntegersCoverTheRangeUniformly) {
 TEST_F(RandomTest, InvalidRequestsAreErrors) {
   RandomCall call = Uniform(0, 1);
   call.output = PlaceOutput(DType::kInt32, {4});
-  EXPECT_EQ(backend_.compute().FillRandom(call).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(backend_.compute().FillRandom(TestQueue(backend_), call).code(),
+            absl::StatusCode::kInvalidArgument);
   call = Uniform(1, 1);
   call.output = PlaceOutput(DType::kFloat32, {4});
-  EXPECT_EQ(backend_.compute().FillRandom(call).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(backend_.compute().FillRandom(TestQueue(backend_), call).code(),
+            absl::StatusCode::kInvalidArgument);
   call = Integers(5, 5);
   call.output = PlaceOutput(DType::kInt32, {4});
-  EXPECT_EQ(backend_.compute().FillRandom(call).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(backend_.compute().FillRandom(TestQueue(backend_), call).code(),
+            absl::StatusCode::kInvalidArgument);
   call = Integers(0, 2);
   call.output = PlaceOutput(DType::kComplex64, {4});
-  EXPECT_EQ(backend_.compute().FillRandom(call).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(backend_.compute().FillRandom(TestQueue(backend_), call).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

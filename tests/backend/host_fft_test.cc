@@ -10,6 +10,7 @@
 
 #include "server/backend/host/fftw_plans.h"
 #include "server/backend/host/host_backend.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -19,7 +20,7 @@ class HostFftTest : public ::testing::Test {
   // A C-contiguous (1, n, 1) complex128 view of a new buffer holding `values`.
   ArrayView Place(const std::vector<std::complex<double>>& values) {
     const auto bytes = static_cast<int64_t>(values.size() * sizeof(values[0]));
-    std::shared_ptr<Buffer> buffer = backend_.memory().Allocate(bytes).value();
+    std::shared_ptr<Buffer> buffer = backend_.memory().Allocate(TestQueue(backend_), bytes).value();
     std::memcpy(buffer->data(), values.data(), static_cast<size_t>(bytes));
     const std::lock_guard lock(mutex_);
     buffers_.push_back(buffer);
@@ -33,7 +34,8 @@ class HostFftTest : public ::testing::Test {
     for (int64_t j = 0; j < n; ++j) values[j] = {static_cast<double>(j), 1};
     const ArrayView input = Place(values);
     const ArrayView output = Place(values);
-    EXPECT_TRUE(backend_.fft().Fft({.n = n, .input = input, .output = output}).ok());
+    EXPECT_TRUE(
+        backend_.fft().Fft(TestQueue(backend_), {.n = n, .input = input, .output = output}).ok());
     std::vector<std::complex<double>> result(static_cast<size_t>(n));
     std::memcpy(result.data(), output.buffer->data(), result.size() * sizeof(result[0]));
     return result;

@@ -18,6 +18,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/common/float16.h"
 #include "tests/support/linalg_reference.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -86,8 +87,8 @@ struct TestArray {
 class HostLinalgTest : public ::testing::Test {
  protected:
   TestArray Allocate(DType dtype, Shape shape, Strides strides, int64_t offset, int64_t capacity) {
-    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
-        backend_.memory().Allocate(std::max<int64_t>(capacity, 1) * ItemSize(dtype));
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend_.memory().Allocate(
+        TestQueue(backend_), std::max<int64_t>(capacity, 1) * ItemSize(dtype));
     EXPECT_TRUE(buffer.ok()) << buffer.status();
     // Garbage everywhere, so that reads outside the view and unwritten outputs show.
     std::memset((*buffer)->data(), 0x7f, static_cast<size_t>((*buffer)->size()));
@@ -188,7 +189,7 @@ class HostMatmulTest : public HostLinalgTest {
                           .compute_dtype = DTypeOf<T>(),
                           .conjugate_a = conjugate_a,
                           .conjugate_b = conjugate_b};
-    ASSERT_TRUE(backend_.linalg().Matmul(call).ok());
+    ASSERT_TRUE(backend_.linalg().Matmul(TestQueue(backend_), call).ok());
     const auto as = Read<T>(a);
     const auto bs = Read<T>(b);
     const auto cs = Read<T>(out);
@@ -239,7 +240,8 @@ TEST_F(HostMatmulTest, Float16AccumulatesInFloat32) {
   Fill<Half>(b, [](int64_t, int64_t, int64_t) { return Half(1.0f); });
   ASSERT_TRUE(
       backend_.linalg()
-          .Matmul({.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kFloat16})
+          .Matmul(TestQueue(backend_),
+                  {.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kFloat16})
           .ok());
   EXPECT_EQ(static_cast<float>(c.at<Half>({0, 0})), 4096.0f);
 }
@@ -289,7 +291,8 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   b.at<int8_t>({0, 0}) = 3;
   b.at<int8_t>({1, 0}) = 9;
   ASSERT_TRUE(backend_.linalg()
-                  .Matmul({.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kInt8})
+                  .Matmul(TestQueue(backend_),
+                          {.a = a.view, .b = b.view, .out = c.view, .compute_dtype = DType::kInt8})
                   .ok());
   EXPECT_EQ(c.at<int8_t>({0, 0}), static_cast<int8_t>(300 - 63));  // NumPy: 237 wraps to -19.
 
@@ -301,7 +304,8 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   Fill<int32_t>(x, [&](int64_t, int64_t, int64_t) { return any(rng_); });
   Fill<int32_t>(y, [&](int64_t, int64_t, int64_t) { return any(rng_); });
   ASSERT_TRUE(backend_.linalg()
-                  .Matmul({.a = x.view, .b = y.view, .out = z.view, .compute_dtype = DType::kInt32})
+                  .Matmul(TestQueue(backend_),
+                          {.a = x.view, .b = y.view, .out = z.view, .compute_dtype = DType::kInt32})
                   .ok());
   for (int64_t i = 0; i < 5; ++i) {
     for (int64_t j = 0; j < 4; ++j) {
@@ -322,7 +326,8 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   v.at<uint64_t>({0, 0}) = 3;
   ASSERT_TRUE(
       backend_.linalg()
-          .Matmul({.a = u.view, .b = v.view, .out = w.view, .compute_dtype = DType::kUInt64})
+          .Matmul(TestQueue(backend_),
+                  {.a = u.view, .b = v.view, .out = w.view, .compute_dtype = DType::kUInt64})
           .ok());
   EXPECT_EQ(w.at<uint64_t>({0, 0}), (uint64_t{3} << 60) + 3);
 
@@ -335,7 +340,8 @@ TEST_F(HostMatmulTest, IntegerProductsWrapAndBoolIsAnyAnd) {
   std::memcpy(p.buffer->data(), p_bytes, 4);
   std::memcpy(q.buffer->data(), q_bytes, 4);
   ASSERT_TRUE(backend_.linalg()
-                  .Matmul({.a = p.view, .b = q.view, .out = r.view, .compute_dtype = DType::kBool})
+                  .Matmul(TestQueue(backend_),
+                          {.a = p.view, .b = q.view, .out = r.view, .compute_dtype = DType::kBool})
                   .ok());
   uint8_t r_bytes[4];
   std::memcpy(r_bytes, r.buffer->data(), 4);
@@ -365,12 +371,12 @@ class HostFactorizationTest : public HostLinalgTest {
     s_view.shape = {batch, k};
     s_view.strides = {k, 1};
     ASSERT_TRUE(backend_.linalg()
-                    .Svd({.a = a.view,
-                          .full_matrices = full_matrices,
-                          .compute_uv = true,
-                          .u = u.view,
-                          .s = s_view,
-                          .vh = vh.view})
+                    .Svd(TestQueue(backend_), {.a = a.view,
+                                               .full_matrices = full_matrices,
+                                               .compute_uv = true,
+                                               .u = u.view,
+                                               .s = s_view,
+                                               .vh = vh.view})
                     .ok());
     const auto as = Read<T>(a);
     const auto us = Read<T>(u);
@@ -417,12 +423,12 @@ TEST_F(HostFactorizationTest, SvdWithoutVectorsAndOfNonFiniteInput) {
   s_view.shape = {4};
   s_view.strides = {1};
   ASSERT_TRUE(backend_.linalg()
-                  .Svd({.a = a.view,
-                        .full_matrices = false,
-                        .compute_uv = false,
-                        .u = {},
-                        .s = s_view,
-                        .vh = {}})
+                  .Svd(TestQueue(backend_), {.a = a.view,
+                                             .full_matrices = false,
+                                             .compute_uv = false,
+                                             .u = {},
+                                             .s = s_view,
+                                             .vh = {}})
                   .ok());
   const std::vector<double> expected = ReferenceSingularValues(Read<double>(a)[0]);
   for (int64_t j = 0; j < 4; ++j)
@@ -430,6 +436,7 @@ TEST_F(HostFactorizationTest, SvdWithoutVectorsAndOfNonFiniteInput) {
 
   a.at<double>({2, 3}) = std::nan("");
   const absl::Status status = backend_.linalg().Svd(
+      TestQueue(backend_),
       {.a = a.view, .full_matrices = false, .compute_uv = false, .u = {}, .s = s_view, .vh = {}});
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(status.message(), "SVD did not converge");
@@ -450,8 +457,10 @@ TEST_F(HostFactorizationTest, QrReconstructsWithOrthonormalQ) {
       FillRandom<Complex>(a);
       TestArray q = Contiguous(DType::kComplex128, {2, m, complete ? m : k});
       TestArray r = Contiguous(DType::kComplex128, {2, complete ? m : k, n});
-      ASSERT_TRUE(
-          backend_.linalg().Qr({.a = a.view, .complete = complete, .q = q.view, .r = r.view}).ok());
+      ASSERT_TRUE(backend_.linalg()
+                      .Qr(TestQueue(backend_),
+                          {.a = a.view, .complete = complete, .q = q.view, .r = r.view})
+                      .ok());
       const auto as = Read<Complex>(a);
       const auto qs = Read<Complex>(q);
       const auto rs = Read<Complex>(r);
@@ -464,11 +473,11 @@ TEST_F(HostFactorizationTest, QrReconstructsWithOrthonormalQ) {
       // mode "r": R alone, the same R.
       TestArray r_only = Contiguous(DType::kComplex128, {2, complete ? m : k, n});
       ASSERT_TRUE(backend_.linalg()
-                      .Qr({.a = a.view,
-                           .complete = complete,
-                           .compute_q = false,
-                           .q = {},
-                           .r = r_only.view})
+                      .Qr(TestQueue(backend_), {.a = a.view,
+                                                .complete = complete,
+                                                .compute_q = false,
+                                                .q = {},
+                                                .r = r_only.view})
                       .ok());
       EXPECT_EQ(Read<Complex>(r_only), rs);
     }
@@ -504,7 +513,10 @@ class HostSpdTest : public HostLinalgTest {
     TestArray a = Contiguous(DTypeOf<T>(), {n, n});
     const Matrix spd = FillPositiveDefinite<T>(a, n);
     TestArray factor = Contiguous(DTypeOf<T>(), {n, n});
-    ASSERT_TRUE(backend_.linalg().Cholesky({.a = a.view, .upper = upper, .out = factor.view}).ok());
+    ASSERT_TRUE(
+        backend_.linalg()
+            .Cholesky(TestQueue(backend_), {.a = a.view, .upper = upper, .out = factor.view})
+            .ok());
     const Matrix f = Read<T>(factor)[0];
     const Matrix product =
         upper ? Multiply(ConjugateTranspose(f), f) : Multiply(f, ConjugateTranspose(f));
@@ -534,7 +546,9 @@ class HostSpdTest : public HostLinalgTest {
     w_view.strides = {1};
     TestArray v = Contiguous(DTypeOf<T>(), {n, n});
     ASSERT_TRUE(
-        backend_.linalg().Eigh({.a = a.view, .upper = upper, .w = w_view, .v = v.view}).ok());
+        backend_.linalg()
+            .Eigh(TestQueue(backend_), {.a = a.view, .upper = upper, .w = w_view, .v = v.view})
+            .ok());
     const Matrix vs = Read<T>(v)[0];
     const auto ws = Read<R>(w)[0][0];
     EXPECT_LE(OrthogonalityError(vs), 10 * Tolerance<T>());
@@ -589,9 +603,12 @@ class HostSolveTest : public HostLinalgTest {
     TestArray b = Allocate(dtype, {2, n, k}, {0, k, 1}, 0, n * k);
     FillRandom<T>(b);
     TestArray x = Contiguous(dtype, {2, n, k});
-    ASSERT_TRUE(backend_.linalg().Solve({.a = a.view, .b = b.view, .x = x.view}).ok());
+    ASSERT_TRUE(
+        backend_.linalg().Solve(TestQueue(backend_), {.a = a.view, .b = b.view, .x = x.view}).ok());
     TestArray inverse = Contiguous(dtype, {2, n, n});
-    ASSERT_TRUE(backend_.linalg().Solve({.a = a.view, .b = std::nullopt, .x = inverse.view}).ok());
+    ASSERT_TRUE(backend_.linalg()
+                    .Solve(TestQueue(backend_), {.a = a.view, .b = std::nullopt, .x = inverse.view})
+                    .ok());
     const auto as = Read<T>(a);
     const auto bs = Read<T>(b);
     const auto xs = Read<T>(x);
@@ -631,7 +648,9 @@ TEST_F(HostSolveTest, SlogdetMatchesTheProductOfPivots) {
   sign_view.shape = log_view.shape = {};
   sign_view.strides = log_view.strides = {};
   ASSERT_TRUE(
-      backend_.linalg().Slogdet({.a = a.view, .sign = sign_view, .logabsdet = log_view}).ok());
+      backend_.linalg()
+          .Slogdet(TestQueue(backend_), {.a = a.view, .sign = sign_view, .logabsdet = log_view})
+          .ok());
   const double det = 2 * -0.5 * 3 * 1.5 * -4;  // 18, positive.
   EXPECT_EQ(sign.at<double>({0}), 1.0);
   EXPECT_NEAR(logabsdet.at<double>({0}), std::log(std::abs(det)), 1e-14);
@@ -648,14 +667,18 @@ TEST_F(HostSolveTest, SlogdetMatchesTheProductOfPivots) {
   c_sign_view.shape = c_log_view.shape = {};
   c_sign_view.strides = c_log_view.strides = {};
   ASSERT_TRUE(
-      backend_.linalg().Slogdet({.a = c.view, .sign = c_sign_view, .logabsdet = c_log_view}).ok());
+      backend_.linalg()
+          .Slogdet(TestQueue(backend_), {.a = c.view, .sign = c_sign_view, .logabsdet = c_log_view})
+          .ok());
   EXPECT_NEAR(std::abs(c_sign.at<Complex>({0}) - Complex(0, 1)), 0, 1e-15);
   EXPECT_NEAR(c_log.at<double>({0}), std::log(2.0), 1e-15);
 
   // Singular: sign 0, logabsdet -inf, as NumPy (no error).
   Fill<double>(a, [](int64_t, int64_t i, int64_t) { return i == 0 ? 1.0 : 0.0; });
   ASSERT_TRUE(
-      backend_.linalg().Slogdet({.a = a.view, .sign = sign_view, .logabsdet = log_view}).ok());
+      backend_.linalg()
+          .Slogdet(TestQueue(backend_), {.a = a.view, .sign = sign_view, .logabsdet = log_view})
+          .ok());
   EXPECT_EQ(sign.at<double>({0}), 0.0);
   EXPECT_EQ(logabsdet.at<double>({0}), -std::numeric_limits<double>::infinity());
 }

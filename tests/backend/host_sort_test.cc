@@ -12,6 +12,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/backend/host/host_types.h"
 #include "server/common/stop_signal.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -24,7 +25,9 @@ class HostSortTest : public ::testing::Test {
   template <typename T>
   ArrayView Place(const std::vector<T>& values, const Shape& shape) {
     std::shared_ptr<Buffer> buffer =
-        backend_.memory().Allocate(static_cast<int64_t>(values.size() * sizeof(T))).value();
+        backend_.memory()
+            .Allocate(TestQueue(backend_), static_cast<int64_t>(values.size() * sizeof(T)))
+            .value();
     std::memcpy(buffer->data(), values.data(), values.size() * sizeof(T));
     buffers_.push_back(buffer);
     return ArrayView{buffer.get(), 0, host::DTypeOf<T>(), shape, ContiguousStrides(shape)};
@@ -49,7 +52,7 @@ TEST_F(HostSortTest, LongRowsSortStablyAsOneStableSort) {
   const ArrayView input = Place(values, {2, kRow});
   const ArrayView indices = Place(std::vector<int64_t>(values.size()), {2, kRow});
   const ArrayView sorted = Place(std::vector<int16_t>(values.size()), {2, kRow});
-  ASSERT_TRUE(backend_.indexing().Sort({input, sorted, indices}).ok());
+  ASSERT_TRUE(backend_.indexing().Sort(TestQueue(backend_), {input, sorted, indices}).ok());
 
   const std::vector<int64_t> got = Read<int64_t>(indices, values.size());
   const std::vector<int16_t> got_values = Read<int16_t>(sorted, values.size());
@@ -71,7 +74,7 @@ TEST_F(HostSortTest, LongScansMatchTheSequentialSum) {
   std::vector<int64_t> values(kRow);
   std::iota(values.begin(), values.end(), 1);
   const ArrayView data = Place(values, {kRow});
-  ASSERT_TRUE(backend_.indexing().Scan({ScanOp::kSum, data}).ok());
+  ASSERT_TRUE(backend_.indexing().Scan(TestQueue(backend_), {ScanOp::kSum, data}).ok());
   std::partial_sum(values.begin(), values.end(), values.begin());
   EXPECT_EQ(Read<int64_t>(data, values.size()), values);
 }
@@ -89,9 +92,10 @@ TEST_F(HostSortTest, AStopEndsSortsAndScansWithTheSignalsStatus) {
   const ArrayView indices = Place(std::vector<int64_t>(values.size()), shape);
   const Stop stop;
   const ScopedStopSignal scope(&stop);
-  const absl::Status sorted = backend_.indexing().Sort({input, std::nullopt, indices});
+  const absl::Status sorted =
+      backend_.indexing().Sort(TestQueue(backend_), {input, std::nullopt, indices});
   EXPECT_EQ(sorted.code(), absl::StatusCode::kUnavailable) << sorted;
-  const absl::Status scanned = backend_.indexing().Scan({ScanOp::kSum, input});
+  const absl::Status scanned = backend_.indexing().Scan(TestQueue(backend_), {ScanOp::kSum, input});
   EXPECT_EQ(scanned.code(), absl::StatusCode::kUnavailable) << scanned;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -37,6 +38,7 @@ class IndexingConformanceTest : public BackendTest<Factory> {
     where.shape = {count};
     where.strides = {0};
     return this->backend().indexing().Scatter(
+        TestQueue(this->backend()),
         {.target = where,
          .indices = {{.indices = this->Array(DType::kInt64, indices, {count}),
                       .extent = target.shape.at(0),
@@ -55,6 +57,7 @@ TYPED_TEST_P(IndexingConformanceTest, GatherOutOfBoundsNamesIndexAxisAndSize) {
   // data[[1, -4]] of a float32 (3,): a 1-D index broadcast along nothing.
   const ArrayView data = this->Array(DType::kFloat32, std::vector<float>{1, 2, 3}, {2}, {0});
   absl::Status status = this->backend().indexing().Gather(
+      TestQueue(this->backend()),
       {.source = data,
        .indices = {{.indices = this->Array(DType::kInt64, std::vector<int64_t>{1, -4}, {2}),
                     .extent = 3,
@@ -68,6 +71,7 @@ TYPED_TEST_P(IndexingConformanceTest, GatherOutOfBoundsNamesIndexAxisAndSize) {
   // -6 is the first bad index in C order.
   const ArrayView rows = this->Array(DType::kInt64, std::vector<int64_t>(35, 1), {3, 7}, {0, 1});
   status = this->backend().indexing().Gather(
+      TestQueue(this->backend()),
       {.source = rows,
        .indices = {{.indices =
                         this->Array(DType::kInt64, std::vector<int64_t>{1, -6, 7}, {3, 7}, {1, 0}),
@@ -87,6 +91,7 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
     where.shape = {3};
     where.strides = {0};
     return this->backend().indexing().Scatter(
+        TestQueue(this->backend()),
         {.target = where,
          .indices = {{.indices = this->Array(DType::kInt64, indices, {3}),
                       .extent = 5,
@@ -108,7 +113,8 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
   ASSERT_TRUE(
       this->backend()
           .indexing()
-          .Scatter({.target = small_where,
+          .Scatter(TestQueue(this->backend()),
+                   {.target = small_where,
                     .indices = {{.indices =
                                      this->Array(DType::kInt64, std::vector<int64_t>{0, 0, 2}, {3}),
                                  .extent = 3,
@@ -136,7 +142,8 @@ TYPED_TEST_P(IndexingConformanceTest, ScatterLastDuplicateWinsAndBadIndexWritesN
   many_where.strides = {0};
   ASSERT_TRUE(this->backend()
                   .indexing()
-                  .Scatter({.target = many_where,
+                  .Scatter(TestQueue(this->backend()),
+                           {.target = many_where,
                             .indices = {{.indices = this->Array(DType::kInt64, indices, {writes}),
                                          .extent = extent,
                                          .stride = 1,
@@ -243,7 +250,7 @@ TYPED_TEST_P(IndexingConformanceTest, SelectUniqueKeepsTheFirstOfEachRunAndOneNa
   auto select = [&](DType dtype, const ArrayView& sorted) {
     const ArrayView output = this->Output(dtype, sorted.shape);
     const absl::StatusOr<int64_t> count =
-        indexing.SelectUnique({.sorted = sorted, .output = output});
+        indexing.SelectUnique(TestQueue(this->backend()), {.sorted = sorted, .output = output});
     EXPECT_TRUE(count.ok()) << count.status();
     return std::pair(output, count.value_or(-1));
   };

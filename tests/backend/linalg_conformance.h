@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -79,11 +80,15 @@ class LinalgConformanceTest : public BackendTest<Factory> {
     const ArrayView w = this->Output(complex, w_shape);
     const ArrayView v = this->Output(complex, shape);
     ASSERT_TRUE(
-        this->backend().linalg().Eig({.a = input, .compute_vectors = true, .w = w, .v = v}).ok());
+        this->backend()
+            .linalg()
+            .Eig(TestQueue(this->backend()), {.a = input, .compute_vectors = true, .w = w, .v = v})
+            .ok());
     const ArrayView w_only = this->Output(complex, w_shape);
     ASSERT_TRUE(this->backend()
                     .linalg()
-                    .Eig({.a = input, .compute_vectors = false, .w = w_only, .v = {}})
+                    .Eig(TestQueue(this->backend()),
+                         {.a = input, .compute_vectors = false, .w = w_only, .v = {}})
                     .ok());
     const std::vector<C> wv = this->template Read<C>(w);
     const std::vector<C> vv = this->template Read<C>(v);
@@ -120,7 +125,8 @@ class LinalgConformanceTest : public BackendTest<Factory> {
     for (const size_t k : {values.size() - 1, size_t{0}}) {
       std::vector<T> bad = values;
       bad[k] = T(k == 0 ? INFINITY : NAN);
-      const absl::Status status = this->backend().linalg().Eig({.a = this->Array(dtype, bad, shape),
+      const absl::Status status = this->backend().linalg().Eig(TestQueue(this->backend()),
+                                                               {.a = this->Array(dtype, bad, shape),
                                                                 .compute_vectors = true,
                                                                 .w = this->Output(complex, w_shape),
                                                                 .v = this->Output(complex, shape)});
@@ -137,8 +143,8 @@ TYPED_TEST_SUITE_P(LinalgConformanceTest);
 
 TYPED_TEST_P(LinalgConformanceTest, CholeskyRefusesMatricesNotPositiveDefinite) {
   auto expect_refused = [&](const ArrayView& a) {
-    const absl::Status status =
-        this->backend().linalg().Cholesky({.a = a, .out = this->Output(DType::kFloat64, a.shape)});
+    const absl::Status status = this->backend().linalg().Cholesky(
+        TestQueue(this->backend()), {.a = a, .out = this->Output(DType::kFloat64, a.shape)});
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_EQ(status.message(), "Matrix is not positive definite");
   };
@@ -157,6 +163,7 @@ TYPED_TEST_P(LinalgConformanceTest, CholeskyRefusesMatricesNotPositiveDefinite) 
 TYPED_TEST_P(LinalgConformanceTest, SingularMatricesAreRefused) {
   auto expect_refused = [&](const ArrayView& a) {
     const absl::Status status = this->backend().linalg().Solve(
+        TestQueue(this->backend()),
         {.a = a, .b = std::nullopt, .x = this->Output(a.dtype, a.shape)});
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_EQ(status.message(), "Singular matrix");
@@ -181,19 +188,21 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   // 8 products of 100 * 100 wrap around int8: 80000 = 312 * 256 + 128, so -128.
   const std::vector<int8_t> hundreds(32, 100);
   const ArrayView out = this->Output(DType::kInt8, {4, 4});
-  ASSERT_TRUE(this->backend()
-                  .linalg()
-                  .Matmul({.a = this->Array(DType::kInt8, hundreds, {4, 8}),
-                           .b = this->Array(DType::kInt8, hundreds, {8, 4}),
-                           .out = out,
-                           .compute_dtype = DType::kInt8})
-                  .ok());
+  ASSERT_TRUE(
+      this->backend()
+          .linalg()
+          .Matmul(TestQueue(this->backend()), {.a = this->Array(DType::kInt8, hundreds, {4, 8}),
+                                               .b = this->Array(DType::kInt8, hundreds, {8, 4}),
+                                               .out = out,
+                                               .compute_dtype = DType::kInt8})
+          .ok());
   EXPECT_EQ(this->template Read<int8_t>(out), std::vector<int8_t>(16, -128));
   // Empty contractions, (3, 0) @ (0, 2) and (5, 0) @ (0, 6): zeros, written over the garbage.
   const ArrayView zeros64 = this->Output(DType::kFloat64, {3, 2});
   ASSERT_TRUE(this->backend()
                   .linalg()
-                  .Matmul({.a = this->Array(DType::kFloat64, std::vector<double>{}, {3, 0}),
+                  .Matmul(TestQueue(this->backend()),
+                          {.a = this->Array(DType::kFloat64, std::vector<double>{}, {3, 0}),
                            .b = this->Array(DType::kFloat64, std::vector<double>{}, {0, 2}),
                            .out = zeros64,
                            .compute_dtype = DType::kFloat64})
@@ -202,7 +211,8 @@ TYPED_TEST_P(LinalgConformanceTest, MatmulWrapsIntegersAndSumsNothingToZero) {
   const ArrayView zeros32 = this->Output(DType::kFloat32, {5, 6});
   ASSERT_TRUE(this->backend()
                   .linalg()
-                  .Matmul({.a = this->Array(DType::kFloat32, std::vector<float>{}, {5, 0}),
+                  .Matmul(TestQueue(this->backend()),
+                          {.a = this->Array(DType::kFloat32, std::vector<float>{}, {5, 0}),
                            .b = this->Array(DType::kFloat32, std::vector<float>{}, {0, 6}),
                            .out = zeros32,
                            .compute_dtype = DType::kFloat32})
@@ -222,7 +232,8 @@ TYPED_TEST_P(LinalgConformanceTest, EigSatisfiesTheDefinition) {
   const ArrayView w = this->Output(DType::kComplex128, {2});
   ASSERT_TRUE(this->backend()
                   .linalg()
-                  .Eig({.a = this->Array(DType::kFloat64, std::vector<double>{0, -1, 1, 0}, {2, 2}),
+                  .Eig(TestQueue(this->backend()),
+                       {.a = this->Array(DType::kFloat64, std::vector<double>{0, -1, 1, 0}, {2, 2}),
                         .compute_vectors = false,
                         .w = w,
                         .v = {}})

@@ -19,6 +19,7 @@
 
 #include "tests/backend/backend_conformance.h"
 #include "tests/support/captured_log.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 
@@ -44,7 +45,8 @@ class MemoryConformanceTest : public BackendTest<Factory> {
   std::vector<T> Affine(const AffineFill& fill) {
     std::shared_ptr<Buffer> buffer = this->MustAllocate(fill.count * ItemSize(fill.dtype));
     if (buffer == nullptr) return {};
-    const absl::Status filled = this->backend().memory().FillAffine(*buffer, fill);
+    const absl::Status filled =
+        this->backend().memory().FillAffine(TestQueue(this->backend()), *buffer, fill);
     EXPECT_TRUE(filled.ok()) << filled;
     return this->template Contents<T>(*buffer);
   }
@@ -63,7 +65,10 @@ class MemoryConformanceTest : public BackendTest<Factory> {
     ASSERT_NE(buffer, nullptr);
 
     ASSERT_TRUE(
-        this->backend().memory().FillPattern(*buffer, offset, count, stride_bytes, pattern).ok());
+        this->backend()
+            .memory()
+            .FillPattern(TestQueue(this->backend()), *buffer, offset, count, stride_bytes, pattern)
+            .ok());
     for (int64_t i = 0; i < count; ++i) {
       std::memcpy(expected.data() + offset + i * stride_bytes, pattern.data(), pattern.size());
     }
@@ -116,7 +121,7 @@ TYPED_TEST_P(MemoryConformanceTest, MemoryCountsBuffersOfEverySize) {
   Backend& backend = this->backend();
   std::vector<std::shared_ptr<Buffer>> buffers;
   for (int64_t size : {0, 100, 4096, 1 << 20}) {
-    AH_TEST_ASSIGN(buffers.emplace_back(), backend.memory().Allocate(size));
+    AH_TEST_ASSIGN(buffers.emplace_back(), backend.memory().Allocate(TestQueue(backend), size));
   }
   EXPECT_EQ(backend.Memory().bytes_in_use, 100 + 4096 + (1 << 20));
   EXPECT_EQ(backend.Memory().buffers_in_use, 4);
@@ -142,7 +147,8 @@ TYPED_TEST_P(MemoryConformanceTest, SharedBufferIsFreedWithItsLastOwner) {
 TYPED_TEST_P(MemoryConformanceTest, AbsurdAllocationIsResourceExhaustedAndRecoverable) {
   Backend& backend = this->backend();
   for (const int64_t nbytes : {int64_t{1} << 50, int64_t{1} << 62}) {
-    const absl::StatusOr<std::shared_ptr<Buffer>> buffer = backend.memory().Allocate(nbytes);
+    const absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        backend.memory().Allocate(TestQueue(backend), nbytes);
     EXPECT_EQ(buffer.status().code(), absl::StatusCode::kResourceExhausted) << buffer.status();
     EXPECT_THAT(std::string(buffer.status().message()),
                 ::testing::StartsWith(std::string(TypeParam::kOutOfMemory) + " allocating " +
@@ -168,8 +174,41 @@ TYPED_TEST_P(MemoryConformanceTest, BufferOutlivesBackend) {
     EXPECT_EQ(log.Text(), "");
   }
   AH_TEST_ASSIGN(std::unique_ptr<Backend> backend, TypeParam::Make());
-  AH_TEST_ASSIGN(std::shared_ptr<Buffer> again, backend->memory().Allocate(1 << 20));
+  AH_TEST_ASSIGN(std::shared_ptr<Buffer> again,
+                 backend->memory().Allocate(TestQueue(*backend), 1 << 20));
   EXPECT_EQ(backend->Memory().buffers_in_use, 1);
+}
+
+// --- Queue bindings ---------------------------------------------------------------------------
+
+// Every call that enqueues work or touches buffers is handed its caller's binding (Queues::Bind).
+// One of no backend (what an unbound Caller holds, CallerQueue) or of another backend's queues
+// is refused before anything runs: nothing allocated, written or ordered.
+TYPED_TEST_P(MemoryConformanceTest, ACallHandedNoBindingOfItsOwnIsRefusedAndChangesNothing) {
+  class OtherBackendsBinding final : public QueueBinding {};
+  QueueBinding none;
+  OtherBackendsBinding other;
+  const Bytes original = SeededBytes(64, 0x6b1d);
+  std::shared_ptr<Buffer> buffer = this->BufferWith(original);
+  ASSERT_NE(buffer, nullptr);
+  const int64_t in_use = this->backend().Memory().bytes_in_use;
+  DeviceMemory& memory = this->backend().memory();
+  for (QueueBinding* refused : {&none, static_cast<QueueBinding*>(&other)}) {
+    const auto expect_refused = [](const absl::Status& status) {
+      EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+      EXPECT_THAT(std::string(status.message()),
+                  ::testing::HasSubstr("backend call was handed no binding of a"));
+    };
+    expect_refused(memory.Allocate(*refused, 64).status());
+    expect_refused(memory.FillPattern(*refused, *buffer, 0, 8, 8, Pattern(8)));
+    expect_refused(memory.CopyFromHost(*refused, *buffer, 0, SeededBytes(64, 1)));
+    Bytes read(64);
+    expect_refused(memory.CopyToHost(*refused, *buffer, 0, read));
+    expect_refused(this->backend().queues().Use(*refused, buffer));
+    expect_refused(this->backend().queues().RecordTimestamp(*refused).status());
+  }
+  EXPECT_EQ(this->backend().Memory().bytes_in_use, in_use);
+  EXPECT_EQ(this->Contents(*buffer), original);
 }
 
 // --- Copies -----------------------------------------------------------------------------------
@@ -192,7 +231,8 @@ TYPED_TEST_P(MemoryConformanceTest, CopyFromHostAtAnOffsetWritesOnlyThoseBytes) 
   std::shared_ptr<Buffer> buffer = this->BufferWith(expected);
   ASSERT_NE(buffer, nullptr);
   const Bytes chunk = SeededBytes(17, 11);
-  ASSERT_TRUE(this->backend().memory().CopyFromHost(*buffer, 40, chunk).ok());
+  ASSERT_TRUE(
+      this->backend().memory().CopyFromHost(TestQueue(this->backend()), *buffer, 40, chunk).ok());
   std::copy(chunk.begin(), chunk.end(), expected.begin() + 40);
   EXPECT_EQ(this->Contents(*buffer), expected);
 }
@@ -202,8 +242,11 @@ TYPED_TEST_P(MemoryConformanceTest, CopyToHostAtAnOffsetReadsOnlyThoseBytes) {
   std::shared_ptr<Buffer> buffer = this->BufferWith(original);
   ASSERT_NE(buffer, nullptr);
   Bytes destination = SeededBytes(30, 13);
-  ASSERT_TRUE(
-      this->backend().memory().CopyToHost(*buffer, 63, std::span(destination).subspan(5, 20)).ok());
+  ASSERT_TRUE(this->backend()
+                  .memory()
+                  .CopyToHost(TestQueue(this->backend()), *buffer, 63,
+                              std::span(destination).subspan(5, 20))
+                  .ok());
   Bytes expected = SeededBytes(30, 13);
   std::copy(original.begin() + 63, original.begin() + 83, expected.begin() + 5);
   EXPECT_EQ(destination, expected);
@@ -215,11 +258,13 @@ TYPED_TEST_P(MemoryConformanceTest, CopiesAtAnOffsetOfALargeBuffer) {
   ASSERT_NE(buffer, nullptr);
 
   Bytes part(5000);
-  ASSERT_TRUE(this->backend().memory().CopyToHost(*buffer, 1234, part).ok());
+  ASSERT_TRUE(
+      this->backend().memory().CopyToHost(TestQueue(this->backend()), *buffer, 1234, part).ok());
   EXPECT_TRUE(part == Bytes(bytes.begin() + 1234, bytes.begin() + 6234));
 
   const Bytes patch = SeededBytes(100, 0x0ff5e8);
-  ASSERT_TRUE(this->backend().memory().CopyFromHost(*buffer, 777, patch).ok());
+  ASSERT_TRUE(
+      this->backend().memory().CopyFromHost(TestQueue(this->backend()), *buffer, 777, patch).ok());
   std::copy(patch.begin(), patch.end(), bytes.begin() + 777);
   EXPECT_TRUE(this->Contents(*buffer) == bytes);
 }
@@ -227,8 +272,9 @@ TYPED_TEST_P(MemoryConformanceTest, CopiesAtAnOffsetOfALargeBuffer) {
 TYPED_TEST_P(MemoryConformanceTest, EmptyCopiesPassNoNullPointer) {
   std::shared_ptr<Buffer> buffer = this->MustAllocate(0);
   ASSERT_NE(buffer, nullptr);
-  EXPECT_TRUE(this->backend().memory().CopyFromHost(*buffer, 0, {}).ok());
-  EXPECT_TRUE(this->backend().memory().CopyToHost(*buffer, 0, {}).ok());
+  EXPECT_TRUE(
+      this->backend().memory().CopyFromHost(TestQueue(this->backend()), *buffer, 0, {}).ok());
+  EXPECT_TRUE(this->backend().memory().CopyToHost(TestQueue(this->backend()), *buffer, 0, {}).ok());
 }
 
 // --- FillPattern ------------------------------------------------------------------------------
@@ -256,7 +302,10 @@ TYPED_TEST_P(MemoryConformanceTest, FillPatternOfZeroCountWritesNothing) {
   const Bytes original = SeededBytes(32, 7);
   std::shared_ptr<Buffer> buffer = this->BufferWith(original);
   ASSERT_NE(buffer, nullptr);
-  ASSERT_TRUE(this->backend().memory().FillPattern(*buffer, 0, 0, 8, Pattern(8)).ok());
+  ASSERT_TRUE(this->backend()
+                  .memory()
+                  .FillPattern(TestQueue(this->backend()), *buffer, 0, 0, 8, Pattern(8))
+                  .ok());
   EXPECT_EQ(this->Contents(*buffer), original);
 }
 
@@ -266,7 +315,10 @@ TYPED_TEST_P(MemoryConformanceTest, FillPatternOfZerosWithEqualStrideZeroesOnlyT
   std::shared_ptr<Buffer> buffer = this->BufferWith(expected);
   ASSERT_NE(buffer, nullptr);
   const Bytes zeros(4);
-  ASSERT_TRUE(this->backend().memory().FillPattern(*buffer, 8, 5, 4, zeros).ok());
+  ASSERT_TRUE(this->backend()
+                  .memory()
+                  .FillPattern(TestQueue(this->backend()), *buffer, 8, 5, 4, zeros)
+                  .ok());
   std::fill(expected.begin() + 8, expected.begin() + 28, std::byte{0});
   EXPECT_EQ(this->Contents(*buffer), expected);
 }
@@ -277,7 +329,10 @@ TYPED_TEST_P(MemoryConformanceTest, FillPatternOfZerosWithLargerStrideLeavesTheG
   std::shared_ptr<Buffer> buffer = this->BufferWith(expected);
   ASSERT_NE(buffer, nullptr);
   const Bytes zeros(2);
-  ASSERT_TRUE(this->backend().memory().FillPattern(*buffer, 1, 6, 5, zeros).ok());
+  ASSERT_TRUE(this->backend()
+                  .memory()
+                  .FillPattern(TestQueue(this->backend()), *buffer, 1, 6, 5, zeros)
+                  .ok());
   for (int i = 0; i < 6; ++i) {
     expected[1 + 5 * i] = std::byte{0};
     expected[2 + 5 * i] = std::byte{0};
@@ -332,7 +387,7 @@ TYPED_TEST_P(MemoryConformanceTest, AffineFillWritesOnlyCountElements) {
   std::shared_ptr<Buffer> buffer = this->BufferWith(expected);
   ASSERT_NE(buffer, nullptr);
   const AffineFill fill{.dtype = DType::kInt16, .count = 3, .int_start = 1, .int_step = 1};
-  ASSERT_TRUE(this->backend().memory().FillAffine(*buffer, fill).ok());
+  ASSERT_TRUE(this->backend().memory().FillAffine(TestQueue(this->backend()), *buffer, fill).ok());
   const int16_t values[] = {1, 2, 3};
   std::memcpy(expected.data(), values, sizeof(values));
   EXPECT_EQ(this->Contents(*buffer), expected);
@@ -340,13 +395,13 @@ TYPED_TEST_P(MemoryConformanceTest, AffineFillWritesOnlyCountElements) {
 
 REGISTER_TYPED_TEST_SUITE_P(
     MemoryConformanceTest, DescribesItsDevice, AllocateZeroBytesGivesANonNullBuffer,
-    MemoryCountsLiveBuffersAndReturnsToZero, MemoryCountsBuffersOfEverySize,
-    SharedBufferIsFreedWithItsLastOwner, AbsurdAllocationIsResourceExhaustedAndRecoverable,
-    BufferOutlivesBackend, RoundTripIsBitExact, CopyFromHostAtAnOffsetWritesOnlyThoseBytes,
-    CopyToHostAtAnOffsetReadsOnlyThoseBytes, CopiesAtAnOffsetOfALargeBuffer,
-    EmptyCopiesPassNoNullPointer, FillPatternWithStrideEqualToPatternSize,
-    FillPatternWithLargerStrideLeavesTheGapsAlone, FillPatternOfZeroCountWritesNothing,
-    FillPatternOfZerosWithEqualStrideZeroesOnlyTheRange,
+    ACallHandedNoBindingOfItsOwnIsRefusedAndChangesNothing, MemoryCountsLiveBuffersAndReturnsToZero,
+    MemoryCountsBuffersOfEverySize, SharedBufferIsFreedWithItsLastOwner,
+    AbsurdAllocationIsResourceExhaustedAndRecoverable, BufferOutlivesBackend, RoundTripIsBitExact,
+    CopyFromHostAtAnOffsetWritesOnlyThoseBytes, CopyToHostAtAnOffsetReadsOnlyThoseBytes,
+    CopiesAtAnOffsetOfALargeBuffer, EmptyCopiesPassNoNullPointer,
+    FillPatternWithStrideEqualToPatternSize, FillPatternWithLargerStrideLeavesTheGapsAlone,
+    FillPatternOfZeroCountWritesNothing, FillPatternOfZerosWithEqualStrideZeroesOnlyTheRange,
     FillPatternOfZerosWithLargerStrideLeavesTheGapsAlone, AffineIntegerFillWrapsToTheDTypesWidth,
     AffineUInt64FillUsesTheBitPattern, AffineFloat32FillComputesInFloat32,
     AffineLinspaceFillFloorsIntegers, AffineComplexFillKeepsTheImaginaryStep,

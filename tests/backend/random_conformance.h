@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
+#include "tests/support/test_queue.h"
 #include "tests/support/test_seed.h"
 
 namespace arrayhub {
@@ -92,11 +93,13 @@ class RandomConformanceTest : public BackendTest<Factory> {
   // `n` values of `dtype` drawn by `call`, in a buffer of their own.
   absl::StatusOr<Bytes> Fill(RandomCall call, DType dtype, int64_t n) {
     absl::StatusOr<std::shared_ptr<Buffer>> buffer =
-        this->backend().memory().Allocate(n * ItemSize(dtype));
+        this->backend().memory().Allocate(TestQueue(this->backend()), n * ItemSize(dtype));
     if (!buffer.ok()) return buffer.status();
     call.output = {
         .buffer = buffer->get(), .offset_bytes = 0, .dtype = dtype, .shape = {n}, .strides = {1}};
-    if (absl::Status filled = this->backend().compute().FillRandom(call); !filled.ok())
+    if (absl::Status filled =
+            this->backend().compute().FillRandom(TestQueue(this->backend()), call);
+        !filled.ok())
       return filled;
     return Download(this->backend(), **buffer);
   }

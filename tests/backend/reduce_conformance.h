@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/backend/backend_conformance.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 
@@ -30,7 +31,7 @@ class ReduceConformanceTest : public BackendTest<Factory> {
                           .accumulate_dtype = accumulate,
                           .ddof = ddof,
                           .output = output};
-    const absl::Status status = this->backend().compute().Reduce(call);
+    const absl::Status status = this->backend().compute().Reduce(TestQueue(this->backend()), call);
     EXPECT_TRUE(status.ok()) << status;
     return this->template Read<Out>(output);
   }
@@ -66,7 +67,7 @@ TYPED_TEST_P(ReduceConformanceTest, EmptyReductionsGiveIdentitiesAndNan) {
                         .axes = {1},
                         .accumulate_dtype = DType::kInt32,
                         .output = this->Output(DType::kInt64, {0})};
-  EXPECT_TRUE(this->backend().compute().Reduce(call).ok());
+  EXPECT_TRUE(this->backend().compute().Reduce(TestQueue(this->backend()), call).ok());
 }
 
 TYPED_TEST_P(ReduceConformanceTest, EmptyComplexMeanIsNanNan) {

@@ -19,19 +19,27 @@ namespace arrayhub {
 template <typename Factory>
 class TimestampConformanceTest : public BackendTest<Factory> {
  protected:
-  // Binds the thread to a new queue for the rest of the test; `bytes` allocated on it.
+  // Binds a new queue for the rest of the test (bound()); `bytes` allocated on it.
   std::shared_ptr<Buffer> BindNewQueueWithBuffer(int64_t bytes) {
     absl::StatusOr<std::shared_ptr<WorkQueue>> queue = this->backend().queues().NewQueue("tenant");
     EXPECT_TRUE(queue.ok()) << queue.status();
     if (!queue.ok()) return nullptr;
     queue_ = *std::move(queue);
     bound_ = this->backend().queues().Bind(queue_, "timestamp test");
-    return this->MustAllocate(bytes);
+    return Allocate(*bound_, bytes);
+  }
+  QueueBinding& bound() { return *bound_; }
+
+  std::shared_ptr<Buffer> Allocate(QueueBinding& queue, int64_t bytes) {
+    absl::StatusOr<std::shared_ptr<Buffer>> buffer =
+        this->backend().memory().Allocate(queue, bytes);
+    EXPECT_TRUE(buffer.ok()) << buffer.status();
+    return buffer.ok() ? *buffer : nullptr;
   }
 
-  std::shared_ptr<Timestamp> Record() {
+  std::shared_ptr<Timestamp> Record(QueueBinding& queue) {
     absl::StatusOr<std::shared_ptr<Timestamp>> timestamp =
-        this->backend().queues().RecordTimestamp();
+        this->backend().queues().RecordTimestamp(queue);
     EXPECT_TRUE(timestamp.ok()) << timestamp.status();
     return timestamp.ok() ? *timestamp : nullptr;
   }
@@ -44,10 +52,10 @@ class TimestampConformanceTest : public BackendTest<Factory> {
 
   // Fills the buffer 8 bytes at a time: for 64 MiB, work the queue takes a while over (tens of
   // microseconds on a GPU, milliseconds on a CPU), against none between two timestamps in a row.
-  void Fill(Buffer& buffer) {
+  void Fill(QueueBinding& queue, Buffer& buffer) {
     const std::byte pattern[8] = {std::byte{0x5a}};
     ASSERT_TRUE(
-        this->backend().memory().FillPattern(buffer, 0, buffer.size() / 8, 8, pattern).ok());
+        this->backend().memory().FillPattern(queue, buffer, 0, buffer.size() / 8, 8, pattern).ok());
   }
 
  private:
@@ -60,10 +68,10 @@ TYPED_TEST_SUITE_P(TimestampConformanceTest);
 TYPED_TEST_P(TimestampConformanceTest, TimesTheQueuesWorkBetweenTwo) {
   const std::shared_ptr<Buffer> buffer = this->BindNewQueueWithBuffer(int64_t{64} << 20);
   ASSERT_NE(buffer, nullptr);
-  const std::shared_ptr<Timestamp> first = this->Record();
-  this->Fill(*buffer);
-  const std::shared_ptr<Timestamp> second = this->Record();
-  const std::shared_ptr<Timestamp> third = this->Record();
+  const std::shared_ptr<Timestamp> first = this->Record(this->bound());
+  this->Fill(this->bound(), *buffer);
+  const std::shared_ptr<Timestamp> second = this->Record(this->bound());
+  const std::shared_ptr<Timestamp> third = this->Record(this->bound());
   ASSERT_NE(third, nullptr);
   ASSERT_TRUE(third->Wait().ok());
   EXPECT_TRUE(first->Reached().value_or(false));
@@ -83,11 +91,11 @@ TYPED_TEST_P(TimestampConformanceTest, OutlivesItsQueue) {
     AH_TEST_ASSIGN(std::shared_ptr<WorkQueue> queue, this->backend().queues().NewQueue("tenant"));
     const std::unique_ptr<QueueBinding> bound =
         this->backend().queues().Bind(queue, "timestamp test");
-    const std::shared_ptr<Buffer> buffer = this->MustAllocate(int64_t{1} << 20);
+    const std::shared_ptr<Buffer> buffer = this->Allocate(*bound, int64_t{1} << 20);
     ASSERT_NE(buffer, nullptr);
-    start = this->Record();
-    this->Fill(*buffer);
-    end = this->Record();
+    start = this->Record(*bound);
+    this->Fill(*bound, *buffer);
+    end = this->Record(*bound);
   }
   ASSERT_NE(end, nullptr);
   EXPECT_TRUE(end->Wait().ok());
@@ -99,14 +107,14 @@ TYPED_TEST_P(TimestampConformanceTest, OutlivesItsQueue) {
 TYPED_TEST_P(TimestampConformanceTest, ReleasedTimestampsLeaveTheHeldOnesTheirPoints) {
   const std::shared_ptr<Buffer> buffer = this->BindNewQueueWithBuffer(int64_t{64} << 20);
   ASSERT_NE(buffer, nullptr);
-  const std::shared_ptr<Timestamp> held = this->Record();
-  this->Fill(*buffer);
-  const std::shared_ptr<Timestamp> after_fill = this->Record();
+  const std::shared_ptr<Timestamp> held = this->Record(this->bound());
+  this->Fill(this->bound(), *buffer);
+  const std::shared_ptr<Timestamp> after_fill = this->Record(this->bound());
   // More records released than any pool keeps, each re-recorded at once into a fresh one.
-  for (int i = 0; i < 300; ++i) this->Record();
-  const std::shared_ptr<Timestamp> start = this->Record();
-  this->Fill(*buffer);
-  const std::shared_ptr<Timestamp> end = this->Record();
+  for (int i = 0; i < 300; ++i) this->Record(this->bound());
+  const std::shared_ptr<Timestamp> start = this->Record(this->bound());
+  this->Fill(this->bound(), *buffer);
+  const std::shared_ptr<Timestamp> end = this->Record(this->bound());
   ASSERT_NE(end, nullptr);
   ASSERT_TRUE(end->Wait().ok());
   const double first_fill = this->Elapsed(*held, *after_fill);
@@ -136,7 +144,7 @@ TYPED_TEST_P(TimestampConformanceTest, ConcurrentQueuesRecordAndReleaseWithoutMi
       const std::unique_ptr<QueueBinding> bound =
           this->backend().queues().Bind(*queue, "timestamp test");
       absl::StatusOr<std::shared_ptr<Buffer>> buffer =
-          this->backend().memory().Allocate(int64_t{1} << 20);
+          this->backend().memory().Allocate(*bound, int64_t{1} << 20);
       if (!buffer.ok()) {
         ++bad;
         return;
@@ -144,10 +152,11 @@ TYPED_TEST_P(TimestampConformanceTest, ConcurrentQueuesRecordAndReleaseWithoutMi
       const std::byte pattern[8] = {std::byte{0x5a}};
       for (int round = 0; round < kRounds; ++round) {
         absl::StatusOr<std::shared_ptr<Timestamp>> start =
-            this->backend().queues().RecordTimestamp();
-        const absl::Status filled =
-            this->backend().memory().FillPattern(**buffer, 0, (*buffer)->size() / 8, 8, pattern);
-        absl::StatusOr<std::shared_ptr<Timestamp>> end = this->backend().queues().RecordTimestamp();
+            this->backend().queues().RecordTimestamp(*bound);
+        const absl::Status filled = this->backend().memory().FillPattern(
+            *bound, **buffer, 0, (*buffer)->size() / 8, 8, pattern);
+        absl::StatusOr<std::shared_ptr<Timestamp>> end =
+            this->backend().queues().RecordTimestamp(*bound);
         if (!start.ok() || !filled.ok() || !end.ok() || !(*end)->Wait().ok() ||
             !(*start)->Reached().value_or(false)) {
           ++bad;

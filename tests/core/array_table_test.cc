@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "server/backend/host/host_backend.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -26,7 +27,7 @@ class ArrayTableTest : public ::testing::Test {
     record->dtype = DType::kFloat32;
     record->shape = {elements};
     record->strides = ContiguousStrides(record->shape);
-    record->buffer = backend_.memory().Allocate(elements * 4).value();
+    record->buffer = backend_.memory().Allocate(TestQueue(backend_), elements * 4).value();
     record->owner = owner.tenant;
     record->holder = owner.tenant;
     record->session = owner.session;
@@ -66,6 +67,31 @@ class ArrayTableTest : public ::testing::Test {
   const Caller alice_other_session_{.tenant = "alice", .session = Handle::Random()};
   const Caller bob_{.tenant = "bob", .session = Handle::Random()};
 };
+
+// A Caller holds its queue's binding only as Engine::Binding's own copy: any copy of it (for
+// another device, another thread) holds none, so none outlives the binding it would name, and
+// a backend call handed an unbound Caller's binding is refused (memory_conformance.h).
+TEST(CallerQueueTest, OnlyTheBoundCallerHoldsItsBinding) {
+  HostBackend backend;
+  const std::unique_ptr<QueueBinding> binding = backend.queues().Bind(nullptr, "test");
+  Caller bound{.tenant = "alice"};
+  EXPECT_FALSE(bound.bound.held());
+  bound.bound.Hold(*binding);
+  EXPECT_TRUE(bound.bound.held());
+  EXPECT_EQ(&QueueOf(bound), binding.get());
+
+  const Caller copied = bound;
+  Caller assigned{.tenant = "bob"};
+  assigned = bound;
+  for (const Caller* other : {&copied, static_cast<const Caller*>(&assigned)}) {
+    EXPECT_EQ(other->tenant, "alice");
+    EXPECT_FALSE(other->bound.held());
+    const absl::StatusOr<std::shared_ptr<Buffer>> refused =
+        backend.memory().Allocate(QueueOf(*other), 8);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInternal) << refused.status();
+  }
+  EXPECT_TRUE(backend.memory().Allocate(QueueOf(bound), 8).ok());
+}
 
 TEST_F(ArrayTableTest, FindReturnsTheInsertedRecord) {
   ArrayTable::RecordPtr record = MakeRecord(alice_);

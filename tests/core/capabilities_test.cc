@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/backend/host/host_backend.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -22,7 +23,7 @@ class CapabilitiesTest : public ::testing::Test {
     record->dtype = DType::kFloat64;
     record->shape = {2, 3};
     record->strides = {3, 1};
-    record->buffer = backend_.memory().Allocate(48).value();
+    record->buffer = backend_.memory().Allocate(TestQueue(backend_), 48).value();
     record->owner = "alice";
     return record;
   }

@@ -15,6 +15,7 @@
 #include "server/core/durable_manifest.h"
 #include "server/core/durable_store.h"
 #include "server/core/npy_header.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -129,9 +130,12 @@ class DurableStoreTest : public ::testing::Test {
     record->dtype = DType::kFloat32;
     record->shape = {static_cast<int64_t>(values.size())};
     record->strides = {1};
-    record->buffer = *backend_.memory().Allocate(static_cast<int64_t>(values.size() * 4));
+    record->buffer =
+        *backend_.memory().Allocate(TestQueue(backend_), static_cast<int64_t>(values.size() * 4));
     EXPECT_TRUE(
-        backend_.memory().CopyFromHost(*record->buffer, 0, std::as_bytes(std::span(values))).ok());
+        backend_.memory()
+            .CopyFromHost(TestQueue(backend_), *record->buffer, 0, std::as_bytes(std::span(values)))
+            .ok());
     DurableManifest metadata;
     metadata.name = name;
     metadata.owner = "alice";

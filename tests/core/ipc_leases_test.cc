@@ -5,13 +5,16 @@
 #include <gtest/gtest.h>
 
 #include "server/backend/host/host_backend.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
 
 class IpcLeasesTest : public ::testing::Test {
  protected:
-  std::shared_ptr<const Buffer> NewBuffer() { return backend_.memory().Allocate(64).value(); }
+  std::shared_ptr<const Buffer> NewBuffer() {
+    return backend_.memory().Allocate(TestQueue(backend_), 64).value();
+  }
 
   HostBackend backend_;
   IpcLeases leases_{/*max_per_session=*/3};

@@ -13,6 +13,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/core/engine.h"
 #include "tests/support/engine_download.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -45,7 +46,8 @@ class SetItemCombineTest : public ::testing::Test {
     const auto* bytes = reinterpret_cast<const std::byte*>(values.data());
     EXPECT_TRUE(engine_.backend()
                     .memory()
-                    .CopyFromHost(*(*array)->buffer, (*array)->offset_bytes,
+                    .CopyFromHost(TestQueue(engine_.backend()), *(*array)->buffer,
+                                  (*array)->offset_bytes,
                                   std::span(bytes, values.size() * sizeof(T)))
                     .ok());
     return (*array)->handle.ToString();

@@ -7,6 +7,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "server/core/engine.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -23,13 +24,13 @@ std::shared_ptr<ArrayRecord> Record(std::string owner, std::shared_ptr<Buffer> b
 
 TEST(TenantUsageTest, CountsHandlesAndSessionsPerOwnerAndSharedBuffersOnce) {
   HostBackend backend;
-  std::shared_ptr<Buffer> shared = backend.memory().Allocate(400).value();
+  std::shared_ptr<Buffer> shared = backend.memory().Allocate(TestQueue(backend), 400).value();
   auto base = Record("alice", shared);
   auto view = Record("alice", shared);  // A second handle on the same memory.
   view->base = base->handle;
   const std::vector<ArrayTable::RecordPtr> records = {
-      base, view, Record("alice", backend.memory().Allocate(40).value()),
-      Record("bob", backend.memory().Allocate(8).value())};
+      base, view, Record("alice", backend.memory().Allocate(TestQueue(backend), 40).value()),
+      Record("bob", backend.memory().Allocate(TestQueue(backend), 8).value())};
 
   const auto usage = TallyUsage(records, {{"alice", 2}, {"carol", 1}});
 

@@ -7,6 +7,7 @@
 #include "server/backend/host/host_backend.h"
 #include "server/core/session_manager.h"
 #include "server/core/spiller.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 class TenantLedgerTest : public ::testing::Test {
  protected:
   absl::StatusOr<std::shared_ptr<Buffer>> Charge(const std::string& tenant, int64_t nbytes) {
-    return spiller_->Allocate(backend_, tenant, nbytes);
+    return spiller_->Allocate(backend_, TestQueue(backend_), tenant, nbytes);
   }
 
   HostBackend backend_;

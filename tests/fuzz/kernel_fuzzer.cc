@@ -19,6 +19,7 @@
 
 #include "server/backend/host/host_backend.h"
 #include "server/kernel/checked_kernel.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -66,7 +67,7 @@ class Runner {
     int64_t n = 1;
     for (int64_t e : shape) n *= e;
     const int64_t bytes = n * ItemSize(dtype);
-    auto buffer = backend_.memory().Allocate(bytes);
+    auto buffer = backend_.memory().Allocate(TestQueue(backend_), bytes);
     Require(buffer.ok(), "allocation failed");
     auto* data = static_cast<char*>((*buffer)->data());
     for (int64_t k = 0; k < bytes; ++k) data[k] = fill_[k % fill_.size()];
@@ -109,7 +110,7 @@ class Runner {
     const UserKernelCall call{checked, *prepared, shape,
                               reduction ? std::vector<int64_t>{1} : std::vector<int64_t>{},
                               std::move(arguments)};
-    const absl::Status status = backend_.user_kernels().RunUserKernel(call);
+    const absl::Status status = backend_.user_kernels().RunUserKernel(TestQueue(backend_), call);
     Require(status.ok() || (status.code() == absl::StatusCode::kInvalidArgument &&
                             status.message().find("is out of bounds for raw parameter") !=
                                 std::string_view::npos),

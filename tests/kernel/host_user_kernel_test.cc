@@ -11,6 +11,7 @@
 #include "server/common/stop_signal.h"
 #include "server/kernel/checked_kernel.h"
 #include "tests/kernel/kernel_test_util.h"
+#include "tests/support/test_queue.h"
 
 namespace arrayhub {
 namespace {
@@ -36,7 +37,7 @@ class HostUserKernelTest : public ::testing::Test {
   ArrayView Place(const std::vector<T>& values, Shape shape, Strides strides = {},
                   int64_t offset = 0) {
     auto buffer = backend_.memory().Allocate(
-        static_cast<int64_t>(std::max<size_t>(values.size(), 1) * sizeof(T)));
+        TestQueue(backend_), static_cast<int64_t>(std::max<size_t>(values.size(), 1) * sizeof(T)));
     EXPECT_TRUE(buffer.ok());
     buffers_.push_back(*buffer);
     if (!values.empty()) std::memcpy((*buffer)->data(), values.data(), values.size() * sizeof(T));
@@ -100,7 +101,7 @@ class HostUserKernelTest : public ::testing::Test {
     if (!prepared.ok()) return prepared.status();
     UserKernelCall call{*checked, *prepared, std::move(shape), std::move(axes),
                         std::move(arguments)};
-    return backend_.user_kernels().RunUserKernel(call);
+    return backend_.user_kernels().RunUserKernel(TestQueue(backend_), call);
   }
 
   template <typename T>

@@ -117,9 +117,19 @@ absl::Status OnCudaDevice::Activate() const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<QueueSection> OnCudaDevice::Enter() const {
+absl::StatusOr<QueueSection> OnCudaDevice::Enter(QueueBinding& queue) const {
   AH_RETURN_IF_ERROR(Activate());
-  return QueueSection::Enter();
+  AH_ASSIGN_OR_RETURN(CudaQueueBinding* const binding, BindingOn(queue));
+  return QueueSection::Enter(*binding);
+}
+
+absl::StatusOr<CudaQueueBinding*> OnCudaDevice::BindingOn(QueueBinding& queue) const {
+  AH_ASSIGN_OR_RETURN(CudaQueueBinding* const binding, CudaBindingOf(queue));
+  if (binding->queue()->device() != device_) {
+    return absl::InternalError(fmt::format("a call on cuda:{} was handed a queue of cuda:{}",
+                                           device_, binding->queue()->device()));
+  }
+  return binding;
 }
 
 absl::StatusOr<int64_t> CudaFreeMemory(int device) {

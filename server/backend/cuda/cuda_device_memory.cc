@@ -40,9 +40,10 @@ CudaBuffer::~CudaBuffer() {
 CudaMemory::CudaMemory(std::shared_ptr<CudaDeviceState> state)
     : OnCudaDevice(state->device), state_(std::move(state)) {}
 
-absl::StatusOr<std::shared_ptr<Buffer>> CudaMemory::Allocate(int64_t nbytes) {
+absl::StatusOr<std::shared_ptr<Buffer>> CudaMemory::Allocate(QueueBinding& bound, int64_t nbytes) {
   AH_RETURN_IF_ERROR(Activate());
-  AH_ASSIGN_OR_RETURN(std::shared_ptr<CudaQueue> queue, BoundQueue());
+  AH_ASSIGN_OR_RETURN(const CudaQueueBinding* const binding, BindingOn(bound));
+  std::shared_ptr<CudaQueue> queue = binding->queue();
   // One byte at least, so that the pointer is never null (see Buffer::data).
   const auto request = static_cast<size_t>(std::max<int64_t>(nbytes, 1));
   cudaMemPool_t pool = queue->pool() != nullptr ? queue->pool() : state_->pool;
@@ -73,9 +74,10 @@ absl::StatusOr<std::shared_ptr<Buffer>> CudaMemory::Allocate(int64_t nbytes) {
   return std::make_shared<CudaBuffer>(data, nbytes, std::move(queue), state_);
 }
 
-absl::Status CudaMemory::FillPattern(Buffer& buffer, int64_t offset, int64_t count,
-                                     int64_t stride_bytes, std::span<const std::byte> pattern) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaMemory::FillPattern(QueueBinding& queue, Buffer& buffer, int64_t offset,
+                                     int64_t count, int64_t stride_bytes,
+                                     std::span<const std::byte> pattern) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const cudaStream_t stream = section.stream();
   AH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(static_cast<std::byte*>(buffer.data()) + offset, count,
                                             stride_bytes, pattern.data(),
@@ -83,8 +85,8 @@ absl::Status CudaMemory::FillPattern(Buffer& buffer, int64_t offset, int64_t cou
   return absl::OkStatus();
 }
 
-absl::Status CudaMemory::FillAffine(Buffer& buffer, const AffineFill& fill) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaMemory::FillAffine(QueueBinding& queue, Buffer& buffer, const AffineFill& fill) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const AffineFillArgs args{
       .dtype = fill.dtype,
       .count = fill.count,
@@ -101,9 +103,9 @@ absl::Status CudaMemory::FillAffine(Buffer& buffer, const AffineFill& fill) {
   return absl::OkStatus();
 }
 
-absl::Status CudaMemory::CopyFromHost(Buffer& buffer, int64_t offset,
+absl::Status CudaMemory::CopyFromHost(QueueBinding& queue, Buffer& buffer, int64_t offset,
                                       std::span<const std::byte> source) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   if (source.empty()) return absl::OkStatus();
   const cudaStream_t stream = section.stream();
   // From pageable memory the copy is staged before this returns, so `source` may go at once.
@@ -113,9 +115,9 @@ absl::Status CudaMemory::CopyFromHost(Buffer& buffer, int64_t offset,
   return absl::OkStatus();
 }
 
-absl::Status CudaMemory::CopyToHost(const Buffer& buffer, int64_t offset,
+absl::Status CudaMemory::CopyToHost(QueueBinding& queue, const Buffer& buffer, int64_t offset,
                                     std::span<std::byte> destination) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   if (destination.empty()) return absl::OkStatus();
   const cudaStream_t stream = section.stream();
   AH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(destination.data(),
@@ -124,9 +126,10 @@ absl::Status CudaMemory::CopyToHost(const Buffer& buffer, int64_t offset,
   return section.queue()->Synchronize();
 }
 
-absl::Status CudaMemory::CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
-                                        int64_t source_offset, int64_t nbytes) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaMemory::CopyFromDevice(QueueBinding& queue, Buffer& target, int64_t target_offset,
+                                        const Buffer& source, int64_t source_offset,
+                                        int64_t nbytes) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   if (nbytes == 0) return absl::OkStatus();
   const cudaStream_t stream = section.stream();
   // Every buffer of a CUDA backend is a CudaQueuedBuffer, whose home queue knows its device.

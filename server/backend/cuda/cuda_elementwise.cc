@@ -9,14 +9,14 @@
 
 namespace arrayhub {
 
-absl::Status CudaCompute::Elementwise(const ElementwiseCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaCompute::Elementwise(QueueBinding& queue, const ElementwiseCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return EnqueueElementwise(call, context);
 }
 
-absl::Status CudaCompute::FusedElementwise(const FusedElementwiseCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaCompute::FusedElementwise(QueueBinding& queue, const FusedElementwiseCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return EnqueueFusedElementwise(call, context);
 }

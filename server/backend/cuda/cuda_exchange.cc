@@ -37,7 +37,7 @@ absl::StatusOr<ExportedMemory> CudaExchange::ExportMemory(const Buffer& buffer,
         "CUDA IPC export is off on this server (--cuda-ipc=false, or the device cannot share "
         "memory pools by file descriptor; the daemon's log says which)");
   }
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_RETURN_IF_ERROR(Activate());
   // Every buffer this backend hands out is a CudaBuffer, usually behind core's wrapper.
   const auto& cuda_buffer = dynamic_cast<const CudaBuffer&>(buffer.backend_buffer());
   AH_ASSIGN_OR_RETURN(std::string pool_id,

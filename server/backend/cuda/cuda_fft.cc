@@ -188,8 +188,8 @@ absl::Status OverTrailingAxes(const FftCall& call, const ComputeContext& context
 
 }  // namespace
 
-absl::Status CudaFft::Fft(const FftCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaFft::Fft(QueueBinding& queue, const FftCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const bool wide = RealDType(call.input.dtype) == DType::kFloat64;
   AH_RETURN_IF_ERROR(call.leading.empty() ? AlongTheMiddleAxis(call, context, wide)

@@ -33,29 +33,29 @@ class CudaHostRegion final : public HostRegion {
     munmap(mapping_, static_cast<size_t>(size_));
   }
 
-  absl::Status CopyIn(int64_t region_offset, Buffer& buffer, int64_t buffer_offset,
-                      int64_t size) const override {
-    return Copy(static_cast<std::byte*>(buffer.data()) + buffer_offset,
+  absl::Status CopyIn(QueueBinding& queue, int64_t region_offset, Buffer& buffer,
+                      int64_t buffer_offset, int64_t size) const override {
+    return Copy(queue, static_cast<std::byte*>(buffer.data()) + buffer_offset,
                 static_cast<const std::byte*>(mapping_) + region_offset, size,
                 cudaMemcpyHostToDevice);
   }
 
-  absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
-                       int64_t size) const override {
-    return Copy(static_cast<std::byte*>(mapping_) + region_offset,
+  absl::Status CopyOut(QueueBinding& queue, const Buffer& buffer, int64_t buffer_offset,
+                       int64_t region_offset, int64_t size) const override {
+    return Copy(queue, static_cast<std::byte*>(mapping_) + region_offset,
                 static_cast<const std::byte*>(buffer.data()) + buffer_offset, size,
                 cudaMemcpyDeviceToHost);
   }
 
  private:
-  absl::Status Copy(void* destination, const void* source, int64_t size,
+  absl::Status Copy(QueueBinding& queue, void* destination, const void* source, int64_t size,
                     cudaMemcpyKind kind) const {
     if (size == 0) return absl::OkStatus();
     // On the device of the queue the call bound (the array's), which may not be the one the
     // region was registered from: the pages are pinned for every device (Portable).
-    AH_ASSIGN_OR_RETURN(const std::shared_ptr<CudaQueue> queue, BoundQueue());
-    AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(queue->device()));
-    AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter());
+    AH_ASSIGN_OR_RETURN(CudaQueueBinding* const binding, CudaBindingOf(queue));
+    AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(binding->queue()->device()));
+    AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter(*binding));
     const cudaStream_t stream = section.stream();
     AH_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(destination, source, static_cast<size_t>(size), kind, stream));

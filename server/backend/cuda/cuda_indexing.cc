@@ -254,8 +254,8 @@ void BindNonzero(NonzeroPlan& plan, const DeviceTable& table) {
 
 }  // namespace
 
-absl::Status CudaIndexing::Gather(const GatherCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaIndexing::Gather(QueueBinding& queue, const GatherCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const Shape& shape = call.output.shape;
   const int64_t count = CountOf(shape);
@@ -284,13 +284,13 @@ absl::Status CudaIndexing::Gather(const GatherCall& call) {
   return IndexStatus(plan, table, shape, call.indices, *section.queue());
 }
 
-absl::Status CudaIndexing::Scatter(const ScatterCall& call) {
+absl::Status CudaIndexing::Scatter(QueueBinding& queue, const ScatterCall& call) {
   if (call.combine && !ScatterCombines(*call.combine, call.target.dtype)) {
     return absl::InvalidArgumentError(fmt::format("a scatter cannot combine with {} of {}",
                                                   OpName(*call.combine),
                                                   DTypeName(call.target.dtype)));
   }
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const Shape& shape = call.target.shape;
   const int64_t count = CountOf(shape);
@@ -373,16 +373,16 @@ absl::Status SortOn(const SortCall& call, cudaStream_t stream) {
 
 }  // namespace
 
-absl::Status CudaIndexing::Sort(const SortCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaIndexing::Sort(QueueBinding& queue, const SortCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return SortOn(call, context.stream);
 }
 
 // A radix select where select_kernels.cuh's PartitionSelects says it pays; else a sort, which
 // is a valid partition for any kth.
-absl::Status CudaIndexing::Partition(const PartitionCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaIndexing::Partition(QueueBinding& queue, const PartitionCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t count = CountOf(call.input.shape);
   if (count == 0) return absl::OkStatus();
@@ -418,8 +418,8 @@ absl::Status CudaIndexing::Partition(const PartitionCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaIndexing::Scan(const ScanCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaIndexing::Scan(QueueBinding& queue, const ScanCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t count = CountOf(call.data.shape);
   if (count == 0) return absl::OkStatus();
@@ -440,8 +440,8 @@ absl::Status CudaIndexing::Scan(const ScanCall& call) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<int64_t> CudaIndexing::CountNonzero(const ArrayView& input) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::StatusOr<int64_t> CudaIndexing::CountNonzero(QueueBinding& queue, const ArrayView& input) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   if (CountOf(input.shape) == 0) return 0;
 
@@ -455,11 +455,12 @@ absl::StatusOr<int64_t> CudaIndexing::CountNonzero(const ArrayView& input) {
   return static_cast<int64_t>(total);
 }
 
-absl::StatusOr<int64_t> CudaIndexing::Nonzero(const NonzeroCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::StatusOr<int64_t> CudaIndexing::Nonzero(QueueBinding& queue, const NonzeroCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t limit = call.coordinates.empty() ? 0 : CountOf(call.coordinates[0].shape);
-  if (limit == 0) return CountNonzero(call.input);  // Nothing to write; the count still says.
+  if (limit == 0)
+    return CountNonzero(queue, call.input);  // Nothing to write; the count still says.
   if (CountOf(call.input.shape) == 0) return 0;
 
   DeviceTable table;
@@ -501,8 +502,8 @@ absl::StatusOr<int64_t> CudaIndexing::Nonzero(const NonzeroCall& call) {
   return static_cast<int64_t>(total);
 }
 
-absl::Status CudaIndexing::SearchSorted(const SearchSortedCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaIndexing::SearchSorted(QueueBinding& queue, const SearchSortedCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const int64_t count = CountOf(call.output.shape);
   if (count == 0) return absl::OkStatus();
@@ -528,8 +529,8 @@ absl::Status CudaIndexing::SearchSorted(const SearchSortedCall& call) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<int64_t> CudaIndexing::SelectUnique(const UniqueCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::StatusOr<int64_t> CudaIndexing::SelectUnique(QueueBinding& queue, const UniqueCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   UniqueArgs args{.dtype = call.sorted.dtype, .count = call.sorted.shape.at(0)};
   if (args.count == 0) return 0;
@@ -549,8 +550,8 @@ absl::StatusOr<int64_t> CudaIndexing::SelectUnique(const UniqueCall& call) {
   return selected;
 }
 
-absl::Status CudaIndexing::Histogram(const HistogramCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaIndexing::Histogram(QueueBinding& queue, const HistogramCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   AH_ASSIGN_OR_RETURN(const char* input, Base(call.input));
   AH_ASSIGN_OR_RETURN(const char* edges, Base(call.edges));

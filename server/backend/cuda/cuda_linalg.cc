@@ -122,8 +122,8 @@ absl::Status LuSolve(const MatrixStack& lu, const int* pivots, const MatrixStack
 
 }  // namespace
 
-absl::Status CudaLinalg::Qr(const QrCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Qr(QueueBinding& queue, const QrCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const int64_t count = StackOf(call.a).count;
   const int64_t m = call.a.shape.end()[-2];
   const int64_t n = call.a.shape.back();
@@ -181,8 +181,8 @@ absl::Status CudaLinalg::Qr(const QrCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaLinalg::Cholesky(const CholeskyCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Cholesky(QueueBinding& queue, const CholeskyCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const MatrixStack out = StackOf(call.out);
   const int n = static_cast<int>(out.rows);
   if (out.count == 0 || n == 0) return absl::OkStatus();
@@ -226,8 +226,8 @@ absl::Status CudaLinalg::Cholesky(const CholeskyCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaLinalg::Eigh(const EighCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Eigh(QueueBinding& queue, const EighCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0 || n == 0) return absl::OkStatus();
@@ -273,8 +273,8 @@ absl::Status CudaLinalg::Eigh(const EighCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaLinalg::Eig(const EigCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Eig(QueueBinding& queue, const EigCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0 || n == 0) return absl::OkStatus();
@@ -334,8 +334,8 @@ absl::Status CudaLinalg::Eig(const EigCall& call) {
   return CopyOut(vectors, n, n, Keep::kAll, call.v, linalg);
 }
 
-absl::Status CudaLinalg::Solve(const SolveCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Solve(QueueBinding& queue, const SolveCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const MatrixStack x = StackOf(call.x);
   const int64_t n = x.rows;
   if (x.count == 0 || n == 0 || x.cols == 0) return absl::OkStatus();
@@ -363,8 +363,8 @@ absl::Status CudaLinalg::Solve(const SolveCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status CudaLinalg::Slogdet(const SlogdetCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Slogdet(QueueBinding& queue, const SlogdetCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const int64_t n = call.a.shape.back();
   const int64_t count = StackOf(call.a).count;
   if (count == 0) return absl::OkStatus();

@@ -148,8 +148,8 @@ absl::Status Gemm(const MatmulCall& call, LinalgCall& linalg) {
 
 }  // namespace
 
-absl::Status CudaLinalg::Matmul(const MatmulCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Matmul(QueueBinding& queue, const MatmulCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const MatrixStack out = StackOf(call.out);
   if (out.count == 0 || out.rows == 0 || out.cols == 0) return absl::OkStatus();
   AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));

@@ -137,33 +137,28 @@ std::unique_ptr<QueueBinding> CudaQueues::Bind(std::shared_ptr<WorkQueue> queue,
   // Queues come from NewQueue; null asks for the device's default queue.
   std::shared_ptr<CudaQueue> cuda_queue = std::dynamic_pointer_cast<CudaQueue>(std::move(queue));
   if (cuda_queue == nullptr) {
-    absl::StatusOr<std::shared_ptr<CudaQueue>> fallback = CudaQueue::DeviceDefault(state_->device);
-    if (!fallback.ok()) {
-      // Unbound, the calls go to the default queue all the same (BoundQueue); only the
-      // label is lost.
-      spdlog::error("cuda backend: {}", fallback.status().ToString());
+    absl::StatusOr<std::shared_ptr<CudaQueue>> default_queue =
+        CudaQueue::DeviceDefault(state_->device);
+    if (!default_queue.ok()) {
+      // A binding of no queue: every call handed it is refused (work_queue.h).
+      spdlog::error("cuda backend: {}", default_queue.status().ToString());
       return std::make_unique<QueueBinding>();
     }
-    cuda_queue = *std::move(fallback);
-  }
-  if (const CudaQueueBinding* bound = CurrentBinding();
-      bound != nullptr && bound->queue() == cuda_queue) {
-    return std::make_unique<QueueBinding>();
+    cuda_queue = *std::move(default_queue);
   }
   return std::make_unique<CudaQueueBinding>(std::move(cuda_queue), label);
 }
 
-absl::Status CudaQueues::Use(const std::shared_ptr<Buffer>& buffer) {
-  CudaQueueBinding* binding = CurrentBinding();
-  if (binding == nullptr) return absl::OkStatus();
+absl::Status CudaQueues::Use(QueueBinding& queue, const std::shared_ptr<Buffer>& buffer) {
+  AH_ASSIGN_OR_RETURN(CudaQueueBinding* const binding, CudaBindingOf(queue));
   // Every buffer this backend hands out is a CudaQueuedBuffer, usually behind core's wrapper.
   const auto* queued = dynamic_cast<const CudaQueuedBuffer*>(&buffer->backend_buffer());
   if (queued != nullptr) binding->Borrow(*queued);
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<Timestamp>> CudaQueues::RecordTimestamp() {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::StatusOr<std::shared_ptr<Timestamp>> CudaQueues::RecordTimestamp(QueueBinding& queue) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   const cudaStream_t stream = section.stream();
   int device = 0;
   AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));

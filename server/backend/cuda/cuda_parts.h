@@ -23,8 +23,11 @@ class OnCudaDevice {
   // Makes the device current on the calling thread (RPCs arrive on any thread).
   absl::Status Activate() const;
   // Activate(), then the call's critical section over its queues: the first line of every call
-  // that enqueues work or reads buffers (QueueSection, cuda_queue.h).
-  absl::StatusOr<QueueSection> Enter() const;
+  // that enqueues work or reads buffers (QueueSection, cuda_queue.h). INTERNAL when `queue` is
+  // no binding of a queue of this device.
+  absl::StatusOr<QueueSection> Enter(QueueBinding& queue) const;
+  // `queue` as a binding of a queue of this device; INTERNAL when it is none.
+  absl::StatusOr<CudaQueueBinding*> BindingOn(QueueBinding& queue) const;
 
  private:
   int device_;
@@ -39,9 +42,9 @@ class CudaQueues final : public Queues, private OnCudaDevice {
   absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view memory_owner) override;
   std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
                                      std::string_view label) override;
-  absl::Status Use(const std::shared_ptr<Buffer>& buffer) override;
+  absl::Status Use(QueueBinding& queue, const std::shared_ptr<Buffer>& buffer) override;
   // cudaEventRecord on the session's stream, cudaEventElapsedTime.
-  absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp() override;
+  absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp(QueueBinding& queue) override;
   absl::StatusOr<double> ElapsedMilliseconds(Timestamp& start, Timestamp& end) override;
 
  private:
@@ -53,17 +56,17 @@ class CudaMemory final : public DeviceMemory, private OnCudaDevice {
  public:
   explicit CudaMemory(std::shared_ptr<CudaDeviceState> state);
 
-  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(int64_t nbytes) override;
-  absl::Status FillPattern(Buffer& buffer, int64_t offset, int64_t count, int64_t stride_bytes,
-                           std::span<const std::byte> pattern) override;
-  absl::Status FillAffine(Buffer& buffer, const AffineFill& fill) override;
-  absl::Status CopyFromHost(Buffer& buffer, int64_t offset,
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(QueueBinding& queue, int64_t nbytes) override;
+  absl::Status FillPattern(QueueBinding& queue, Buffer& buffer, int64_t offset, int64_t count,
+                           int64_t stride_bytes, std::span<const std::byte> pattern) override;
+  absl::Status FillAffine(QueueBinding& queue, Buffer& buffer, const AffineFill& fill) override;
+  absl::Status CopyFromHost(QueueBinding& queue, Buffer& buffer, int64_t offset,
                             std::span<const std::byte> source) override;
-  absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
+  absl::Status CopyToHost(QueueBinding& queue, const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
   // Peer to peer where the devices reach each other.
-  absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
-                              int64_t source_offset, int64_t nbytes) override;
+  absl::Status CopyFromDevice(QueueBinding& queue, Buffer& target, int64_t target_offset,
+                              const Buffer& source, int64_t source_offset, int64_t nbytes) override;
 
  private:
   std::shared_ptr<CudaDeviceState> state_;
@@ -103,10 +106,10 @@ class CudaCompute final : public ComputeKernels, private OnCudaDevice {
  public:
   using OnCudaDevice::OnCudaDevice;
 
-  absl::Status Elementwise(const ElementwiseCall& call) override;
-  absl::Status FusedElementwise(const FusedElementwiseCall& call) override;
-  absl::Status Reduce(const ReduceCall& call) override;
-  absl::Status FillRandom(const RandomCall& call) override;
+  absl::Status Elementwise(QueueBinding& queue, const ElementwiseCall& call) override;
+  absl::Status FusedElementwise(QueueBinding& queue, const FusedElementwiseCall& call) override;
+  absl::Status Reduce(QueueBinding& queue, const ReduceCall& call) override;
+  absl::Status FillRandom(QueueBinding& queue, const RandomCall& call) override;
 };
 
 // cuBLAS (cuda_matmul.cc), cuSOLVER (cuda_linalg.cc, cuda_svd.cc).
@@ -114,14 +117,14 @@ class CudaLinalg final : public LinalgKernels, private OnCudaDevice {
  public:
   using OnCudaDevice::OnCudaDevice;
 
-  absl::Status Matmul(const MatmulCall& call) override;
-  absl::Status Svd(const SvdCall& call) override;
-  absl::Status Qr(const QrCall& call) override;
-  absl::Status Cholesky(const CholeskyCall& call) override;
-  absl::Status Eigh(const EighCall& call) override;
-  absl::Status Eig(const EigCall& call) override;
-  absl::Status Solve(const SolveCall& call) override;
-  absl::Status Slogdet(const SlogdetCall& call) override;
+  absl::Status Matmul(QueueBinding& queue, const MatmulCall& call) override;
+  absl::Status Svd(QueueBinding& queue, const SvdCall& call) override;
+  absl::Status Qr(QueueBinding& queue, const QrCall& call) override;
+  absl::Status Cholesky(QueueBinding& queue, const CholeskyCall& call) override;
+  absl::Status Eigh(QueueBinding& queue, const EighCall& call) override;
+  absl::Status Eig(QueueBinding& queue, const EigCall& call) override;
+  absl::Status Solve(QueueBinding& queue, const SolveCall& call) override;
+  absl::Status Slogdet(QueueBinding& queue, const SlogdetCall& call) override;
 };
 
 // cuFFT (cuda_fft.cc).
@@ -129,7 +132,7 @@ class CudaFft final : public FftKernels, private OnCudaDevice {
  public:
   using OnCudaDevice::OnCudaDevice;
 
-  absl::Status Fft(const FftCall& call) override;
+  absl::Status Fft(QueueBinding& queue, const FftCall& call) override;
 };
 
 // CUB and kernels of ours (cuda_indexing.cc).
@@ -137,16 +140,16 @@ class CudaIndexing final : public IndexingKernels, private OnCudaDevice {
  public:
   using OnCudaDevice::OnCudaDevice;
 
-  absl::Status Gather(const GatherCall& call) override;
-  absl::Status Scatter(const ScatterCall& call) override;
-  absl::Status Sort(const SortCall& call) override;
-  absl::Status Partition(const PartitionCall& call) override;
-  absl::Status Scan(const ScanCall& call) override;
-  absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
-  absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
-  absl::Status SearchSorted(const SearchSortedCall& call) override;
-  absl::StatusOr<int64_t> SelectUnique(const UniqueCall& call) override;
-  absl::Status Histogram(const HistogramCall& call) override;
+  absl::Status Gather(QueueBinding& queue, const GatherCall& call) override;
+  absl::Status Scatter(QueueBinding& queue, const ScatterCall& call) override;
+  absl::Status Sort(QueueBinding& queue, const SortCall& call) override;
+  absl::Status Partition(QueueBinding& queue, const PartitionCall& call) override;
+  absl::Status Scan(QueueBinding& queue, const ScanCall& call) override;
+  absl::StatusOr<int64_t> CountNonzero(QueueBinding& queue, const ArrayView& input) override;
+  absl::StatusOr<int64_t> Nonzero(QueueBinding& queue, const NonzeroCall& call) override;
+  absl::Status SearchSorted(QueueBinding& queue, const SearchSortedCall& call) override;
+  absl::StatusOr<int64_t> SelectUnique(QueueBinding& queue, const UniqueCall& call) override;
+  absl::Status Histogram(QueueBinding& queue, const HistogramCall& call) override;
 };
 
 // NVRTC through the kernel cache; launched on the session's stream (user_kernel_launch.cc).
@@ -156,7 +159,7 @@ class CudaUserKernels final : public UserKernels, private OnCudaDevice {
 
   absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
       std::shared_ptr<const kernel::CheckedKernel> kernel) override;
-  absl::Status RunUserKernel(const UserKernelCall& call) override;
+  absl::Status RunUserKernel(QueueBinding& queue, const UserKernelCall& call) override;
 };
 
 // A client's CUDA source compiled once by NVRTC (raw_kernel_launch.cc).
@@ -166,7 +169,7 @@ class CudaRawKernels final : public RawKernels, private OnCudaDevice {
 
   absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> PrepareRawKernel(
       const RawKernelSource& source) override;
-  absl::Status RunRawKernel(const RawKernelCall& call) override;
+  absl::Status RunRawKernel(QueueBinding& queue, const RawKernelCall& call) override;
 };
 
 }  // namespace arrayhub

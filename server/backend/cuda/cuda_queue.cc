@@ -15,9 +15,8 @@ namespace arrayhub {
 
 namespace {
 
-thread_local CudaQueueBinding* current_binding = nullptr;
-// How many QueueSections the thread is inside: only the outermost locks and fences.
-thread_local int section_depth = 0;
+// The label of the binding whose outermost QueueSection the thread is in (ServedLabel).
+thread_local const std::string* served_label = nullptr;
 
 void LogIfError(const absl::Status& status) {
   if (!status.ok()) spdlog::error("cuda queue: {}", status.ToString());
@@ -104,15 +103,12 @@ absl::Status CudaQueue::Synchronize() {
       fmt::format("the device failed work this session enqueued since it last waited ({})", calls));
 }
 
-CudaQueueBinding::CudaQueueBinding(std::shared_ptr<CudaQueue> queue, std::string_view label)
-    : queue_(std::move(queue)), label_(label), previous_(current_binding) {
-  queue_->NoteCall(label);
-  current_binding = this;
-}
-
 // Each call fenced its borrowed homes after its work (QueueSection): nothing is left to order
 // when the binding ends.
-CudaQueueBinding::~CudaQueueBinding() { current_binding = previous_; }
+CudaQueueBinding::CudaQueueBinding(std::shared_ptr<CudaQueue> queue, std::string_view label)
+    : queue_(std::move(queue)), label_(label) {
+  queue_->NoteCall(label);
+}
 
 void CudaQueueBinding::Borrow(const CudaQueuedBuffer& buffer) {
   const std::shared_ptr<CudaQueue>& home = buffer.home();
@@ -120,17 +116,23 @@ void CudaQueueBinding::Borrow(const CudaQueuedBuffer& buffer) {
   homes_.push_back(home);
 }
 
-absl::StatusOr<QueueSection> QueueSection::Enter() {
+absl::StatusOr<CudaQueueBinding*> CudaBindingOf(QueueBinding& binding) {
+  auto* cuda = dynamic_cast<CudaQueueBinding*>(&binding);
+  if (cuda == nullptr) {
+    return absl::InternalError(
+        "a CUDA backend call was handed no binding of a CUDA queue (Queues::Bind)");
+  }
+  return cuda;
+}
+
+absl::StatusOr<QueueSection> QueueSection::Enter(CudaQueueBinding& binding) {
   QueueSection section;
-  section.counted_ = true;
-  ++section_depth;
   // From here on, a failure returns a section whose destructor undoes what was done.
-  AH_ASSIGN_OR_RETURN(section.queue_, BoundQueue());
-  if (section_depth > 1) return section;
-  std::vector<std::shared_ptr<CudaQueue>> homes;
-  if (current_binding != nullptr) homes = current_binding->homes();
+  section.binding_ = &binding;
+  if (++binding.open_sections_ > 1) return section;
+  section.served_before_ = std::exchange(served_label, &binding.label());
   std::vector<QueueGroupSection::Member> members;
-  members.push_back({.queue = section.queue_, .homes = std::move(homes)});
+  members.push_back({.queue = binding.queue(), .homes = binding.homes()});
   absl::StatusOr<QueueGroupSection> queues = QueueGroupSection::Enter(std::move(members));
   if (!queues.ok()) return queues.status();
   section.queues_.emplace(*std::move(queues));
@@ -138,14 +140,19 @@ absl::StatusOr<QueueSection> QueueSection::Enter() {
 }
 
 QueueSection::QueueSection(QueueSection&& other) noexcept
-    : counted_(std::exchange(other.counted_, false)),
-      queue_(std::move(other.queue_)),
+    : binding_(std::exchange(other.binding_, nullptr)),
+      served_before_(other.served_before_),
       queues_(std::move(other.queues_)) {
   other.queues_.reset();
 }
 
 QueueSection::~QueueSection() {
-  if (counted_) --section_depth;
+  if (binding_ == nullptr) return;
+  // The outermost section puts back the label it replaced, after its queues are let go.
+  if (--binding_->open_sections_ == 0) {
+    queues_.reset();
+    served_label = served_before_;
+  }
 }
 
 absl::StatusOr<QueueGroupSection> QueueGroupSection::Enter(std::vector<Member> members) {
@@ -187,13 +194,6 @@ QueueGroupSection::~QueueGroupSection() {
   for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->section_mutex_.Unlock();
 }
 
-CudaQueueBinding* CurrentBinding() { return current_binding; }
-
-absl::StatusOr<std::shared_ptr<CudaQueue>> BoundQueue() {
-  if (current_binding != nullptr) return current_binding->queue();
-  int device = 0;
-  AH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
-  return CudaQueue::DeviceDefault(device);
-}
+const std::string* ServedLabel() { return served_label; }
 
 }  // namespace arrayhub

@@ -1,15 +1,13 @@
-// The CUDA backend's work queues: a stream per session, the calling thread's binding to one,
-// and the critical sections that order a call after, and before, the other queues whose buffers
-// it uses.
+// The CUDA backend's work queues: a stream per session, the bindings to them that its calls are
+// handed, and the critical sections that order a call after, and before, the other queues whose
+// buffers it uses.
 //
-// Every backend entry point enters a QueueSection first, and that is where the thread's binding
-// is read (BoundQueue, which Allocate and a host region's copy also call at their entry, for the
-// queue's pool and device). The section names the queue the call's work goes to: the bound one,
-// or the device's default queue when the thread bound none (the backend's own tests). The code
-// below an entry point is handed that queue, or its stream, as an argument. A buffer belongs to
-// the queue it was allocated on (its "home"): it is freed on that stream, so the memory returns
-// to the pool only after the work queued before the free. A call that uses buffers of other
-// queues (CudaQueueBinding::Borrow) is fenced against them both ways, as one critical section
+// Every backend entry point is handed a binding (its first argument) and enters a QueueSection
+// of it first. The section names the queue the call's work goes to, and the code below the
+// entry point is handed that queue, or its stream, as an argument. A buffer belongs to the
+// queue it was allocated on (its "home"): it is freed on that stream, so the memory returns to
+// the pool only after the work queued before the free. A call that uses buffers of other queues
+// (CudaQueueBinding::Borrow) is fenced against them both ways, as one critical section
 // (QueueSection), so that no work of theirs runs between its start and end.
 #pragma once
 
@@ -86,13 +84,11 @@ class CudaQueuedBuffer : public Buffer {
   std::shared_ptr<CudaQueue> home_;
 };
 
-// Makes the calling thread's CUDA work go to one queue while it lives; restores the thread's
-// previous binding at the end.
+// One caller's hold on a queue: its calls' work goes there, fenced against the homes of the
+// buffers it borrowed. Serves one thread at a time (work_queue.h).
 class CudaQueueBinding final : public QueueBinding {
  public:
-  // `queue` must not be the one already bound (Bind hands out an empty binding then).
   CudaQueueBinding(std::shared_ptr<CudaQueue> queue, std::string_view label);
-  ~CudaQueueBinding() override;
 
   const std::shared_ptr<CudaQueue>& queue() const { return queue_; }
   // What the bound calls serve, for reports.
@@ -105,11 +101,18 @@ class CudaQueueBinding final : public QueueBinding {
   const std::vector<std::shared_ptr<CudaQueue>>& homes() const { return homes_; }
 
  private:
+  friend class QueueSection;
+
   std::shared_ptr<CudaQueue> queue_;
   std::string label_;
-  CudaQueueBinding* previous_;
   std::vector<std::shared_ptr<CudaQueue>> homes_;
+  // QueueSections of this binding open now: only the outermost locks and fences.
+  int open_sections_ = 0;
 };
+
+// `binding` as a CUDA binding: INTERNAL when it is another backend's or none (an unbound
+// caller's), which no call of this backend runs with.
+absl::StatusOr<CudaQueueBinding*> CudaBindingOf(QueueBinding& binding);
 
 // The critical section of one call over the queues it touches: for each member, the queue its
 // work goes to and the homes of the buffers that work uses (other than that queue). Entering
@@ -142,38 +145,35 @@ class QueueGroupSection {
   std::vector<CudaQueue*> locked_;  // Every queue of the members, once each, in locking order.
 };
 
-// The critical section of a backend call on the calling thread: a QueueGroupSection of one
-// member, the queue its work goes to (BoundQueue()) with the homes of every buffer the
-// thread's binding has borrowed so far.
+// The critical section of a backend call: a QueueGroupSection of one member, the queue of the
+// call's binding with the homes of every buffer the binding has borrowed so far.
 //
 // The first line of every backend entry point that enqueues work or reads buffers; what the
 // call enqueues goes to queue().stream(), handed down to the code that enqueues it. A call the
-// backend makes from inside another on the same thread (the thread's section depth above 0)
-// locks and fences nothing: the outer section already covers its queues.
+// backend makes from inside another with the same binding (a section of it open already) locks
+// and fences nothing: the outer section already covers its queues.
 class QueueSection {
  public:
-  static absl::StatusOr<QueueSection> Enter();
+  static absl::StatusOr<QueueSection> Enter(CudaQueueBinding& binding);
   QueueSection(QueueSection&& other) noexcept;
   QueueSection& operator=(QueueSection&&) = delete;
   ~QueueSection();
 
   // The queue the call's work goes to.
-  const std::shared_ptr<CudaQueue>& queue() const { return queue_; }
-  cudaStream_t stream() const { return queue_->stream(); }
+  const std::shared_ptr<CudaQueue>& queue() const { return binding_->queue(); }
+  cudaStream_t stream() const { return queue()->stream(); }
 
  private:
   QueueSection() = default;
 
-  bool counted_ = false;  // Holds one level of the thread's depth.
-  std::shared_ptr<CudaQueue> queue_;
-  std::optional<QueueGroupSection> queues_;  // The outermost section's; none when nested.
+  CudaQueueBinding* binding_ = nullptr;         // Holds one of its open sections; null once moved.
+  const std::string* served_before_ = nullptr;  // The thread's ServedLabel() before this one.
+  std::optional<QueueGroupSection> queues_;     // The outermost section's; none when nested.
 };
 
-// The innermost binding of the calling thread, or null: what a report of a device error names
-// (device_loss.cc).
-CudaQueueBinding* CurrentBinding();
-// The queue the thread's binding names, else the current device's default queue. Read at a
-// backend call's entry (QueueSection::Enter, CudaMemory::Allocate), never below it.
-absl::StatusOr<std::shared_ptr<CudaQueue>> BoundQueue();
+// The label of the binding whose outermost QueueSection the calling thread is in, or null:
+// what a report of a device error names (device_loss.cc), where the error is found deep
+// below the call. Nothing reads the call's queue from it.
+const std::string* ServedLabel();
 
 }  // namespace arrayhub

@@ -34,12 +34,13 @@ class PinnedStagingPool::PinnedStaging final : public StagingBuffer {
     pool_->Return(block_);
   }
 
-  absl::Status CopyTo(Buffer& buffer, int64_t offset, int64_t size) override {
-    return Copy(static_cast<std::byte*>(buffer.data()) + offset, block_.host, size,
+  absl::Status CopyTo(QueueBinding& queue, Buffer& buffer, int64_t offset, int64_t size) override {
+    return Copy(queue, static_cast<std::byte*>(buffer.data()) + offset, block_.host, size,
                 cudaMemcpyHostToDevice);
   }
-  absl::Status CopyFrom(const Buffer& buffer, int64_t offset, int64_t size) override {
-    return Copy(block_.host, static_cast<const std::byte*>(buffer.data()) + offset, size,
+  absl::Status CopyFrom(QueueBinding& queue, const Buffer& buffer, int64_t offset,
+                        int64_t size) override {
+    return Copy(queue, block_.host, static_cast<const std::byte*>(buffer.data()) + offset, size,
                 cudaMemcpyDeviceToHost);
   }
   absl::Status Wait() override {
@@ -50,9 +51,11 @@ class PinnedStagingPool::PinnedStaging final : public StagingBuffer {
   }
 
  private:
-  absl::Status Copy(void* destination, const void* source, int64_t size, cudaMemcpyKind kind) {
+  absl::Status Copy(QueueBinding& queue, void* destination, const void* source, int64_t size,
+                    cudaMemcpyKind kind) {
     AH_CUDA_RETURN_IF_ERROR(cudaSetDevice(pool_->device_));
-    AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter());
+    AH_ASSIGN_OR_RETURN(CudaQueueBinding* const binding, CudaBindingOf(queue));
+    AH_ASSIGN_OR_RETURN(const QueueSection section, QueueSection::Enter(*binding));
     const cudaStream_t stream = section.stream();
     AH_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(destination, source, static_cast<size_t>(size), kind, stream));

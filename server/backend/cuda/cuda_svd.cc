@@ -341,8 +341,8 @@ absl::Status SvdJob::WriteVectors(int64_t b, const void* u, const void* v, bool 
 
 }  // namespace
 
-absl::Status CudaLinalg::Svd(const SvdCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaLinalg::Svd(QueueBinding& queue, const SvdCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(LinalgCall linalg, LinalgCall::Begin(section));
   SvdJob job(call, linalg);
   AH_RETURN_IF_ERROR(job.Run());

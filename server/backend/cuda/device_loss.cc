@@ -35,12 +35,12 @@ void ReportDeviceLost(std::string_view what) {
     (void)cudaGetLastError();
     device = -1;
   }
-  const CudaQueueBinding* binding = CurrentBinding();
+  const std::string* served = ServedLabel();
   const std::string report = fmt::format(
       "{} is lost: {}; found while serving {}. Every later call on it fails: the daemon stops so "
       "that its supervisor restarts it",
       device >= 0 ? fmt::format("cuda:{}", device) : "the CUDA device", what,
-      binding != nullptr ? fmt::format("'{}'", binding->label()) : "no request");
+      served != nullptr ? fmt::format("'{}'", *served) : "no request");
   Watchers& watchers = TheWatchers();
   absl::MutexLock lock(&watchers.mutex);
   if (!watchers.lost.emplace(device, report).second) return;

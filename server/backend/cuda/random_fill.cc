@@ -96,8 +96,8 @@ absl::Status Integers(curandGenerator_t generator, const RandomCall& call, void*
 
 }  // namespace
 
-absl::Status CudaCompute::FillRandom(const RandomCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaCompute::FillRandom(QueueBinding& queue, const RandomCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   int64_t n = 1;
   for (int64_t extent : call.output.shape) n *= extent;

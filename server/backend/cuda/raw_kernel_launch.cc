@@ -122,8 +122,8 @@ absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CudaRawKernels::Prepare
   return std::make_shared<const CudaRawKernel>(source.name, *kernel, std::move(sizes));
 }
 
-absl::Status CudaRawKernels::RunRawKernel(const RawKernelCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaRawKernels::RunRawKernel(QueueBinding& queue, const RawKernelCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const auto* prepared = dynamic_cast<const CudaRawKernel*>(call.prepared.get());
   if (prepared == nullptr) {

@@ -172,8 +172,8 @@ absl::Status EnqueueReduce(const ReduceCall& call, const ComputeContext& context
 
 }  // namespace
 
-absl::Status CudaCompute::Reduce(const ReduceCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaCompute::Reduce(QueueBinding& queue, const ReduceCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   return EnqueueReduce(call, context);
 }

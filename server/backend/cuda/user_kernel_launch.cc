@@ -138,8 +138,8 @@ absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CudaUserKernels::Prepa
   return std::make_shared<const CudaPreparedKernel>(compiled, layout);
 }
 
-absl::Status CudaUserKernels::RunUserKernel(const UserKernelCall& call) {
-  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter());
+absl::Status CudaUserKernels::RunUserKernel(QueueBinding& queue, const UserKernelCall& call) {
+  AH_ASSIGN_OR_RETURN(const QueueSection section, Enter(queue));
   AH_ASSIGN_OR_RETURN(const ComputeContext context, ComputeContextOf(section));
   const auto* prepared = dynamic_cast<const CudaPreparedKernel*>(call.prepared.get());
   const kernel::CheckedKernel& kernel = *call.kernel;

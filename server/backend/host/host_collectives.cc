@@ -10,6 +10,7 @@
 #include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 
@@ -114,7 +115,7 @@ absl::Status CpuCollectives::Collective(const CollectiveCall& call) {
       }
     }
   }
-  const HostCall held;
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(binding));
   const size_t ranks = call.ranks.size();
   const int64_t element = ItemSize(call.dtype);
   const auto chunk = static_cast<size_t>(call.count * element);  // Bytes of `count` elements.

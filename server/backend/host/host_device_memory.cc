@@ -13,6 +13,7 @@
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 #include "server/common/float16.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 
@@ -23,8 +24,9 @@ constexpr int64_t kAlignment = 64;  // A cache line, and enough for any SIMD loa
 // Its bytes are added to the counters before it is made (CpuMemory::Allocate).
 class CpuMemory::HostBuffer final : public HostQueuedBuffer {
  public:
-  HostBuffer(void* data, int64_t size, std::shared_ptr<MemoryCounters> counters)
-      : HostQueuedBuffer(data, size, CurrentHostQueue()), counters_(std::move(counters)) {
+  HostBuffer(void* data, int64_t size, std::shared_ptr<HostQueue> home,
+             std::shared_ptr<MemoryCounters> counters)
+      : HostQueuedBuffer(data, size, std::move(home)), counters_(std::move(counters)) {
     NoteHostMemoryAllocated(size);
   }
   ~HostBuffer() override {
@@ -37,7 +39,8 @@ class CpuMemory::HostBuffer final : public HostQueuedBuffer {
   std::shared_ptr<MemoryCounters> counters_;
 };
 
-absl::StatusOr<std::shared_ptr<Buffer>> CpuMemory::Allocate(int64_t nbytes) {
+absl::StatusOr<std::shared_ptr<Buffer>> CpuMemory::Allocate(QueueBinding& queue, int64_t nbytes) {
+  AH_ASSIGN_OR_RETURN(const HostQueueBinding* const binding, HostBindingOf(queue));
   // aligned_alloc wants a multiple of the alignment, and at least one byte so that the
   // pointer is never null.
   // Counted before it is allocated, and refused past the limit: malloc would hand out memory
@@ -56,12 +59,13 @@ absl::StatusOr<std::shared_ptr<Buffer>> CpuMemory::Allocate(int64_t nbytes) {
     return absl::ResourceExhaustedError(
         fmt::format("out of host memory allocating {} bytes", nbytes));
   }
-  return std::make_shared<HostBuffer>(data, nbytes, counters_);
+  return std::make_shared<HostBuffer>(data, nbytes, binding->queue(), counters_);
 }
 
-absl::Status CpuMemory::FillPattern(Buffer& buffer, int64_t offset, int64_t count,
-                                    int64_t stride_bytes, std::span<const std::byte> pattern) {
-  const HostCall held;
+absl::Status CpuMemory::FillPattern(QueueBinding& queue, Buffer& buffer, int64_t offset,
+                                    int64_t count, int64_t stride_bytes,
+                                    std::span<const std::byte> pattern) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   auto* base = static_cast<std::byte*>(buffer.data()) + offset;
   const bool all_zero =
       std::all_of(pattern.begin(), pattern.end(), [](std::byte b) { return b == std::byte{0}; });
@@ -151,33 +155,34 @@ void FillTyped(void* data, const AffineFill& fill) {
 
 }  // namespace
 
-absl::Status CpuMemory::FillAffine(Buffer& buffer, const AffineFill& fill) {
-  const HostCall held;
+absl::Status CpuMemory::FillAffine(QueueBinding& queue, Buffer& buffer, const AffineFill& fill) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   host::VisitDType(fill.dtype,
                    [&](auto tag) { FillTyped<typename decltype(tag)::type>(buffer.data(), fill); });
   return absl::OkStatus();
 }
 
-absl::Status CpuMemory::CopyFromHost(Buffer& buffer, int64_t offset,
+absl::Status CpuMemory::CopyFromHost(QueueBinding& queue, Buffer& buffer, int64_t offset,
                                      std::span<const std::byte> source) {
-  const HostCall held;
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   if (source.empty()) return absl::OkStatus();  // An empty span's data() may be null.
   std::memcpy(static_cast<std::byte*>(buffer.data()) + offset, source.data(), source.size());
   return absl::OkStatus();
 }
 
-absl::Status CpuMemory::CopyToHost(const Buffer& buffer, int64_t offset,
+absl::Status CpuMemory::CopyToHost(QueueBinding& queue, const Buffer& buffer, int64_t offset,
                                    std::span<std::byte> destination) {
-  const HostCall held;
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   if (destination.empty()) return absl::OkStatus();
   std::memcpy(destination.data(), static_cast<const std::byte*>(buffer.data()) + offset,
               destination.size());
   return absl::OkStatus();
 }
 
-absl::Status CpuMemory::CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
-                                       int64_t source_offset, int64_t nbytes) {
-  const HostCall held;
+absl::Status CpuMemory::CopyFromDevice(QueueBinding& queue, Buffer& target, int64_t target_offset,
+                                       const Buffer& source, int64_t source_offset,
+                                       int64_t nbytes) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   if (nbytes == 0) return absl::OkStatus();
   // Every virtual device's memory is host memory; memmove, as the source may be the target.
   std::memmove(static_cast<std::byte*>(target.data()) + target_offset,

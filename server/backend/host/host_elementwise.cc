@@ -299,14 +299,14 @@ absl::Status RunElementwise(const ElementwiseCall& call) {
 }  // namespace
 }  // namespace host
 
-absl::Status CpuCompute::Elementwise(const ElementwiseCall& call) {
-  const HostCall held;
+absl::Status CpuCompute::Elementwise(QueueBinding& queue, const ElementwiseCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::RunStoppable("an elementwise operation", [&] { return host::RunElementwise(call); });
 }
 
-absl::Status CpuCompute::FusedElementwise(const FusedElementwiseCall& call) {
-  const HostCall held;
-  return RunFusedStepByStep(memory_, *this, call);
+absl::Status CpuCompute::FusedElementwise(QueueBinding& queue, const FusedElementwiseCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
+  return RunFusedStepByStep(memory_, *this, queue, call);
 }
 
 }  // namespace arrayhub

@@ -11,6 +11,7 @@
 #include "server/backend/host/fftw_plans.h"
 #include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {
@@ -102,8 +103,8 @@ absl::Status FftTyped(const FftCall& call) {
 
 }  // namespace
 
-absl::Status CpuFft::Fft(const FftCall& call) {
-  const HostCall held;
+absl::Status CpuFft::Fft(QueueBinding& queue, const FftCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   const DType real =
       RealDType(call.kind == FftKind::kComplexToReal ? call.output.dtype : call.input.dtype);
   return real == DType::kFloat32 ? FftTyped<float>(call) : FftTyped<double>(call);

@@ -17,9 +17,9 @@ class HostFileRegion final : public HostRegion {
  public:
   explicit HostFileRegion(RegionFile file) : file_(std::move(file)) {}
 
-  absl::Status CopyIn(int64_t region_offset, Buffer& buffer, int64_t buffer_offset,
-                      int64_t size) const override {
-    const HostCall held;
+  absl::Status CopyIn(QueueBinding& queue, int64_t region_offset, Buffer& buffer,
+                      int64_t buffer_offset, int64_t size) const override {
+    AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
     auto* destination = static_cast<std::byte*>(buffer.data()) + buffer_offset;
     int64_t done = 0;
     while (done < size) {
@@ -38,9 +38,9 @@ class HostFileRegion final : public HostRegion {
     return absl::OkStatus();
   }
 
-  absl::Status CopyOut(const Buffer& buffer, int64_t buffer_offset, int64_t region_offset,
-                       int64_t size) const override {
-    const HostCall held;
+  absl::Status CopyOut(QueueBinding& queue, const Buffer& buffer, int64_t buffer_offset,
+                       int64_t region_offset, int64_t size) const override {
+    AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
     const auto* source = static_cast<const std::byte*>(buffer.data()) + buffer_offset;
     int64_t done = 0;
     while (done < size) {

@@ -156,8 +156,8 @@ absl::Status CombineInto(const ScatterCall& call, ElementwiseOp op) {
 
 }  // namespace
 
-absl::Status CpuIndexing::Gather(const GatherCall& call) {
-  const HostCall held;
+absl::Status CpuIndexing::Gather(QueueBinding& queue, const GatherCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   // The output is the call's own new array: a failure part way leaves only it written, and
   // core frees it.
   const int64_t itemsize = ItemSize(call.source.dtype);
@@ -171,8 +171,8 @@ absl::Status CpuIndexing::Gather(const GatherCall& call) {
                         });
 }
 
-absl::Status CpuIndexing::Scatter(const ScatterCall& call) {
-  const HostCall held;
+absl::Status CpuIndexing::Scatter(QueueBinding& queue, const ScatterCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   if (call.combine && !ScatterCombines(*call.combine, call.target.dtype)) {
     return absl::InvalidArgumentError(fmt::format("a scatter cannot combine with {} of {}",
                                                   OpName(*call.combine),
@@ -214,15 +214,15 @@ void ForEachTruth(const ArrayView& input, F&& visit) {
 
 }  // namespace
 
-absl::StatusOr<int64_t> CpuIndexing::CountNonzero(const ArrayView& input) {
-  const HostCall held;
+absl::StatusOr<int64_t> CpuIndexing::CountNonzero(QueueBinding& queue, const ArrayView& input) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   int64_t count = 0;
   ForEachTruth(input, [&](bool nonzero) { count += nonzero; });
   return count;
 }
 
-absl::StatusOr<int64_t> CpuIndexing::Nonzero(const NonzeroCall& call) {
-  const HostCall held;
+absl::StatusOr<int64_t> CpuIndexing::Nonzero(QueueBinding& queue, const NonzeroCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   const size_t rank = call.input.shape.size();
   // Never more positions than the coordinates hold, whatever the input holds now.
   const int64_t capacity = call.coordinates.empty() ? 0 : call.coordinates[0].shape.at(0);
@@ -244,8 +244,8 @@ absl::StatusOr<int64_t> CpuIndexing::Nonzero(const NonzeroCall& call) {
   return found;
 }
 
-absl::Status CpuIndexing::SearchSorted(const SearchSortedCall& call) {
-  const HostCall held;
+absl::Status CpuIndexing::SearchSorted(QueueBinding& queue, const SearchSortedCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::VisitDType(call.sorted.dtype, [&]<typename T>(host::TypeTag<T>) {
     const std::byte* sorted = BytesOf(call.sorted);
     const int64_t n = call.sorted.shape[0];
@@ -279,8 +279,8 @@ absl::Status CpuIndexing::SearchSorted(const SearchSortedCall& call) {
   });
 }
 
-absl::StatusOr<int64_t> CpuIndexing::SelectUnique(const UniqueCall& call) {
-  const HostCall held;
+absl::StatusOr<int64_t> CpuIndexing::SelectUnique(QueueBinding& queue, const UniqueCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   int64_t count = 0;
   const absl::Status status = host::RunStoppable("unique", [&] {
     return host::VisitDType(call.sorted.dtype, [&]<typename T>(host::TypeTag<T>) {
@@ -301,8 +301,8 @@ absl::StatusOr<int64_t> CpuIndexing::SelectUnique(const UniqueCall& call) {
   return count;
 }
 
-absl::Status CpuIndexing::Histogram(const HistogramCall& call) {
-  const HostCall held;
+absl::Status CpuIndexing::Histogram(QueueBinding& queue, const HistogramCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   const int64_t bins = call.counts.shape[0];
   // The edges are read once: another call may write them meanwhile.
   std::vector<double> edges(static_cast<size_t>(bins + 1));

@@ -639,8 +639,8 @@ absl::Status Guarded(std::string_view what, F&& body) {
 }  // namespace
 }  // namespace host
 
-absl::Status CpuLinalg::Matmul(const MatmulCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Matmul(QueueBinding& queue, const MatmulCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::Guarded("matmul", [&] {
     return host::VisitDType(call.compute_dtype, [&](auto tag) {
       return host::MatmulTyped<typename decltype(tag)::type>(call);
@@ -648,8 +648,8 @@ absl::Status CpuLinalg::Matmul(const MatmulCall& call) {
   });
 }
 
-absl::Status CpuLinalg::Svd(const SvdCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Svd(QueueBinding& queue, const SvdCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   const size_t rank = call.a.shape.size();
   return host::Guarded("svd", [&] {
     return host::VisitLapackDType(
@@ -658,8 +658,8 @@ absl::Status CpuLinalg::Svd(const SvdCall& call) {
   });
 }
 
-absl::Status CpuLinalg::Qr(const QrCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Qr(QueueBinding& queue, const QrCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   const size_t rank = call.a.shape.size();
   return host::Guarded("qr", [&] {
     return host::VisitLapackDType(
@@ -668,8 +668,8 @@ absl::Status CpuLinalg::Qr(const QrCall& call) {
   });
 }
 
-absl::Status CpuLinalg::Cholesky(const CholeskyCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Cholesky(QueueBinding& queue, const CholeskyCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::Guarded("cholesky", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::CholeskyTyped<typename decltype(tag)::type>(call);
@@ -677,8 +677,8 @@ absl::Status CpuLinalg::Cholesky(const CholeskyCall& call) {
   });
 }
 
-absl::Status CpuLinalg::Eigh(const EighCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Eigh(QueueBinding& queue, const EighCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::Guarded("eigh", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::EighTyped<typename decltype(tag)::type>(call);
@@ -686,8 +686,8 @@ absl::Status CpuLinalg::Eigh(const EighCall& call) {
   });
 }
 
-absl::Status CpuLinalg::Eig(const EigCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Eig(QueueBinding& queue, const EigCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::Guarded("eig", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::EigTyped<typename decltype(tag)::type>(call);
@@ -695,8 +695,8 @@ absl::Status CpuLinalg::Eig(const EigCall& call) {
   });
 }
 
-absl::Status CpuLinalg::Solve(const SolveCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Solve(QueueBinding& queue, const SolveCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::Guarded("solve", [&] {
     return host::VisitLapackDType(
         call.a.dtype, {call.a.shape.back(), call.x.shape.back()},
@@ -704,8 +704,8 @@ absl::Status CpuLinalg::Solve(const SolveCall& call) {
   });
 }
 
-absl::Status CpuLinalg::Slogdet(const SlogdetCall& call) {
-  const HostCall held;
+absl::Status CpuLinalg::Slogdet(QueueBinding& queue, const SlogdetCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::Guarded("slogdet", [&] {
     return host::VisitLapackDType(call.a.dtype, {call.a.shape.back()}, [&](auto tag) {
       return host::SlogdetTyped<typename decltype(tag)::type>(call);

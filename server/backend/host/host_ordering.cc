@@ -8,6 +8,7 @@
 
 #include "server/backend/host/host_parts.h"
 #include "server/backend/host/host_queue.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace {
@@ -32,24 +33,23 @@ absl::StatusOr<std::shared_ptr<WorkQueue>> CpuQueues::NewQueue(std::string_view)
 }
 
 std::unique_ptr<QueueBinding> CpuQueues::Bind(std::shared_ptr<WorkQueue> queue, std::string_view) {
-  // The backend's default queue, for calls no session made (the backend's own tests).
+  // The backend's default queue, for calls no session made (the spiller's, the backend's own
+  // tests).
   static const auto* const default_queue = new std::shared_ptr<HostQueue>(new HostQueue);
   std::shared_ptr<HostQueue> host_queue =
       queue == nullptr ? *default_queue : std::static_pointer_cast<HostQueue>(std::move(queue));
-  if (host_queue == CurrentHostQueue()) return std::make_unique<QueueBinding>();
   return std::make_unique<HostQueueBinding>(std::move(host_queue));
 }
 
-absl::Status CpuQueues::Use(const std::shared_ptr<Buffer>& buffer) {
-  HostQueueBinding* binding = CurrentHostBinding();
-  if (binding != nullptr) {
-    binding->Borrow(static_cast<const HostQueuedBuffer&>(buffer->backend_buffer()));
-  }
+absl::Status CpuQueues::Use(QueueBinding& queue, const std::shared_ptr<Buffer>& buffer) {
+  AH_ASSIGN_OR_RETURN(HostQueueBinding* const binding, HostBindingOf(queue));
+  binding->Borrow(static_cast<const HostQueuedBuffer&>(buffer->backend_buffer()));
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<Timestamp>> CpuQueues::RecordTimestamp() {
-  const HostCall held;  // Waits for the queue's call in progress, if any.
+absl::StatusOr<std::shared_ptr<Timestamp>> CpuQueues::RecordTimestamp(QueueBinding& queue) {
+  // Waits for the queue's call in progress, if any.
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return std::make_shared<HostTimestamp>(std::chrono::steady_clock::now());
 }
 

@@ -16,10 +16,10 @@ class CpuQueues final : public Queues {
   absl::StatusOr<std::shared_ptr<WorkQueue>> NewQueue(std::string_view memory_owner) override;
   std::unique_ptr<QueueBinding> Bind(std::shared_ptr<WorkQueue> queue,
                                      std::string_view label) override;
-  absl::Status Use(const std::shared_ptr<Buffer>& buffer) override;
+  absl::Status Use(QueueBinding& queue, const std::shared_ptr<Buffer>& buffer) override;
   // A steady-clock reading at the call: the call runs when the queue has run everything
   // before it.
-  absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp() override;
+  absl::StatusOr<std::shared_ptr<Timestamp>> RecordTimestamp(QueueBinding& queue) override;
   absl::StatusOr<double> ElapsedMilliseconds(Timestamp& start, Timestamp& end) override;
 };
 
@@ -30,17 +30,17 @@ class CpuMemory final : public DeviceMemory {
   CpuMemory(int64_t limit, std::shared_ptr<MemoryCounters> counters)
       : limit_(limit), counters_(std::move(counters)) {}
 
-  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(int64_t nbytes) override;
-  absl::Status FillPattern(Buffer& buffer, int64_t offset, int64_t count, int64_t stride_bytes,
-                           std::span<const std::byte> pattern) override;
-  absl::Status FillAffine(Buffer& buffer, const AffineFill& fill) override;
-  absl::Status CopyFromHost(Buffer& buffer, int64_t offset,
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(QueueBinding& queue, int64_t nbytes) override;
+  absl::Status FillPattern(QueueBinding& queue, Buffer& buffer, int64_t offset, int64_t count,
+                           int64_t stride_bytes, std::span<const std::byte> pattern) override;
+  absl::Status FillAffine(QueueBinding& queue, Buffer& buffer, const AffineFill& fill) override;
+  absl::Status CopyFromHost(QueueBinding& queue, Buffer& buffer, int64_t offset,
                             std::span<const std::byte> source) override;
-  absl::Status CopyToHost(const Buffer& buffer, int64_t offset,
+  absl::Status CopyToHost(QueueBinding& queue, const Buffer& buffer, int64_t offset,
                           std::span<std::byte> destination) override;
   // Every virtual device's memory is host memory: a memmove.
-  absl::Status CopyFromDevice(Buffer& target, int64_t target_offset, const Buffer& source,
-                              int64_t source_offset, int64_t nbytes) override;
+  absl::Status CopyFromDevice(QueueBinding& queue, Buffer& target, int64_t target_offset,
+                              const Buffer& source, int64_t source_offset, int64_t nbytes) override;
 
  private:
   class HostBuffer;
@@ -81,11 +81,11 @@ class CpuCompute final : public ComputeKernels {
   // Fused calls' temporaries come from `memory`, which outlives this.
   explicit CpuCompute(DeviceMemory& memory) : memory_(memory) {}
 
-  absl::Status Elementwise(const ElementwiseCall& call) override;
+  absl::Status Elementwise(QueueBinding& queue, const ElementwiseCall& call) override;
   // One Elementwise call per step (fused_steps.h).
-  absl::Status FusedElementwise(const FusedElementwiseCall& call) override;
-  absl::Status Reduce(const ReduceCall& call) override;
-  absl::Status FillRandom(const RandomCall& call) override;
+  absl::Status FusedElementwise(QueueBinding& queue, const FusedElementwiseCall& call) override;
+  absl::Status Reduce(QueueBinding& queue, const ReduceCall& call) override;
+  absl::Status FillRandom(QueueBinding& queue, const RandomCall& call) override;
 
  private:
   DeviceMemory& memory_;
@@ -94,35 +94,35 @@ class CpuCompute final : public ComputeKernels {
 // OpenBLAS and LAPACKE (host_linalg.cc).
 class CpuLinalg final : public LinalgKernels {
  public:
-  absl::Status Matmul(const MatmulCall& call) override;
-  absl::Status Svd(const SvdCall& call) override;
-  absl::Status Qr(const QrCall& call) override;
-  absl::Status Cholesky(const CholeskyCall& call) override;
-  absl::Status Eigh(const EighCall& call) override;
-  absl::Status Eig(const EigCall& call) override;
-  absl::Status Solve(const SolveCall& call) override;
-  absl::Status Slogdet(const SlogdetCall& call) override;
+  absl::Status Matmul(QueueBinding& queue, const MatmulCall& call) override;
+  absl::Status Svd(QueueBinding& queue, const SvdCall& call) override;
+  absl::Status Qr(QueueBinding& queue, const QrCall& call) override;
+  absl::Status Cholesky(QueueBinding& queue, const CholeskyCall& call) override;
+  absl::Status Eigh(QueueBinding& queue, const EighCall& call) override;
+  absl::Status Eig(QueueBinding& queue, const EigCall& call) override;
+  absl::Status Solve(QueueBinding& queue, const SolveCall& call) override;
+  absl::Status Slogdet(QueueBinding& queue, const SlogdetCall& call) override;
 };
 
 // FFTW (host_fft.cc).
 class CpuFft final : public FftKernels {
  public:
-  absl::Status Fft(const FftCall& call) override;
+  absl::Status Fft(QueueBinding& queue, const FftCall& call) override;
 };
 
 // host_indexing.cc, host_sort.cc.
 class CpuIndexing final : public IndexingKernels {
  public:
-  absl::Status Gather(const GatherCall& call) override;
-  absl::Status Scatter(const ScatterCall& call) override;
-  absl::Status Sort(const SortCall& call) override;
-  absl::Status Partition(const PartitionCall& call) override;
-  absl::Status Scan(const ScanCall& call) override;
-  absl::StatusOr<int64_t> CountNonzero(const ArrayView& input) override;
-  absl::StatusOr<int64_t> Nonzero(const NonzeroCall& call) override;
-  absl::Status SearchSorted(const SearchSortedCall& call) override;
-  absl::StatusOr<int64_t> SelectUnique(const UniqueCall& call) override;
-  absl::Status Histogram(const HistogramCall& call) override;
+  absl::Status Gather(QueueBinding& queue, const GatherCall& call) override;
+  absl::Status Scatter(QueueBinding& queue, const ScatterCall& call) override;
+  absl::Status Sort(QueueBinding& queue, const SortCall& call) override;
+  absl::Status Partition(QueueBinding& queue, const PartitionCall& call) override;
+  absl::Status Scan(QueueBinding& queue, const ScanCall& call) override;
+  absl::StatusOr<int64_t> CountNonzero(QueueBinding& queue, const ArrayView& input) override;
+  absl::StatusOr<int64_t> Nonzero(QueueBinding& queue, const NonzeroCall& call) override;
+  absl::Status SearchSorted(QueueBinding& queue, const SearchSortedCall& call) override;
+  absl::StatusOr<int64_t> SelectUnique(QueueBinding& queue, const UniqueCall& call) override;
+  absl::Status Histogram(QueueBinding& queue, const HistogramCall& call) override;
 };
 
 // The kernel's tree compiled to slot code run over blocks of indices (host_user_kernel.cc).
@@ -130,7 +130,7 @@ class CpuUserKernels final : public UserKernels {
  public:
   absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> PrepareUserKernel(
       std::shared_ptr<const kernel::CheckedKernel> kernel) override;
-  absl::Status RunUserKernel(const UserKernelCall& call) override;
+  absl::Status RunUserKernel(QueueBinding& queue, const UserKernelCall& call) override;
 };
 
 // Raw CUDA kernels need the CUDA backend: FAILED_PRECONDITION (host_user_kernel.cc).
@@ -138,7 +138,7 @@ class CpuRawKernels final : public RawKernels {
  public:
   absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> PrepareRawKernel(
       const RawKernelSource& source) override;
-  absl::Status RunRawKernel(const RawKernelCall& call) override;
+  absl::Status RunRawKernel(QueueBinding& queue, const RawKernelCall& call) override;
 };
 
 }  // namespace arrayhub

@@ -2,53 +2,53 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
+
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 
-namespace {
-
-thread_local HostQueueBinding* current_binding = nullptr;
-// True while the thread is inside a HostCall: nested calls run under its locks.
-thread_local bool in_call = false;
-
-}  // namespace
-
 HostQueueBinding::HostQueueBinding(std::shared_ptr<HostQueue> queue)
-    : queue_(std::move(queue)), previous_(current_binding), queues_{queue_} {
-  current_binding = this;
-}
-
-HostQueueBinding::~HostQueueBinding() { current_binding = previous_; }
+    : queue_(std::move(queue)), queues_{queue_} {}
 
 void HostQueueBinding::Borrow(const HostQueuedBuffer& buffer) {
   const std::shared_ptr<HostQueue>& home = buffer.home();
-  if (home == nullptr || std::find(queues_.begin(), queues_.end(), home) != queues_.end()) return;
+  if (std::find(queues_.begin(), queues_.end(), home) != queues_.end()) return;
   queues_.push_back(home);
 }
 
-HostQueueBinding* CurrentHostBinding() { return current_binding; }
-
-std::shared_ptr<HostQueue> CurrentHostQueue() {
-  return current_binding == nullptr ? nullptr : current_binding->queue();
+absl::StatusOr<HostQueueBinding*> HostBindingOf(QueueBinding& binding) {
+  auto* host = dynamic_cast<HostQueueBinding*>(&binding);
+  if (host == nullptr) {
+    return absl::InternalError(
+        "a host backend call was handed no binding of a host queue (Queues::Bind)");
+  }
+  return host;
 }
 
-HostCall::HostCall() {
-  if (in_call || current_binding == nullptr) return;
+absl::StatusOr<HostCall> HostCall::Enter(QueueBinding& binding) {
+  AH_ASSIGN_OR_RETURN(HostQueueBinding* const host, HostBindingOf(binding));
+  HostCall call(*host);
+  if (host->in_call_) return call;
   std::vector<HostQueue*> queues;
-  for (const std::shared_ptr<HostQueue>& queue : current_binding->queues()) {
-    queues.push_back(queue.get());
-  }
+  for (const std::shared_ptr<HostQueue>& queue : host->queues()) queues.push_back(queue.get());
   // One global order: whoever holds a queue and waits for another waits only for queues that
   // come later, so no cycle of waits can form.
   std::sort(queues.begin(), queues.end(), std::less<HostQueue*>());
-  locks_.reserve(queues.size());
-  for (HostQueue* queue : queues) locks_.emplace_back(queue->mutex());
-  in_call = true;
-  outermost_ = true;
+  call.locks_.reserve(queues.size());
+  for (HostQueue* queue : queues) call.locks_.emplace_back(queue->mutex());
+  host->in_call_ = true;
+  call.outermost_ = true;
+  return call;
 }
 
+HostCall::HostCall(HostCall&& other) noexcept
+    : binding_(other.binding_),
+      locks_(std::move(other.locks_)),
+      outermost_(std::exchange(other.outermost_, false)) {}
+
 HostCall::~HostCall() {
-  if (outermost_) in_call = false;
+  if (outermost_) binding_->in_call_ = false;
 }
 
 }  // namespace arrayhub

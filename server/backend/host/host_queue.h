@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "server/backend/buffer.h"
 #include "server/backend/work_queue.h"
 
@@ -28,7 +29,7 @@ class HostQueue final : public WorkQueue {
   std::mutex mutex_;
 };
 
-// A host buffer remembers the queue it was allocated on (null: allocated with none bound).
+// A host buffer remembers the queue it was allocated on.
 class HostQueuedBuffer : public Buffer {
  public:
   const std::shared_ptr<HostQueue>& home() const { return home_; }
@@ -41,12 +42,10 @@ class HostQueuedBuffer : public Buffer {
   std::shared_ptr<HostQueue> home_;
 };
 
-// Makes the calling thread's backend calls run on `queue` while it lives (CpuQueues::Bind);
-// restores the thread's previous binding at the end.
+// One caller's hold on a queue (CpuQueues::Bind). Serves one thread at a time (work_queue.h).
 class HostQueueBinding final : public QueueBinding {
  public:
   explicit HostQueueBinding(std::shared_ptr<HostQueue> queue);
-  ~HostQueueBinding() override;
 
   const std::shared_ptr<HostQueue>& queue() const { return queue_; }
   // The bound calls will use `buffer`: from now on each of them also holds its home queue.
@@ -56,27 +55,34 @@ class HostQueueBinding final : public QueueBinding {
   const std::vector<std::shared_ptr<HostQueue>>& queues() const { return queues_; }
 
  private:
+  friend class HostCall;
+
   std::shared_ptr<HostQueue> queue_;
-  HostQueueBinding* previous_;
   std::vector<std::shared_ptr<HostQueue>> queues_;
+  bool in_call_ = false;  // A HostCall of this binding holds its queues now.
 };
 
-// The innermost binding of the calling thread, or null.
-HostQueueBinding* CurrentHostBinding();
-// The queue new buffers of the calling thread belong to: the bound one, or null.
-std::shared_ptr<HostQueue> CurrentHostQueue();
+// `binding` as the host backend's: INTERNAL when it is another backend's or none (an unbound
+// caller's), which no call of this backend runs with.
+absl::StatusOr<HostQueueBinding*> HostBindingOf(QueueBinding& binding);
 
-// One backend call's critical section: declared first in every HostBackend entry point (and
-// every HostRegion copy) that reads or writes buffers. Locks the current binding's queues for
-// the call's length; nothing when no queue is bound or an outer call holds them already.
+// One backend call's critical section: entered first in every HostBackend entry point (and
+// every HostRegion copy) that reads or writes buffers. Locks the binding's queues for the
+// call's length; nothing when an outer call of the same binding holds them already.
 class HostCall {
  public:
-  HostCall();
+  static absl::StatusOr<HostCall> Enter(QueueBinding& binding);
+  HostCall(HostCall&& other) noexcept;
+  HostCall& operator=(HostCall&&) = delete;
   ~HostCall();
-  HostCall(const HostCall&) = delete;
-  HostCall& operator=(const HostCall&) = delete;
+
+  // The queue new buffers of the call belong to.
+  const std::shared_ptr<HostQueue>& queue() const { return binding_->queue(); }
 
  private:
+  explicit HostCall(HostQueueBinding& binding) : binding_(&binding) {}
+
+  HostQueueBinding* binding_;
   std::vector<std::unique_lock<std::mutex>> locks_;
   bool outermost_ = false;
 };

@@ -23,6 +23,7 @@
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/random_samplers.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace host {
@@ -203,8 +204,8 @@ absl::Status FillRandom(const RandomCall& call) {
 }  // namespace
 }  // namespace host
 
-absl::Status CpuCompute::FillRandom(const RandomCall& call) {
-  const HostCall held;
+absl::Status CpuCompute::FillRandom(QueueBinding& queue, const RandomCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::FillRandom(call);
 }
 

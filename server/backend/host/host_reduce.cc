@@ -32,6 +32,7 @@
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/host_types.h"
 #include "server/backend/host/strided_index.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 namespace host {
@@ -475,8 +476,8 @@ absl::Status RunReduce(const ReduceCall& call) {
 }  // namespace
 }  // namespace host
 
-absl::Status CpuCompute::Reduce(const ReduceCall& call) {
-  const HostCall held;
+absl::Status CpuCompute::Reduce(QueueBinding& queue, const ReduceCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::RunStoppable("a reduction", [&] { return host::RunReduce(call); });
 }
 

@@ -92,8 +92,8 @@ void SelectKth(It first, It last, const std::vector<int64_t>& kth, const Less& l
 
 }  // namespace
 
-absl::Status CpuIndexing::Sort(const SortCall& call) {
-  const HostCall held;
+absl::Status CpuIndexing::Sort(QueueBinding& queue, const SortCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   try {
     return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
       const auto [rows, n] = RowsOf(call.input);
@@ -120,8 +120,8 @@ absl::Status CpuIndexing::Sort(const SortCall& call) {
   }
 }
 
-absl::Status CpuIndexing::Partition(const PartitionCall& call) {
-  const HostCall held;
+absl::Status CpuIndexing::Partition(QueueBinding& queue, const PartitionCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   try {
     return host::VisitDType(call.input.dtype, [&]<typename T>(host::TypeTag<T>) {
       const auto [rows, n] = RowsOf(call.input);
@@ -159,8 +159,8 @@ absl::Status CpuIndexing::Partition(const PartitionCall& call) {
   }
 }
 
-absl::Status CpuIndexing::Scan(const ScanCall& call) {
-  const HostCall held;
+absl::Status CpuIndexing::Scan(QueueBinding& queue, const ScanCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   try {
     return host::VisitDType(call.data.dtype, [&]<typename T>(host::TypeTag<T>) {
       using M = host::MathType<T>;

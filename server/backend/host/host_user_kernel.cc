@@ -4,6 +4,7 @@
 #include "server/backend/host/host_queue.h"
 #include "server/backend/host/host_stop.h"
 #include "server/backend/host/user_kernel_program.h"
+#include "server/common/status_macros.h"
 
 namespace arrayhub {
 
@@ -16,8 +17,8 @@ absl::StatusOr<std::shared_ptr<const PreparedUserKernel>> CpuUserKernels::Prepar
   }
 }
 
-absl::Status CpuUserKernels::RunUserKernel(const UserKernelCall& call) {
-  const HostCall held;
+absl::Status CpuUserKernels::RunUserKernel(QueueBinding& queue, const UserKernelCall& call) {
+  AH_ASSIGN_OR_RETURN(const HostCall held, HostCall::Enter(queue));
   return host::RunStoppable("a user kernel", [&] { return host::RunHostUserKernel(call); });
 }
 
@@ -26,7 +27,7 @@ absl::StatusOr<std::shared_ptr<const PreparedRawKernel>> CpuRawKernels::PrepareR
   return absl::FailedPreconditionError("raw CUDA kernels need the CUDA backend");
 }
 
-absl::Status CpuRawKernels::RunRawKernel(const RawKernelCall&) {
+absl::Status CpuRawKernels::RunRawKernel(QueueBinding&, const RawKernelCall&) {
   return absl::FailedPreconditionError("raw CUDA kernels need the CUDA backend");
 }
 
