@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "server/backend/buffer.h"
 #include "server/backend/timestamp.h"
 
@@ -34,6 +35,19 @@ class QueueBinding {
   QueueBinding& operator=(const QueueBinding&) = delete;
   virtual ~QueueBinding() = default;
 };
+
+// `binding` as `Own`, the type of binding backend `backend` hands out; INTERNAL when it is
+// another backend's or none (an unbound caller's): no call of that backend runs with it.
+template <typename Own>
+absl::StatusOr<Own*> OwnBinding(QueueBinding& binding, const char* backend) {
+  auto* own = dynamic_cast<Own*>(&binding);
+  if (own == nullptr) {
+    return absl::InternalError(absl::StrCat("a ", backend,
+                                            " backend call was handed no binding of a ", backend,
+                                            " queue (Queues::Bind)"));
+  }
+  return own;
+}
 
 // A backend's ordering of work: its queues, the bindings its calls are handed, and points in a
 // queue's order whose time can be read (timestamp.h).

@@ -53,7 +53,7 @@ struct Caller {
   // The session's queue on each device, by index (null: the default queues).
   std::shared_ptr<const std::vector<std::shared_ptr<WorkQueue>>> queues = nullptr;
   std::shared_ptr<const StopSignal> stop = nullptr;  // Null: the work always runs to its end.
-  CallerQueue bound;  // Set in the Caller of an Engine::Binding only.
+  CallerQueue bound{};  // Set in the Caller of an Engine::Binding only.
 };
 
 // The binding of `caller`'s queue that its backend calls are handed (CallerQueue::binding).

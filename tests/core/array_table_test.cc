@@ -74,14 +74,14 @@ class ArrayTableTest : public ::testing::Test {
 TEST(CallerQueueTest, OnlyTheBoundCallerHoldsItsBinding) {
   HostBackend backend;
   const std::unique_ptr<QueueBinding> binding = backend.queues().Bind(nullptr, "test");
-  Caller bound{.tenant = "alice"};
+  Caller bound{.tenant = "alice", .session = Handle::Random()};
   EXPECT_FALSE(bound.bound.held());
   bound.bound.Hold(*binding);
   EXPECT_TRUE(bound.bound.held());
   EXPECT_EQ(&QueueOf(bound), binding.get());
 
   const Caller copied = bound;
-  Caller assigned{.tenant = "bob"};
+  Caller assigned{.tenant = "bob", .session = Handle::Random()};
   assigned = bound;
   for (const Caller* other : {&copied, static_cast<const Caller*>(&assigned)}) {
     EXPECT_EQ(other->tenant, "alice");

@@ -116,15 +116,6 @@ void CudaQueueBinding::Borrow(const CudaQueuedBuffer& buffer) {
   homes_.push_back(home);
 }
 
-absl::StatusOr<CudaQueueBinding*> CudaBindingOf(QueueBinding& binding) {
-  auto* cuda = dynamic_cast<CudaQueueBinding*>(&binding);
-  if (cuda == nullptr) {
-    return absl::InternalError(
-        "a CUDA backend call was handed no binding of a CUDA queue (Queues::Bind)");
-  }
-  return cuda;
-}
-
 absl::StatusOr<QueueSection> QueueSection::Enter(CudaQueueBinding& binding) {
   QueueSection section;
   // From here on, a failure returns a section whose destructor undoes what was done.

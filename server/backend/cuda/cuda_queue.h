@@ -110,9 +110,10 @@ class CudaQueueBinding final : public QueueBinding {
   int open_sections_ = 0;
 };
 
-// `binding` as a CUDA binding: INTERNAL when it is another backend's or none (an unbound
-// caller's), which no call of this backend runs with.
-absl::StatusOr<CudaQueueBinding*> CudaBindingOf(QueueBinding& binding);
+// `binding` as a CUDA binding: INTERNAL when it is another backend's or none (OwnBinding).
+inline absl::StatusOr<CudaQueueBinding*> CudaBindingOf(QueueBinding& binding) {
+  return OwnBinding<CudaQueueBinding>(binding, "CUDA");
+}
 
 // The critical section of one call over the queues it touches: for each member, the queue its
 // work goes to and the homes of the buffers that work uses (other than that queue). Entering

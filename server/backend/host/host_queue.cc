@@ -17,15 +17,6 @@ void HostQueueBinding::Borrow(const HostQueuedBuffer& buffer) {
   queues_.push_back(home);
 }
 
-absl::StatusOr<HostQueueBinding*> HostBindingOf(QueueBinding& binding) {
-  auto* host = dynamic_cast<HostQueueBinding*>(&binding);
-  if (host == nullptr) {
-    return absl::InternalError(
-        "a host backend call was handed no binding of a host queue (Queues::Bind)");
-  }
-  return host;
-}
-
 absl::StatusOr<HostCall> HostCall::Enter(QueueBinding& binding) {
   AH_ASSIGN_OR_RETURN(HostQueueBinding* const host, HostBindingOf(binding));
   HostCall call(*host);

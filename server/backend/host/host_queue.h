@@ -62,9 +62,10 @@ class HostQueueBinding final : public QueueBinding {
   bool in_call_ = false;  // A HostCall of this binding holds its queues now.
 };
 
-// `binding` as the host backend's: INTERNAL when it is another backend's or none (an unbound
-// caller's), which no call of this backend runs with.
-absl::StatusOr<HostQueueBinding*> HostBindingOf(QueueBinding& binding);
+// `binding` as the host backend's: INTERNAL when it is another backend's or none (OwnBinding).
+inline absl::StatusOr<HostQueueBinding*> HostBindingOf(QueueBinding& binding) {
+  return OwnBinding<HostQueueBinding>(binding, "host");
+}
 
 // One backend call's critical section: entered first in every HostBackend entry point (and
 // every HostRegion copy) that reads or writes buffers. Locks the binding's queues for the
