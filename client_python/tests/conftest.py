@@ -12,6 +12,7 @@ feature; they are skipped only while the server answers UNIMPLEMENTED for it.
 
 from __future__ import annotations
 
+import gc
 import os
 import pathlib
 import re
@@ -173,6 +174,16 @@ def random_values(rng: np.random.Generator, dtype: np.dtype, shape: tuple[int, .
 
 
 _RTOL = {"e": 2e-3, "f": 2e-5, "d": 1e-12, "F": 2e-5, "D": 1e-12}
+
+
+def live_handles(client: arrayhub.Client) -> set[str]:
+    """The session's array handles once every array nothing references is freed: the queue
+    drained first (its ops hold their operands), then garbage collected (an array in a
+    reference cycle goes only then, and the drain may have just left it one), then listed
+    (list_arrays sends the frees collection queued)."""
+    client.synchronize()
+    gc.collect()
+    return {info.handle for info in client.list_arrays()}
 
 
 def assert_matches(got: arrayhub.ndarray, expected: np.ndarray, rtol: float | None = None) -> None:

@@ -4,13 +4,12 @@ read, and errors that name the op and leave nothing behind."""
 
 from __future__ import annotations
 
-import gc
 
 import numpy as np
 import pytest
 
 import arrayhub as ah
-from conftest import assert_matches
+from conftest import assert_matches, live_handles
 
 pytestmark = pytest.mark.requires_compute("Elementwise")
 
@@ -20,16 +19,11 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(8)
 
 
-def _handles(client: ah.Client) -> set[str]:
-    gc.collect()
-    return {info.handle for info in client.list_arrays()}
-
-
 def test_a_chain_of_ops_matches_numpy_and_keeps_only_what_is_referenced(
         client: ah.Client, rng: np.random.Generator) -> None:
     x_host, y_host = rng.normal(size=(6, 5)), rng.normal(size=(5,))
     x, y = ah.asarray(x_host), ah.asarray(y_host)
-    before = _handles(client)
+    before = live_handles(client)
     with ah.batch() as b:
         t = x * y
         r = ah.exp(ah.sqrt(t * t + 1.0) - 2 * t).sum(axis=0)
@@ -40,17 +34,17 @@ def test_a_chain_of_ops_matches_numpy_and_keeps_only_what_is_referenced(
     assert_matches(r, np.exp(np.sqrt(expected_t * expected_t + 1.0) - 2 * expected_t).sum(axis=0))
     assert_matches(m, (x_host @ y_host.reshape(5, 1)).T)
     # Exactly the three kept results are new; every intermediate is gone.
-    assert _handles(client) == before | {t.handle, r.handle, m.handle}
+    assert live_handles(client) == before | {t.handle, r.handle, m.handle}
 
 
 def test_nothing_runs_until_the_block_ends(client: ah.Client) -> None:
     x = ah.zeros(3)
-    before = _handles(client)
+    before = live_handles(client)
     with ah.batch():
         y = x + 1
         x += 5  # In place into an existing array: recorded too, after y.
         z = ah.ones(2, dtype=np.int8)
-    assert _handles(client) == before | {y.handle, z.handle}
+    assert live_handles(client) == before | {y.handle, z.handle}
     np.testing.assert_array_equal(x.get(), [5, 5, 5])
     np.testing.assert_array_equal(y.get(), [1, 1, 1])
     assert z.dtype == np.int8 and z.shape == (2,)
@@ -115,28 +109,28 @@ def test_calls_a_batch_cannot_hold_raise_inside_the_block() -> None:
 
 def test_an_exception_in_the_block_runs_nothing(client: ah.Client) -> None:
     x = ah.zeros(3)
-    before = _handles(client)
+    before = live_handles(client)
     with pytest.raises(KeyError):
         with ah.batch():
             x += 1
             t = x * 2
             raise KeyError("stop")
     np.testing.assert_array_equal(x.get(), [0, 0, 0])
-    assert _handles(client) == before
+    assert live_handles(client) == before
     with pytest.raises(ah.ArrayHubBatchError, match="raised an exception, so it never ran"):
         t.get()
 
 
 def test_a_failing_op_fails_the_batch_and_leaves_nothing(client: ah.Client) -> None:
     x, m = ah.arange(3.0), ah.ones((2, 2))
-    before = _handles(client)
+    before = live_handles(client)
     with pytest.raises(ah.ArrayHubValueError,
                        match=r"^ops\[2\] \(matmul\): matmul: Input operand 1 has a mismatch"):
         with ah.batch():
             x += 1
             t = x * 2
             r = t @ m
-    assert _handles(client) == before
+    assert live_handles(client) == before
     np.testing.assert_array_equal(x.get(), [1, 2, 3])  # The earlier in-place write stays.
     with pytest.raises(ah.ArrayHubBatchError, match=r"failed: ops\[2\] \(matmul\)"):
         r.get()

@@ -8,7 +8,6 @@ intermediates; errors that name the op and leave nothing behind."""
 from __future__ import annotations
 
 import contextlib
-import gc
 import pathlib
 import warnings
 from typing import Any, Callable, Iterator
@@ -17,7 +16,7 @@ import numpy as np
 import pytest
 
 import arrayhub as ah
-from conftest import assert_matches, start_daemon, stop_daemon
+from conftest import assert_matches, live_handles, start_daemon, stop_daemon
 
 pytestmark = pytest.mark.requires_compute("Elementwise")
 
@@ -36,11 +35,6 @@ def unfused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ah.Client]:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng()
-
-
-def _handles(client: ah.Client) -> set[str]:
-    gc.collect()
-    return {info.handle for info in client.list_arrays()}
 
 
 # Ops by the kind of values they read: (name, arity). Each stays inside its kind's dtypes.
@@ -177,14 +171,14 @@ def test_a_chain_changes_dtype_and_reads_comparisons(rng: np.random.Generator) -
 
 def test_chains_split_where_the_shape_grows_and_past_a_kernels_limits(
         client: ah.Client, rng: np.random.Generator) -> None:
-    before = _handles(client)
+    before = live_handles(client)
     hx = rng.normal(size=(7,))
     hgrid = rng.normal(size=(5, 7))
     hcols = [rng.normal(size=(7,)) for _ in range(20)]
     x, grid = ah.asarray(hx), ah.asarray(hgrid)
     cols = [ah.asarray(c) for c in hcols]
     scalars = [float(s) for s in np.round(rng.normal(size=40), 4)]
-    inputs = _handles(client)
+    inputs = live_handles(client)
     with ah.batch():
         small = ah.sin(x) + 1                  # shape (7,)
         grown = small * grid - small           # (5, 7): a new group reads small
@@ -214,22 +208,22 @@ def test_chains_split_where_the_shape_grows_and_past_a_kernels_limits(
     assert_matches(many, emany)
     assert_matches(wide, ewide)
     # Only the five results referenced here are new.
-    assert _handles(client) == inputs | {a.handle for a in (small, grown, long, many, wide)}
+    assert live_handles(client) == inputs | {a.handle for a in (small, grown, long, many, wide)}
     del small, grown, long, many, wide, x, grid, cols
-    assert _handles(client) == before
+    assert live_handles(client) == before
 
 
 def test_a_failing_op_in_a_chain_is_named_and_leaves_nothing(
         client: ah.Client, rng: np.random.Generator) -> None:
     x = ah.asarray(rng.normal(size=(4, 4)))
-    before = _handles(client)
+    before = live_handles(client)
     with pytest.raises(Exception, match=r"ops\[3\] \(elementwise bitwise_and\)") as raised:
         with ah.batch():
             kept = ah.exp(x) + 1
             odd = ah.bitwise_and(kept * 2, 1)  # No bitwise_and loop for float64.
             _ = odd + kept
     assert "bitwise_and" in str(raised.value)
-    assert _handles(client) == before
+    assert live_handles(client) == before
     del kept, odd
 
 
@@ -237,7 +231,7 @@ def test_long_dense_chain_keeps_only_its_last_value(client: ah.Client,
                                                     rng: np.random.Generator) -> None:
     host = rng.normal(size=(1 << 16,)).astype(np.float32)
     x = ah.asarray(host)
-    before = _handles(client)
+    before = live_handles(client)
     with ah.batch():
         y = x
         for k in range(64):
@@ -246,8 +240,7 @@ def test_long_dense_chain_keeps_only_its_last_value(client: ah.Client,
     for k in range(64):
         expected = expected + np.float32(k % 5) if k % 2 else expected * np.float32(0.75)
     assert_matches(y, expected)
-    assert _handles(client) == before | {y.handle}
-
+    assert live_handles(client) == before | {y.handle}
 
 
 # Reductions that end a chain: (method, keyword arguments).
@@ -356,7 +349,7 @@ def test_a_reduction_that_ends_a_chain_is_folded_into_it(
 
     if dt.kind in "fc":
         ha, hb = (1 + ha / 64).astype(dt), (1 + hb / 64).astype(dt)  # Products stay finite.
-    before = _handles(client)
+    before = live_handles(client)
     for name, kwargs in ops:
         with np.errstate(all="ignore"):
             want = np.asarray(chain(np, ha, hb, name, kwargs))
@@ -377,7 +370,7 @@ def test_a_reduction_that_ends_a_chain_is_folded_into_it(
                 np.testing.assert_allclose(got, reference, rtol=tolerance, err_msg=label)
             else:
                 np.testing.assert_array_equal(got, reference, err_msg=label)
-    assert _handles(client) == before
+    assert live_handles(client) == before
 
 
 def test_a_reduction_of_an_earlier_group_or_some_axes_runs_after_the_chain(
@@ -399,13 +392,13 @@ def test_a_reduction_of_an_earlier_group_or_some_axes_runs_after_the_chain(
 def test_a_failing_reduction_after_a_chain_is_named_and_leaves_nothing(
         client: ah.Client, rng: np.random.Generator) -> None:
     x = ah.asarray(rng.normal(size=(0, 3)))
-    before = _handles(client)
+    before = live_handles(client)
     with pytest.raises(ValueError, match=r"ops\[\d+\] \(reduce min\).*zero-size array"):
         with ah.batch():
             kept = x * 2 + 1
             _ = kept.min()
     del kept
-    assert _handles(client) == before
+    assert live_handles(client) == before
 
 
 def test_folded_reductions_from_many_threads_on_shared_arrays(
@@ -419,7 +412,7 @@ def test_folded_reductions_from_many_threads_on_shared_arrays(
     a, b = ah.asarray(ha), ah.asarray(hb)
     scratch = ah.zeros(4099)
     want = float((ha * hb + ha).sum())
-    before = _handles(client)
+    before = live_handles(client)
     failures: list[str] = []
     stop = threading.Event()
 
@@ -447,4 +440,4 @@ def test_folded_reductions_from_many_threads_on_shared_arrays(
     writer.join()
     assert not failures, failures[:3]
     ah.synchronize()
-    assert _handles(client) == before
+    assert live_handles(client) == before
