@@ -76,7 +76,7 @@ Client Client::Connect(const std::string& address, ClientOptions options) {
   }
   connection->stub = v1::ArrayHub::NewStub(connection->channel);
   connection->options = std::move(options);
-  if (detail::SharedMemoryWanted(address)) {
+  if (detail::SharedMemoryWanted(address, connection->options.shared_memory)) {
     connection->shared_memory = std::make_unique<detail::SharedMemoryTransfer>();
   }
   if (detail::BatchLane::Wanted(address)) connection->lane = std::make_unique<detail::BatchLane>();

@@ -54,7 +54,8 @@ int MakeSealedObject(int64_t size) {
 
 }  // namespace
 
-bool SharedMemoryWanted(const std::string& address) {
+bool SharedMemoryWanted(const std::string& address, std::optional<bool> chosen) {
+  if (chosen.has_value()) return *chosen;
   const char* setting = std::getenv("ARRAYHUB_SHARED_MEMORY");
   if (setting != nullptr && std::string_view(setting) == "1") return true;
   if (setting != nullptr && std::string_view(setting) == "0") return false;

@@ -26,8 +26,10 @@ namespace arrayhub::client::detail {
 
 struct Connection;
 
-// Whether `address` (a gRPC target) is on this host, after ARRAYHUB_SHARED_MEMORY.
-bool SharedMemoryWanted(const std::string& address);
+// Whether to try shared memory with the server at `address` (a gRPC target): `chosen` when
+// set (ClientOptions::shared_memory), else ARRAYHUB_SHARED_MEMORY's 1 or 0, else whether the
+// address is on this host.
+bool SharedMemoryWanted(const std::string& address, std::optional<bool> chosen);
 
 // Where a span of a pinned buffer lies: the region and the offset in it.
 struct PinnedLocation {

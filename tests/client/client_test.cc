@@ -160,13 +160,12 @@ TYPED_TEST(RoundTripTest, IsBitExactAcrossManyChunks) {
 // Streams in parallel, each a range of the array on a connection of its own: ranges of whole
 // chunks and a short last one, and arrays too small for every stream to get a range.
 TEST_F(ClientTest, StripedStreamsRoundTripBitExactly) {
-  setenv("ARRAYHUB_SHARED_MEMORY", "0", 1);  // Read once, by Connect.
   ClientOptions options;
   options.chunk_bytes = 4096;
   options.transfer_streams = 3;
   options.stripe_min_bytes = 1;
+  options.shared_memory = false;
   Client striped = Client::Connect(server_->address(), options);
-  unsetenv("ARRAYHUB_SHARED_MEMORY");
   ASSERT_FALSE(striped.UsesSharedMemory());
   const arrayhub::EngineStats before = Stats();
   for (int64_t count : {int64_t{33} * 1001, int64_t{1}, int64_t{600}}) {

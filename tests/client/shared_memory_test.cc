@@ -32,14 +32,21 @@ std::vector<double> Ramp(size_t n) {
 
 class SharedMemoryClientTest : public ::testing::Test {
  protected:
-  void Start(arrayhub::ServerOptions options = {}) {
+  void Start(arrayhub::ServerOptions options = {},
+             std::optional<bool> shared_memory = std::nullopt) {
     server_ = arrayhub::testing::StartTestServer(options);
     ASSERT_NE(server_, nullptr);
     ClientOptions transfers_only;  // Every upload here is a transfer: none is queued inline.
     transfers_only.inline_upload_bytes = 0;
+    transfers_only.shared_memory = shared_memory;
     client_.emplace(Client::Connect(server_->address(), transfers_only));
   }
-  void TearDown() override { unsetenv("ARRAYHUB_SHARED_MEMORY"); }
+  // The client and server go first: nothing of the test runs while the variable changes.
+  void TearDown() override {
+    client_.reset();
+    server_.reset();
+    unsetenv("ARRAYHUB_SHARED_MEMORY");
+  }
 
   Client& client() { return *client_; }
   // Descriptors of this client's objects the server holds (regions, and any waiting).
@@ -77,6 +84,29 @@ TEST_F(SharedMemoryClientTest, ZeroDisablesIt) {
   auto a = client().Upload(values, {8, 8});
   EXPECT_EQ(client().Download<double>(a), values);
   EXPECT_FALSE(client().UsesSharedMemory());
+}
+
+// ClientOptions::shared_memory decides for its client, whatever the environment says (set
+// here before the test's server and client start: setenv beside another thread's getenv is a
+// data race).
+TEST_F(SharedMemoryClientTest, TheClientsOptionOffDecidesOverTheEnvironment) {
+  setenv("ARRAYHUB_SHARED_MEMORY", "1", 1);
+  Start({}, /*shared_memory=*/false);
+  const std::vector<double> values = Ramp(64);
+  auto a = client().Upload(values, {8, 8});
+  EXPECT_EQ(client().Download<double>(a), values);
+  EXPECT_FALSE(client().UsesSharedMemory());
+  EXPECT_EQ(ServerDescriptors(), 0);
+}
+
+TEST_F(SharedMemoryClientTest, TheClientsOptionOnDecidesOverTheEnvironment) {
+  setenv("ARRAYHUB_SHARED_MEMORY", "0", 1);
+  Start({}, /*shared_memory=*/true);
+  const std::vector<double> values = Ramp(64);
+  auto a = client().Upload(values, {8, 8});
+  EXPECT_TRUE(client().UsesSharedMemory());
+  EXPECT_EQ(client().Download<double>(a), values);
+  EXPECT_EQ(ServerDescriptors(), 1);
 }
 
 TEST_F(SharedMemoryClientTest, ServerWithSharedMemoryOffIsStreamedTo) {
@@ -201,8 +231,7 @@ TEST_F(SharedMemoryClientTest, PinnedBuffersCountAgainstTheRegionLimitsUntilDest
 }
 
 TEST_F(SharedMemoryClientTest, PinnedBuffersAreOrdinaryMemoryWhereSharedMemoryIsOff) {
-  setenv("ARRAYHUB_SHARED_MEMORY", "0", 1);
-  Start();
+  Start({}, /*shared_memory=*/false);
   PinnedBuffer buffer = client().AllocatePinned(100 * sizeof(float));
   EXPECT_FALSE(buffer.registered());
   EXPECT_TRUE(std::ranges::all_of(buffer.bytes(), [](std::byte b) { return b == std::byte{0}; }));

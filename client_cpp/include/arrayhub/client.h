@@ -81,6 +81,11 @@ struct ClientOptions {
   // The session's device (an index of ServerInfo::devices), where its calls run unless
   // Client::SetDevice names another; absent: the server picks its least used device.
   std::optional<int32_t> device{};
+  // Whether transfers may go through shared memory with the server (UsesSharedMemory): set,
+  // for this client whatever the environment says; absent, as ARRAYHUB_SHARED_MEMORY says
+  // (1 or 0), else when the address is a loopback or unix one. A program with threads running
+  // sets this rather than the variable: setenv beside another thread's getenv is a data race.
+  std::optional<bool> shared_memory{};
 };
 
 // Who may attach to a published array (PublishRequest).
@@ -360,8 +365,8 @@ class Client {
   const std::string& session_id() const;
   // Whether transfers go through a shared-memory region registered with the server now. The
   // region is made at the first transfer when the server is on this host (a loopback or unix
-  // address, or ARRAYHUB_SHARED_MEMORY=1; =0 never); if the server cannot use it the client
-  // streams from then on.
+  // address, or ARRAYHUB_SHARED_MEMORY=1; =0 never; ClientOptions::shared_memory decides over
+  // both); if the server cannot use it the client streams from then on.
   bool UsesSharedMemory() const;
   // How many streams a large streamed transfer uses (ClientOptions::transfer_streams).
   int TransferStreams() const;
