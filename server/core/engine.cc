@@ -399,9 +399,13 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::Find(const Caller& caller, std::st
   // and its memory is on the device until the operation ends. A lookup outside one (of an
   // array's metadata) reads no memory.
   if (caller.bound.held()) {
-    AH_RETURN_IF_ERROR(UseResident(backend(caller), QueueOf(caller), record->buffer));
+    AH_RETURN_IF_ERROR(UseBuffer(caller, record->buffer));
   }
   return record;
+}
+
+absl::Status Engine::UseBuffer(const Caller& caller, const std::shared_ptr<Buffer>& buffer) {
+  return UseResident(backend(caller), QueueOf(caller), buffer);
 }
 
 absl::StatusOr<Engine::Located> Engine::FindOnItsDevice(const Caller& caller,
@@ -437,7 +441,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::ContiguousForReading(const Caller&
                                                                    ArrayTable::RecordPtr array) {
   if (array->c_contiguous()) return array;
   const auto bound = Bind(caller, "copy for reading");
-  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), array->buffer));
+  AH_RETURN_IF_ERROR(UseBuffer(bound.caller(), array->buffer));
   AH_ASSIGN_OR_RETURN(ArrayRecord copy, CopyToNewArray(bound.caller(), ViewOf(*array), array->dtype,
                                                        MemoryOrder::kC, /*temporary=*/true));
   return std::make_shared<const ArrayRecord>(std::move(copy));

@@ -188,9 +188,12 @@ class Engine {
   // operation reads its operands where it runs.
   absl::StatusOr<ArrayTable::RecordPtr> Find(const Caller& caller, std::string_view handle,
                                              std::string_view field = "handle");
+  // The bound caller's next work on its device is ordered after `buffer`'s, whose memory stays
+  // on the device until the call ends (UseResident, with the caller's backend and binding).
+  absl::Status UseBuffer(const Caller& caller, const std::shared_ptr<Buffer>& buffer);
   // As Find, for an array on any device, with the caller moved to that device: what views,
   // reads and sharing take, wherever the array lives. Not ordered yet: bind the moved caller,
-  // then Use the array's buffer.
+  // then UseBuffer the array's buffer.
   struct Located {
     ArrayTable::RecordPtr array;
     Caller caller;  // On the array's device.

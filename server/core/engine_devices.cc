@@ -16,8 +16,7 @@ absl::StatusOr<ArrayRecord> Engine::CopyAcross(const Caller& caller, ArrayTable:
                       ContiguousForReading(OnDevice(caller, source->device), source));
   const auto bound = Bind(caller, "copy to device");
   // After the source's writers, and its memory kept until the copy is done.
-  AH_RETURN_IF_ERROR(
-      UseResident(backend(bound.caller()), QueueOf(bound.caller()), contiguous->buffer));
+  AH_RETURN_IF_ERROR(UseBuffer(bound.caller(), contiguous->buffer));
   const int64_t nbytes = contiguous->nbytes();
   AH_ASSIGN_OR_RETURN(ArrayRecord copy,
                       NewArray(bound.caller(), source->dtype, source->shape, nbytes, temporary));
@@ -130,8 +129,7 @@ absl::StatusOr<std::vector<ArrayTable::RecordPtr>> Engine::Collective(const Call
           ContiguousForReading(on_rank, inputs[broadcast ? 0 : static_cast<size_t>(r)].array));
       {
         const auto bound = Bind(on_rank, name);
-        AH_RETURN_IF_ERROR(
-            UseResident(backend(bound.caller()), QueueOf(bound.caller()), input->buffer));
+        AH_RETURN_IF_ERROR(UseBuffer(bound.caller(), input->buffer));
       }
       rank.input = input->buffer;
       rank.input_offset = input->offset_bytes;

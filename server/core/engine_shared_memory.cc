@@ -130,7 +130,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyFromSharedMemory(
   const ArrayTable::RecordPtr& target = found.array;
   AH_RETURN_IF_ERROR(CheckWritable(on, *target, "handle", "assignment destination is read-only"));
   const auto bound = Bind(on, "upload from shared memory");
-  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), target->buffer));
+  AH_RETURN_IF_ERROR(UseBuffer(bound.caller(), target->buffer));
   AH_RETURN_IF_ERROR(CheckMatches(spec, *target));
   const int64_t nbytes = target->nbytes();
   AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, nbytes));
@@ -167,7 +167,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::CopyToSharedMemory(const Caller& c
   const Caller& on = located.caller;
   const ArrayTable::RecordPtr& found = located.array;
   const auto bound = Bind(on, "download to shared memory");
-  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), found->buffer));
+  AH_RETURN_IF_ERROR(UseBuffer(bound.caller(), found->buffer));
   AH_RETURN_IF_ERROR(CheckSpan(*region, spec.offset_bytes, found->nbytes()));
   // A view with gaps or another order is read from a C-contiguous copy, as Download does.
   AH_ASSIGN_OR_RETURN(ArrayTable::RecordPtr array, ContiguousForReading(bound.caller(), found));

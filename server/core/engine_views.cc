@@ -100,7 +100,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::View(const Caller& call, const Vie
   const Caller& caller = found.caller;
   const ArrayTable::RecordPtr& array = found.array;
   const auto bound = Bind(caller, "view");
-  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), array->buffer));
+  AH_RETURN_IF_ERROR(UseBuffer(bound.caller(), array->buffer));
   const Layout layout = LayoutOf(*array);
 
   // reshape and ravel: a view when strides can express it, else a copy in the requested order.
@@ -298,7 +298,7 @@ absl::StatusOr<ArrayTable::RecordPtr> Engine::GetItem(const Caller& call, const 
   const Caller& caller = found.caller;
   const ArrayTable::RecordPtr& array = found.array;
   const auto bound = Bind(caller, "getitem");
-  AH_RETURN_IF_ERROR(UseResident(backend(bound.caller()), QueueOf(bound.caller()), array->buffer));
+  AH_RETURN_IF_ERROR(UseBuffer(bound.caller(), array->buffer));
   const CallContext context(*this, bound.caller());
   IndexSteps steps(context);
   AH_ASSIGN_OR_RETURN(IndexPlan plan, steps.Plan(*array, spec.index));
